@@ -1,0 +1,67 @@
+"""Delivery: saved-but-undelivered resolutions on their way to the agent (steer or wake).
+
+The **outbox** is every resolution the projection holds as undelivered, minus those claimed by
+a live blocking wait (the wait's tool result will deliver them). Its order is save order.
+
+The agent-facing protocol (implemented by :class:`asks.host.QuestionHost`):
+
+* ``turn_started_nowait()`` / ``turn_ended_nowait()`` — the agent loop says whether a turn runs.
+* Before **every** model call of a running turn the loop calls ``take_feedback_nowait()``; a
+  non-``None`` :class:`Feedback` is appended to the model context as a user-role message
+  (mode ``steer``). Its receipt is already durable when it is returned.
+* An idle loop awaits ``wait_for_feedback()``; when it returns, the loop starts a turn whose
+  first context addition is ``take_feedback_nowait()`` (mode ``wake``).
+* ``await ask(call_id, arguments)`` runs the tool; ``interrupt_nowait(reason)`` ends every live
+  wait as ``interrupted`` (Ctrl+C), and cancelling ``ask`` does the same for that call.
+"""
+
+from __future__ import annotations
+
+import enum
+
+import attrs
+import trio
+
+from asks.model import QuestionRef
+from asks.projection import Projection
+
+
+class DeliveryMode(enum.StrEnum):
+    STEER = "steer"  # added to a running turn before its next model call
+    WAKE = "wake"  # started a turn of an idle agent
+
+
+@attrs.frozen
+class Feedback:
+    """A feedback message whose receipt (journal ``seq``) is durable."""
+
+    text: str
+    refs: tuple[QuestionRef, ...]
+    mode: DeliveryMode
+    seq: int
+
+
+@attrs.define(eq=False)
+class Outbox:
+    """Undelivered resolutions not claimed by a live wait, plus the wake signal."""
+
+    projection: Projection
+    claimed: set[QuestionRef] = attrs.Factory(set)
+    _ready: trio.Event = attrs.Factory(trio.Event)
+
+    def refs(self) -> tuple[QuestionRef, ...]:
+        return tuple(r for r in self.projection.undelivered if r not in self.claimed)
+
+    def __len__(self) -> int:
+        undelivered = self.projection.undelivered
+        return len(undelivered) - sum(1 for r in self.claimed if r in undelivered)
+
+    def signal(self) -> None:
+        """Wake waiters if anything is deliverable."""
+        if len(self):
+            self._ready.set()
+            self._ready = trio.Event()
+
+    async def wait_ready(self) -> None:
+        while not len(self):
+            await self._ready.wait()

@@ -1,0 +1,74 @@
+"""Drafts: what the person has selected or typed for one question incarnation, not yet saved.
+
+A :class:`Draft` is a frozen value; every edit returns a new one. The rows of a question are
+its options ``0..n-1``, then the ``Type something.`` row (``n``), then for multi-select the
+``Next`` row (``n + 1``). Cursor movement wraps. :func:`answer_at_cursor` turns a draft into an
+:class:`~asks.model.Answer` (or says why it cannot yet).
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from asks.model import Answer, AnswerKind, QuestionSpec
+
+
+@attrs.frozen
+class Draft:
+    """Unsaved state of one question incarnation (see module docstring)."""
+
+    cursor: int = 0
+    checked: frozenset[int] = frozenset()
+    custom_text: str = ""
+    caret: int = 0
+    notes: str = ""
+    scroll: int = 0
+    staged: Answer | None = None  # collected for a multi-question wait, saved at Review
+
+
+def row_count(spec: QuestionSpec) -> int:
+    return len(spec.options) + 1 + (1 if spec.multi_select else 0)
+
+
+def custom_row(spec: QuestionSpec) -> int:
+    return len(spec.options)
+
+
+def next_row(spec: QuestionSpec) -> int | None:
+    return len(spec.options) + 1 if spec.multi_select else None
+
+
+def move(draft: Draft, spec: QuestionSpec, delta: int) -> Draft:
+    """Move the cursor by ``delta`` rows, wrapping."""
+    return attrs.evolve(draft, cursor=(draft.cursor + delta) % row_count(spec))
+
+
+def toggle(draft: Draft, spec: QuestionSpec) -> Draft:
+    """Check or uncheck the option under the cursor (multi-select only)."""
+    if not spec.multi_select or draft.cursor >= len(spec.options):
+        return draft
+    return attrs.evolve(draft, checked=draft.checked ^ {draft.cursor})
+
+
+def _custom(draft: Draft) -> str | None:
+    text = draft.custom_text.strip()
+    return text or None
+
+
+def answer_at_cursor(draft: Draft, spec: QuestionSpec) -> Answer | str:
+    """The answer Enter would give at the cursor, or a notice saying what is missing.
+
+    Multi-select option rows are not answers (Enter toggles them); the caller handles that.
+    """
+    notes = draft.notes.strip()
+    if spec.multi_select:
+        custom = _custom(draft)
+        if not draft.checked and custom is None:
+            return "Check at least one option or type an answer, then choose Next."
+        return Answer(AnswerKind.MULTI, tuple(sorted(draft.checked)), custom, notes)
+    if draft.cursor < len(spec.options):
+        return Answer(AnswerKind.OPTION, (draft.cursor,), None, notes)
+    custom = _custom(draft)
+    if custom is None:
+        return "Type an answer first."
+    return Answer(AnswerKind.CUSTOM, (), custom, notes)

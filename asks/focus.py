@@ -1,0 +1,171 @@
+"""Who has the keyboard: focus owner, loans, claims, foreign prompts and the arrival guard.
+
+Pure state, no I/O, no knowledge of tabs beyond opaque keys handed in by the host.
+
+* ``owner`` is exactly one :class:`FocusTarget`: the chat editor, the panel, a foreign prompt
+  (a modal such as a tool-permission confirm), or another editor the embedding app mounted.
+* When the panel takes focus it records the **loan origin**: the target it borrowed from.
+* A **claim** exists while blocking waits hold the panel; it remembers the tab the panel showed
+  before (``prior_tab``, if the panel already had focus) and when it claimed (``claimed_at``).
+* Foreign prompts stack; each remembers its own origin. The panel never takes focus from a
+  foreign prompt: a claim requested meanwhile waits until the stack is empty.
+* For ``guard`` seconds after a claim, :meth:`Focus.route` sends a key where the person aimed it
+  (the loan origin, or the panel's prior tab) rather than into the blocker that just appeared.
+
+The host decides *when* to call these methods; this module guarantees the bookkeeping.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+
+import attrs
+
+ARRIVAL_GUARD = 0.35  # seconds; roughly the fastest human reaction to a change on screen
+
+
+@attrs.define(eq=False, repr=False)
+class FocusTarget:
+    """Something that can own the keyboard. Compared by identity."""
+
+    name: str
+
+    def __repr__(self) -> str:
+        return f"<FocusTarget {self.name}>"
+
+
+@attrs.frozen
+class Claim:
+    """The panel holds focus because blocking waits are live."""
+
+    prior_tab: Hashable | None
+    claimed_at: float
+
+
+@attrs.frozen
+class Route:
+    """Where one key goes: a target, and for the panel maybe the tab it was aimed at."""
+
+    target: FocusTarget
+    tab: Hashable | None = None
+
+
+@attrs.define(eq=False)
+class Focus:
+    """Focus bookkeeping for one screen (see module docstring)."""
+
+    chat: FocusTarget
+    panel: FocusTarget
+    guard: float = ARRIVAL_GUARD
+    owner: FocusTarget = attrs.field(init=False)
+    loan_origin: FocusTarget | None = attrs.field(init=False, default=None)
+    claim: Claim | None = attrs.field(init=False, default=None)
+    claim_waiting: bool = attrs.field(init=False, default=False)
+    foreign: list[tuple[FocusTarget, FocusTarget]] = attrs.field(init=False, factory=list)
+    mounted: set[FocusTarget] = attrs.field(init=False, factory=set)
+
+    def __attrs_post_init__(self) -> None:
+        self.owner = self.chat
+        self.mounted = {self.chat, self.panel}
+
+    # -- queries ---------------------------------------------------------------------------
+    @property
+    def panel_focused(self) -> bool:
+        return self.owner is self.panel
+
+    @property
+    def foreign_active(self) -> bool:
+        return bool(self.foreign)
+
+    def route(self, now: float, prior_owner_tab: Hashable | None = None) -> Route:
+        """Where a key read at ``now`` goes (arrival guard, rule 7)."""
+        claim = self.claim
+        if claim is not None and self.panel_focused and now - claim.claimed_at < self.guard:
+            if claim.prior_tab is not None:
+                return Route(self.panel, claim.prior_tab)
+            return Route(self._origin_or_chat())
+        return Route(self.owner, prior_owner_tab)
+
+    # -- mounting --------------------------------------------------------------------------
+    def mount(self, target: FocusTarget) -> None:
+        self.mounted.add(target)
+
+    def unmount(self, target: FocusTarget) -> None:
+        """Forget ``target``; if it owned focus, focus falls back to the chat editor."""
+        if target is self.chat or target is self.panel:
+            raise ValueError("the chat editor and the panel cannot be unmounted")
+        self.mounted.discard(target)
+        self.foreign = [(p, o) for p, o in self.foreign if p is not target]
+        if self.owner is target:
+            self.owner = self.foreign[-1][0] if self.foreign else self.chat
+
+    def _origin_or_chat(self) -> FocusTarget:
+        origin = self.loan_origin
+        return origin if origin is not None and origin in self.mounted else self.chat
+
+    # -- the panel -------------------------------------------------------------------------
+    def enter_panel(self) -> bool:
+        """Give the panel focus, remembering the origin. Refused while a foreign prompt is up."""
+        if self.foreign:
+            return False
+        if not self.panel_focused:
+            self.loan_origin = self.owner
+            self.owner = self.panel
+        return True
+
+    def leave_panel(self) -> None:
+        """Return focus to the loan origin if still mounted, else to the chat editor."""
+        if self.panel_focused:
+            self.owner = self._origin_or_chat()
+        self.loan_origin = None
+        self.claim = None
+
+    def request_claim(self, now: float, current_tab: Hashable | None) -> None:
+        """A blocking wait went live: claim focus now, or wait for foreign prompts to end."""
+        if self.claim is not None:
+            return
+        if self.foreign:
+            self.claim_waiting = True
+            return
+        prior = current_tab if self.panel_focused else None
+        self.enter_panel()
+        self.claim = Claim(prior_tab=prior, claimed_at=now)
+        self.claim_waiting = False
+
+    def end_claim(self) -> Claim | None:
+        """The last wait ended: drop the claim and return it (the host decides where to go)."""
+        claim, self.claim = self.claim, None
+        self.claim_waiting = False
+        return claim
+
+    def return_foreign_to_origin(self) -> None:
+        """The panel lost its reason to hold focus while a foreign prompt covers it: prompts
+        that would return to the panel return to the loan origin instead."""
+        origin = self._origin_or_chat()
+        self.foreign = [(p, origin if o is self.panel else o) for p, o in self.foreign]
+        self.loan_origin = None
+
+    # -- foreign prompts -------------------------------------------------------------------
+    def begin_foreign(self, prompt: FocusTarget) -> None:
+        """A modal prompt takes the keyboard; it remembers where focus was."""
+        self.mounted.add(prompt)
+        self.foreign.append((prompt, self.owner))
+        self.owner = prompt
+
+    def end_foreign(self, prompt: FocusTarget) -> None:
+        """The prompt ended: focus returns to its origin if still mounted, else chat."""
+        for i, (p, origin) in enumerate(self.foreign):
+            if p is prompt:
+                del self.foreign[i]
+                break
+        else:
+            return
+        self.mounted.discard(prompt)
+        if self.owner is not prompt:
+            return
+        if self.foreign:
+            self.owner = self.foreign[-1][0]
+        elif origin in self.mounted:
+            self.owner = origin
+        else:
+            self.owner = self.chat

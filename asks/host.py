@@ -1,0 +1,776 @@
+"""The question host: one state object for the questions of a session.
+
+It owns the journal (what must last), the projection (what is on disk, in memory), the live
+waits (blocking tool calls), drafts, tabs, the panel mode and focus. Events flow one way: a tool
+call, key command or agent signal comes in; the host journals what must last (save before
+notify), folds it into the projection, adjusts waits, focus and the outbox, then calls its
+listeners so views re-render. Views never decide policy; the host never knows urwid.
+
+Sync ``*_nowait`` methods serve widget callbacks; async methods (:meth:`QuestionHost.ask`,
+:meth:`QuestionHost.wait_for_feedback`) serve the agent. The state model and the eight focus
+rules are in NOTES.md ("State model").
+
+Storage failures never raise out of the host: the draft stays, :attr:`HostStatistics.notice`
+says what happened, the agent gets a ``storage_failed`` error where it asked for something, and
+nothing is reported as saved or delivered unless its journal line is durable.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import time
+from collections.abc import Callable, Iterable, Sequence
+
+import attrs
+import trio
+
+from asks import contract
+from asks.contract import NewQuestions, ResultEnvelope, ToolError
+from asks.delivery import DeliveryMode, Feedback, Outbox
+from asks.drafts import Draft, answer_at_cursor, custom_row, move, toggle
+from asks.entries import (
+    Entry,
+    FeedbackDelivered,
+    GroupAsked,
+    Record,
+    Resolved,
+    ToolResult,
+    WaitOpened,
+    Withdrawn,
+)
+from asks.focus import Focus, FocusTarget, Route
+from asks.journal import Journal, StorageError, StorageState
+from asks.model import (
+    Answer,
+    Outcome,
+    Question,
+    QuestionRef,
+    QuestionStatus,
+    Resolution,
+    ResolutionKind,
+    question_id,
+)
+from asks.projection import CallState, Projection
+
+ToolReply = ResultEnvelope | ToolError
+
+
+class PanelCommand(enum.StrEnum):
+    """Commands the panel's keymap maps keys to."""
+
+    NEXT_TAB = "next_tab"
+    PREV_TAB = "prev_tab"
+    UP = "up"
+    DOWN = "down"
+    CONFIRM = "confirm"
+    TOGGLE = "toggle"
+    PAUSE = "pause"
+    COLLAPSE = "collapse"
+    DECLINE = "decline"
+    DEFER = "defer"
+    CLEAR_DRAFT = "clear_draft"
+
+
+class PanelMode(enum.StrEnum):
+    EXPANDED = "expanded"
+    PAUSED = "paused"
+    COLLAPSED = "collapsed"
+
+
+@attrs.frozen
+class ReviewKey:
+    """The Review tab of a multi-question wait."""
+
+    call_id: str
+
+
+TabKey = QuestionRef | ReviewKey
+
+
+@attrs.define(eq=False)
+class Wait:
+    """A live lease: one blocking tool call waiting on 1–4 questions."""
+
+    call_id: str
+    refs: tuple[QuestionRef, ...]
+    reply: ToolReply | None = None
+    _done: trio.Event = attrs.Factory(trio.Event)
+
+    @property
+    def done(self) -> bool:
+        return self.reply is not None
+
+    @property
+    def staged(self) -> bool:
+        """Multi-question waits collect answers and save them together at Review."""
+        return len(self.refs) > 1
+
+    async def result(self) -> ToolReply:
+        await self._done.wait()
+        assert self.reply is not None
+        return self.reply
+
+    def finish(self, reply: ToolReply) -> None:
+        self.reply = reply
+        self._done.set()
+
+
+@attrs.frozen
+class HostStatistics:
+    """Snapshot for the status line."""
+
+    pending: int
+    saved_undelivered: int
+    live_waits: int
+    storage: StorageState
+    agent_running: bool
+    focus_owner: str
+    mode: PanelMode
+    notice: str | None
+
+
+def _group_id(session_id: str, call_id: str) -> str:
+    digest = hashlib.blake2s(f"{session_id}\x00{call_id}".encode(), digest_size=5).hexdigest()
+    return f"g-{digest}"
+
+
+class QuestionHost:
+    """Questions, waits, drafts, tabs and focus for one session (see module docstring)."""
+
+    def __init__(
+        self,
+        journal: Journal,
+        records: Iterable[Record] = (),
+        *,
+        focus: Focus | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        ui_attached: bool = True,
+    ) -> None:
+        self.journal = journal
+        self.projection = Projection(session_id=journal.session_id)
+        for record in records:
+            self.projection.apply(record)
+        self.focus = focus or Focus(FocusTarget("chat"), FocusTarget("panel"))
+        self.outbox = Outbox(self.projection)
+        self.ui_attached = ui_attached
+        self.mode = PanelMode.EXPANDED
+        self.notice: str | None = None
+        self.agent_running = False
+        self._clock = clock
+        self._waits: dict[str, Wait] = {}
+        self._wait_of: dict[QuestionRef, Wait] = {}
+        self._drafts: dict[QuestionRef, Draft] = {}
+        self._tabs: tuple[TabKey, ...] = ()
+        self._selected: TabKey | None = None
+        self._listeners: list[Callable[[], None]] = []
+        self._close_dangling_calls()
+        self._changed()
+
+    # ====================================================================== observation
+    def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call ``listener`` after every state change; returns an unsubscribe function."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener)
+
+    def statistics(self) -> HostStatistics:
+        return HostStatistics(
+            pending=len(self.projection.pending),
+            saved_undelivered=len(self.outbox),
+            live_waits=len(self._waits),
+            storage=self.journal.state,
+            agent_running=self.agent_running,
+            focus_owner=self.focus.owner.name,
+            mode=self.mode,
+            notice=self.notice,
+        )
+
+    @property
+    def tabs(self) -> tuple[TabKey, ...]:
+        return self._tabs
+
+    @property
+    def selected(self) -> TabKey | None:
+        return self._selected
+
+    def question(self, ref: QuestionRef) -> Question:
+        return self.projection.question(ref)
+
+    def draft(self, ref: QuestionRef) -> Draft:
+        return self._drafts.get(ref, Draft())
+
+    def wait_for(self, ref: QuestionRef) -> Wait | None:
+        return self._wait_of.get(ref)
+
+    @property
+    def live_waits(self) -> tuple[Wait, ...]:
+        return tuple(self._waits.values())
+
+    def is_required(self, tab: TabKey) -> bool:
+        return isinstance(tab, ReviewKey) or tab in self._wait_of
+
+    # ====================================================================== agent side
+    async def ask(self, call_id: str, arguments: object) -> ToolReply:
+        """Run one ``ask_user_question`` call; blocks until a blocking wait ends.
+
+        Cancelling this coroutine ends its wait as ``interrupted`` (journaled).
+        """
+        started = self.start_call_nowait(call_id, arguments)
+        if not isinstance(started, Wait):
+            return started
+        try:
+            return await started.result()
+        finally:
+            if not started.done:
+                self._finish_wait(started, Outcome.INTERRUPTED, "the tool call was cancelled")
+                self._changed()
+
+    def start_call_nowait(self, call_id: str, arguments: object) -> ToolReply | Wait:
+        """Validate and save a call; return its immediate reply or the live :class:`Wait`."""
+        if not self.ui_attached:
+            return contract.no_ui()
+        call = contract.validate_call(arguments)
+        if isinstance(call, ToolError):
+            return call
+        existing = self.projection.calls.get(call_id)
+        if existing is not None:
+            return self._repeat_call(existing, call_id, call)
+        if isinstance(call, NewQuestions):
+            return self._new_group(call_id, call)
+        return self._wait_on(call_id, call.question_ids)
+
+    def withdraw_nowait(self, question_ids: Sequence[str], reason: str = "") -> ToolError | None:
+        """The agent takes pending questions back (journaled; drafts dropped)."""
+        refs = [self.projection.current.get(qid) for qid in question_ids]
+        unknown = [
+            qid for qid, ref in zip(question_ids, refs, strict=True)
+            if ref is None or ref not in self.projection.pending
+        ]
+        if unknown or not refs:
+            return contract.unknown_question(unknown)
+        known = tuple(r for r in refs if r is not None)
+        if self._append(Withdrawn(known, reason)) is None:
+            return contract.storage_failed(self.journal.state.value)
+        for ref in known:
+            self._drafts.pop(ref, None)
+        self._settle_waits(known)
+        self._changed()
+        return None
+
+    def interrupt_nowait(self, reason: str = "the turn was interrupted") -> None:
+        """End every live wait as ``interrupted``; questions stay pending (Ctrl+C, shutdown)."""
+        for wait in list(self._waits.values()):
+            self._finish_wait(wait, Outcome.INTERRUPTED, reason)
+        self._changed()
+
+    def detach_ui_nowait(self) -> None:
+        """No UI any more: live waits end ``interrupted``; later calls get ``no_ui``."""
+        self.ui_attached = False
+        self.interrupt_nowait("the question panel was detached")
+
+    # -- delivery ----------------------------------------------------------------------------
+    def turn_started_nowait(self) -> None:
+        self.agent_running = True
+        self._notify()
+
+    def turn_ended_nowait(self) -> None:
+        self.agent_running = False
+        self.outbox.signal()
+        self._notify()
+
+    def take_feedback_nowait(self) -> Feedback | None:
+        """Drain the outbox into one feedback message; its receipt is durable on return."""
+        refs = self.outbox.refs()
+        if not refs:
+            return None
+        items = [self._item(ref) for ref in refs]
+        text = contract.feedback_text(items)
+        mode = DeliveryMode.STEER if self.agent_running else DeliveryMode.WAKE
+        record = self._append(FeedbackDelivered(refs, text, mode.value))
+        if record is None:
+            return None
+        self._notify()
+        return Feedback(text, refs, mode, record.seq)
+
+    async def wait_for_feedback(self) -> None:
+        """Return once something is deliverable (an idle agent awaits this to be woken)."""
+        await self.outbox.wait_ready()
+
+    # ====================================================================== UI side
+    def key_route(self, now: float) -> Route:
+        """Where a key read at ``now`` goes (the arrival guard, focus rule 7)."""
+        return self.focus.route(now, self._selected if self.focus.panel_focused else None)
+
+    def command_nowait(self, command: PanelCommand, tab: TabKey | None = None) -> None:
+        """Apply a panel command to ``tab`` (default: the selected tab)."""
+        target = tab if tab is not None and tab in self._tabs else self._selected
+        self.notice = None
+        handler = _COMMANDS[command]
+        handler(self, target)
+        self._changed()
+
+    def set_custom_text_nowait(self, text: str, caret: int | None = None) -> None:
+        """The reply editor changed (the widget owns the text; the host keeps the draft)."""
+        self._edit_draft(lambda d: attrs.evolve(d, custom_text=text, caret=caret or len(text)))
+
+    def set_notes_nowait(self, notes: str) -> None:
+        self._edit_draft(lambda d: attrs.evolve(d, notes=notes))
+
+    def set_cursor_nowait(self, row: int) -> None:
+        self._edit_draft(lambda d: attrs.evolve(d, cursor=row))
+
+    def enter_panel_nowait(self, question_id: str | None = None) -> str | None:
+        """Open the panel with focus (``/asks``, focus toggle); returns a notice on refusal."""
+        if not self._tabs:
+            return self._say("No pending questions.")
+        if question_id is not None:
+            ref = self.projection.current.get(question_id)
+            if ref is None or ref not in self._tabs:
+                return self._say(f"No pending question with id {question_id}.")
+            self._selected = ref
+        if not self.focus.enter_panel():
+            return self._say("Finish the open prompt first.")
+        self.mode = PanelMode.EXPANDED
+        self._changed()
+        return None
+
+    def toggle_focus_nowait(self) -> str | None:
+        """The focus-toggle key: chat → panel; panel → back to the origin, or while a
+        blocker is pending, to the next required tab (rule 4)."""
+        if not self.focus.panel_focused:
+            return self.enter_panel_nowait()
+        if self._waits:
+            self._select_required(step=1)
+        else:
+            self.focus.leave_panel()
+        self._changed()
+        return None
+
+    def toggle_collapse_nowait(self) -> str | None:
+        """The collapse key from outside the panel (or inside: see ``COLLAPSE``)."""
+        if self._waits:
+            return self._say("A required question is waiting; it cannot be collapsed.")
+        if self.mode is PanelMode.COLLAPSED:
+            self.mode = PanelMode.EXPANDED
+        else:
+            self.mode = PanelMode.COLLAPSED
+            self.focus.leave_panel()
+        self._changed()
+        return None
+
+    def begin_foreign_nowait(self, prompt: FocusTarget) -> None:
+        self.focus.begin_foreign(prompt)
+        self._changed()
+
+    def end_foreign_nowait(self, prompt: FocusTarget) -> None:
+        self.focus.end_foreign(prompt)
+        self._changed()
+
+    def mount_nowait(self, target: FocusTarget) -> None:
+        self.focus.mount(target)
+
+    def unmount_nowait(self, target: FocusTarget) -> None:
+        self.focus.unmount(target)
+        self._changed()
+
+    # ====================================================================== calls
+    def _new_group(self, call_id: str, call: NewQuestions) -> ToolReply | Wait:
+        session = self.projection.session_id
+        incarnation = self.journal.next_seq
+        group_id = _group_id(session, call_id)
+        questions = tuple(
+            Question(QuestionRef(question_id(session, call_id, i), incarnation), group_id, i, spec)
+            for i, spec in enumerate(call.specs)
+        )
+        entry = GroupAsked(call_id, group_id, questions, call.blocking)
+        if self._append(entry) is None:
+            return contract.storage_failed(self.journal.state.value)
+        refs = tuple(q.ref for q in questions)
+        if call.blocking:
+            return self._open_wait(call_id, refs)
+        envelope = contract.queued_result(call_id, questions)
+        self._append(ToolResult(call_id, envelope.outcome, envelope.text, envelope.details))
+        self._changed()
+        return envelope
+
+    def _wait_on(self, call_id: str, question_ids: Sequence[str]) -> ToolReply | Wait:
+        states = [self.projection.state_of(qid) for qid in question_ids]
+        unknown = [
+            qid for qid, st in zip(question_ids, states, strict=True)
+            if st is None or st.status is QuestionStatus.WITHDRAWN
+        ]
+        if unknown:
+            return contract.unknown_question(unknown)
+        live = [st for st in states if st is not None]
+        busy = [st.question.id for st in live if st.question.ref in self._wait_of]
+        if busy:
+            return contract.already_waiting(busy)
+        refs = tuple(st.question.ref for st in live if not st.delivered)
+        if not refs:
+            return self._reply_only(
+                call_id, contract.already_received_result(call_id, [s.question for s in live])
+            )
+        if self._append(WaitOpened(call_id, refs)) is None:
+            return contract.storage_failed(self.journal.state.value)
+        return self._open_wait(call_id, refs)
+
+    def _repeat_call(
+        self, call: CallState, call_id: str, request: contract.Call
+    ) -> ToolReply | Wait:
+        """A call id seen before: a retry gets the same answer; a reuse needs closed questions."""
+        live = self._waits.get(call_id)
+        if live is not None:
+            return live
+        same = (
+            isinstance(request, NewQuestions)
+            and call.group_asked is not None
+            and request.blocking == call.group_asked.blocking
+            and request.specs == tuple(q.spec for q in call.group_asked.questions)
+        ) or (not isinstance(request, NewQuestions) and call.group_asked is None)
+        if same and call.result is not None:
+            return self._repeat_result(call.result, call)
+        if all(r not in self.projection.pending for r in call.refs) and isinstance(
+            request, NewQuestions
+        ):
+            return self._new_group(call_id, request)
+        return contract.call_conflict(call_id)
+
+    def _repeat_result(self, result: ToolResult, call: CallState) -> ToolReply:
+        if result.delivered:
+            questions = [self.projection.question(r) for r in call.refs]
+            return contract.already_received_result(call.call_id, questions)
+        return ResultEnvelope(result.outcome, result.text, result.details)
+
+    def _reply_only(self, call_id: str, envelope: ResultEnvelope) -> ToolReply:
+        """Journal a result that opens nothing (keeps the conversation complete)."""
+        self._append(ToolResult(call_id, envelope.outcome, envelope.text, envelope.details))
+        return envelope
+
+    # ====================================================================== waits
+    def _open_wait(self, call_id: str, refs: tuple[QuestionRef, ...]) -> Wait:
+        wait = Wait(call_id, refs)
+        resolved = [r for r in refs if r not in self.projection.pending]
+        if len(resolved) == len(refs):
+            self._waits[call_id] = wait
+            self._finish_wait(wait, Outcome.ANSWERED)
+            self._changed()
+            return wait
+        self._waits[call_id] = wait
+        for ref in refs:
+            if ref in self.projection.pending:
+                self._wait_of[ref] = wait
+            else:
+                self.outbox.claimed.add(ref)
+        self._changed()  # claims focus (or waits behind a foreign prompt)
+        return wait
+
+    def _settle_waits(self, refs: Iterable[QuestionRef]) -> None:
+        """Finish every wait whose questions are all closed now."""
+        for wait in {self._wait_of[r] for r in refs if r in self._wait_of}:
+            if all(r not in self.projection.pending for r in wait.refs):
+                self._finish_wait(wait, self._closed_outcome(wait))
+
+    def _closed_outcome(self, wait: Wait) -> Outcome:
+        kinds = [self.projection.by_ref[r].status for r in wait.refs]
+        if all(k is QuestionStatus.WITHDRAWN for k in kinds):
+            return Outcome.WITHDRAWN
+        if all(k is QuestionStatus.DECLINED for k in kinds):
+            return Outcome.DECLINED
+        return Outcome.ANSWERED
+
+    def _finish_wait(self, wait: Wait, outcome: Outcome, reason: str = "") -> None:
+        """Write the tool result (the receipt), end the lease, then move focus."""
+        envelope, delivered = self._wait_envelope(wait, outcome, reason)
+        record = self._append(
+            ToolResult(wait.call_id, envelope.outcome, envelope.text, envelope.details, delivered)
+        )
+        self._waits.pop(wait.call_id, None)
+        for ref in wait.refs:
+            if self._wait_of.get(ref) is wait:
+                del self._wait_of[ref]
+            self.outbox.claimed.discard(ref)
+        reply: ToolReply = envelope if record is not None else contract.storage_failed(
+            self.journal.state.value
+        )
+        wait.finish(reply)
+        self.outbox.signal()
+        if not self._waits:
+            self._after_last_wait(outcome)
+
+    def _wait_envelope(
+        self, wait: Wait, outcome: Outcome, reason: str
+    ) -> tuple[ResultEnvelope, tuple[QuestionRef, ...]]:
+        states = [self.projection.by_ref[r] for r in wait.refs]
+        questions = [s.question for s in states]
+        pending = [s.question for s in states if s.status is QuestionStatus.PENDING]
+        resolved = tuple(s.question.ref for s in states if s.resolution is not None)
+        call_id = wait.call_id
+        match outcome:
+            case Outcome.ANSWERED | Outcome.PARTIAL:
+                items = [self._item(r) for r in resolved]
+                return contract.answered_result(call_id, items, pending), resolved
+            case Outcome.DECLINED:
+                return contract.declined_result(call_id, questions), resolved
+            case Outcome.DEFERRED:
+                return contract.deferred_result(call_id, pending), ()
+            case Outcome.WITHDRAWN:
+                return contract.withdrawn_result(call_id, questions), ()
+            case _:
+                return contract.interrupted_result(call_id, pending, reason), ()
+
+    def _after_last_wait(self, outcome: Outcome) -> None:
+        """Rules 5 and 6: where focus goes when the last blocker is done."""
+        claim = self.focus.end_claim()
+        if claim is None:
+            return
+        self._recompute_tabs()
+        remaining = [t for t in self._tabs if isinstance(t, QuestionRef)]
+        prior = next((t for t in remaining if t == claim.prior_tab), None)
+        if outcome in (Outcome.ANSWERED, Outcome.PARTIAL) and remaining:
+            self._selected = prior or remaining[0]
+        elif prior is not None:
+            self._selected = prior
+        elif self.focus.panel_focused:
+            self.focus.leave_panel()
+        else:  # a foreign prompt sits on top of the panel: it will return to the origin
+            self.focus.return_foreign_to_origin()
+
+    def _close_dangling_calls(self) -> None:
+        """Resume: a call with no result gets one (interrupted if blocking); never replayed."""
+        for call in list(self.projection.open_calls.values()):
+            questions = [self.projection.question(r) for r in call.refs]
+            if call.blocking:
+                pending = [q for q in questions if q.ref in self.projection.pending]
+                envelope = contract.interrupted_result(
+                    call.call_id, pending, "the session was restarted"
+                )
+            else:
+                envelope = contract.queued_result(call.call_id, questions)
+            self._reply_only(call.call_id, envelope)
+
+    # ====================================================================== saving
+    def _append(self, entry: Entry) -> Record | None:
+        """Journal then project; on failure set a notice and return ``None``."""
+        try:
+            record = self.journal.append(entry)
+        except StorageError as exc:
+            self._say(f"Not saved: {exc}")
+            return None
+        self.projection.apply(record)
+        return record
+
+    def _save(self, resolutions: Sequence[Resolution]) -> bool:
+        """Save resolutions (one line); on success drop their drafts and settle waits."""
+        if self._append(Resolved(tuple(resolutions))) is None:
+            self._say(f"{self.notice} Your draft is kept.")
+            return False
+        refs = [r.ref for r in resolutions]
+        for ref in refs:
+            self._drafts.pop(ref, None)
+        self.outbox.signal()
+        return True
+
+    def _item(self, ref: QuestionRef) -> tuple[Question, Resolution]:
+        state = self.projection.by_ref[ref]
+        assert state.resolution is not None
+        return state.question, state.resolution
+
+    # ====================================================================== commands
+    def _cmd_next_tab(self, tab: TabKey | None) -> None:
+        self._select_relative(tab, 1)
+
+    def _cmd_prev_tab(self, tab: TabKey | None) -> None:
+        self._select_relative(tab, -1)
+
+    def _cmd_up(self, tab: TabKey | None) -> None:
+        if isinstance(tab, QuestionRef):
+            self._drafts[tab] = move(self.draft(tab), self.question(tab).spec, -1)
+
+    def _cmd_down(self, tab: TabKey | None) -> None:
+        if isinstance(tab, QuestionRef):
+            self._drafts[tab] = move(self.draft(tab), self.question(tab).spec, 1)
+
+    def _cmd_toggle(self, tab: TabKey | None) -> None:
+        if isinstance(tab, QuestionRef):
+            self._drafts[tab] = toggle(self.draft(tab), self.question(tab).spec)
+
+    def _cmd_clear_draft(self, tab: TabKey | None) -> None:
+        if isinstance(tab, QuestionRef):
+            self._drafts.pop(tab, None)
+
+    def _cmd_confirm(self, tab: TabKey | None) -> None:
+        if isinstance(tab, ReviewKey):
+            self._submit_review(self._waits[tab.call_id])
+            return
+        if tab is None:
+            return
+        spec = self.question(tab).spec
+        draft = self.draft(tab)
+        if spec.multi_select and draft.cursor < len(spec.options):
+            self._drafts[tab] = toggle(draft, spec)
+            return
+        if spec.multi_select and draft.cursor == custom_row(spec):
+            draft = attrs.evolve(draft, cursor=custom_row(spec) + 1)  # the Next row
+        answer = answer_at_cursor(draft, spec)
+        if isinstance(answer, str):
+            self._say(answer)
+        else:
+            self._answer(tab, answer)
+
+    def _answer(self, ref: QuestionRef, answer: Answer) -> None:
+        wait = self._wait_of.get(ref)
+        if wait is not None and wait.staged:
+            self._drafts[ref] = attrs.evolve(self.draft(ref), staged=answer)
+            self._select_next_unstaged(wait)
+            return
+        if self._save([Resolution(ref, ResolutionKind.ANSWERED, answer)]):
+            self._settle_waits([ref])
+
+    def _submit_review(self, wait: Wait) -> None:
+        staged = [
+            Resolution(r, ResolutionKind.ANSWERED, self.draft(r).staged)
+            for r in wait.refs
+            if r in self.projection.pending and self.draft(r).staged is not None
+        ]
+        if not staged:
+            self._say("Answer at least one question first, or Decline or Defer.")
+            return
+        if not self._save(staged):
+            return
+        if any(r in self.projection.pending for r in wait.refs):
+            self._finish_wait(wait, Outcome.PARTIAL)
+        else:
+            self._finish_wait(wait, Outcome.ANSWERED)
+
+    def _cmd_decline(self, tab: TabKey | None) -> None:
+        wait = self._wait_for_tab(tab)
+        if wait is not None:
+            refs = [r for r in wait.refs if r in self.projection.pending]
+        elif isinstance(tab, QuestionRef):
+            refs = [tab]
+        else:
+            return
+        if self._save([Resolution(r, ResolutionKind.DECLINED) for r in refs]):
+            self._settle_waits(refs)
+
+    def _cmd_defer(self, tab: TabKey | None) -> None:
+        wait = self._wait_for_tab(tab)
+        if wait is None:
+            self._say("This question is not blocking; it simply stays pending.")
+            return
+        self._finish_wait(wait, Outcome.DEFERRED)
+
+    def _cmd_pause(self, tab: TabKey | None) -> None:
+        if self._waits:
+            if tab is not None and not self.is_required(tab):
+                self._select_required(step=0)
+            else:
+                self._say("A required question is waiting: answer, Decline or Defer it.")
+            return
+        self.focus.leave_panel()
+        self.mode = PanelMode.PAUSED
+
+    def _cmd_collapse(self, tab: TabKey | None) -> None:
+        self.toggle_collapse_nowait()
+
+    # ====================================================================== tabs
+    def _wait_for_tab(self, tab: TabKey | None) -> Wait | None:
+        if isinstance(tab, ReviewKey):
+            return self._waits.get(tab.call_id)
+        return None if tab is None else self._wait_of.get(tab)
+
+    def _select_relative(self, tab: TabKey | None, step: int) -> None:
+        if not self._tabs:
+            return
+        index = self._tabs.index(tab) if tab in self._tabs else 0
+        self._selected = self._tabs[(index + step) % len(self._tabs)]
+
+    def _select_required(self, step: int) -> None:
+        """Select a required tab: the first (step 0) or the next one after the selection."""
+        required = [t for t in self._tabs if self.is_required(t)]
+        if not required:
+            return
+        if step and self._selected in required:
+            index = required.index(self._selected)
+            self._selected = required[(index + step) % len(required)]
+        else:
+            self._selected = required[0]
+
+    def _select_next_unstaged(self, wait: Wait) -> None:
+        for ref in wait.refs:
+            if ref in self.projection.pending and self.draft(ref).staged is None:
+                self._selected = ref
+                return
+        self._selected = ReviewKey(wait.call_id)
+
+    def _recompute_tabs(self) -> None:
+        pending = list(self.projection.pending)
+        tabs: list[TabKey] = list(pending)
+        position = {ref: i for i, ref in enumerate(pending)}
+        reviews = []
+        for wait in self._waits.values():
+            if wait.staged:
+                last = max((position[r] for r in wait.refs if r in position), default=-1)
+                reviews.append((last, ReviewKey(wait.call_id)))
+        for last, key in sorted(reviews, key=lambda item: item[0], reverse=True):
+            tabs.insert(last + 1, key)
+        old = self._tabs
+        self._tabs = tuple(tabs)
+        if self._selected not in self._tabs:
+            self._reselect(old)
+
+    def _reselect(self, old: tuple[TabKey, ...]) -> None:
+        if not self._tabs:
+            self._selected = None
+            return
+        index = old.index(self._selected) if self._selected in old else 0
+        for candidate in old[index:] + old[:index][::-1]:
+            if candidate in self._tabs:
+                self._selected = candidate
+                return
+        self._selected = self._tabs[0]
+
+    # ====================================================================== plumbing
+    def _edit_draft(self, edit: Callable[[Draft], Draft]) -> None:
+        tab = self._selected
+        if isinstance(tab, QuestionRef):
+            self._drafts[tab] = edit(self.draft(tab))
+            self._notify()
+
+    def _say(self, notice: str) -> str:
+        self.notice = notice
+        self._notify()
+        return notice
+
+    def _changed(self) -> None:
+        """Re-derive tabs and focus consistency after any change, then notify listeners."""
+        self._recompute_tabs()
+        if self.focus.panel_focused and not self._tabs:
+            self.focus.leave_panel()
+        if self._waits and self.focus.claim is None and not self.focus.foreign_active:
+            self._claim_now()
+        self._notify()
+
+    def _claim_now(self) -> None:
+        self.focus.request_claim(self._clock(), self._selected)
+        self.mode = PanelMode.EXPANDED
+        self._select_required(step=0)
+
+    def _notify(self) -> None:
+        for listener in list(self._listeners):
+            listener()
+
+
+_COMMANDS: dict[PanelCommand, Callable[[QuestionHost, TabKey | None], None]] = {
+    PanelCommand.NEXT_TAB: QuestionHost._cmd_next_tab,
+    PanelCommand.PREV_TAB: QuestionHost._cmd_prev_tab,
+    PanelCommand.UP: QuestionHost._cmd_up,
+    PanelCommand.DOWN: QuestionHost._cmd_down,
+    PanelCommand.CONFIRM: QuestionHost._cmd_confirm,
+    PanelCommand.TOGGLE: QuestionHost._cmd_toggle,
+    PanelCommand.PAUSE: QuestionHost._cmd_pause,
+    PanelCommand.COLLAPSE: QuestionHost._cmd_collapse,
+    PanelCommand.DECLINE: QuestionHost._cmd_decline,
+    PanelCommand.DEFER: QuestionHost._cmd_defer,
+    PanelCommand.CLEAR_DRAFT: QuestionHost._cmd_clear_draft,
+}
