@@ -22,7 +22,8 @@ from typing import Any, Final
 
 import attrs
 import cattrs
-import cattrs.preconf.json
+import cattrs.preconf.orjson
+import orjson
 from cattrs.strategies import configure_tagged_union
 
 from asks.model import Outcome, Question, QuestionRef, Resolution
@@ -151,7 +152,9 @@ class Record:
 
 
 def _make_converter() -> cattrs.Converter:
-    converter = cattrs.preconf.json.make_converter(forbid_extra_keys=False)
+    converter = cattrs.preconf.orjson.make_converter(
+        forbid_extra_keys=False, detailed_validation=False
+    )
     configure_tagged_union(
         Entry, converter, tag_generator=lambda cls: TAGS[cls], tag_name="type"
     )
@@ -159,9 +162,6 @@ def _make_converter() -> cattrs.Converter:
 
 
 CONVERTER: Final = _make_converter()
-
-
-_ENVELOPE_KEYS: Final = frozenset({"v", "seq", "ts", "type"})
 
 
 class DecodeError(ValueError):
@@ -172,7 +172,11 @@ def encode(seq: int, ts: float, entry: Entry) -> bytes:
     """Encode one entry as a complete journal line (UTF-8, ending in ``\\n``)."""
     body = CONVERTER.unstructure(entry, Entry)
     line = {"v": SCHEMA_VERSION, "seq": seq, "ts": ts, **body}
-    return (json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+    try:
+        return orjson.dumps(line, option=orjson.OPT_APPEND_NEWLINE)
+    except orjson.JSONEncodeError:
+        # Lone surrogates cannot be UTF-8: escape them (valid JSON, round-trips).
+        return (json.dumps(line, ensure_ascii=True, separators=(",", ":")) + "\n").encode()
 
 
 def decode(line: bytes) -> Record:
@@ -181,8 +185,8 @@ def decode(line: bytes) -> Record:
     Raises :class:`DecodeError` for a line that is not a JSON object with ``seq``/``type``.
     """
     try:
-        raw = json.loads(line)
-    except (ValueError, UnicodeDecodeError) as exc:
+        raw = orjson.loads(line)
+    except orjson.JSONDecodeError as exc:
         raise DecodeError(f"not JSON: {exc}") from exc
     if not isinstance(raw, dict):
         raise DecodeError("not a JSON object")
@@ -194,10 +198,10 @@ def decode(line: bytes) -> Record:
     cls = _CLASS_BY_TAG.get(tag)
     if version > SCHEMA_VERSION or cls is None:
         return Record(seq, float(ts), UnknownEntry(raw))
-    body = {k: v for k, v in raw.items() if k not in _ENVELOPE_KEYS}
     try:
-        # Structure by the tagged class directly: same result as the union, ~40% faster.
-        entry: Entry = CONVERTER.structure(body, cls)
+        # Structure by the tagged class directly (~40% faster than through the union); the
+        # envelope keys are ignored as extra keys, which saves copying the dict.
+        entry: Entry = CONVERTER.structure(raw, cls)
     except (cattrs.BaseValidationError, ValueError, TypeError, KeyError) as exc:
         raise DecodeError(f"invalid {tag} entry: {exc}") from exc
     return Record(seq, float(ts), entry)

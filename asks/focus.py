@@ -154,12 +154,10 @@ class Focus:
 
     def end_foreign(self, prompt: FocusTarget) -> None:
         """The prompt ended: focus returns to its origin if still mounted, else chat."""
-        for i, (p, origin) in enumerate(self.foreign):
-            if p is prompt:
-                del self.foreign[i]
-                break
-        else:
+        index = next((i for i, (p, _) in enumerate(self.foreign) if p is prompt), None)
+        if index is None:
             return
+        _, origin = self.foreign.pop(index)
         self.mounted.discard(prompt)
         if self.owner is not prompt:
             return

@@ -149,8 +149,7 @@ class QuestionHost:
     ) -> None:
         self.journal = journal
         self.projection = Projection(session_id=journal.session_id)
-        for record in records:
-            self.projection.apply(record)
+        self.projection.apply_all(records)
         self.focus = focus or Focus(FocusTarget("chat"), FocusTarget("panel"))
         self.outbox = Outbox(self.projection)
         self.ui_attached = ui_attached
@@ -162,6 +161,8 @@ class QuestionHost:
         self._wait_of: dict[QuestionRef, Wait] = {}
         self._drafts: dict[QuestionRef, Draft] = {}
         self._tabs: tuple[TabKey, ...] = ()
+        self._tab_index: dict[TabKey, int] = {}
+        self._tabs_dirty = True
         self._selected: TabKey | None = None
         self._listeners: list[Callable[[], None]] = []
         self._close_dangling_calls()
@@ -303,7 +304,7 @@ class QuestionHost:
 
     def command_nowait(self, command: PanelCommand, tab: TabKey | None = None) -> None:
         """Apply a panel command to ``tab`` (default: the selected tab)."""
-        target = tab if tab is not None and tab in self._tabs else self._selected
+        target = tab if tab is not None and tab in self._tab_index else self._selected
         self.notice = None
         handler = _COMMANDS[command]
         handler(self, target)
@@ -325,7 +326,7 @@ class QuestionHost:
             return self._say("No pending questions.")
         if question_id is not None:
             ref = self.projection.current.get(question_id)
-            if ref is None or ref not in self._tabs:
+            if ref is None or ref not in self._tab_index:
                 return self._say(f"No pending question with id {question_id}.")
             self._selected = ref
         if not self.focus.enter_panel():
@@ -449,6 +450,7 @@ class QuestionHost:
     # ====================================================================== waits
     def _open_wait(self, call_id: str, refs: tuple[QuestionRef, ...]) -> Wait:
         wait = Wait(call_id, refs)
+        self._tabs_dirty = True
         resolved = [r for r in refs if r not in self.projection.pending]
         if len(resolved) == len(refs):
             self._waits[call_id] = wait
@@ -485,6 +487,7 @@ class QuestionHost:
             ToolResult(wait.call_id, envelope.outcome, envelope.text, envelope.details, delivered)
         )
         self._waits.pop(wait.call_id, None)
+        self._tabs_dirty = True
         for ref in wait.refs:
             if self._wait_of.get(ref) is wait:
                 del self._wait_of[ref]
@@ -525,7 +528,8 @@ class QuestionHost:
             return
         self._recompute_tabs()
         remaining = [t for t in self._tabs if isinstance(t, QuestionRef)]
-        prior = next((t for t in remaining if t == claim.prior_tab), None)
+        prior = claim.prior_tab if claim.prior_tab in self._tab_index else None
+        prior = prior if isinstance(prior, QuestionRef) else None
         if outcome in (Outcome.ANSWERED, Outcome.PARTIAL) and remaining:
             self._selected = prior or remaining[0]
         elif prior is not None:
@@ -557,6 +561,7 @@ class QuestionHost:
             self._say(f"Not saved: {exc}")
             return None
         self.projection.apply(record)
+        self._tabs_dirty = True
         return record
 
     def _save(self, resolutions: Sequence[Resolution]) -> bool:
@@ -682,7 +687,7 @@ class QuestionHost:
     def _select_relative(self, tab: TabKey | None, step: int) -> None:
         if not self._tabs:
             return
-        index = self._tabs.index(tab) if tab in self._tabs else 0
+        index = self._tab_index.get(tab, 0) if tab is not None else 0
         self._selected = self._tabs[(index + step) % len(self._tabs)]
 
     def _select_required(self, step: int) -> None:
@@ -704,28 +709,35 @@ class QuestionHost:
         self._selected = ReviewKey(wait.call_id)
 
     def _recompute_tabs(self) -> None:
-        pending = list(self.projection.pending)
-        tabs: list[TabKey] = list(pending)
-        position = {ref: i for i, ref in enumerate(pending)}
-        reviews = []
-        for wait in self._waits.values():
-            if wait.staged:
-                last = max((position[r] for r in wait.refs if r in position), default=-1)
-                reviews.append((last, ReviewKey(wait.call_id)))
-        for last, key in sorted(reviews, key=lambda item: item[0], reverse=True):
-            tabs.insert(last + 1, key)
-        old = self._tabs
+        """Tabs = pending questions in arrival order, each multi-question wait's Review tab
+        after its last question. Rebuilt only when the projection or the waits changed."""
+        if not self._tabs_dirty:
+            return
+        self._tabs_dirty = False
+        tabs: list[TabKey] = list(self.projection.pending)
+        staged = [wait for wait in self._waits.values() if wait.staged]
+        if staged:
+            position = {ref: i for i, ref in enumerate(tabs)}
+            reviews = [
+                (max((position[r] for r in w.refs if r in position), default=-1), w.call_id)
+                for w in staged
+            ]
+            for last, call_id in sorted(reviews, reverse=True):
+                tabs.insert(last + 1, ReviewKey(call_id))
+        old, old_index = self._tabs, self._tab_index
         self._tabs = tuple(tabs)
-        if self._selected not in self._tabs:
-            self._reselect(old)
+        self._tab_index = {tab: i for i, tab in enumerate(self._tabs)}
+        if self._selected is None or self._selected not in self._tab_index:
+            self._reselect(old, old_index)
 
-    def _reselect(self, old: tuple[TabKey, ...]) -> None:
+    def _reselect(self, old: tuple[TabKey, ...], old_index: dict[TabKey, int]) -> None:
+        """The selected tab went away: take the nearest surviving one after it, else before."""
         if not self._tabs:
             self._selected = None
             return
-        index = old.index(self._selected) if self._selected in old else 0
+        index = old_index.get(self._selected, 0) if self._selected is not None else 0
         for candidate in old[index:] + old[:index][::-1]:
-            if candidate in self._tabs:
+            if candidate in self._tab_index:
                 self._selected = candidate
                 return
         self._selected = self._tabs[0]
@@ -747,14 +759,16 @@ class QuestionHost:
         self._recompute_tabs()
         if self.focus.panel_focused and not self._tabs:
             self.focus.leave_panel()
-        if self._waits and self.focus.claim is None and not self.focus.foreign_active:
-            self._claim_now()
+        if self._waits and self.focus.claim is None:
+            self._claim()
         self._notify()
 
-    def _claim_now(self) -> None:
+    def _claim(self) -> None:
+        """Rule 3: claim focus for live waits now, or wait behind a foreign prompt."""
         self.focus.request_claim(self._clock(), self._selected)
-        self.mode = PanelMode.EXPANDED
-        self._select_required(step=0)
+        if self.focus.claim is not None:
+            self.mode = PanelMode.EXPANDED
+            self._select_required(step=0)
 
     def _notify(self) -> None:
         for listener in list(self._listeners):

@@ -71,7 +71,7 @@ class QuestionSpec:
         return not self.options
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class QuestionRef:
     """One incarnation of a question: the key of drafts and delivery units."""
 

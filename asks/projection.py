@@ -17,6 +17,8 @@ What it knows:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import attrs
 
 from asks.entries import (
@@ -31,6 +33,7 @@ from asks.entries import (
     WaitOpened,
     Withdrawn,
 )
+from asks.journal import paused_gc
 from asks.model import Question, QuestionRef, QuestionStatus, Resolution, ResolutionKind
 
 
@@ -70,6 +73,12 @@ class Projection:
     unknown: int = 0
     duplicate_receipts: int = 0
     records: int = 0
+
+    def apply_all(self, records: Iterable[Record]) -> None:
+        """Replay: fold many records (with the cyclic GC paused while they pile up)."""
+        with paused_gc():
+            for record in records:
+                self.apply(record)
 
     def apply(self, record: Record) -> None:
         """Fold one record into the state. O(1)."""
@@ -125,7 +134,8 @@ class Projection:
             return
         state.resolution = resolution
         answered = resolution.kind is ResolutionKind.ANSWERED
-        self._close(resolution.ref, QuestionStatus.ANSWERED if answered else QuestionStatus.DECLINED)
+        status = QuestionStatus.ANSWERED if answered else QuestionStatus.DECLINED
+        self._close(resolution.ref, status)
         self.undelivered[resolution.ref] = resolution
 
     def _close(self, ref: QuestionRef, status: QuestionStatus) -> None:

@@ -1,0 +1,399 @@
+"""Property test: random interleavings against the host, asserting the focus rules and
+exactly-once delivery (NOTES.md, "State model").
+
+Steps: async and blocking arrivals, promotions of async questions, panel commands routed
+through the arrival guard as a widget would, typing, focus toggle, `/asks`, collapse, foreign
+prompt start/end, time passing, withdrawal, turn start/end/abort, feedback draining, injected
+write failures (rolled back, or unconfirmed), and crash-and-reopen of the journal.
+
+Invariants after every step:
+  rule 1   exactly one mounted owner; the panel owns focus only while it has tabs;
+  rule 4   a live wait and no foreign prompt ⇒ the panel owns focus;
+  rule 8   a typed draft survives everything except its own resolution, withdrawal or Ctrl+U;
+  disk     the host's projection equals a fresh replay of the file on disk (nothing reported
+           saved that is not on disk), and no unit has two receipts;
+and per step: rule 2 (async arrival moves nothing), rule 3 (claim or wait behind a foreign
+prompt), rule 5/6 (where focus lands when the last wait ends), rule 7 (arrival guard).
+At teardown: after a crash and resume, draining delivers every saved unit exactly once.
+"""
+
+from __future__ import annotations
+
+import errno
+import shutil
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+import hypothesis.strategies as st
+from hypothesis import settings
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+
+from asks.contract import ResultEnvelope
+from asks.entries import FeedbackDelivered, ToolResult
+from asks.focus import ARRIVAL_GUARD, FocusTarget
+from asks.host import PanelCommand, QuestionHost, Wait
+from asks.journal import FileOps, Journal, StorageState
+from asks.model import Outcome, QuestionRef
+from asks.projection import Projection
+
+
+class FlakyOps(FileOps):
+    """Real file operations, with write (and optionally truncate) failures on demand."""
+
+    def __init__(self) -> None:
+        self.fail_writes = 0
+        self.fail_truncate = False
+
+    def write(self, fd: int, data: bytes) -> int:
+        if self.fail_writes:
+            self.fail_writes -= 1
+            raise OSError(errno.ENOSPC, "No space left on device (injected)")
+        return super().write(fd, data)
+
+    def truncate(self, fd: int, length: int) -> None:
+        if self.fail_truncate:
+            raise OSError(errno.EIO, "I/O error (injected)")
+        super().truncate(fd, length)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def question(i: int, kind: int) -> dict[str, object]:
+    q: dict[str, object] = {"question": f"Question number {i}?", "header": f"H{i}"}
+    if kind == 1:
+        q["options"] = [{"label": "Yes"}, {"label": "No"}, {"label": "Maybe"}]
+    elif kind == 2:
+        q["options"] = [{"label": "A"}, {"label": "B"}]
+        q["multiSelect"] = True
+    return q
+
+
+def disk_projection(path: Path) -> Projection:
+    journal, records = Journal.open(path.stem, data_dir=path.parent)
+    journal.close()
+    projection = Projection()
+    for record in records:
+        projection.apply(record)
+    return projection
+
+
+def receipts_on_disk(path: Path) -> Counter[QuestionRef]:
+    journal, records = Journal.open(path.stem, data_dir=path.parent)
+    journal.close()
+    counts: Counter[QuestionRef] = Counter()
+    for record in records:
+        if isinstance(record.entry, ToolResult | FeedbackDelivered):
+            counts.update(record.entry.delivered)
+    return counts
+
+
+@settings(stateful_step_count=40)
+class HostMachine(RuleBasedStateMachine):
+    def __init__(self) -> None:
+        super().__init__()
+        self.dir = Path(tempfile.mkdtemp(prefix="asks-machine-"))
+        self.clock = Clock()
+        self.ops = FlakyOps()
+        self.journal = Journal.create(data_dir=self.dir, file_ops=self.ops)
+        self.host = QuestionHost(self.journal, clock=self.clock)
+        self.unapplied = 1  # the session_started line written by Journal.create
+        self.calls = 0
+        self.waits: list[Wait] = []
+        self.prompts: list[FocusTarget] = []
+        self.typed: dict[QuestionRef, str] = {}
+        self.feedback_seqs: list[int] = []
+
+    # ------------------------------------------------------------------ helpers
+    def _call_id(self) -> str:
+        self.calls += 1
+        return f"call-{self.calls}"
+
+    def _track(self, result: object) -> None:
+        if isinstance(result, Wait) and not result.done:
+            self.waits.append(result)
+
+    def _forget_resolved_drafts(self) -> None:
+        pending = self.host.projection.pending
+        self.typed = {ref: text for ref, text in self.typed.items() if ref in pending}
+
+    def _ended_last_wait(self, before: int) -> bool:
+        return before > 0 and not self.host.live_waits
+
+    # ------------------------------------------------------------------ arrivals
+    @rule(n=st.integers(1, 3), kinds=st.lists(st.integers(0, 2), min_size=3, max_size=3))
+    def async_arrival(self, n: int, kinds: list[int]) -> None:
+        host = self.host
+        owner, selected, route = host.focus.owner, host.selected, host.key_route(self.clock())
+        drafts = {ref: host.draft(ref) for ref in host.tabs if isinstance(ref, QuestionRef)}
+        base = self.calls * 10
+        args = {"blocking": False, "questions": [question(base + i, kinds[i]) for i in range(n)]}
+        host.start_call_nowait(self._call_id(), args)
+        assert host.focus.owner is owner, "rule 2: async arrival moved focus"
+        if selected is not None:
+            assert host.selected == selected, "rule 2: async arrival changed the selected tab"
+        assert host.key_route(self.clock()) == route, "rule 2: async arrival took a keystroke"
+        for ref, draft in drafts.items():
+            assert host.draft(ref) == draft, "rule 8: arrival changed a draft"
+
+    @rule(n=st.integers(1, 3), kinds=st.lists(st.integers(0, 2), min_size=3, max_size=3))
+    def blocking_arrival(self, n: int, kinds: list[int]) -> None:
+        host = self.host
+        owner, had_waits = host.focus.owner, bool(host.live_waits)
+        foreign = host.focus.foreign_active
+        base = self.calls * 10
+        args = {"questions": [question(base + i, kinds[i]) for i in range(n)]}
+        result = host.start_call_nowait(self._call_id(), args)
+        self._track(result)
+        if not isinstance(result, Wait):
+            return  # storage failure: a coded error, nothing claimed
+        if foreign:
+            assert host.focus.owner is owner, "rule 3: a blocker took focus from a prompt"
+            assert host.focus.claim_waiting or had_waits
+        else:
+            assert host.focus.panel_focused, "rule 3: a blocker did not claim focus"
+            if not had_waits and owner is not host.focus.panel:
+                # rule 7: a key read at the moment of arrival still goes where it was aimed
+                assert host.key_route(self.clock()).target is owner
+
+    @precondition(lambda self: self.host.projection.pending or self.host.projection.undelivered)
+    @rule(data=st.data(), n=st.integers(1, 2))
+    def promote(self, data: st.DataObject, n: int) -> None:
+        """Wait on existing questions: pending ones, or saved ones not yet delivered."""
+        candidates = list(self.host.projection.pending) + list(self.host.projection.undelivered)
+        refs = data.draw(st.lists(st.sampled_from(candidates), min_size=1, max_size=n))
+        args = {"questions": [{"questionId": ref.id} for ref in dict.fromkeys(refs)]}
+        self._track(self.host.start_call_nowait(self._call_id(), args))
+
+    # ------------------------------------------------------------------ keys
+    @precondition(lambda self: self.host.focus.panel_focused)
+    @rule(command=st.sampled_from([*PanelCommand, *[PanelCommand.CONFIRM] * 3]), late=st.booleans())
+    def panel_key(self, command: PanelCommand, late: bool) -> None:
+        """A key pressed in the panel, maybe long enough after a claim to pass the guard."""
+        host = self.host
+        if late:
+            self.clock.now += ARRIVAL_GUARD
+        live = host.live_waits
+        before = len(live)
+        origin = host.focus.loan_origin
+        claim = host.focus.claim
+        route = host.key_route(self.clock())
+        if route.target is not host.focus.panel:
+            return  # the guard sent this key elsewhere (to the chat editor)
+        host.command_nowait(command, route.tab)
+        if command is PanelCommand.CLEAR_DRAFT and route.tab is not None:
+            self.typed.pop(route.tab, None)  # type: ignore[call-overload]
+        if command is PanelCommand.PAUSE and before:
+            assert host.focus.panel_focused, "rule 4: Esc left the panel with a blocker pending"
+        if command is PanelCommand.COLLAPSE and before:
+            assert host.focus.panel_focused, "rule 4: collapse left a pending blocker"
+        if self._ended_last_wait(before) and claim is not None:
+            ended = [w.reply.outcome for w in live if isinstance(w.reply, ResultEnvelope)]
+            self._check_after_last_wait(origin, claim.prior_tab, set(ended))
+        self._forget_resolved_drafts()
+
+    def _check_after_last_wait(
+        self, origin: FocusTarget | None, prior: object, outcomes: set[Outcome]
+    ) -> None:
+        host = self.host
+        remaining = [t for t in host.tabs if isinstance(t, QuestionRef)]
+        if host.focus.foreign_active:
+            return
+        answered = outcomes & {Outcome.ANSWERED, Outcome.PARTIAL}
+        if answered and remaining:
+            assert host.focus.panel_focused, "rule 5: answering left async tabs behind"
+        elif prior in remaining:
+            assert host.focus.panel_focused and host.selected == prior, "rule 6: not restored"
+        elif not remaining or not answered:
+            expected = origin if origin in host.focus.mounted else host.focus.chat
+            assert host.focus.owner is expected, "rule 5/6: focus did not return to the origin"
+
+    @precondition(lambda self: self.host.focus.panel_focused)
+    @rule()
+    def answer_selected(self) -> None:
+        """The person answers the selected tab the way its kind needs (after the guard)."""
+        host = self.host
+        self.clock.now += ARRIVAL_GUARD
+        tab = host.selected
+        if isinstance(tab, QuestionRef):
+            spec = host.question(tab).spec
+            if spec.multi_select:
+                host.set_cursor_nowait(0)
+                host.command_nowait(PanelCommand.TOGGLE)
+                host.set_cursor_nowait(len(spec.options) + 1)
+            elif spec.options:
+                host.set_cursor_nowait(len(spec.options) - 1)
+            else:
+                host.set_custom_text_nowait("typed answer")
+                self.typed.pop(tab, None)
+        self.panel_key(PanelCommand.CONFIRM, late=False)
+
+    @precondition(lambda self: self.host.focus.panel_focused)
+    @rule(text=st.text(alphabet="abc xyz", min_size=1, max_size=8))
+    def type_reply(self, text: str) -> None:
+        tab = self.host.selected
+        if isinstance(tab, QuestionRef):
+            self.host.set_custom_text_nowait(text)
+            self.typed[tab] = text
+
+    @rule()
+    def focus_toggle(self) -> None:
+        host = self.host
+        waits = bool(host.live_waits)
+        was_panel = host.focus.panel_focused
+        host.toggle_focus_nowait()
+        if waits and was_panel:
+            assert host.focus.panel_focused, "rule 4: the focus toggle escaped a blocker"
+
+    @rule(pick=st.integers(0, 5))
+    def slash_asks(self, pick: int) -> None:
+        tabs = [t for t in self.host.tabs if isinstance(t, QuestionRef)]
+        qid = tabs[pick % len(tabs)].id if tabs and pick else None
+        self.host.enter_panel_nowait(qid)
+
+    @precondition(lambda self: not self.host.focus.panel_focused)
+    @rule()
+    def collapse_from_chat(self) -> None:
+        self.host.toggle_collapse_nowait()
+
+    @rule()
+    def foreign_prompt_starts(self) -> None:
+        prompt = FocusTarget(f"prompt-{len(self.prompts)}")
+        self.prompts.append(prompt)
+        self.host.begin_foreign_nowait(prompt)
+        assert self.host.focus.owner is prompt
+
+    @precondition(lambda self: self.prompts)
+    @rule()
+    def foreign_prompt_ends(self) -> None:
+        self.host.end_foreign_nowait(self.prompts.pop())
+        if self.host.live_waits and not self.host.focus.foreign_active:
+            assert self.host.focus.panel_focused, "rule 3: the waiting blocker did not claim"
+
+    @rule(dt=st.sampled_from([0.05, ARRIVAL_GUARD, 5.0]))
+    def time_passes(self, dt: float) -> None:
+        self.clock.now += dt
+
+    # ------------------------------------------------------------------ agent side
+    @precondition(lambda self: self.host.projection.pending)
+    @rule(data=st.data())
+    def withdraw(self, data: st.DataObject) -> None:
+        ref = data.draw(st.sampled_from(list(self.host.projection.pending)))
+        self.host.withdraw_nowait([ref.id])
+        self._forget_resolved_drafts()
+
+    @rule()
+    def turn_aborted(self) -> None:
+        host = self.host
+        before, origin, claim = len(host.live_waits), host.focus.loan_origin, host.focus.claim
+        host.interrupt_nowait()
+        assert not host.live_waits
+        if before and claim is not None and not host.focus.foreign_active:
+            remaining = [t for t in host.tabs if isinstance(t, QuestionRef)]
+            if claim.prior_tab in remaining:
+                assert host.selected == claim.prior_tab, "rule 6: prior tab not restored"
+            else:
+                expected = origin if origin in host.focus.mounted else host.focus.chat
+                assert host.focus.owner is expected, "rule 6: focus did not go back"
+
+    @rule(running=st.booleans())
+    def turn_state(self, running: bool) -> None:
+        if running:
+            self.host.turn_started_nowait()
+        else:
+            self.host.turn_ended_nowait()
+
+    @rule()
+    def drain_feedback(self) -> None:
+        feedback = self.host.take_feedback_nowait()
+        if feedback is not None:
+            self.feedback_seqs.append(feedback.seq)
+
+    # ------------------------------------------------------------------ storage
+    @rule(unconfirmed=st.booleans())
+    def next_write_fails(self, unconfirmed: bool) -> None:
+        self.ops.fail_writes = 1
+        self.ops.fail_truncate = unconfirmed
+
+    @rule()
+    def crash_and_resume(self) -> None:
+        self.journal.close()
+        self.ops = FlakyOps()
+        self.journal, records = Journal.open(
+            self.journal.session_id, data_dir=self.dir, file_ops=self.ops
+        )
+        self.host = QuestionHost(self.journal, records, clock=self.clock)
+        self.unapplied = 0
+        self.waits, self.prompts, self.typed = [], [], {}
+        assert not self.host.live_waits
+        assert not self.host.projection.open_calls, "resume left a dangling call"
+
+    # ------------------------------------------------------------------ invariants
+    @invariant()
+    def one_owner(self) -> None:
+        focus = self.host.focus
+        assert focus.owner in focus.mounted, "rule 1: the owner is not mounted"
+        if focus.panel_focused:
+            assert self.host.tabs, "rule 1: the panel owns focus with nothing to show"
+        if self.host.live_waits and not focus.foreign_active:
+            assert focus.panel_focused, "rule 4: a blocker is pending but the panel lost focus"
+
+    @invariant()
+    def drafts_survive(self) -> None:
+        for ref, text in self.typed.items():
+            if ref in self.host.projection.pending:
+                assert self.host.draft(ref).custom_text == text, "rule 8: a draft was lost"
+
+    @invariant()
+    def matches_disk(self) -> None:
+        if self.journal.state is StorageState.UNCONFIRMED:
+            return  # nothing more is written; the host must not claim otherwise (below)
+        disk = disk_projection(self.journal.path)
+        mine = self.host.projection
+        assert list(disk.pending) == list(mine.pending), "pending differs from disk"
+        assert list(disk.undelivered) == list(mine.undelivered), "undelivered differs"
+        assert disk.records == mine.records + self.unapplied, "records differ from disk"
+        counts = receipts_on_disk(self.journal.path)
+        assert all(n == 1 for n in counts.values()), "a unit was delivered twice"
+
+    @invariant()
+    def saved_units_on_their_way(self) -> None:
+        """Every saved, undelivered unit is in the outbox or claimed by a live wait."""
+        host = self.host
+        live_refs = {ref for wait in host.live_waits for ref in wait.refs}
+        assert host.outbox.claimed <= live_refs, "a claim outlived its wait"
+        outbox = set(host.outbox.refs())
+        for ref in host.projection.undelivered:
+            assert ref in outbox or ref in live_refs, f"{ref} is saved but stranded"
+        assert len(host.outbox) == len(outbox)
+
+    @invariant()
+    def unconfirmed_is_visible(self) -> None:
+        state = self.host.statistics().storage
+        assert state is self.journal.state
+
+    def teardown(self) -> None:
+        try:
+            self.journal.close()
+            journal, records = Journal.open(self.journal.session_id, data_dir=self.dir)
+            host = QuestionHost(journal, records)
+            host.turn_started_nowait()
+            while host.take_feedback_nowait() is not None:
+                pass
+            saved = host.projection.by_ref
+            counts = receipts_on_disk(journal.path)
+            for ref, state in saved.items():
+                if state.resolution is not None:
+                    assert counts[ref] == 1, f"{ref} delivered {counts[ref]} times"
+            journal.close()
+        finally:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+
+TestHostMachine = HostMachine.TestCase
