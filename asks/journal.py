@@ -35,6 +35,7 @@ import contextlib
 import datetime
 import enum
 import errno
+import fcntl
 import gc
 import os
 import re
@@ -56,6 +57,7 @@ __all__ = [
     "FileOps",
     "Journal",
     "SessionInfo",
+    "SessionLocked",
     "SessionNotFound",
     "StorageError",
     "StorageState",
@@ -85,6 +87,10 @@ class StorageUnconfirmed(StorageError):  # noqa: N818 (name fixed by the design)
 
 class SessionNotFound(FileNotFoundError):  # noqa: N818 (name fixed by the design)
     """No journal file exists for the requested session id."""
+
+
+class SessionLocked(OSError):  # noqa: N818 (reads better at the call site)
+    """Another process has this session open for writing."""
 
 
 class StorageState(enum.StrEnum):
@@ -128,6 +134,15 @@ class FileOps:
         if create:
             flags |= os.O_CREAT | os.O_EXCL
         return os.open(path, flags, FILE_MODE)
+
+    def lock(self, fd: int, path: Path) -> None:
+        """Take the single-writer lock (``flock``, released by the kernel if we die)."""
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as exc:
+            raise SessionLocked(
+                errno.EWOULDBLOCK, "the session is open in another asks process", str(path)
+            ) from exc
 
     def read_all(self, fd: int) -> bytes:
         chunks: list[bytes] = []
@@ -263,6 +278,29 @@ def _decode_lines(data: bytes) -> _Replay:
     return result
 
 
+def read_records(
+    session_id: str, *, data_dir: Path | None = None, file_ops: FileOps | None = None
+) -> list[Record]:
+    """Replay a session read-only: no lock, no repair (a torn tail is just ignored).
+
+    For looking at a session another process may be writing (listings, tests, tools).
+    """
+    validate_session_id(session_id)
+    ops = FileOps() if file_ops is None else file_ops
+    directory = default_data_dir() if data_dir is None else data_dir
+    path = directory / f"{session_id}{SUFFIX}"
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError as exc:
+        raise SessionNotFound(
+            errno.ENOENT, f"no session {session_id!r} in {directory}", str(path)
+        ) from exc
+    try:
+        return _replay(ops.read_all(fd)).records
+    finally:
+        os.close(fd)
+
+
 @attrs.define(eq=False)
 class Journal:
     """An open session journal. Build it with :meth:`create` or :meth:`open`.
@@ -318,6 +356,7 @@ class Journal:
             raise FileExistsError(errno.EEXIST, "could not pick an unused session id")
         journal = cls(sid, path, ops=ops, fd=fd, clock=clock)
         try:
+            ops.lock(fd, path)
             journal.append(SessionStarted(sid, float(clock()), app_version))
             try:
                 ops.fsync_dir(directory)
@@ -362,6 +401,7 @@ class Journal:
                 errno.ENOENT, f"no session {session_id!r} in {directory}", str(path)
             ) from exc
         try:
+            ops.lock(fd, path)
             data = ops.read_all(fd)
             replay = _replay(data)
             next_seq = replay.records[-1].seq + 1 if replay.records else 0

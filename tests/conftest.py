@@ -9,7 +9,7 @@ import os
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
-    "default", max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    "default", max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.register_profile(
     "deep", max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow]

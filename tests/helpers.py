@@ -118,8 +118,11 @@ class Rig:
     # -- the person ------------------------------------------------------------------------
     def move_to(self, ref: QuestionRef, row: int) -> None:
         """Arrow to ``row`` on tab ``ref`` (moves neither focus nor the selected tab)."""
-        while self.host.draft(ref).cursor != row:
+        for _ in range(8):
+            if self.host.draft(ref).cursor == row:
+                return
             self.host.command_nowait(PanelCommand.DOWN, ref)
+        raise AssertionError(f"row {row} is not reachable on {ref}")
 
     def answer_option(self, ref: QuestionRef, option: int) -> None:
         """Arrow to ``option`` on tab ``ref`` and press Enter there."""

@@ -33,7 +33,7 @@ from asks.contract import ResultEnvelope
 from asks.entries import FeedbackDelivered, ToolResult
 from asks.focus import ARRIVAL_GUARD, FocusTarget
 from asks.host import PanelCommand, QuestionHost, Wait
-from asks.journal import FileOps, Journal, StorageState
+from asks.journal import FileOps, Journal, StorageState, read_records
 from asks.model import Outcome, QuestionRef
 from asks.projection import Projection
 
@@ -76,8 +76,7 @@ def question(i: int, kind: int) -> dict[str, object]:
 
 
 def disk_projection(path: Path) -> Projection:
-    journal, records = Journal.open(path.stem, data_dir=path.parent)
-    journal.close()
+    records = read_records(path.stem, data_dir=path.parent)
     projection = Projection()
     for record in records:
         projection.apply(record)
@@ -85,8 +84,7 @@ def disk_projection(path: Path) -> Projection:
 
 
 def receipts_on_disk(path: Path) -> Counter[QuestionRef]:
-    journal, records = Journal.open(path.stem, data_dir=path.parent)
-    journal.close()
+    records = read_records(path.stem, data_dir=path.parent)
     counts: Counter[QuestionRef] = Counter()
     for record in records:
         if isinstance(record.entry, ToolResult | FeedbackDelivered):
@@ -166,8 +164,12 @@ class HostMachine(RuleBasedStateMachine):
     @rule(data=st.data(), n=st.integers(1, 2))
     def promote(self, data: st.DataObject, n: int) -> None:
         """Wait on existing questions: pending ones, or saved ones not yet delivered."""
-        candidates = list(self.host.projection.pending) + list(self.host.projection.undelivered)
-        refs = data.draw(st.lists(st.sampled_from(candidates), min_size=1, max_size=n))
+        projection = self.host.projection
+        saved = list(projection.undelivered)
+        refs = data.draw(st.lists(st.sampled_from(saved), max_size=1)) if saved else []
+        pending = list(projection.pending)
+        if pending:
+            refs += data.draw(st.lists(st.sampled_from(pending), min_size=1, max_size=n))
         args = {"questions": [{"questionId": ref.id} for ref in dict.fromkeys(refs)]}
         self._track(self.host.start_call_nowait(self._call_id(), args))
 

@@ -33,11 +33,13 @@ from asks.journal import (
     FileOps,
     Journal,
     SessionInfo,
+    SessionLocked,
     SessionNotFound,
     StorageError,
     StorageState,
     StorageUnconfirmed,
     list_sessions,
+    read_records,
     validate_session_id,
 )
 from asks.model import (
@@ -550,3 +552,26 @@ def test_list_sessions_newest_first(data_dir: Path) -> None:
 
 def test_list_sessions_missing_dir(tmp_path: Path) -> None:
     assert list_sessions(tmp_path / "nowhere") == []
+
+
+def test_one_writer_per_session_and_read_only_replay(data_dir: Path) -> None:
+    journal = Journal.create(data_dir=data_dir, session_id=SID)
+    journal.append(ChatMessage("user", "hello"))
+    with pytest.raises(SessionLocked, match="open in another asks process"):
+        Journal.open(SID, data_dir=data_dir)
+    seen = read_records(SID, data_dir=data_dir)  # readers never need the lock
+    assert [type(r.entry) for r in seen] == [SessionStarted, ChatMessage]
+    journal.close()
+    reopened, records = Journal.open(SID, data_dir=data_dir)  # the lock died with close()
+    assert len(records) == 2
+    reopened.close()
+
+
+def test_read_records_leaves_a_torn_tail_alone(data_dir: Path) -> None:
+    journal = Journal.create(data_dir=data_dir, session_id=SID)
+    journal.close()
+    with journal.path.open("ab") as f:
+        f.write(b'{"v":1,"seq":1,"type":"chat_mes')
+    size = journal.path.stat().st_size
+    assert len(read_records(SID, data_dir=data_dir)) == 1
+    assert journal.path.stat().st_size == size
