@@ -135,6 +135,18 @@ def _group_id(session_id: str, call_id: str) -> str:
     return f"g-{digest}"
 
 
+def _same_request(call: CallState, request: contract.Call) -> bool:
+    """Is ``request`` a retry of ``call`` (same kind, same questions)?"""
+    asked = call.group_asked
+    if isinstance(request, NewQuestions):
+        return (
+            asked is not None
+            and request.blocking == asked.blocking
+            and request.specs == tuple(q.spec for q in asked.questions)
+        )
+    return asked is None and request.question_ids == tuple(r.id for r in call.refs)
+
+
 class QuestionHost:
     """Questions, waits, drafts, tabs and focus for one session (see module docstring)."""
 
@@ -419,17 +431,12 @@ class QuestionHost:
         self, call: CallState, call_id: str, request: contract.Call
     ) -> ToolReply | Wait:
         """A call id seen before: a retry gets the same answer; a reuse needs closed questions."""
-        live = self._waits.get(call_id)
-        if live is not None:
-            return live
-        same = (
-            isinstance(request, NewQuestions)
-            and call.group_asked is not None
-            and request.blocking == call.group_asked.blocking
-            and request.specs == tuple(q.spec for q in call.group_asked.questions)
-        ) or (not isinstance(request, NewQuestions) and call.group_asked is None)
-        if same and call.result is not None:
-            return self._repeat_result(call.result, call)
+        if _same_request(call, request):
+            live = self._waits.get(call_id)
+            if live is not None:
+                return live
+            if call.result is not None:
+                return self._repeat_result(call.result, call)
         if all(r not in self.projection.pending for r in call.refs) and isinstance(
             request, NewQuestions
         ):

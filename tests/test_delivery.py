@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import trio
 import trio.testing
-from helpers import Rig, call, q
+from helpers import Rig, call, q, wait_on
 
 from asks.contract import ErrorCode, ResultEnvelope, ToolError
 from asks.delivery import DeliveryMode, Feedback
@@ -152,6 +152,32 @@ async def test_blocking_ask_answered_from_another_task_returns_the_answer(rig: R
     assert rig.lines_of("feedback_delivered") == []
     [result] = rig.tool_results("c1")
     assert [r["id"] for r in result["delivered"]] == [ref.id]
+    assert_exactly_once(rig)
+
+
+@pytest.mark.parametrize("end", ["interrupt", "defer"])
+def test_claimed_unit_goes_back_to_the_outbox_when_its_wait_ends_unanswered(
+    rig: Rig, end: str
+) -> None:
+    host = rig.host
+    host.turn_started_nowait()
+    saved = rig.async_question("c1", "Which database?")
+    still_open = rig.async_question("c2", "Which cache?")
+    rig.answer_option(saved, 0)
+    wait = rig.ask_nowait("c3", wait_on(saved.id, still_open.id))
+    assert host.outbox.refs() == ()  # claimed by the wait
+
+    if end == "interrupt":
+        host.interrupt_nowait()
+    else:
+        host.command_nowait(PanelCommand.DEFER, still_open)
+
+    assert wait.done
+    [result] = rig.tool_results("c3")
+    assert result["delivered"] == []
+    assert host.outbox.refs() == (saved,)
+    [feedback] = drain(host)
+    assert feedback.refs == (saved,)
     assert_exactly_once(rig)
 
 

@@ -583,6 +583,7 @@ def test_rule8_new_incarnation_does_not_inherit_the_old_draft(rig: Rig) -> None:
     host.set_notes_nowait("old notes")
     rig.move_to(old, 2)
     assert host.withdraw_nowait([old.id]) is None
+    assert host.draft(old) == Draft()  # withdrawn: its draft is dropped
 
     reply = rig.ask_nowait("c1", call(q("Which cache?"), blocking=False))
 
@@ -653,6 +654,7 @@ def test_free_text_needs_text_then_saves_it_with_notes(rig: Rig) -> None:
         "short and clear",
     )
     assert detail["optionIndices"] == []
+    assert host.draft(ref) == Draft()  # saved: the draft is dropped
     assert '"What should the service be called?"="ledger-api" user notes: short and clear' in (
         reply.text
     )
