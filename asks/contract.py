@@ -461,6 +461,18 @@ def storage_failed(detail: str) -> ToolError:
     )
 
 
+def result_not_saved(detail: str) -> ToolError:
+    """The wait ended but its tool result could not be journaled: answers come as feedback."""
+    text = sanitize_line(detail[: _DETAIL_MAX * 4]).strip()[:_DETAIL_MAX]
+    reason = f" ({text})" if text else ""
+    return ToolError(
+        ErrorCode.STORAGE_FAILED,
+        f"The wait ended, but its result could not be saved to the conversation journal"
+        f"{reason}. Any answers the user saved are kept and will reach you as feedback "
+        "messages once saving works again; continue with the task meanwhile.",
+    )
+
+
 def call_conflict(call_id: str) -> ToolError:
     return ToolError(
         ErrorCode.CALL_CONFLICT,

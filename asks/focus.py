@@ -103,6 +103,14 @@ class Focus:
         origin = self.loan_origin
         return origin if origin is not None and origin in self.mounted else self.chat
 
+    def give(self, target: FocusTarget) -> None:
+        """Move focus to a mounted non-panel target (the panel is entered with enter_panel)."""
+        if target is self.panel or target not in self.mounted:
+            raise ValueError(f"{target!r} is not a mounted editor")
+        if self.panel_focused:
+            self.leave_panel()
+        self.owner = target
+
     # -- the panel -------------------------------------------------------------------------
     def enter_panel(self) -> bool:
         """Give the panel focus, remembering the origin. Refused while a foreign prompt is up."""

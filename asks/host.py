@@ -336,6 +336,8 @@ class QuestionHost:
         """Open the panel with focus (``/asks``, focus toggle); returns a notice on refusal."""
         if not self._tabs:
             return self._say("No pending questions.")
+        if self.focus.foreign_active:
+            return self._say("Finish the open prompt first.")
         if question_id is not None:
             ref = self.projection.current.get(question_id)
             if ref is None or ref not in self._tab_index:
@@ -381,6 +383,19 @@ class QuestionHost:
 
     def mount_nowait(self, target: FocusTarget) -> None:
         self.focus.mount(target)
+
+    def focus_target_nowait(self, target: FocusTarget) -> str | None:
+        """The embedding app moves the keyboard to one of its own (mounted) editors.
+
+        Refused while a foreign prompt is up, or while a blocker holds the panel (rule 4).
+        """
+        if self.focus.foreign_active:
+            return self._say("Finish the open prompt first.")
+        if self._waits:
+            return self._say("A required question is waiting: answer, Decline or Defer it.")
+        self.focus.give(target)
+        self._changed()
+        return None
 
     def unmount_nowait(self, target: FocusTarget) -> None:
         self.focus.unmount(target)
@@ -499,7 +514,7 @@ class QuestionHost:
             if self._wait_of.get(ref) is wait:
                 del self._wait_of[ref]
             self.outbox.claimed.discard(ref)
-        reply: ToolReply = envelope if record is not None else contract.storage_failed(
+        reply: ToolReply = envelope if record is not None else contract.result_not_saved(
             self.journal.state.value
         )
         wait.finish(reply)

@@ -136,9 +136,9 @@ class Rig:
         self.host.command_nowait(command, route.tab)  # type: ignore[arg-type]
 
     def give_focus(self, target: FocusTarget) -> FocusTarget:
-        """The embedding app mounts another editor and focuses it (no host API for the latter)."""
+        """The embedding app mounts another editor and focuses it."""
         self.host.mount_nowait(target)
-        self.host.focus.owner = target
+        assert self.host.focus_target_nowait(target) is None
         return target
 
     # -- the disk --------------------------------------------------------------------------

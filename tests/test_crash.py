@@ -5,6 +5,9 @@ it append for a random 0-30 ms and kills it with SIGKILL. The child prints a seq
 ``append`` returned, so every printed seq is an acknowledgement. After each round the session is
 reopened here and must hold every acknowledged entry, intact, with contiguous seqs and no torn
 line left in the file.
+
+A second test does the same with a whole host (``crash_host_child.py``: drain feedback, ask,
+answer) and checks that no acknowledged answer is lost and each is delivered exactly once.
 """
 
 from __future__ import annotations
@@ -16,19 +19,23 @@ import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
 from crash_child import make_entry
 
-from asks.entries import SessionStarted, decode
-from asks.journal import Journal
+from asks.entries import FeedbackDelivered, Record, Resolved, SessionStarted, ToolResult, decode
+from asks.host import QuestionHost
+from asks.journal import Journal, read_records
 
 ROUNDS = 40
 MAX_DELAY = 0.030
 SEED = 20241129
 SID = "crash"
 CHILD = Path(__file__).with_name("crash_child.py")
+HOST_CHILD = Path(__file__).with_name("crash_host_child.py")
+HOST_ROUNDS = 30
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -39,17 +46,27 @@ def child_env() -> dict[str, str]:
 
 def run_and_kill(data_dir: Path, delay: float) -> tuple[int, list[int]]:
     """One round: returns the child's ``next_seq`` at open and the seqs it acknowledged."""
+    ready, lines = spawn_and_kill(CHILD, data_dir, delay)
+    return int(ready.split()[1]), [int(line) for line in lines]
+
+
+def spawn_and_kill(child: Path, data_dir: Path, delay: float) -> tuple[bytes, list[bytes]]:
+    """Start ``child`` on the session, SIGKILL it ``delay`` s after it is ready; return its
+    ready line and every complete line it printed after it."""
     proc = subprocess.Popen(
-        [sys.executable, str(CHILD), str(data_dir), SID],
+        [sys.executable, str(child), str(data_dir), SID],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=child_env(),
+        # Unbuffered: readline() must not read ahead, because communicate() below reads the
+        # raw pipe and would never see bytes left in a buffer (acknowledgements would vanish).
+        bufsize=0,
     )
     assert proc.stdout is not None
     try:
         readable, _, _ = select.select([proc.stdout], [], [], 15)
         ready = proc.stdout.readline() if readable else b""
-        if not ready.startswith(b"ready "):
+        if not ready.startswith(b"ready"):
             proc.kill()
             _, err = proc.communicate(timeout=10)
             pytest.fail(f"child did not get ready: {ready!r}\n{err.decode(errors='replace')}")
@@ -62,7 +79,7 @@ def run_and_kill(data_dir: Path, delay: float) -> tuple[int, list[int]]:
             proc.wait()
     assert proc.returncode == -signal.SIGKILL, err.decode(errors="replace")
     complete_lines = out.split(b"\n")[:-1]  # a line cut short by the kill acknowledges nothing
-    return int(ready.split()[1]), [int(line) for line in complete_lines]
+    return ready, complete_lines
 
 
 @pytest.mark.slow
@@ -102,3 +119,47 @@ def test_sigkill_never_loses_an_acknowledged_append(tmp_path: Path) -> None:
         f"{ROUNDS} kills, {len(acknowledged)} acknowledged appends, "
         f"{len(seqs)} lines, {torn_tails} torn tails repaired"
     )
+
+
+def refs_by_kind(records: list[Record]) -> tuple[set[str], Counter[str]]:
+    """Labels of resolved units, and how many receipts name each unit."""
+    resolved: set[str] = set()
+    receipts: Counter[str] = Counter()
+    for record in records:
+        entry = record.entry
+        if isinstance(entry, Resolved):
+            resolved.update(f"{r.ref.id}:{r.ref.incarnation}" for r in entry.resolutions)
+        elif isinstance(entry, FeedbackDelivered | ToolResult):
+            receipts.update(f"{r.id}:{r.incarnation}" for r in entry.delivered)
+    return resolved, receipts
+
+
+@pytest.mark.slow
+def test_sigkill_host_loses_no_answer_and_delivers_each_once(tmp_path: Path) -> None:
+    """The host under SIGKILL: acknowledged answers survive, each is delivered exactly once."""
+    rng = random.Random(SEED + 1)
+    data_dir = tmp_path / "sessions"
+    answered: set[str] = set()
+    delivered: list[str] = []
+    for round_ in range(HOST_ROUNDS):
+        _, lines = spawn_and_kill(HOST_CHILD, data_dir, rng.uniform(0, MAX_DELAY))
+        for line in lines:
+            kind, *labels = line.decode().split()
+            (answered.update if kind == "answered" else delivered.extend)(labels)
+        resolved, receipts = refs_by_kind(read_records(SID, data_dir=data_dir))
+        assert answered <= resolved, f"round {round_}: an acknowledged answer was lost"
+        assert all(n == 1 for n in receipts.values()), f"round {round_}: delivered twice"
+        assert set(delivered) <= set(receipts), f"round {round_}: a receipt was lost"
+    assert len(answered) >= HOST_ROUNDS, "the children barely answered: test is vacuous"
+    assert len(delivered) == len(set(delivered)), "the agent was told something twice"
+
+    journal, records = Journal.open(SID, data_dir=data_dir)
+    with journal:
+        host = QuestionHost(journal, records)
+        host.turn_started_nowait()
+        while host.take_feedback_nowait() is not None:
+            pass
+    resolved, receipts = refs_by_kind(read_records(SID, data_dir=data_dir))
+    assert resolved and all(receipts[label] == 1 for label in resolved), "not exactly once"
+    print(f"{HOST_ROUNDS} kills, {len(answered)} acknowledged answers, {len(delivered)} "
+          f"acknowledged deliveries, {len(resolved)} answers on disk, each delivered once")
