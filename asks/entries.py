@@ -18,6 +18,8 @@ and skips it; it is never fatal.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any, Final
 
 import attrs
@@ -164,6 +166,11 @@ def _make_converter() -> cattrs.Converter:
 CONVERTER: Final = _make_converter()
 
 
+_STRUCTURE_HOOKS: Final[Mapping[str, Callable[[Any, type[Any]], Any]]] = MappingProxyType(
+    {tag: CONVERTER.get_structure_hook(cls) for tag, cls in _CLASS_BY_TAG.items()}
+)
+
+
 class DecodeError(ValueError):
     """A journal line that is not a JSON object with a valid envelope."""
 
@@ -199,9 +206,9 @@ def decode(line: bytes) -> Record:
     if version > SCHEMA_VERSION or cls is None:
         return Record(seq, float(ts), UnknownEntry(raw))
     try:
-        # Structure by the tagged class directly (~40% faster than through the union); the
-        # envelope keys are ignored as extra keys, which saves copying the dict.
-        entry: Entry = CONVERTER.structure(raw, cls)
+        # The tagged class's own hook (faster than through the union or converter dispatch);
+        # the envelope keys are ignored as extra keys, which saves copying the dict.
+        entry: Entry = _STRUCTURE_HOOKS[tag](raw, cls)
     except (cattrs.BaseValidationError, ValueError, TypeError, KeyError) as exc:
         raise DecodeError(f"invalid {tag} entry: {exc}") from exc
     return Record(seq, float(ts), entry)
