@@ -450,9 +450,14 @@ def no_ui() -> ToolError:
     )
 
 
-def storage_failed(detail: str) -> ToolError:
+def _reason(detail: str) -> str:
+    """`` (detail)`` for a message, sanitised and bounded; empty for no detail."""
     text = sanitize_line(detail[: _DETAIL_MAX * 4]).strip()[:_DETAIL_MAX]
-    reason = f" ({text})" if text else ""
+    return f" ({text})" if text else ""
+
+
+def storage_failed(detail: str) -> ToolError:
+    reason = _reason(detail)
     return ToolError(
         ErrorCode.STORAGE_FAILED,
         f"Saving to the conversation journal failed{reason}, so the call had no effect and "
@@ -463,8 +468,7 @@ def storage_failed(detail: str) -> ToolError:
 
 def result_not_saved(detail: str) -> ToolError:
     """The wait ended but its tool result could not be journaled: answers come as feedback."""
-    text = sanitize_line(detail[: _DETAIL_MAX * 4]).strip()[:_DETAIL_MAX]
-    reason = f" ({text})" if text else ""
+    reason = _reason(detail)
     return ToolError(
         ErrorCode.STORAGE_FAILED,
         f"The wait ended, but its result could not be saved to the conversation journal"

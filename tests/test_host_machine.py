@@ -19,13 +19,13 @@ At teardown: after a crash and resume, draining delivers every saved unit exactl
 
 from __future__ import annotations
 
-import errno
 import shutil
 import tempfile
 from collections import Counter
 from pathlib import Path
 
 import hypothesis.strategies as st
+from helpers import Clock, FlakyOps
 from hypothesis import settings
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
@@ -33,36 +33,9 @@ from asks.contract import ResultEnvelope
 from asks.entries import FeedbackDelivered, ToolResult
 from asks.focus import ARRIVAL_GUARD, FocusTarget
 from asks.host import PanelCommand, QuestionHost, Wait
-from asks.journal import FileOps, Journal, StorageState, read_records
+from asks.journal import Journal, StorageState, read_records
 from asks.model import Outcome, QuestionRef
 from asks.projection import Projection
-
-
-class FlakyOps(FileOps):
-    """Real file operations, with write (and optionally truncate) failures on demand."""
-
-    def __init__(self) -> None:
-        self.fail_writes = 0
-        self.fail_truncate = False
-
-    def write(self, fd: int, data: bytes) -> int:
-        if self.fail_writes:
-            self.fail_writes -= 1
-            raise OSError(errno.ENOSPC, "No space left on device (injected)")
-        return super().write(fd, data)
-
-    def truncate(self, fd: int, length: int) -> None:
-        if self.fail_truncate:
-            raise OSError(errno.EIO, "I/O error (injected)")
-        super().truncate(fd, length)
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def question(i: int, kind: int) -> dict[str, object]:
