@@ -52,6 +52,7 @@ from asks.model import (
     question_id,
 )
 from asks.projection import CallState, Projection
+from asks.tabs import ReviewKey, TabKey, TabStrip
 
 ToolReply = ResultEnvelope | ToolError
 
@@ -76,16 +77,6 @@ class PanelMode(enum.StrEnum):
     EXPANDED = "expanded"
     PAUSED = "paused"
     COLLAPSED = "collapsed"
-
-
-@attrs.frozen
-class ReviewKey:
-    """The Review tab of a multi-question wait."""
-
-    call_id: str
-
-
-TabKey = QuestionRef | ReviewKey
 
 
 @attrs.define(eq=False)
@@ -172,10 +163,7 @@ class QuestionHost:
         self._waits: dict[str, Wait] = {}
         self._wait_of: dict[QuestionRef, Wait] = {}
         self._drafts: dict[QuestionRef, Draft] = {}
-        self._tabs: tuple[TabKey, ...] = ()
-        self._tab_index: dict[TabKey, int] = {}
-        self._tabs_dirty = True
-        self._selected: TabKey | None = None
+        self._strip = TabStrip()
         self._listeners: list[Callable[[], None]] = []
         self._close_dangling_calls()
         self._changed()
@@ -200,11 +188,11 @@ class QuestionHost:
 
     @property
     def tabs(self) -> tuple[TabKey, ...]:
-        return self._tabs
+        return self._strip.tabs
 
     @property
     def selected(self) -> TabKey | None:
-        return self._selected
+        return self._strip.selected
 
     def question(self, ref: QuestionRef) -> Question:
         return self.projection.question(ref)
@@ -312,11 +300,11 @@ class QuestionHost:
     # ====================================================================== UI side
     def key_route(self, now: float) -> Route:
         """Where a key read at ``now`` goes (the arrival guard, focus rule 7)."""
-        return self.focus.route(now, self._selected if self.focus.panel_focused else None)
+        return self.focus.route(now, self.selected if self.focus.panel_focused else None)
 
     def command_nowait(self, command: PanelCommand, tab: TabKey | None = None) -> None:
         """Apply a panel command to ``tab`` (default: the selected tab)."""
-        target = tab if tab is not None and tab in self._tab_index else self._selected
+        target = tab if tab is not None and tab in self._strip else self.selected
         self.notice = None
         handler = _COMMANDS[command]
         handler(self, target)
@@ -334,15 +322,15 @@ class QuestionHost:
 
     def enter_panel_nowait(self, question_id: str | None = None) -> str | None:
         """Open the panel with focus (``/asks``, focus toggle); returns a notice on refusal."""
-        if not self._tabs:
+        if not self.tabs:
             return self._say("No pending questions.")
         if self.focus.foreign_active:
             return self._say("Finish the open prompt first.")
         if question_id is not None:
             ref = self.projection.current.get(question_id)
-            if ref is None or ref not in self._tab_index:
+            if ref is None or ref not in self._strip:
                 return self._say(f"No pending question with id {question_id}.")
-            self._selected = ref
+            self._strip.selected = ref
         if not self.focus.enter_panel():
             return self._say("Finish the open prompt first.")
         self.mode = PanelMode.EXPANDED
@@ -472,7 +460,7 @@ class QuestionHost:
     # ====================================================================== waits
     def _open_wait(self, call_id: str, refs: tuple[QuestionRef, ...]) -> Wait:
         wait = Wait(call_id, refs)
-        self._tabs_dirty = True
+        self._strip.dirty = True
         resolved = [r for r in refs if r not in self.projection.pending]
         if len(resolved) == len(refs):
             self._waits[call_id] = wait
@@ -509,7 +497,7 @@ class QuestionHost:
             ToolResult(wait.call_id, envelope.outcome, envelope.text, envelope.details, delivered)
         )
         self._waits.pop(wait.call_id, None)
-        self._tabs_dirty = True
+        self._strip.dirty = True
         for ref in wait.refs:
             if self._wait_of.get(ref) is wait:
                 del self._wait_of[ref]
@@ -549,13 +537,13 @@ class QuestionHost:
         if claim is None:
             return
         self._recompute_tabs()
-        remaining = [t for t in self._tabs if isinstance(t, QuestionRef)]
-        prior = claim.prior_tab if claim.prior_tab in self._tab_index else None
+        remaining = self._strip.questions()
+        prior = claim.prior_tab if claim.prior_tab in self._strip else None
         prior = prior if isinstance(prior, QuestionRef) else None
         if outcome in (Outcome.ANSWERED, Outcome.PARTIAL) and remaining:
-            self._selected = prior or remaining[0]
+            self._strip.selected = prior or remaining[0]
         elif prior is not None:
-            self._selected = prior
+            self._strip.selected = prior
         elif self.focus.panel_focused:
             self.focus.leave_panel()
         else:  # a foreign prompt sits on top of the panel: it will return to the origin
@@ -583,7 +571,7 @@ class QuestionHost:
             self._say(f"Not saved: {exc}")
             return None
         self.projection.apply(record)
-        self._tabs_dirty = True
+        self._strip.dirty = True
         return record
 
     def _save(self, resolutions: Sequence[Resolution]) -> bool:
@@ -707,66 +695,26 @@ class QuestionHost:
         return None if tab is None else self._wait_of.get(tab)
 
     def _select_relative(self, tab: TabKey | None, step: int) -> None:
-        if not self._tabs:
-            return
-        index = self._tab_index.get(tab, 0) if tab is not None else 0
-        self._selected = self._tabs[(index + step) % len(self._tabs)]
+        self._strip.step(tab, step)
 
     def _select_required(self, step: int) -> None:
         """Select a required tab: the first (step 0) or the next one after the selection."""
-        required = [t for t in self._tabs if self.is_required(t)]
-        if not required:
-            return
-        if step and self._selected in required:
-            index = required.index(self._selected)
-            self._selected = required[(index + step) % len(required)]
-        else:
-            self._selected = required[0]
+        self._strip.select_matching(self.is_required, step)
 
     def _select_next_unstaged(self, wait: Wait) -> None:
         for ref in wait.refs:
             if ref in self.projection.pending and self.draft(ref).staged is None:
-                self._selected = ref
+                self._strip.selected = ref
                 return
-        self._selected = ReviewKey(wait.call_id)
+        self._strip.selected = ReviewKey(wait.call_id)
 
     def _recompute_tabs(self) -> None:
-        """Tabs = pending questions in arrival order, each multi-question wait's Review tab
-        after its last question. Rebuilt only when the projection or the waits changed."""
-        if not self._tabs_dirty:
-            return
-        self._tabs_dirty = False
-        tabs: list[TabKey] = list(self.projection.pending)
-        staged = [wait for wait in self._waits.values() if wait.staged]
-        if staged:
-            position = {ref: i for i, ref in enumerate(tabs)}
-            reviews = [
-                (max((position[r] for r in w.refs if r in position), default=-1), w.call_id)
-                for w in staged
-            ]
-            for last, call_id in sorted(reviews, reverse=True):
-                tabs.insert(last + 1, ReviewKey(call_id))
-        old, old_index = self._tabs, self._tab_index
-        self._tabs = tuple(tabs)
-        self._tab_index = {tab: i for i, tab in enumerate(self._tabs)}
-        if self._selected is None or self._selected not in self._tab_index:
-            self._reselect(old, old_index)
-
-    def _reselect(self, old: tuple[TabKey, ...], old_index: dict[TabKey, int]) -> None:
-        """The selected tab went away: take the nearest surviving one after it, else before."""
-        if not self._tabs:
-            self._selected = None
-            return
-        index = old_index.get(self._selected, 0) if self._selected is not None else 0
-        for candidate in old[index:] + old[:index][::-1]:
-            if candidate in self._tab_index:
-                self._selected = candidate
-                return
-        self._selected = self._tabs[0]
+        staged = [(w.call_id, w.refs) for w in self._waits.values() if w.staged]
+        self._strip.rebuild(self.projection.pending, staged)
 
     # ====================================================================== plumbing
     def _edit_draft(self, edit: Callable[[Draft], Draft]) -> None:
-        tab = self._selected
+        tab = self.selected
         if isinstance(tab, QuestionRef):
             self._drafts[tab] = edit(self.draft(tab))
             self._notify()
@@ -779,7 +727,7 @@ class QuestionHost:
     def _changed(self) -> None:
         """Re-derive tabs and focus consistency after any change, then notify listeners."""
         self._recompute_tabs()
-        if self.focus.panel_focused and not self._tabs:
+        if self.focus.panel_focused and not self.tabs:
             self.focus.leave_panel()
         if self._waits and self.focus.claim is None:
             self._claim()
@@ -787,7 +735,7 @@ class QuestionHost:
 
     def _claim(self) -> None:
         """Rule 3: claim focus for live waits now, or wait behind a foreign prompt."""
-        self.focus.request_claim(self._clock(), self._selected)
+        self.focus.request_claim(self._clock(), self.selected)
         if self.focus.claim is not None:
             self.mode = PanelMode.EXPANDED
             self._select_required(step=0)

@@ -1,0 +1,95 @@
+"""The tab strip: which tabs the panel has, in what order, and which one is selected.
+
+Tabs are the pending questions in arrival order; a multi-question wait adds its Review tab
+right after its last pending question. The strip is rebuilt only when marked dirty (the
+projection or the set of waits changed), and keeps an index so that lookups and relative moves
+cost the same with 1 or 100 tabs. When the selected tab goes away, the nearest surviving tab
+after it (else before it) is selected: a resolution never throws the person to the far end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+
+import attrs
+
+from asks.model import QuestionRef
+
+
+@attrs.frozen
+class ReviewKey:
+    """The Review tab of a multi-question wait."""
+
+    call_id: str
+
+
+TabKey = QuestionRef | ReviewKey
+
+
+@attrs.define(eq=False)
+class TabStrip:
+    """Ordered tabs with an index and a selection (see module docstring)."""
+
+    tabs: tuple[TabKey, ...] = ()
+    selected: TabKey | None = None
+    dirty: bool = True
+    _index: dict[TabKey, int] = attrs.Factory(dict)
+
+    def __contains__(self, tab: object) -> bool:
+        return tab in self._index
+
+    def rebuild(
+        self,
+        pending: Iterable[QuestionRef],
+        staged_waits: Sequence[tuple[str, Sequence[QuestionRef]]],
+    ) -> None:
+        """Rebuild from pending refs and ``(call_id, refs)`` of multi-question waits, if dirty."""
+        if not self.dirty:
+            return
+        self.dirty = False
+        tabs: list[TabKey] = list(pending)
+        if staged_waits:
+            position = {ref: i for i, ref in enumerate(tabs)}
+            reviews = [
+                (max((position[r] for r in refs if r in position), default=-1), call_id)
+                for call_id, refs in staged_waits
+            ]
+            for last, call_id in sorted(reviews, reverse=True):
+                tabs.insert(last + 1, ReviewKey(call_id))
+        old, old_index = self.tabs, self._index
+        self.tabs = tuple(tabs)
+        self._index = {tab: i for i, tab in enumerate(self.tabs)}
+        if self.selected is None or self.selected not in self._index:
+            self._reselect(old, old_index)
+
+    def _reselect(self, old: tuple[TabKey, ...], old_index: dict[TabKey, int]) -> None:
+        if not self.tabs:
+            self.selected = None
+            return
+        index = old_index.get(self.selected, 0) if self.selected is not None else 0
+        for candidate in old[index:] + old[:index][::-1]:
+            if candidate in self._index:
+                self.selected = candidate
+                return
+        self.selected = self.tabs[0]
+
+    def step(self, tab: TabKey | None, delta: int) -> None:
+        """Select the tab ``delta`` places from ``tab`` (wrapping)."""
+        if self.tabs:
+            index = self._index.get(tab, 0) if tab is not None else 0
+            self.selected = self.tabs[(index + delta) % len(self.tabs)]
+
+    def select_matching(self, keep: Callable[[TabKey], bool], delta: int) -> None:
+        """Select among the tabs ``keep`` accepts: the first (delta 0), or ``delta`` places on
+        from the current selection (wrapping)."""
+        chosen = [t for t in self.tabs if keep(t)]
+        if not chosen:
+            return
+        if delta and self.selected in chosen:
+            index = chosen.index(self.selected)
+            self.selected = chosen[(index + delta) % len(chosen)]
+        else:
+            self.selected = chosen[0]
+
+    def questions(self) -> list[QuestionRef]:
+        return [t for t in self.tabs if isinstance(t, QuestionRef)]
