@@ -30,6 +30,7 @@ from asks.contract import NewQuestions, ResultEnvelope, ToolError
 from asks.delivery import DeliveryMode, Feedback, Outbox
 from asks.drafts import Draft, answer_at_cursor, custom_row, move, toggle
 from asks.entries import (
+    ChatMessage,
     Entry,
     FeedbackDelivered,
     GroupAsked,
@@ -268,6 +269,10 @@ class QuestionHost:
         """No UI any more: live waits end ``interrupted``; later calls get ``no_ui``."""
         self.ui_attached = False
         self.interrupt_nowait("the question panel was detached")
+
+    def record_message_nowait(self, message: ChatMessage) -> bool:
+        """Journal a conversation message of the agent loop; False if it was not saved."""
+        return self._append(message) is not None
 
     # -- delivery ----------------------------------------------------------------------------
     def turn_started_nowait(self) -> None:

@@ -1,0 +1,316 @@
+"""The agent loop: turns that stream model output, run tools, steer and wake (DESIGN §7).
+
+A **turn** starts from a user message, from feedback waking an idle agent, or (for a model that
+asks for it) from the start of a new session. It repeats: drain saved feedback into the context
+(*steer*) → call the model, streaming text into the transcript → run the tool calls in order
+→ until the model answers without tool calls.
+
+Invariants:
+
+* Feedback is drained before **every** model call of a turn, never in the middle of one.
+* Every tool call in the context gets exactly one tool result, also when the turn is
+  interrupted (Ctrl+C): unanswered calls get an ``interrupted`` result and live waits end as
+  ``interrupted`` (questions stay pending).
+* A failing model or tool never ends the loop: the error goes to the transcript, the turn ends,
+  the REPL stays usable.
+* Conversation messages are journaled (``chat_message``); ``ask_user_question`` results and
+  feedback are journaled by the host (``tool_result``/``feedback_delivered``), so
+  :func:`context_from_journal` rebuilds exactly what the model saw.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any, Protocol
+
+import attrs
+import trio
+
+from asks import contract
+from asks.entries import ChatMessage, FeedbackDelivered, Record, ToolResult
+from asks.host import QuestionHost
+from asks.transcript import EntryKind, Transcript
+
+FEEDBACK_ROLE = "user"
+
+
+@attrs.frozen
+class ToolCall:
+    """A tool call as the model made it (arguments are the raw JSON string)."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@attrs.frozen
+class Message:
+    """One context message in chat-completions shape."""
+
+    role: str  # system | user | assistant | tool
+    content: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
+
+
+@attrs.frozen
+class TextDelta:
+    text: str
+
+
+ModelEvent = TextDelta | ToolCall
+
+
+class Model(Protocol):
+    """Streams one reply for a context: text deltas and complete tool calls."""
+
+    name: str
+    opens_sessions: bool  # wants a first turn when a new session starts
+
+    def stream(
+        self, messages: Sequence[Message], tools: Sequence[dict[str, Any]]
+    ) -> AsyncIterator[ModelEvent]: ...
+
+
+class ToolContext(Protocol):
+    """What a tool may use while it runs."""
+
+    host: QuestionHost
+    transcript: Transcript
+
+    async def confirm(self, text: str) -> bool: ...
+
+
+class Tool(Protocol):
+    name: str
+
+    def schema(self) -> dict[str, Any]: ...
+
+    async def run(self, call: ToolCall, context: ToolContext) -> str: ...
+
+
+class AgentState(enum.StrEnum):
+    IDLE = "idle"
+    WORKING = "working"
+
+
+def context_from_journal(records: Sequence[Record]) -> list[Message]:
+    """Rebuild the model context from the conversation records of a journal."""
+    messages: list[Message] = []
+    for record in records:
+        entry = record.entry
+        if isinstance(entry, ChatMessage):
+            messages.append(_message_from_chat(entry))
+        elif isinstance(entry, ToolResult):
+            messages.append(Message("tool", entry.text, tool_call_id=entry.call_id))
+        elif isinstance(entry, FeedbackDelivered):
+            messages.append(Message(FEEDBACK_ROLE, entry.text))
+    return messages
+
+
+def _message_from_chat(entry: ChatMessage) -> Message:
+    calls = tuple(
+        ToolCall(str(c.get("id", "")), str(c.get("name", "")), str(c.get("arguments", "")))
+        for c in entry.tool_calls
+        if "name" in c
+    )
+    call_id = next((str(c["tool_call_id"]) for c in entry.tool_calls if "tool_call_id" in c), None)
+    return Message(entry.role, entry.content, calls, call_id)
+
+
+@attrs.define(eq=False)
+class Agent:
+    """Runs turns for one session (see module docstring)."""
+
+    host: QuestionHost
+    model: Model
+    tools: Sequence[Tool]
+    transcript: Transcript
+    confirm: Callable[[str], Any]  # async (text) -> bool: the foreign-prompt broker
+    messages: list[Message] = attrs.Factory(list)
+    state: AgentState = AgentState.IDLE
+    _inbox_send: trio.MemorySendChannel[str] = attrs.field(init=False)
+    _inbox: trio.MemoryReceiveChannel[str] = attrs.field(init=False)
+    _turn_scope: trio.CancelScope | None = None
+    _listeners: list[Callable[[], None]] = attrs.Factory(list)
+
+    def __attrs_post_init__(self) -> None:
+        self._inbox_send, self._inbox = trio.open_memory_channel[str](math.inf)
+
+    # -- the UI side ---------------------------------------------------------------------
+    def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener)
+
+    def send_nowait(self, text: str) -> None:
+        """The person sent a chat message; it starts (or queues for) the next turn."""
+        self._inbox_send.send_nowait(text)
+
+    def interrupt_nowait(self) -> bool:
+        """Ctrl+C: cancel the running turn. Returns False when there was none."""
+        if self._turn_scope is None:
+            return False
+        self._turn_scope.cancel()
+        return True
+
+    # -- the loop --------------------------------------------------------------------------
+    async def run(self, *, opening_turn: bool = False) -> None:
+        """Serve forever: user messages and feedback wakes, one turn at a time."""
+        if opening_turn and self.model.opens_sessions:
+            await self._turn(None)
+        while True:
+            text = await self._next_trigger()
+            await self._turn(text)
+
+    async def _next_trigger(self) -> str | None:
+        """The next user message, or ``None`` when saved feedback wakes the agent."""
+        try:
+            return self._inbox.receive_nowait()
+        except trio.WouldBlock:
+            pass
+        result: list[str | None] = []
+        async with trio.open_nursery() as nursery:
+
+            async def user() -> None:
+                result.append(await self._inbox.receive())
+                nursery.cancel_scope.cancel()
+
+            async def feedback() -> None:
+                await self.host.wait_for_feedback()
+                result.append(None)
+                nursery.cancel_scope.cancel()
+
+            nursery.start_soon(user)
+            nursery.start_soon(feedback)
+        return result[0]
+
+    async def _turn(self, user_text: str | None) -> None:
+        self._set_state(AgentState.WORKING)
+        self.host.turn_started_nowait()
+        if user_text is not None:
+            self._append(Message("user", user_text))
+            self.transcript.add(EntryKind.USER, user_text)
+        try:
+            with trio.CancelScope() as scope:
+                self._turn_scope = scope
+                await self._steps()
+            if scope.cancelled_caught:
+                self._interrupted()
+        except Exception as exc:
+            self.transcript.add(EntryKind.ERROR, f"{type(exc).__name__}: {exc}", "agent error")
+            self._close_open_calls("the turn failed")
+        finally:
+            self._turn_scope = None
+            self.host.turn_ended_nowait()
+            self._set_state(AgentState.IDLE)
+
+    async def _steps(self) -> None:
+        while True:
+            self._steer()
+            calls = await self._model_call()
+            if not calls:
+                return
+            for call in calls:
+                await self._run_tool(call)
+
+    def _steer(self) -> None:
+        feedback = self.host.take_feedback_nowait()
+        if feedback is not None:
+            self.messages.append(Message(FEEDBACK_ROLE, feedback.text))  # journaled as receipt
+            self.transcript.add(EntryKind.FEEDBACK, feedback.text, feedback.mode.value)
+
+    async def _model_call(self) -> tuple[ToolCall, ...]:
+        entry = self.transcript.add(EntryKind.AGENT, "", self.model.name, done=False)
+        calls: list[ToolCall] = []
+        try:
+            stream = self.model.stream(list(self.messages), [t.schema() for t in self.tools])
+            async for event in stream:
+                if isinstance(event, TextDelta):
+                    self.transcript.stream(entry, event.text)
+                else:
+                    calls.append(event)
+        finally:
+            self.transcript.finish(entry)
+            self._append(Message("assistant", entry.text, tuple(calls)))
+        return tuple(calls)
+
+    async def _run_tool(self, call: ToolCall) -> None:
+        tool = next((t for t in self.tools if t.name == call.name), None)
+        if call.name == contract.TOOL_NAME:
+            await self._ask(call)
+            return
+        self.transcript.add(EntryKind.TOOL, _call_summary(call), call.name)
+        if tool is None:
+            text = f"Error [unknown_tool]: there is no tool named {call.name!r}."
+        else:
+            text = await tool.run(call, self)
+        self._append(Message("tool", text, tool_call_id=call.id))
+
+    async def _ask(self, call: ToolCall) -> None:
+        arguments = contract.parse_arguments(call.arguments)
+        if isinstance(arguments, contract.ToolError):
+            reply: contract.ToolError | contract.ResultEnvelope = arguments
+        else:
+            self.transcript.add(EntryKind.QUESTION, _questions_summary(arguments), call.id)
+            reply = await self.host.ask(call.id, arguments)
+        if isinstance(reply, contract.ToolError):
+            self._append(Message("tool", reply.text, tool_call_id=call.id))
+            self.transcript.add(EntryKind.ERROR, reply.text, "ask_user_question")
+            return
+        # The host journaled this result (tool_result line): only the context needs it.
+        self.messages.append(Message("tool", reply.text, tool_call_id=call.id))
+        self.transcript.add(EntryKind.RESULT, reply.text, reply.outcome.value)
+
+    # -- interruption ----------------------------------------------------------------------
+    def _interrupted(self) -> None:
+        self.host.interrupt_nowait("the person interrupted the turn (Ctrl+C)")
+        self._close_open_calls("interrupted by the person (Ctrl+C)")
+        self.transcript.add(EntryKind.NOTICE, "Interrupted. Pending questions stay open.")
+
+    def _close_open_calls(self, reason: str) -> None:
+        """Give every tool call of the last assistant message a result if it has none."""
+        answered = {m.tool_call_id for m in self.messages if m.role == "tool"}
+        last = next((m for m in reversed(self.messages) if m.role == "assistant"), None)
+        for call in () if last is None else last.tool_calls:
+            if call.id in answered:
+                continue
+            state = self.host.projection.calls.get(call.id)
+            if state is not None and state.result is not None:  # journaled by the host
+                self.messages.append(Message("tool", state.result.text, tool_call_id=call.id))
+            else:
+                text = f"Error [interrupted]: {reason}."
+                self._append(Message("tool", text, tool_call_id=call.id))
+
+    # -- plumbing --------------------------------------------------------------------------
+    def _append(self, message: Message) -> None:
+        """Add to the context and journal it as a chat message."""
+        self.messages.append(message)
+        calls: tuple[dict[str, Any], ...] = tuple(
+            {"id": c.id, "name": c.name, "arguments": c.arguments} for c in message.tool_calls
+        )
+        if message.tool_call_id is not None:
+            calls += ({"tool_call_id": message.tool_call_id},)
+        self.host.record_message_nowait(ChatMessage(message.role, message.content, calls))
+
+    def _set_state(self, state: AgentState) -> None:
+        self.state = state
+        for listener in list(self._listeners):
+            listener()
+
+
+def _call_summary(call: ToolCall) -> str:
+    args = call.arguments if len(call.arguments) <= 120 else call.arguments[:117] + "…"
+    return f"{call.name}({args})"
+
+
+def _questions_summary(arguments: object) -> str:
+    if not isinstance(arguments, dict):
+        return ""
+    questions = arguments.get("questions")
+    if not isinstance(questions, list):
+        return ""
+    texts = [str(q.get("question") or q.get("questionId") or "") for q in questions
+             if isinstance(q, dict)]
+    return "\n".join(texts)

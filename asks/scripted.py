@@ -1,0 +1,260 @@
+"""The scripted model: a deterministic, offline :class:`~asks.agent.Model` driven by a TOML script.
+
+Script format (documented with a commented example in ``demos/script-example.toml``)::
+
+    name = "demo"                  # optional
+    [[step]]
+    on = "message"                 # start | message | feedback
+    match = "deploy|ship"          # optional regex (case-insensitive) on the user / feedback text
+    [[step.reply]]                 # one reply per model call, in order
+    say = "Deploying. You said: {user}"
+    [[step.reply.call]]            # tool calls of this reply, run in order
+    tool = "ask_user_question"
+    args = { blocking = false, questions = [ ... ] }
+
+How it reacts (it only sees the context, like a real model):
+
+* a new user message starts the first ``message`` step that matches it (its replies replace
+  whatever was queued); no match → a short "nothing scripted" reply;
+* feedback steered into the context (a message starting with ``[asks feedback]``): when the
+  agent was woken by it, the first matching ``feedback`` step is the turn; mid-turn, that step's
+  words and calls are put in front of the next queued reply, so the agent acknowledges the
+  feedback at its next step and goes on with what it was doing;
+* the first call of a new session with no user message starts the ``start`` step;
+* a reply's ``say`` may quote what really happened: ``{user}`` (last user message),
+  ``{answers}`` (the answers in the newest tool result or feedback, comma-separated),
+  ``{result}`` (the newest tool result text), ``{feedback}`` (the newest feedback text).
+
+Tool call ids are ``s<context length>-<n>``: unique in a session, also across resume.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from collections import deque
+from collections.abc import AsyncIterator, Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import attrs
+import trio
+
+from asks import contract
+from asks.agent import Message, ModelEvent, TextDelta, ToolCall
+
+TRIGGERS = ("start", "message", "feedback")
+WORD_DELAY = 0.015
+_RESULT_ANSWER = re.compile(r'"[^"\n]*"="([^"\n]*)"')
+_FEEDBACK_ANSWER = re.compile(r': answer "([^"\n]*)"\.')
+
+
+class ScriptError(ValueError):
+    """A script file that cannot be used; the message names the file and the place."""
+
+
+@attrs.frozen
+class ScriptCall:
+    tool: str
+    args: dict[str, Any]
+
+
+@attrs.frozen
+class Reply:
+    say: str = ""
+    calls: tuple[ScriptCall, ...] = ()
+    delay: float = WORD_DELAY
+
+
+@attrs.frozen
+class Step:
+    on: str
+    match: re.Pattern[str] | None
+    replies: tuple[Reply, ...]
+
+    def matches(self, trigger: str, text: str) -> bool:
+        return self.on == trigger and (self.match is None or bool(self.match.search(text)))
+
+
+@attrs.frozen
+class Script:
+    name: str
+    steps: tuple[Step, ...]
+
+    def first(self, trigger: str, text: str = "") -> Step | None:
+        return next((s for s in self.steps if s.matches(trigger, text)), None)
+
+
+# ---------------------------------------------------------------------------- loading
+def load_script(path: Path) -> Script:
+    """Read and validate a script file; raises :class:`ScriptError` with a one-line reason."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScriptError(f"{path}: cannot read script: {exc}") from exc
+    return parse_script(text, str(path))
+
+
+def builtin_tour() -> Script:
+    """The embedded default: the tour shown by ``asks`` with no flags."""
+    text = resources.files("asks").joinpath("tour.toml").read_text(encoding="utf-8")
+    return parse_script(text, "<built-in tour>")
+
+
+def parse_script(text: str, origin: str) -> Script:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ScriptError(f"{origin}: not valid TOML: {exc}") from exc
+    steps = data.get("step")
+    if not isinstance(steps, list) or not steps:
+        raise ScriptError(f"{origin}: a script needs at least one [[step]]")
+    name = data.get("name", Path(origin).stem)
+    return Script(str(name), tuple(_step(s, f"{origin}: step {i}") for i, s in
+                                   enumerate(steps, 1)))
+
+
+def _step(raw: object, where: str) -> Step:
+    if not isinstance(raw, dict):
+        raise ScriptError(f"{where}: must be a table")
+    on = raw.get("on")
+    if on not in TRIGGERS:
+        raise ScriptError(f"{where}: 'on' must be one of {', '.join(TRIGGERS)}")
+    pattern = raw.get("match")
+    try:
+        match = re.compile(pattern, re.IGNORECASE) if pattern is not None else None
+    except (re.error, TypeError) as exc:
+        raise ScriptError(f"{where}: 'match' is not a valid regex: {exc}") from exc
+    replies = raw.get("reply")
+    if not isinstance(replies, list) or not replies:
+        raise ScriptError(f"{where}: needs at least one [[step.reply]]")
+    return Step(str(on), match, tuple(_reply(r, f"{where}, reply {j}")
+                                      for j, r in enumerate(replies, 1)))
+
+
+def _reply(raw: object, where: str) -> Reply:
+    if not isinstance(raw, dict):
+        raise ScriptError(f"{where}: must be a table")
+    say = raw.get("say", "")
+    delay = raw.get("delay", WORD_DELAY)
+    calls = raw.get("call", [])
+    if not isinstance(say, str) or not isinstance(delay, int | float) or delay < 0:
+        raise ScriptError(f"{where}: 'say' must be text and 'delay' a number ≥ 0")
+    if not isinstance(calls, list):
+        raise ScriptError(f"{where}: 'call' must be an array of tables")
+    try:
+        say.format_map(_Quotes(()))
+    except (ValueError, IndexError, AttributeError) as exc:
+        message = f"{where}: bad placeholder in 'say' ({exc}); write {{{{ }}}} for braces"
+        raise ScriptError(message) from exc
+    parsed = []
+    for k, call in enumerate(calls, 1):
+        if not isinstance(call, dict) or not isinstance(call.get("tool"), str):
+            raise ScriptError(f"{where}, call {k}: needs tool = \"name\"")
+        args = call.get("args", {})
+        if not isinstance(args, dict):
+            raise ScriptError(f"{where}, call {k}: 'args' must be a table")
+        parsed.append(ScriptCall(call["tool"], args))
+    return Reply(say, tuple(parsed), float(delay))
+
+
+# ---------------------------------------------------------------------------- the model
+@attrs.define(eq=False)
+class ScriptedModel:
+    """Plays a :class:`Script` against the real context (see module docstring)."""
+
+    script: Script
+    name: str = "scripted"
+    opens_sessions: bool = True
+    seen: int = 0  # context messages already read (set to the restored length on resume)
+    _queue: deque[Reply] = attrs.Factory(deque)
+
+    async def stream(
+        self, messages: Sequence[Message], tools: Sequence[dict[str, Any]]
+    ) -> AsyncIterator[ModelEvent]:
+        self._read(messages)
+        reply = self._queue.popleft() if self._queue else self._fallback(messages)
+        for word in _words(reply.say.format_map(_Quotes(messages))):
+            yield TextDelta(word)
+            if reply.delay:
+                await trio.sleep(reply.delay)
+        for n, call in enumerate(reply.calls):
+            yield ToolCall(f"s{len(messages)}-{n}", call.tool, _json(call.args))
+
+    def _read(self, messages: Sequence[Message]) -> None:
+        """React to the messages added since the last call (see module docstring)."""
+        if not messages:
+            self._start(self.script.first("start"))
+        new, self.seen = messages[self.seen :], len(messages)
+        for message in new:
+            if message.role != "user":
+                continue
+            if message.content.startswith(contract.FEEDBACK_PREFIX):
+                self._react_to_feedback(self.script.first("feedback", message.content))
+            else:
+                self._start(self.script.first("message", message.content))
+
+    def _react_to_feedback(self, step: Step | None) -> None:
+        """Idle (woken): the feedback step is the turn. Mid-turn: its words and calls go in
+        front of the next queued reply, so the turn goes on instead of ending early."""
+        if step is None:
+            return
+        if not self._queue:
+            self._queue.extend(step.replies)
+            return
+        head = self._queue.popleft()
+        says = [r.say for r in step.replies if r.say] + [head.say]
+        calls = tuple(c for r in step.replies for c in r.calls) + head.calls
+        self._queue.appendleft(Reply("\n\n".join(says), calls, head.delay))
+
+    def _start(self, step: Step | None) -> None:
+        self._queue.clear()
+        if step is not None:
+            self._queue.extend(step.replies)
+
+    def _fallback(self, messages: Sequence[Message]) -> Reply:
+        last = messages[-1] if messages else None
+        if last is not None and last.role == "user" and not last.content.startswith(
+            contract.FEEDBACK_PREFIX
+        ):
+            return Reply("(The scripted agent has nothing scripted for that message.)", delay=0)
+        return Reply("", delay=0)
+
+
+class _Quotes(dict[str, str]):
+    """Placeholder values for ``say``, computed from the context on demand."""
+
+    def __init__(self, messages: Sequence[Message]) -> None:
+        super().__init__()
+        self.messages = messages
+
+    def __missing__(self, key: str) -> str:
+        if key == "user":
+            return _last(self.messages, lambda m: m.role == "user" and not _is_feedback(m))
+        if key == "result":
+            return _last(self.messages, lambda m: m.role == "tool")
+        if key == "feedback":
+            return _last(self.messages, _is_feedback)
+        if key == "answers":
+            text = _last(self.messages, lambda m: m.role == "tool" or _is_feedback(m))
+            found = _RESULT_ANSWER.findall(text) + _FEEDBACK_ANSWER.findall(text)
+            return ", ".join(found) if found else "(no answers)"
+        return "{" + key + "}"
+
+
+def _is_feedback(message: Message) -> bool:
+    return message.role == "user" and message.content.startswith(contract.FEEDBACK_PREFIX)
+
+
+def _last(messages: Sequence[Message], keep: Any) -> str:
+    return next((m.content for m in reversed(messages) if keep(m)), "")
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"\S+\s*|\s+", text)
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False)
