@@ -162,6 +162,8 @@ class Agent:
             await self._turn(None)
         while True:
             text = await self._next_trigger()
+            if text is None:
+                self._steer()  # while still idle: the host marks this delivery a *wake*
             await self._turn(text)
 
     async def _next_trigger(self) -> str | None:

@@ -1,0 +1,297 @@
+"""The config file: read-only, optional, and never fatal (DESIGN §8).
+
+Where it is: ``--config FILE`` when given, else ``$XDG_CONFIG_HOME/asks/config.toml`` when
+``XDG_CONFIG_HOME`` is set to an absolute path, else ``~/.config/asks/config.toml`` (``~`` is
+``$HOME`` of the given environment). It is computed here rather than by platformdirs, which
+reads the process environment and accepts a relative ``XDG_CONFIG_HOME``.
+
+What it holds (TOML)::
+
+    [keys]
+    focus_toggle_key = "shift tab"    # enter the question panel from chat
+    collapse_key = "ctrl ]"           # or "off"
+
+    [guidance]                        # the text that teaches the model the tool
+    description = "…"
+    prompt_snippet = "…"
+    prompt_guidelines = "…"
+
+    [model]                           # an OpenAI-compatible server
+    name = "gpt-4o-mini"
+    base_url = "http://127.0.0.1:11434/v1"
+    api_key_env = "OPENAI_API_KEY"    # the *name* of the variable holding the key
+    timeout = 60                      # seconds, a positive number
+
+Semantics of :func:`load_config`:
+
+* A missing default file is the normal case: defaults, no warning. A missing ``--config`` file,
+  an unreadable file or a malformed one gives one warning and all defaults.
+* Every unknown table, unknown key, table that is not a table, and value of the wrong type gives
+  one warning naming the file and the key; that key keeps its default, the rest is used.
+* It never raises for bad config; warnings are returned for the caller to print.
+
+Key specs are only type-checked here: :func:`with_key_fallbacks` runs the caller's key parser
+(the widget layer owns key syntax), replacing each invalid spec by its default with one warning.
+This module imports no urwid and no widgets.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tomllib
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Final, TypeVar
+
+import attrs
+
+from asks.contract import DEFAULT_GUIDANCE, Guidance
+from asks.sanitize import sanitize_line
+
+DEFAULT_FOCUS_TOGGLE_KEY: Final = "shift tab"
+DEFAULT_COLLAPSE_KEY: Final = "ctrl ]"
+KEY_OFF: Final = "off"  # collapse_key value that disables collapsing (not passed to the parser)
+DEFAULT_API_KEY_ENV: Final = "OPENAI_API_KEY"
+DEFAULT_TIMEOUT: Final = 60.0
+_SHORT_DEFAULT: Final = 40  # longer default values are not quoted in warnings
+
+S = TypeVar("S")
+
+
+@attrs.frozen
+class KeysConfig:
+    """Key specs as written (validated by :func:`with_key_fallbacks`)."""
+
+    focus_toggle_key: str = DEFAULT_FOCUS_TOGGLE_KEY
+    collapse_key: str = DEFAULT_COLLAPSE_KEY
+
+
+@attrs.frozen
+class ModelConfig:
+    """An OpenAI-compatible model; ``None`` means "not configured" (flags may still set it)."""
+
+    name: str | None = None
+    base_url: str | None = None
+    api_key_env: str = DEFAULT_API_KEY_ENV
+    timeout: float = DEFAULT_TIMEOUT
+
+
+@attrs.frozen
+class Config:
+    """The whole configuration. ``path`` is the file that was consulted (it may not exist)."""
+
+    path: Path | None = None
+    keys: KeysConfig = KeysConfig()
+    guidance: Guidance = DEFAULT_GUIDANCE
+    model: ModelConfig = ModelConfig()
+
+
+# -- the schema, as data ---------------------------------------------------------------------
+
+
+@attrs.frozen
+class _Rule:
+    """One TOML key: the attribute it sets, what a valid value is, and how to convert it."""
+
+    attribute: str
+    expected: str  # "a string", for the warning
+    accepts: Callable[[object], bool]
+    convert: Callable[[Any], object] = lambda value: value
+
+
+def _is_string(value: object) -> bool:
+    return isinstance(value, str)
+
+
+def _is_name(value: object) -> bool:
+    return isinstance(value, str) and bool(value.strip())
+
+
+def _is_positive_number(value: object) -> bool:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return math.isfinite(value) and value > 0
+
+
+_STRING = "a string"
+_NAME = "a non-empty string"
+
+_TABLES: Final[Mapping[str, Mapping[str, _Rule]]] = MappingProxyType(
+    {
+        "keys": MappingProxyType(
+            {
+                "focus_toggle_key": _Rule("focus_toggle_key", _STRING, _is_string),
+                "collapse_key": _Rule("collapse_key", _STRING, _is_string),
+            }
+        ),
+        "guidance": MappingProxyType(
+            {
+                "description": _Rule("description", _STRING, _is_string),
+                "prompt_snippet": _Rule("prompt_snippet", _STRING, _is_string),
+                "prompt_guidelines": _Rule("guidelines", _STRING, _is_string),
+            }
+        ),
+        "model": MappingProxyType(
+            {
+                "name": _Rule("name", _NAME, _is_name),
+                "base_url": _Rule("base_url", _NAME, _is_name),
+                "api_key_env": _Rule("api_key_env", _NAME, _is_name),
+                "timeout": _Rule("timeout", "a positive number", _is_positive_number, float),
+            }
+        ),
+    }
+)
+
+
+# -- where the file is -----------------------------------------------------------------------
+
+
+def default_config_path(env: Mapping[str, str] = os.environ) -> Path:
+    """``$XDG_CONFIG_HOME/asks/config.toml`` if that is absolute, else under ``~/.config``."""
+    xdg = env.get("XDG_CONFIG_HOME", "")
+    if xdg and Path(xdg).is_absolute():
+        return Path(xdg) / "asks" / "config.toml"
+    home = env.get("HOME", "")
+    base = Path(home) if home else Path.home()
+    return base / ".config" / "asks" / "config.toml"
+
+
+# -- loading ---------------------------------------------------------------------------------
+
+
+def load_config(
+    path_override: Path | None = None, env: Mapping[str, str] = os.environ
+) -> tuple[Config, list[str]]:
+    """Read the config file; return the config and one warning per problem (see module doc)."""
+    path = path_override if path_override is not None else default_config_path(env)
+    defaults = Config(path=path)
+    document, warning = _read(path, explicit=path_override is not None)
+    if document is None:
+        return defaults, [] if warning is None else [warning]
+    return _build(path, document)
+
+
+def _read(path: Path, *, explicit: bool) -> tuple[dict[str, Any] | None, str | None]:
+    """The parsed document, or ``None`` with the warning to give (``None``: stay silent)."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None, _warn(path, "no such file; using the defaults") if explicit else None
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        return None, _warn(path, f"cannot be read ({reason}); using the defaults")
+    try:
+        return tomllib.loads(data.decode("utf-8")), None
+    except UnicodeDecodeError:
+        return None, _warn(path, "is not valid UTF-8; using the defaults")
+    except tomllib.TOMLDecodeError as exc:
+        return None, _warn(path, f"is not valid TOML ({exc}); using the defaults")
+
+
+def _build(path: Path, document: Mapping[str, Any]) -> tuple[Config, list[str]]:
+    warnings: list[str] = []
+    for name in document:
+        if name not in _TABLES:
+            label = _table_label(name) if isinstance(document[name], dict) else _key_label(name)
+            kind = "table" if isinstance(document[name], dict) else "key"
+            warnings.append(_warn(path, f"unknown {kind} {label}; ignored"))
+    defaults = Config(path=path)
+
+    def section(table: str, default: S) -> S:
+        if table not in document:
+            return default
+        return _section(path, table, document[table], default, warnings)
+
+    config = Config(
+        path=path,
+        keys=section("keys", defaults.keys),
+        guidance=section("guidance", defaults.guidance),
+        model=section("model", defaults.model),
+    )
+    return config, warnings
+
+
+def _section(path: Path, table: str, raw: object, default: S, warnings: list[str]) -> S:
+    """The section of ``table`` from ``raw``, with defaults for every rejected key."""
+    if not isinstance(raw, dict):
+        warnings.append(_warn(path, f"[{table}] must be a table; using its defaults"))
+        return default
+    rules = _TABLES[table]
+    accepted: dict[str, object] = {}
+    for key, value in raw.items():
+        rule = rules.get(key)
+        if rule is None:
+            warnings.append(_warn(path, f"unknown key [{table}] {_key_label(key)}; ignored"))
+        elif not rule.accepts(value):
+            shown = _show_default(getattr(default, rule.attribute))
+            message = f"[{table}] {key} must be {rule.expected}; using the default {shown}"
+            warnings.append(_warn(path, message))
+        else:
+            accepted[rule.attribute] = rule.convert(value)
+    return attrs.evolve(default, **accepted)  # type: ignore[misc]
+
+
+# -- key fallbacks ---------------------------------------------------------------------------
+
+
+def with_key_fallbacks(
+    config: Config, validate: Callable[[str], str]
+) -> tuple[Config, list[str]]:
+    """Run ``validate`` (a key-spec parser raising :class:`ValueError`) over the key settings.
+
+    A valid spec is replaced by what ``validate`` returns (its normal form); an invalid one by
+    its default, with one warning each. ``collapse_key = "off"`` is kept as is.
+    """
+    warnings: list[str] = []
+    defaults = KeysConfig()
+    checked: dict[str, str] = {}
+    for name in ("focus_toggle_key", "collapse_key"):
+        value: str = getattr(config.keys, name)
+        if name == "collapse_key" and value == KEY_OFF:
+            continue
+        try:
+            checked[name] = validate(value)
+        except ValueError as exc:
+            default: str = getattr(defaults, name)
+            checked[name] = default
+            detail = sanitize_line(str(exc))
+            message = (
+                f"[keys] {name} {_quote(value)} is not a valid key ({detail}); "
+                f"using the default {_quote(default)}"
+            )
+            warnings.append(_warn(config.path, message))
+    keys = attrs.evolve(config.keys, **checked)
+    return attrs.evolve(config, keys=keys), warnings
+
+
+# -- warning text ----------------------------------------------------------------------------
+
+
+def _warn(path: Path | None, message: str) -> str:
+    where = "" if path is None else f"{sanitize_line(str(path))}: "
+    return f"asks: {where}{message}"
+
+
+def _quote(value: str) -> str:
+    return f'"{sanitize_line(value)}"'
+
+
+def _key_label(key: str) -> str:
+    clean = sanitize_line(key)
+    return clean if clean and clean.replace("_", "").replace("-", "").isalnum() else _quote(key)
+
+
+def _table_label(name: str) -> str:
+    return f"[{_key_label(name)}]"
+
+
+def _show_default(value: object) -> str:
+    if value is None:
+        return "(not set)"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, str):
+        return _quote(value) if len(value) <= _SHORT_DEFAULT else "text"
+    return str(value)

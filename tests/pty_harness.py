@@ -1,0 +1,153 @@
+"""Run the real ``asks`` command under a pseudo-terminal and read its screen through pyte.
+
+This is how a person uses the app: a real pty of a chosen size, real key bytes, and the screen
+as a terminal would show it. A reader thread feeds everything the app writes into a
+``pyte.Screen``; tests wait for text to appear (with a timeout) rather than sleeping.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import ptyprocess
+import pyte
+
+ROOT = Path(__file__).resolve().parents[1]
+
+KEYS = {
+    "enter": "\r",
+    "tab": "\t",
+    "shift tab": "\x1b[Z",
+    "esc": "\x1b",
+    "up": "\x1b[A",
+    "down": "\x1b[B",
+    "right": "\x1b[C",
+    "left": "\x1b[D",
+    "page up": "\x1b[5~",
+    "page down": "\x1b[6~",
+    "backspace": "\x7f",
+    "ctrl c": "\x03",
+    "ctrl u": "\x15",
+    "ctrl g": "\x07",
+    "ctrl ]": "\x1d",
+    "meta enter": "\x1b\r",
+    "meta d": "\x1bd",
+    "meta l": "\x1bl",
+    "meta n": "\x1bn",
+    " ": " ",
+}
+
+
+class AppTimeout(AssertionError):
+    """The expected text did not appear; the message holds the screen as it was."""
+
+
+class PtyApp:
+    """One running ``asks`` process on a pty of ``cols`` × ``rows``."""
+
+    def __init__(
+        self,
+        args: Sequence[str],
+        *,
+        cols: int = 100,
+        rows: int = 30,
+        env: dict[str, str] | None = None,
+        cwd: Path | None = None,
+    ) -> None:
+        self.screen = pyte.Screen(cols, rows)
+        self.stream = pyte.ByteStream(self.screen)
+        self.raw = bytearray()
+        self._lock = threading.Lock()
+        full_env = {**os.environ, "TERM": "xterm-256color", "PYTHONUNBUFFERED": "1", **(env or {})}
+        full_env["PYTHONPATH"] = os.pathsep.join(
+            p for p in (str(ROOT), full_env.get("PYTHONPATH", "")) if p
+        )
+        self.proc = ptyprocess.PtyProcess.spawn(
+            [sys.executable, "-m", "asks", *args],
+            dimensions=(rows, cols),
+            env=full_env,
+            cwd=str(cwd or ROOT),
+        )
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        while True:
+            try:
+                data = self.proc.read(65536)
+            except EOFError:
+                return
+            with self._lock:
+                self.raw += data
+                self.stream.feed(data)
+
+    # -- reading ---------------------------------------------------------------------------
+    def text(self) -> str:
+        with self._lock:
+            return "\n".join(line.rstrip() for line in self.screen.display)
+
+    def wait_for(self, pattern: str, timeout: float = 10.0) -> re.Match[str]:
+        """Wait until ``pattern`` (a regex) matches the screen; return the match."""
+        regex = re.compile(pattern, re.MULTILINE)
+        deadline = time.monotonic() + timeout
+        while True:
+            found = regex.search(self.text())
+            if found:
+                return found
+            if not self.proc.isalive():
+                self._reader.join(timeout=2)
+                found = regex.search(self.text())
+                if found:
+                    return found
+                raise AppTimeout(f"the app exited; {pattern!r} not on screen:\n{self.text()}")
+            if time.monotonic() > deadline:
+                raise AppTimeout(f"{pattern!r} not on screen:\n{self.text()}")
+            time.sleep(0.02)
+
+    def wait_gone(self, pattern: str, timeout: float = 10.0) -> None:
+        regex = re.compile(pattern, re.MULTILINE)
+        deadline = time.monotonic() + timeout
+        while regex.search(self.text()):
+            if time.monotonic() > deadline:
+                raise AppTimeout(f"{pattern!r} still on screen:\n{self.text()}")
+            time.sleep(0.02)
+
+    def cursor_line(self) -> str:
+        with self._lock:
+            return self.screen.display[self.screen.cursor.y]
+
+    # -- typing ----------------------------------------------------------------------------
+    def type(self, text: str) -> None:
+        self.proc.write(text.encode())
+
+    def press(self, *keys: str, pause: float = 0.05) -> None:
+        for key in keys:
+            self.proc.write(KEYS[key].encode())
+            time.sleep(pause)
+
+    # -- ending ----------------------------------------------------------------------------
+    def kill(self, sig: int) -> None:
+        self.proc.kill(sig)
+        self.proc.wait()
+
+    def close(self) -> int | None:
+        if self.proc.isalive():
+            self.proc.terminate(force=True)
+        self._reader.join(timeout=2)
+        return self.proc.exitstatus
+
+    def wait_exit(self, timeout: float = 10.0) -> int:
+        deadline = time.monotonic() + timeout
+        while self.proc.isalive():
+            if time.monotonic() > deadline:
+                raise AppTimeout(f"the app did not exit:\n{self.text()}")
+            time.sleep(0.02)
+        self._reader.join(timeout=2)
+        status = self.proc.exitstatus
+        return -1 if status is None else status
