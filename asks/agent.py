@@ -66,8 +66,13 @@ ModelEvent = TextDelta | ToolCall
 class Model(Protocol):
     """Streams one reply for a context: text deltas and complete tool calls."""
 
-    name: str
-    opens_sessions: bool  # wants a first turn when a new session starts
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def opens_sessions(self) -> bool:
+        """Wants a first turn when a new session starts."""
+        ...
 
     def stream(
         self, messages: Sequence[Message], tools: Sequence[dict[str, Any]]
@@ -84,7 +89,8 @@ class ToolContext(Protocol):
 
 
 class Tool(Protocol):
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def schema(self) -> dict[str, Any]: ...
 

@@ -24,7 +24,7 @@ from pathlib import Path
 import trio
 
 from asks import __version__
-from asks.agent import Agent, context_from_journal
+from asks.agent import Agent, Tool, context_from_journal
 from asks.config import load_config, with_key_fallbacks
 from asks.entries import ChatMessage, FeedbackDelivered, Record, ToolResult
 from asks.host import QuestionHost
@@ -102,8 +102,9 @@ def print_sessions(data_dir: Path) -> int:
 def run(args: argparse.Namespace, data_dir: Path, script: Script) -> int:
     keymap = load_keymap(args.config)
     session_id = resume_id(args, data_dir)
+    records: list[Record] = []
     if session_id is None:
-        journal, records = Journal.create(data_dir=data_dir), []
+        journal = Journal.create(data_dir=data_dir)
     else:
         journal, records = Journal.open(session_id, data_dir=data_dir)
     with journal:
@@ -120,7 +121,11 @@ def load_keymap(config_path: Path | None) -> Keymap:
     config, key_warnings = with_key_fallbacks(config, parse_key_spec)
     for warning in [*warnings, *key_warnings]:
         print(warning, file=sys.stderr)
-    return build_keymap(config.keys.focus_toggle_key, config.keys.collapse_key)
+    try:
+        return build_keymap(config.keys.focus_toggle_key, config.keys.collapse_key)
+    except ValueError as exc:  # e.g. a key that clashes with another binding
+        print(f"asks: {config.path}: {exc}; using the default keys", file=sys.stderr)
+        return build_keymap()
 
 
 def resume_id(args: argparse.Namespace, data_dir: Path) -> str | None:
@@ -145,7 +150,7 @@ def build_session(
         replay_transcript(transcript, host)
     broker = PromptBroker(host)
     model = ScriptedModel(script, seen=len(messages))
-    tools = [WorkTool(), CommandTool()]
+    tools: list[Tool] = [WorkTool(), CommandTool()]
     agent = Agent(host, model, tools, transcript, broker.confirm, messages=messages)
     return Session(host, agent, transcript, broker)
 

@@ -236,9 +236,7 @@ def _section(path: Path, table: str, raw: object, default: S, warnings: list[str
 # -- key fallbacks ---------------------------------------------------------------------------
 
 
-def with_key_fallbacks(
-    config: Config, validate: Callable[[str], str]
-) -> tuple[Config, list[str]]:
+def with_key_fallbacks(config: Config, validate: Callable[[str], str]) -> tuple[Config, list[str]]:
     """Run ``validate`` (a key-spec parser raising :class:`ValueError`) over the key settings.
 
     A valid spec is replaced by what ``validate`` returns (its normal form); an invalid one by

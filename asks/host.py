@@ -204,6 +204,10 @@ class QuestionHost:
     def wait_for(self, ref: QuestionRef) -> Wait | None:
         return self._wait_of.get(ref)
 
+    def wait_of_call(self, call_id: str) -> Wait | None:
+        """The live wait of a tool call (e.g. behind a Review tab)."""
+        return self._waits.get(call_id)
+
     @property
     def live_waits(self) -> tuple[Wait, ...]:
         return tuple(self._waits.values())
@@ -315,15 +319,21 @@ class QuestionHost:
         handler(self, target)
         self._changed()
 
-    def set_custom_text_nowait(self, text: str, caret: int | None = None) -> None:
+    def set_custom_text_nowait(
+        self, text: str, caret: int | None = None, tab: TabKey | None = None
+    ) -> None:
         """The reply editor changed (the widget owns the text; the host keeps the draft)."""
-        self._edit_draft(lambda d: attrs.evolve(d, custom_text=text, caret=caret or len(text)))
+        where = len(text) if caret is None else caret
+        self._edit_draft(lambda d: attrs.evolve(d, custom_text=text, caret=where), tab)
 
-    def set_notes_nowait(self, notes: str) -> None:
-        self._edit_draft(lambda d: attrs.evolve(d, notes=notes))
+    def set_notes_nowait(self, notes: str, tab: TabKey | None = None) -> None:
+        self._edit_draft(lambda d: attrs.evolve(d, notes=notes), tab)
 
-    def set_cursor_nowait(self, row: int) -> None:
-        self._edit_draft(lambda d: attrs.evolve(d, cursor=row))
+    def set_cursor_nowait(self, row: int, tab: TabKey | None = None) -> None:
+        self._edit_draft(lambda d: attrs.evolve(d, cursor=row), tab)
+
+    def set_scroll_nowait(self, offset: int, tab: TabKey | None = None) -> None:
+        self._edit_draft(lambda d: attrs.evolve(d, scroll=offset), tab)
 
     def enter_panel_nowait(self, question_id: str | None = None) -> str | None:
         """Open the panel with focus (``/asks``, focus toggle); returns a notice on refusal."""
@@ -615,8 +625,9 @@ class QuestionHost:
             self._drafts[tab] = toggle(self.draft(tab), self.question(tab).spec)
 
     def _cmd_clear_draft(self, tab: TabKey | None) -> None:
+        """Ctrl+U: forget what was typed, selected and checked; the cursor stays put."""
         if isinstance(tab, QuestionRef):
-            self._drafts.pop(tab, None)
+            self._drafts[tab] = Draft(cursor=self.draft(tab).cursor)
 
     def _cmd_confirm(self, tab: TabKey | None) -> None:
         if isinstance(tab, ReviewKey):
@@ -718,8 +729,9 @@ class QuestionHost:
         self._strip.rebuild(self.projection.pending, staged)
 
     # ====================================================================== plumbing
-    def _edit_draft(self, edit: Callable[[Draft], Draft]) -> None:
-        tab = self.selected
+    def _edit_draft(self, edit: Callable[[Draft], Draft], tab: TabKey | None = None) -> None:
+        """Edit the draft of ``tab`` (default: the selected tab) if it is a pending question."""
+        tab = tab if tab is not None and tab in self._strip else self.selected
         if isinstance(tab, QuestionRef):
             self._drafts[tab] = edit(self.draft(tab))
             self._notify()

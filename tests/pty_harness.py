@@ -44,7 +44,7 @@ KEYS = {
 }
 
 
-class AppTimeout(AssertionError):
+class ScreenTimeoutError(AssertionError):
     """The expected text did not appear; the message holds the screen as it was."""
 
 
@@ -105,9 +105,10 @@ class PtyApp:
                 found = regex.search(self.text())
                 if found:
                     return found
-                raise AppTimeout(f"the app exited; {pattern!r} not on screen:\n{self.text()}")
+                message = f"the app exited; {pattern!r} not on screen:\n{self.text()}"
+                raise ScreenTimeoutError(message)
             if time.monotonic() > deadline:
-                raise AppTimeout(f"{pattern!r} not on screen:\n{self.text()}")
+                raise ScreenTimeoutError(f"{pattern!r} not on screen:\n{self.text()}")
             time.sleep(0.02)
 
     def wait_gone(self, pattern: str, timeout: float = 10.0) -> None:
@@ -115,7 +116,7 @@ class PtyApp:
         deadline = time.monotonic() + timeout
         while regex.search(self.text()):
             if time.monotonic() > deadline:
-                raise AppTimeout(f"{pattern!r} still on screen:\n{self.text()}")
+                raise ScreenTimeoutError(f"{pattern!r} still on screen:\n{self.text()}")
             time.sleep(0.02)
 
     def cursor_line(self) -> str:
@@ -146,7 +147,7 @@ class PtyApp:
         deadline = time.monotonic() + timeout
         while self.proc.isalive():
             if time.monotonic() > deadline:
-                raise AppTimeout(f"the app did not exit:\n{self.text()}")
+                raise ScreenTimeoutError(f"the app did not exit:\n{self.text()}")
             time.sleep(0.02)
         self._reader.join(timeout=2)
         status = self.proc.exitstatus

@@ -1,0 +1,494 @@
+"""The question panel widget (widgets/panel.py) over a real host on a temporary journal.
+
+Golden screens: each main state is rendered to text and compared exactly with
+``tests/golden/panel_<name>.txt`` (trailing spaces stripped; the footer's no-break spaces,
+which only steer wrapping, read as plain spaces). Regenerate them with
+``ASKS_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/test_panel_widget.py`` and read the
+diff before committing. Behaviour tests press keys with ``widget.keypress((cols,), key)``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import Rig, call, q
+from urwid.testing import check_flow_sizing, render_text, resolve_attr
+
+from asks.host import PanelCommand, PanelMode, Wait
+from asks.model import AnswerKind, QuestionStatus
+from widgets.keymap import build_keymap
+from widgets.panel import PALETTE, QuestionPanel
+
+GOLDEN = Path(__file__).parent / "golden"
+WIDE = 80
+
+
+@pytest.fixture
+def rig(tmp_path: Path) -> Iterator[Rig]:
+    made = Rig.create(tmp_path)
+    yield made
+    made.journal.close()
+
+
+def make_panel(rig: Rig, **kwargs: Any) -> QuestionPanel:
+    panel = QuestionPanel(rig.host, kwargs.pop("keymap", build_keymap()), rig.clock, **kwargs)
+    rig.host.subscribe(panel.refresh)
+    return panel
+
+
+def screen(panel: QuestionPanel, cols: int = WIDE) -> list[str]:
+    """The rendered rows; the footer's no-break spaces (they only steer wrapping) as spaces."""
+    rows = render_text(panel, (cols,), focus=True, strip=True)
+    return [row.replace("\u00a0", " ") for row in rows]
+
+
+def press(panel: QuestionPanel, *keys: str, cols: int = WIDE) -> list[str]:
+    return [k for key in keys if (k := panel.keypress((cols,), key)) is not None]
+
+
+def check_golden(name: str, lines: list[str]) -> None:
+    text = "\n".join(lines) + "\n"
+    path = GOLDEN / f"panel_{name}.txt"
+    if os.environ.get("ASKS_UPDATE_GOLDEN") == "1":
+        GOLDEN.mkdir(exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    assert path.exists(), f"{path} is missing: run with ASKS_UPDATE_GOLDEN=1"
+    assert text == path.read_text(encoding="utf-8"), f"{path.name} differs:\n{text}"
+
+
+def database_question(**extra: Any) -> dict[str, Any]:
+    return {
+        "question": "Which database should the service use?",
+        "header": "Database",
+        "context": "The service stores about a million rows; backups run nightly.",
+        "options": [
+            {"label": "Postgres", "description": "Reliable and well known; needs a server."},
+            {
+                "label": "SQLite",
+                "description": "One file, no server.",
+                "preview": "import sqlite3\ndb = sqlite3.connect('app.db')\n"
+                "db.execute('create table t (id integer)')",
+            },
+            {"label": "MySQL", "description": "What the old service used."},
+        ],
+        **extra,
+    }
+
+
+def ask_async(rig: Rig, call_id: str, *questions: dict[str, Any]) -> None:
+    rig.ask_nowait(call_id, call(*questions, blocking=False))
+
+
+def focused(rig: Rig) -> None:
+    assert rig.host.enter_panel_nowait() is None
+
+
+# =========================================================================== golden screens
+
+
+def test_golden_async_only_inactive_panel_is_dotted(rig: Rig) -> None:
+    ask_async(rig, "c1", database_question())
+    rig.async_question("c2", "Ship the release today?", header="Release")
+    panel = make_panel(rig)
+    lines = screen(panel)
+    assert lines[0].startswith("┌╌") and "╎" in lines[1]
+    assert "Shift+Tab answer" in "\n".join(lines)
+    check_golden("async_inactive", lines)
+
+
+def test_golden_focused_single_select_with_descriptions(rig: Rig) -> None:
+    ask_async(rig, "c1", database_question())
+    panel = make_panel(rig)
+    focused(rig)
+    lines = screen(panel)
+    assert lines[0].startswith("┌─")
+    assert any(line.startswith("│ › 1. Postgres") for line in lines)
+    check_golden("single_focused", lines)
+
+
+def test_golden_multi_select_with_checks_and_next(rig: Rig) -> None:
+    rig.async_question(
+        "c1", "Which checks should run before merging?", header="Checks",
+        options=("Unit tests", "Type check", "Lint"), multi=True,
+    )
+    panel = make_panel(rig)
+    focused(rig)
+    press(panel, " ", "down", "down", " ")
+    lines = screen(panel)
+    text = "\n".join(lines)
+    assert "│ › 3. [x] Lint" in text and "Space toggle" in text
+    assert "[x] Unit tests" in text and "[ ] Type check" in text and "[x] Lint" in text
+    assert "5. Next" in text
+    check_golden("multi_select", lines)
+
+
+def test_golden_free_text_editor_with_typed_text(rig: Rig) -> None:
+    rig.async_question("c1", "What should the release be called?", header="Name", options=None)
+    panel = make_panel(rig)
+    focused(rig)
+    press(panel, *"Aurora", "meta enter", *"(after the aurora borealis)")
+    lines = screen(panel)
+    assert rig.host.draft(rig.ref("c1")).custom_text == "Aurora\n(after the aurora borealis)"
+    check_golden("free_text", lines)
+
+
+def test_golden_blocker_pending_shows_the_warning_marker(rig: Rig) -> None:
+    rig.async_question("c1", "Ship the release today?", header="Release")
+    panel = make_panel(rig)
+    rig.blocker("c2", q("Delete the old backups?", header="Backups", options=("Yes", "No")))
+    rig.clock.past_guard()
+    lines = screen(panel)
+    assert "⚠ required" in lines[0]
+    assert "[● Backups]" in lines[1]
+    attrs = {a for row in panel.render((WIDE,), focus=True).content() for a, _, _ in row}
+    assert "panel.border.warning" in attrs and "panel.warning" in attrs
+    check_golden("blocker", lines)
+
+
+def test_golden_review_tab_with_one_staged_and_one_unanswered(rig: Rig) -> None:
+    panel = make_panel(rig)
+    rig.blocker(
+        "c1",
+        q("Which region?", header="Region", options=("eu-west", "us-east")),
+        q("Which instance size?", header="Size", options=("small", "large")),
+    )
+    rig.clock.past_guard()
+    press(panel, "enter")  # stages eu-west, moves to Size
+    press(panel, "tab")  # to the Review tab without answering Size
+    lines = screen(panel)
+    text = "\n".join(lines)
+    assert "→ eu-west" in text and "(unanswered)" in text
+    assert "Enter submits 1 answer now; 1 stays pending." in text
+    assert "Alt+D decline all" in text and "Alt+L later" in text
+    check_golden("review", lines)
+
+
+def test_golden_preview_side_by_side_at_120_and_stacked_at_60(rig: Rig) -> None:
+    ask_async(rig, "c1", database_question())
+    panel = make_panel(rig, max_rows=20)
+    focused(rig)
+    press(panel, "down")
+    wide = screen(panel, 120)
+    narrow = screen(panel, 60)
+    row = next(line for line in wide if "› 2. SQLite" in line)
+    assert "│ db = sqlite3.connect('app.db')" in row  # beside the options
+    assert "Preview" in wide[wide.index(row) - 2]
+    assert not any(line.startswith("│ Preview") for line in wide)
+    preview = next(i for i, line in enumerate(narrow) if line.startswith("│ Preview"))
+    assert preview > next(i for i, line in enumerate(narrow) if "4. Type something." in line)
+    check_golden("preview_120", wide)
+    check_golden("preview_60", narrow)
+
+
+def test_golden_collapsed_row(rig: Rig) -> None:
+    ask_async(rig, "c1", database_question())
+    rig.async_question("c2", "Ship the release today?", header="Release")
+    panel = make_panel(rig)
+    assert rig.host.toggle_collapse_nowait() is None
+    lines = screen(panel)
+    assert lines == ["▸ 2 questions pending · Ctrl+] expand"]
+    check_golden("collapsed", lines)
+
+
+def test_golden_paused_card(rig: Rig) -> None:
+    ask_async(rig, "c1", database_question())
+    rig.async_question("c2", "Ship the release today?", header="Release")
+    panel = make_panel(rig)
+    focused(rig)
+    press(panel, "esc")
+    assert rig.host.mode is PanelMode.PAUSED
+    lines = screen(panel)
+    assert len(lines) == 2 and "Shift+Tab to answer" in lines[1]
+    check_golden("paused", lines)
+
+
+def test_golden_body_scrolls_with_a_down_mark_in_a_short_panel(rig: Rig) -> None:
+    ask_async(rig, "c1", database_question())
+    panel = make_panel(rig, max_rows=9)
+    focused(rig)
+    lines = screen(panel)
+    assert len(lines) == 9
+    assert lines[-2].endswith("↓") or any(line.endswith(" ↓") for line in lines)
+    check_golden("scrolling", lines)
+
+
+def test_golden_narrow_40_columns(rig: Rig) -> None:
+    rig.async_question("c1", "Question about the release?", header="Release plan")
+    rig.async_question("c2", "Question about the owner?", header="Owner")
+    ask_async(rig, "c3", database_question())
+    for n, header in enumerate(("Budget", "Timeline", "Risks")):
+        rig.async_question(f"c{n + 4}", f"Question about {header.lower()}?", header=header)
+    panel = make_panel(rig)
+    focused(rig)
+    press(panel, "tab", "tab")
+    lines = screen(panel, 40)
+    assert all(len(line) <= 40 for line in lines) and len(lines) == 14
+    assert "‹" in lines[1] and "›" in lines[1] and "[Database]" in lines[1]
+    check_golden("narrow_40", lines)
+
+
+# =========================================================================== behaviour
+
+
+def test_keys_typed_in_type_something_reach_the_draft(rig: Rig) -> None:
+    ask_async(rig, "c1", database_question())
+    panel = make_panel(rig)
+    focused(rig)
+    ref = rig.ref("c1")
+    press(panel, "4")  # digit: the Type something. row
+    assert panel.key_context == "reply"
+    assert press(panel, *"use ", " ", *"both", "backspace") == []
+    assert rig.host.draft(ref).custom_text == "use  bot"
+    press(panel, "meta enter", "x")
+    assert rig.host.draft(ref).custom_text == "use  bot\nx"
+    press(panel, "ctrl u")  # clears the draft's text and checks; the cursor stays on the row
+    assert rig.host.draft(ref).custom_text == ""
+    assert panel.key_context == "reply"
+    press(panel, *"done", "enter")
+    assert ref not in rig.host.tabs
+    answer = rig.host.projection.by_ref[ref].resolution
+    assert answer is not None and answer.answer is not None
+    assert answer.answer.kind is AnswerKind.CUSTOM and answer.answer.custom_text == "done"
+
+
+def test_a_digit_moves_the_cursor_but_never_answers(rig: Rig) -> None:
+    ask_async(rig, "c1", database_question())
+    panel = make_panel(rig)
+    focused(rig)
+    ref = rig.ref("c1")
+    assert press(panel, "2") == []
+    assert rig.host.draft(ref).cursor == 1
+    assert ref in rig.host.tabs
+    press(panel, "3")
+    assert rig.host.draft(ref).cursor == 2
+    assert rig.host.projection.by_ref[ref].status is QuestionStatus.PENDING
+    assert any(line.startswith("│ › 3. MySQL") for line in screen(panel))
+
+
+def test_enter_on_an_option_answers_it(rig: Rig) -> None:
+    ask_async(rig, "c1", database_question())
+    rig.async_question("c2", "Ship the release today?", header="Release")
+    panel = make_panel(rig)
+    focused(rig)
+    ref = rig.ref("c1")
+    press(panel, "down", "enter")
+    assert ref not in rig.host.tabs
+    resolution = rig.host.projection.by_ref[ref].resolution
+    assert resolution is not None and resolution.answer is not None
+    assert resolution.answer.option_indices == (1,)
+    assert "[Release]" in screen(panel)[1]
+
+
+def test_multi_select_space_toggles_and_next_submits(rig: Rig) -> None:
+    rig.async_question("c1", "Which?", header="Pick", options=("a", "b", "c"), multi=True)
+    panel = make_panel(rig)
+    focused(rig)
+    ref = rig.ref("c1")
+    press(panel, " ", "down", "enter")  # Enter on an option row toggles in multi-select
+    assert rig.host.draft(ref).checked == frozenset({0, 1})
+    press(panel, "4", "down", "enter")  # Type something. (empty), then down to Next
+    resolution = rig.host.projection.by_ref[ref].resolution
+    assert resolution is not None and resolution.answer is not None
+    assert resolution.answer.option_indices == (0, 1)
+
+
+def test_notes_editor_opens_with_alt_n_and_edits_the_draft(rig: Rig) -> None:
+    ask_async(rig, "c1", database_question())
+    panel = make_panel(rig)
+    focused(rig)
+    ref = rig.ref("c1")
+    press(panel, "meta n")
+    assert panel.notes_open and panel.key_context == "reply"
+    press(panel, *"keep it small")
+    assert rig.host.draft(ref).notes == "keep it small"
+    assert rig.host.draft(ref).cursor == 0  # the letters did not move the option cursor
+    press(panel, "meta n")
+    assert not panel.notes_open
+    assert any("Notes: keep it small" in line for line in screen(panel))
+    press(panel, "enter")
+    resolution = rig.host.projection.by_ref[ref].resolution
+    assert resolution is not None and resolution.answer is not None
+    assert resolution.answer.notes == "keep it small"
+
+
+def test_escape_sequences_in_model_text_are_inert(rig: Rig) -> None:
+    ask_async(
+        rig,
+        "c1",
+        {
+            "question": "Proceed\x1b]0;pwned\x07 with \x1b[31mred\x1b[0m text?\x9b2J",
+            "header": "Evil\x1b[2J",
+            "context": "\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\ here \u202eevil",
+            "options": [
+                {"label": "Yes\x1b[5m", "description": "\x07bell", "preview": "\x1bPdcs\x1b\\ok"},
+                {"label": "No"},
+            ],
+        },
+    )
+    panel = make_panel(rig, max_rows=30)
+    focused(rig)
+    for cols in (120, 60):
+        canvas = panel.render((cols,), focus=True)
+        raw = b"".join(canvas.text)
+        assert b"\x1b" not in raw and b"\x07" not in raw and b"\xc2\x9b" not in raw
+        assert "\u202e" not in raw.decode()
+    text = "\n".join(screen(panel, 120))
+    assert "Proceed with red text?2J" in text and "[Evil]" in text and "link here evil" in text
+
+
+def test_keys_are_returned_when_the_panel_does_not_own_the_keyboard(rig: Rig) -> None:
+    ask_async(rig, "c1", database_question())
+    panel = make_panel(rig)
+    assert press(panel, "enter", "down", "a") == ["enter", "down", "a"]
+    assert rig.host.draft(rig.ref("c1")).cursor == 0
+
+
+def test_arrival_guard_returns_a_key_aimed_at_chat(rig: Rig) -> None:
+    panel = make_panel(rig)
+    wait = rig.blocker("c1", q("Delete the old backups?", header="Backups", options=("Yes", "No")))
+    assert press(panel, "enter") == ["enter"]  # typed just as the blocker appeared
+    assert not wait.done and rig.ref("c1") in rig.host.tabs
+    rig.clock.past_guard()
+    assert press(panel, "enter") == []
+    assert isinstance(wait, Wait) and wait.done
+
+
+def test_app_keys_are_returned_unhandled(rig: Rig) -> None:
+    ask_async(rig, "c1", database_question())
+    panel = make_panel(rig)
+    focused(rig)
+    assert press(panel, "ctrl ]", "ctrl g", "f7") == ["ctrl ]", "ctrl g", "f7"]
+    press(panel, "4")
+    assert press(panel, "ctrl ]", "ctrl g") == ["ctrl ]", "ctrl g"]
+
+
+def test_focus_toggle_with_a_configured_key_is_returned_to_the_app(rig: Rig) -> None:
+    ask_async(rig, "c1", database_question())
+    panel = make_panel(rig, keymap=build_keymap(focus_toggle_key="f2"))
+    focused(rig)
+    assert press(panel, "f2") == ["f2"]
+    rig.host.toggle_focus_nowait()
+    assert "F2 answer" in "\n".join(screen(panel))
+
+
+def test_page_down_scrolls_and_moving_the_cursor_brings_it_back(rig: Rig) -> None:
+    ask_async(rig, "c1", database_question())
+    panel = make_panel(rig, max_rows=9)
+    focused(rig)
+    before = screen(panel)
+    press(panel, "page down")
+    after = screen(panel)
+    assert after != before and any(line.endswith("↑") for line in after)
+    assert not any("› 1. Postgres" in line for line in after)
+    press(panel, "page up")
+    assert screen(panel) == before
+    press(panel, "page down", "down", "up")
+    assert any("› 1. Postgres" in line for line in screen(panel))
+
+
+def test_cursor_row_stays_visible_while_moving_down(rig: Rig) -> None:
+    ask_async(rig, "c1", database_question())
+    panel = make_panel(rig, max_rows=9)
+    focused(rig)
+    for row, label in enumerate(("Postgres", "SQLite", "MySQL", "Type something.")):
+        if row:
+            press(panel, "down")
+        assert any(f"› {row + 1}. {label}" in line for line in screen(panel)), row
+
+
+def test_editor_shows_the_cursor_only_when_it_has_the_keyboard(rig: Rig) -> None:
+    rig.async_question("c1", "Name?", header="Name", options=None)
+    panel = make_panel(rig)
+    assert panel.render((WIDE,), focus=True).cursor is None
+    focused(rig)
+    press(panel, *"ab")
+    canvas = panel.render((WIDE,), focus=True)
+    assert canvas.cursor is not None
+    col, row = canvas.cursor
+    assert screen(panel)[row][col - 2 : col] == "ab"
+
+
+def test_panel_is_a_consistent_flow_widget_in_every_state(rig: Rig) -> None:
+    ask_async(rig, "c1", database_question())
+    panel = make_panel(rig, max_rows=8)
+    check_flow_sizing(panel)
+    focused(rig)
+    press(panel, "down")
+    check_flow_sizing(panel, cols=120)
+    press(panel, "down", "down", *"typed")
+    check_flow_sizing(panel)
+    press(panel, "esc")
+    check_flow_sizing(panel)
+
+
+def test_max_rows_bounds_the_height(rig: Rig) -> None:
+    ask_async(rig, "c1", database_question())
+    panel = make_panel(rig)
+    focused(rig)
+    assert panel.rows((WIDE,)) == 13
+    panel.max_rows = 7
+    assert panel.rows((WIDE,)) == 7 == len(screen(panel))
+
+
+def test_notice_is_shown_in_the_footer(rig: Rig) -> None:
+    rig.async_question("c1", "Name?", header="Name", options=None)
+    panel = make_panel(rig)
+    focused(rig)
+    press(panel, "enter")
+    assert any("Type an answer first." in line for line in screen(panel))
+
+
+def test_decline_and_defer_keys_reach_the_host(rig: Rig) -> None:
+    panel = make_panel(rig)
+    wait = rig.blocker("c1", q("Delete?", header="Backups", options=("Yes", "No")))
+    rig.clock.past_guard()
+    press(panel, "meta l")
+    assert wait.done and rig.ref("c1") in rig.host.tabs  # deferred: still pending
+    wait2 = rig.blocker("c2", q("Really?", header="Again", options=("Yes", "No")))
+    rig.clock.past_guard()
+    press(panel, "meta d")
+    assert wait2.done and rig.ref("c2") not in rig.host.tabs
+
+
+def test_palette_names_are_panel_scoped_and_readable_without_colour(rig: Rig) -> None:
+    names = [entry[0] for entry in PALETTE]
+    assert len(names) == len(set(names)) and all(n.startswith("panel.") for n in names)
+    ask_async(rig, "c1", database_question())
+    panel = make_panel(rig)
+    focused(rig)
+    used = {a for row in panel.render((WIDE,), focus=True).content() for a, _, _ in row}
+    assert used - {None} <= set(names)
+    for name in ("panel.tab.selected", "panel.option.focus", "panel.border.warning"):
+        mono = resolve_attr(name, PALETTE, colors=1)
+        assert mono.bold or mono.standout or mono.underline, name
+
+
+def test_collapsed_row_when_collapse_is_off(rig: Rig) -> None:
+    ask_async(rig, "c1", database_question())
+    panel = make_panel(rig, keymap=build_keymap(collapse_key="off"))
+    rig.host.command_nowait(PanelCommand.COLLAPSE)
+    assert screen(panel) == ["▸ 1 question pending · Shift+Tab open"]
+
+
+def test_a_key_in_the_arrival_guard_goes_to_the_tab_it_was_aimed_at(rig: Rig) -> None:
+    ask_async(rig, "c1", database_question())
+    panel = make_panel(rig)
+    focused(rig)
+    wait = rig.blocker("c2", q("Delete the old backups?", header="Backups", options=("Yes", "No")))
+    assert rig.host.selected == rig.ref("c2")
+    press(panel, "down", "enter")  # aimed at Database, typed as Backups appeared
+    assert rig.ref("c1") not in rig.host.tabs  # Database got the answer (SQLite)
+    assert not wait.done and rig.host.draft(rig.ref("c2")).cursor == 0
+
+
+def test_a_one_row_window_shows_both_marks(rig: Rig) -> None:
+    ask_async(rig, "c1", database_question())
+    panel = make_panel(rig, max_rows=5)
+    focused(rig)
+    press(panel, "page down")
+    lines = screen(panel)
+    assert len(lines) == 5 and lines[2].endswith("↕")

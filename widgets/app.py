@@ -1,0 +1,277 @@
+"""The whole REPL screen and its run loop.
+
+Top to bottom: transcript, question panel (only while questions exist), the foreign prompt
+(only while one is up), chat editor, status line. The screen holds no policy: every key is
+routed through ``host.key_route`` (focus owner + arrival guard) and the keymap; state lives in
+the host, the agent, the transcript and the prompt broker, whose listeners refresh the views.
+urwid redraws when trio goes idle after a change (TrioEventLoop's idle instrument), so changes
+push redraws and nothing polls.
+
+One trio nursery runs the urwid loop and the agent loop (``run_repl``).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+import trio
+import urwid
+
+from asks.agent import Agent, AgentState
+from asks.host import QuestionHost
+from asks.model import QuestionRef
+from asks.prompts import PromptBroker
+from asks.sanitize import sanitize_text
+from asks.transcript import EntryKind, Transcript
+from widgets import chat, panel, prompt, status, transcript
+from widgets.keymap import Keymap
+
+SLASH_COMMANDS = ("/asks", "/help", "/quit")
+QUIT_WINDOW = 2.0  # seconds in which a second Ctrl+C quits
+
+Size = tuple[()] | tuple[int] | tuple[int, int]
+
+
+@attrs.frozen
+class Session:
+    """The models one screen renders."""
+
+    host: QuestionHost
+    agent: Agent
+    transcript: Transcript
+    broker: PromptBroker
+
+
+class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
+    """The REPL screen (see module docstring)."""
+
+    def __init__(self, session: Session, keymap: Keymap, clock: Callable[[], float]) -> None:
+        self.session = session
+        self.keymap = keymap
+        self.clock = clock
+        self.transcript_view = transcript.TranscriptView(session.transcript)
+        self.panel = panel.QuestionPanel(session.host, keymap, clock)
+        self.prompt_view = prompt.PromptView(session.broker)
+        self.chat = chat.ChatEditor(self._submit, SLASH_COMMANDS)
+        self.status = status.StatusLine()
+        self.quitting = False
+        self.on_edit_request: Callable[[], None] = lambda: None
+        self._last_ctrl_c = -QUIT_WINDOW
+        self._had_waits = False
+        super().__init__(urwid.Pile([("weight", 1, self.transcript_view)]))
+        for subscribe in (
+            session.host.subscribe,
+            session.transcript.subscribe,
+            session.broker.subscribe,
+            session.agent.subscribe,
+        ):
+            subscribe(self.refresh)
+        self.refresh()
+
+    # -- rendering -------------------------------------------------------------------------
+    def refresh(self) -> None:
+        """Re-read every model; rebuild the layout when visibility changed."""
+        host = self.session.host
+        self.transcript_view.refresh()
+        self.panel.refresh()
+        self.prompt_view.refresh()
+        self.status.update(host.statistics(), self.session.agent.state)
+        self._layout()
+        self._ring_on_new_blocker()
+
+    def _layout(self) -> None:
+        host, broker = self.session.host, self.session.broker
+        items: list[tuple[urwid.Widget, tuple[str, int] | tuple[str]]] = [
+            (self.transcript_view, ("weight", 1))
+        ]
+        if host.tabs:
+            items.append((self.panel, ("pack",)))
+        if broker.current is not None:
+            items.append((self.prompt_view, ("pack",)))
+        items += [(self.chat, ("pack",)), (self.status, ("pack",))]
+        pile = self._w
+        wanted = [w for w, _ in items]
+        if [w for w, _ in pile.contents] != wanted:
+            pile.contents = [(w, pile.options(*opts)) for w, opts in items]
+        pile.focus_position = wanted.index(self._focused_widget())
+
+    def _focused_widget(self) -> urwid.Widget:
+        host, broker = self.session.host, self.session.broker
+        if broker.current is not None and host.focus.owner is broker.current.target:
+            return self.prompt_view
+        if host.focus.panel_focused and host.tabs:
+            return self.panel
+        return self.chat
+
+    def _ring_on_new_blocker(self) -> None:
+        """A terminal BEL when a blocking wait begins (TTY only)."""
+        has_waits = bool(self.session.host.live_waits)
+        if has_waits and not self._had_waits and sys.stdout.isatty():
+            os.write(sys.stdout.fileno(), b"\a")
+        self._had_waits = has_waits
+
+    def render(self, size: Size, focus: bool = False) -> urwid.Canvas:
+        if len(size) == 2:
+            self.panel.max_rows = max(3, size[1] // 2)
+        return super().render(size, focus)
+
+    # -- keys ------------------------------------------------------------------------------
+    def keypress(self, size: Size, key: str) -> str | None:
+        cols = size[0] if size else 80
+        host, broker = self.session.host, self.session.broker
+        if key == "ctrl c":
+            self._ctrl_c()
+            return None
+        if broker.current is not None and host.focus.owner is broker.current.target:
+            return self.prompt_view.keypress((cols,), key)
+        route = host.key_route(self.clock())
+        in_panel = route.target is host.focus.panel
+        command = self.keymap.command_for("panel" if in_panel else "chat", key)
+        if command == "collapse":
+            host.toggle_collapse_nowait()
+            return None
+        if command in ("panel.page_up", "panel.page_down") and not in_panel:
+            self.transcript_view.scroll(-1 if command == "panel.page_up" else 1)
+            return None
+        if command == "panel.editor" and in_panel:
+            self.on_edit_request()
+            return None
+        if in_panel:
+            unhandled = self.panel.keypress((cols,), key)
+            if unhandled is None:
+                return None
+            return self._global(self.keymap.command_for("panel", unhandled), unhandled)
+        if command == "focus_toggle":
+            host.toggle_focus_nowait()
+            return None
+        return self.chat.keypress((cols,), key)
+
+    def _global(self, command: str | None, key: str) -> str | None:
+        if command == "focus_toggle":
+            self.session.host.toggle_focus_nowait()
+            return None
+        return key
+
+    def _ctrl_c(self) -> None:
+        """Ctrl+C: interrupt the running turn; when idle, twice in a row quits."""
+        if self.session.broker.current is not None:
+            self.session.broker.answer_nowait(False)
+        if self.session.agent.interrupt_nowait():
+            return
+        now = self.clock()
+        if now - self._last_ctrl_c < QUIT_WINDOW:
+            self._quit()
+        self._last_ctrl_c = now
+        self.session.transcript.add(EntryKind.NOTICE, "Press Ctrl+C again to quit.")
+
+    # -- chat commands -----------------------------------------------------------------------
+    def _submit(self, text: str) -> None:
+        if text.startswith("/"):
+            self._slash(text.split())
+            return
+        self.session.agent.send_nowait(text)
+
+    def _slash(self, words: Sequence[str]) -> None:
+        name, args = words[0], words[1:]
+        host, notes = self.session.host, self.session.transcript
+        if name == "/quit":
+            self._quit()
+        elif name == "/asks":
+            notice = host.enter_panel_nowait(args[0] if args else None)
+            if notice is not None:
+                notes.add(EntryKind.NOTICE, notice)
+        elif name == "/help":
+            notes.add(EntryKind.NOTICE, help_text(self.keymap), "help")
+        else:
+            notes.add(EntryKind.NOTICE, f"Unknown command {name}. Try /help.")
+
+    def _quit(self) -> None:
+        self.quitting = True
+        raise urwid.ExitMainLoop()
+
+
+def help_text(keymap: Keymap) -> str:
+    lines = ["Commands: /asks [ID] open pending questions · /help · /quit"]
+    for context in ("chat", "panel", "reply", "prompt"):
+        lines.append(f"{context}: {keymap.help_line(context)}")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------- external editor
+async def edit_externally(
+    loop: urwid.MainLoop, screen: ReplScreen, environ: dict[str, str] | None = None
+) -> None:
+    """Ctrl+G: edit the selected tab's reply (or its notes, when open) in $VISUAL/$EDITOR on a
+    private 0600 temp file, with the screen suspended; the result is sanitised."""
+    env = os.environ if environ is None else environ
+    editor = env.get("VISUAL") or env.get("EDITOR") or "vi"
+    host = screen.session.host
+    tab = host.selected
+    if not isinstance(tab, QuestionRef):
+        return
+    notes = screen.panel.notes_open
+    draft = host.draft(tab)
+    fd, name = tempfile.mkstemp(prefix="asks-", suffix=".txt")  # mkstemp: mode 0600
+    path = Path(name)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(draft.notes if notes else draft.custom_text)
+        loop.screen.stop()
+        try:
+            await trio.run_process([*editor.split(), str(path)], check=False)
+        finally:
+            loop.screen.start()
+        text = sanitize_text(path.read_text(encoding="utf-8")).rstrip("\n")
+    finally:
+        path.unlink(missing_ok=True)
+    if host.selected == tab:
+        if notes:
+            host.set_notes_nowait(text)
+        else:
+            host.set_custom_text_nowait(text)
+    screen.refresh()
+    loop.screen.clear()
+
+
+# ---------------------------------------------------------------------------- run
+def palette() -> list[tuple[str, str, str, str]] | list[Any]:
+    """Every widget module's palette entries."""
+    entries: list[Any] = []
+    for module in (panel, transcript, status, prompt, chat):
+        entries += list(getattr(module, "PALETTE", []))
+    return entries
+
+
+async def run_repl(
+    session: Session,
+    keymap: Keymap,
+    *,
+    opening_turn: bool,
+    screen: urwid.BaseScreen | None = None,
+) -> None:
+    """Run the REPL until /quit or a double Ctrl+C: urwid and the agent in one nursery."""
+    event_loop = urwid.TrioEventLoop()
+    repl = ReplScreen(session, keymap, trio.current_time)
+    raw = screen or urwid.display.raw.Screen()
+    if isinstance(raw, urwid.display.raw.Screen):
+        raw.tty_signal_keys("undefined", "undefined", "undefined", "undefined", "undefined")
+    loop = urwid.MainLoop(repl, palette(), screen=raw, event_loop=event_loop,
+                          handle_mouse=False)
+    async with trio.open_nursery() as nursery:
+        repl.on_edit_request = lambda: nursery.start_soon(edit_externally, loop, repl)
+        nursery.start_soon(_run_agent, session.agent, opening_turn)
+        with loop.start():
+            await event_loop.run_async()
+        session.host.detach_ui_nowait()
+        nursery.cancel_scope.cancel()
+
+
+async def _run_agent(agent: Agent, opening_turn: bool) -> None:
+    await agent.run(opening_turn=opening_turn)
+    assert agent.state is AgentState.IDLE

@@ -1,0 +1,97 @@
+"""The status line: one row under the chat editor.
+
+Left, in this order (parts joined by `` · ``; the row is cut with an ellipsis when too narrow,
+so the most important part comes first):
+
+1. ``⚠ storage unconfirmed — answers are not being saved`` while the journal's storage state is
+   :attr:`~asks.journal.StorageState.UNCONFIRMED` (attribute ``status.warning``);
+2. the questions: ``Asks: N pending`` (``Asks: none pending`` when there are none), then
+   ``M saved feedback`` when saved answers wait for delivery, then the ``/asks`` hint while
+   questions are pending;
+3. the host's notice, sanitised to one line (``status.notice``);
+4. ``extra`` from the app (sanitised to one line).
+
+Right: the agent state, ``idle`` or ``working…``.
+
+The widget only draws what :meth:`StatusLine.update` is given; it never reads the host itself.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import urwid
+
+from asks.agent import AgentState
+from asks.host import HostStatistics
+from asks.journal import StorageState
+from asks.sanitize import sanitize_line
+
+Markup = list[tuple[str, str] | str]
+
+SEPARATOR: Final = " · "
+STORAGE_WARNING: Final = "⚠ storage unconfirmed — answers are not being saved"
+AGENT_LABELS: Final = {AgentState.IDLE: "idle", AgentState.WORKING: "working…"}
+
+PALETTE: Final = (
+    ("status", "light gray", "dark blue", "default"),
+    ("status.asks", "white,bold", "dark blue", "bold"),
+    ("status.hint", "light cyan", "dark blue", "default"),
+    ("status.warning", "yellow,bold", "dark red", "bold,standout"),
+    ("status.notice", "yellow", "dark blue", "default"),
+    ("status.idle", "light gray", "dark blue", "default"),
+    ("status.working", "light green,bold", "dark blue", "bold"),
+)
+
+
+def asks_markup(stats: HostStatistics) -> Markup:
+    """``Asks: 2 pending · 1 saved feedback · /asks`` (see module docstring)."""
+    count = f"{stats.pending} pending" if stats.pending else "none pending"
+    markup: Markup = [("status.asks", f"Asks: {count}")]
+    if stats.saved_undelivered:
+        markup += [SEPARATOR, f"{stats.saved_undelivered} saved feedback"]
+    if stats.pending:
+        markup += [SEPARATOR, ("status.hint", "/asks")]
+    return markup
+
+
+def left_markup(stats: HostStatistics, extra: str = "") -> Markup:
+    """Everything on the left of the row, most important first."""
+    markup: Markup = []
+    if stats.storage is StorageState.UNCONFIRMED:
+        markup += [("status.warning", STORAGE_WARNING), SEPARATOR]
+    markup += asks_markup(stats)
+    notice = sanitize_line(stats.notice or "").strip()
+    if notice:
+        markup += [SEPARATOR, ("status.notice", notice)]
+    extra = sanitize_line(extra).strip()
+    if extra:
+        markup += [SEPARATOR, extra]
+    return markup
+
+
+class StatusLine(urwid.WidgetWrap["urwid.AttrMap[urwid.Columns]"]):
+    """One row: questions and warnings on the left, the agent state on the right."""
+
+    def __init__(self) -> None:
+        self._left = urwid.Text("", wrap="ellipsis")
+        self._right = urwid.Text("", align="right", wrap="clip")
+        columns = urwid.Columns([self._left, ("pack", self._right)], dividechars=1)
+        super().__init__(urwid.AttrMap(columns, "status"))
+
+    def update(self, stats: HostStatistics, agent_state: AgentState, extra: str = "") -> None:
+        self._left.set_text(left_markup(stats, extra))
+        state = AgentState(agent_state)
+        self._right.set_text((f"status.{state.value}", AGENT_LABELS[state]))
+
+    @property
+    def left_text(self) -> str:
+        """The plain text of the left part (for tests and line-mode output)."""
+        return str(self._left.text)
+
+    @property
+    def right_text(self) -> str:
+        return str(self._right.text)
+
+    def selectable(self) -> bool:
+        return False

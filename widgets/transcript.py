@@ -1,0 +1,212 @@
+"""The transcript view: the chat stream, one widget per :class:`~asks.transcript.Entry`.
+
+Semantics:
+
+* :meth:`TranscriptView.refresh` brings the view up to date with its transcript in
+  O(new entries + entries still streaming): new entries are appended; an entry drawn while it
+  was not ``done`` gets its text redrawn in place when its text or state changed, until it is
+  done; no entry widget is ever replaced (identity is stable). The app subscribes ``refresh``
+  to the transcript.
+* Every kind is recognisable without colour, by its prefix: ``you › ``, ``agent › `` (or
+  ``agent (MODEL) › `` when the entry's title names the model), ``⚙ `` tool line,
+  ``? asked: `` question card (in a box), ``✔ result (OUTCOME): `` and
+  ``✉ feedback (MODE): `` cards (indented), ``✖ `` error (with its title), ``· `` notice.
+  A streaming agent entry ends in ``…`` until it is done.
+* All entry text is sanitised (:func:`~asks.sanitize.sanitize_text`, newlines kept; titles
+  with :func:`~asks.sanitize.sanitize_line`): escape sequences are never drawn.
+* Following: the view keeps the newest entry in sight while it *follows* (initially true).
+  Scrolling up (:meth:`scroll`, PgUp/PgDn keys, mouse wheel) stops following; scrolling back to
+  where the bottom is visible resumes it.
+* The view is not selectable (a container never moves the keyboard onto it, e.g. on ``up``
+  from the editor); the app calls :meth:`TranscriptView.scroll` for PgUp/PgDn. If keys are sent
+  to it anyway, ``page up``/``page down`` scroll and every other key is returned.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import urwid
+from urwid.widget import AbstractFlowWidget as FlowWidget
+
+from asks.sanitize import sanitize_line, sanitize_text
+from asks.transcript import Entry, EntryKind, Transcript
+
+BoxSize = tuple[int, int]
+Markup = list[tuple[str, str] | str]
+
+STREAMING_MARK: Final = " …"
+CARD_INDENT: Final = 2
+
+PALETTE: Final = (
+    ("transcript.user", "light cyan,bold", "default", "bold"),
+    ("transcript.agent", "light green,bold", "default", "bold"),
+    ("transcript.tool", "dark gray", "default", "default"),
+    ("transcript.question", "yellow,bold", "default", "bold"),
+    ("transcript.card", "yellow", "default", "default"),
+    ("transcript.body", "default", "default", "default"),
+    ("transcript.result", "light green", "default", "bold"),
+    ("transcript.feedback", "light magenta", "default", "bold"),
+    ("transcript.error", "light red,bold", "default", "bold,standout"),
+    ("transcript.notice", "dark gray", "default", "default"),
+    ("transcript.streaming", "dark gray", "default", "default"),
+)
+
+
+def entry_prefix(entry: Entry) -> str:
+    """The colour-free label that starts an entry's first row."""
+    title = sanitize_line(entry.title)
+    match entry.kind:
+        case EntryKind.USER:
+            return "you › "
+        case EntryKind.AGENT:
+            return f"agent ({title}) › " if title else "agent › "
+        case EntryKind.TOOL:
+            return "⚙ "
+        case EntryKind.QUESTION:
+            return "? asked: "
+        case EntryKind.RESULT:
+            return f"✔ result ({title}): " if title else "✔ result: "
+        case EntryKind.FEEDBACK:
+            return f"✉ feedback ({title}): " if title else "✉ feedback: "
+        case EntryKind.ERROR:
+            return f"✖ {title}: " if title else "✖ "
+        case EntryKind.NOTICE:
+            return "· "
+    return ""
+
+
+def entry_markup(entry: Entry) -> Markup:
+    """Text markup of an entry: attributed prefix, sanitised body, streaming mark."""
+    markup: Markup = [(f"transcript.{entry.kind.value}", entry_prefix(entry))]
+    body = sanitize_text(entry.text)
+    if body:
+        markup.append(body)
+    if not entry.done:
+        markup.append(("transcript.streaming", STREAMING_MARK if body else STREAMING_MARK.strip()))
+    return markup
+
+
+def entry_widget(entry: Entry) -> tuple[FlowWidget, urwid.Text]:
+    """A fresh widget for ``entry`` (cards are boxed or indented) and its text widget."""
+    text = urwid.Text(entry_markup(entry))
+    if entry.kind is EntryKind.QUESTION:
+        body = urwid.AttrMap(text, "transcript.body")
+        return urwid.AttrMap(urwid.LineBox(body), "transcript.card"), text
+    if entry.kind in (EntryKind.RESULT, EntryKind.FEEDBACK):
+        return urwid.Padding(text, left=CARD_INDENT), text
+    return text, text
+
+
+class TranscriptView(urwid.WidgetWrap["urwid.ListBox[int]"]):
+    """A scrolling list of transcript entries; see the module docstring."""
+
+    def __init__(self, transcript: Transcript) -> None:
+        self._transcript = transcript
+        self._walker: urwid.SimpleFocusListWalker[FlowWidget] = urwid.SimpleFocusListWalker([])
+        self._listbox = urwid.ListBox(self._walker)
+        # entries drawn while not done: index → (their text widget, (text, done) as drawn)
+        self._open: dict[int, tuple[urwid.Text, tuple[str, bool]]] = {}
+        self._following = True
+        self._pin = True  # the next render puts the last row at the bottom (while following)
+        self._size: BoxSize | None = None
+        super().__init__(self._listbox)
+        self.refresh()
+
+    # -- public API ----------------------------------------------------------------------
+    @property
+    def following(self) -> bool:
+        """Whether new entries scroll into view."""
+        return self._following
+
+    @property
+    def entry_widgets(self) -> tuple[FlowWidget, ...]:
+        """The widgets drawn for the entries, in order (for tests and hit-testing)."""
+        return tuple(self._walker)
+
+    def refresh(self) -> None:
+        """Append widgets for new entries and redraw the ones still streaming."""
+        entries = self._transcript.entries
+        if len(entries) < len(self._walker):  # the list was replaced: start over
+            self._walker.clear()
+            self._open.clear()
+        for index in list(self._open):
+            self._redraw_open(index, entries[index])
+        for index in range(len(self._walker), len(entries)):
+            entry = entries[index]
+            widget, text = entry_widget(entry)
+            self._walker.append(widget)
+            if not entry.done:
+                self._open[index] = (text, (entry.text, entry.done))
+        if self._following:
+            self._request_pin()
+
+    def scroll(self, pages: int) -> None:
+        """Scroll by ``pages`` screens (negative: up); reaching the bottom resumes following."""
+        key = "page up" if pages < 0 else "page down"
+        if self._size is None:
+            return
+        for _ in range(abs(pages)):
+            self._listbox.keypress(self._size, key)
+        self._update_following(self._size)
+
+    # -- urwid -----------------------------------------------------------------------------
+    def render(self, size: BoxSize, focus: bool = False) -> urwid.Canvas:  # type: ignore[override]
+        if self._following and (self._pin or size != self._size):
+            self._pin_bottom(size, focus)
+        self._pin = False
+        self._size = size
+        return super().render(size, focus)
+
+    def selectable(self) -> bool:
+        return False
+
+    def keypress(self, size: BoxSize, key: str) -> str | None:  # type: ignore[override]
+        if key in ("page up", "page down"):
+            self._size = size
+            self.scroll(-1 if key == "page up" else 1)
+            return None
+        return key
+
+    def mouse_event(  # type: ignore[override]  # noqa: PLR0917
+        self, size: BoxSize, event: str, button: int, col: int, row: int, focus: bool
+    ) -> bool | None:
+        handled = self._listbox.mouse_event(size, event, button, col, row, focus)
+        self._update_following(size)
+        return handled
+
+    # -- helpers ---------------------------------------------------------------------------
+    def _redraw_open(self, index: int, entry: Entry) -> None:
+        text, drawn = self._open[index]
+        if (entry.text, entry.done) != drawn:
+            text.set_text(entry_markup(entry))
+        if entry.done:
+            del self._open[index]
+        else:
+            self._open[index] = (text, (entry.text, entry.done))
+
+    def _request_pin(self) -> None:
+        self._pin = True
+        self._invalidate()
+
+    def _pin_bottom(self, size: BoxSize, focus: bool) -> None:
+        """Focus the last entry and show its last row on the last row of the view.
+
+        ``ListBox.scroll_to_bottom`` alone shows the *top* of an entry taller than the view
+        (a long streaming reply), so the inset is set explicitly for those.
+        """
+        maxcol, maxrow = size
+        if not len(self._walker) or not maxrow:
+            return
+        listbox = self._listbox
+        listbox.scroll_to_bottom()
+        listbox.calculate_visible(size, focus)  # completes the pending focus move
+        last = listbox.focus
+        rows = 0 if last is None else last.rows((maxcol,), focus)
+        if rows > maxrow:
+            listbox.shift_focus(size, maxrow - rows)
+
+    def _update_following(self, size: BoxSize) -> None:
+        self._following = "bottom" in self._listbox.ends_visible(size)
+        if self._following:
+            self._request_pin()
