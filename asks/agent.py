@@ -269,7 +269,7 @@ class Agent:
             return
         # The host journaled this result (tool_result line): only the context needs it.
         self.messages.append(Message("tool", reply.text, tool_call_id=call.id))
-        self.transcript.add(EntryKind.RESULT, reply.text, reply.outcome.value)
+        self.transcript.add(EntryKind.RESULT, result_summary(reply), reply.outcome.value)
 
     # -- interruption ----------------------------------------------------------------------
     def _interrupted(self) -> None:
@@ -306,6 +306,20 @@ class Agent:
         self.state = state
         for listener in list(self._listeners):
             listener()
+
+
+def result_summary(envelope: contract.ResultEnvelope) -> str:
+    """What the person sees of a result: answers as "question → answer", pending ids."""
+    details = envelope.details
+    lines = [
+        f"{a.get('question', '')} → {a.get('answer') or a.get('kind', '')}"
+        for a in details.get("answers", [])
+        if isinstance(a, dict)
+    ]
+    pending = [str(p) for p in details.get("pending", [])]
+    if pending:
+        lines.append(f"pending: {', '.join(pending)} (answer any time: Shift+Tab or /asks)")
+    return "\n".join(lines) or envelope.outcome.value
 
 
 def _call_summary(call: ToolCall) -> str:

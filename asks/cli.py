@@ -24,7 +24,8 @@ from pathlib import Path
 import trio
 
 from asks import __version__
-from asks.agent import Agent, Tool, context_from_journal
+from asks.agent import Agent, Tool, context_from_journal, result_summary
+from asks.contract import ResultEnvelope
 from asks.config import load_config, with_key_fallbacks
 from asks.entries import ChatMessage, FeedbackDelivered, Record, ToolResult
 from asks.host import QuestionHost
@@ -164,7 +165,8 @@ def replay_transcript(transcript: Transcript, host: QuestionHost) -> None:
                 kind = EntryKind.USER if entry.role == "user" else EntryKind.AGENT
                 transcript.add(kind, entry.content)
         elif isinstance(entry, ToolResult):
-            transcript.add(EntryKind.RESULT, entry.text, entry.outcome.value)
+            envelope = ResultEnvelope(entry.outcome, entry.text, entry.details)
+            transcript.add(EntryKind.RESULT, result_summary(envelope), entry.outcome.value)
         elif isinstance(entry, FeedbackDelivered):
             transcript.add(EntryKind.FEEDBACK, entry.text, entry.mode)
     stats = host.statistics()

@@ -337,6 +337,7 @@ class QuestionHost:
 
     def enter_panel_nowait(self, question_id: str | None = None) -> str | None:
         """Open the panel with focus (``/asks``, focus toggle); returns a notice on refusal."""
+        self.notice = None
         if not self.tabs:
             return self._say("No pending questions.")
         if self.focus.foreign_active:
@@ -355,6 +356,7 @@ class QuestionHost:
     def toggle_focus_nowait(self) -> str | None:
         """The focus-toggle key: chat → panel; panel → back to the origin, or while a
         blocker is pending, to the next required tab (rule 4)."""
+        self.notice = None
         if not self.focus.panel_focused:
             return self.enter_panel_nowait()
         if self._waits:
@@ -366,6 +368,7 @@ class QuestionHost:
 
     def toggle_collapse_nowait(self) -> str | None:
         """The collapse key from outside the panel (or inside: see ``COLLAPSE``)."""
+        self.notice = None
         if self._waits:
             return self._say("A required question is waiting; it cannot be collapsed.")
         if self.mode is PanelMode.COLLAPSED:
