@@ -25,8 +25,8 @@ import trio
 
 from asks import __version__
 from asks.agent import Agent, Tool, context_from_journal, result_summary
-from asks.contract import ResultEnvelope
 from asks.config import load_config, with_key_fallbacks
+from asks.contract import ResultEnvelope
 from asks.entries import ChatMessage, FeedbackDelivered, Record, ToolResult
 from asks.host import QuestionHost
 from asks.journal import (
