@@ -136,8 +136,11 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
         if command == "collapse":
             host.toggle_collapse_nowait()
             return None
-        if command in ("panel.page_up", "panel.page_down") and not in_panel:
-            self.transcript_view.scroll(-1 if command == "panel.page_up" else 1)
+        if command in ("chat.scroll_up", "chat.scroll_down"):
+            self.transcript_view.scroll(-1 if command == "chat.scroll_up" else 1)
+            return None
+        if command == "chat.interrupt":  # Esc in chat (Ctrl+C is handled above)
+            self.session.agent.interrupt_nowait()
             return None
         if command == "panel.editor" and in_panel:
             self.on_edit_request()

@@ -74,6 +74,8 @@ APP_COMMANDS = frozenset(
         "chat.newline",
         "chat.complete",
         "chat.interrupt",
+        "chat.scroll_up",
+        "chat.scroll_down",
         "prompt.yes",
         "prompt.no",
     }
@@ -131,6 +133,8 @@ DEFAULT_BINDINGS: tuple[Binding, ...] = (
     Binding("chat.newline", ("meta enter", "shift enter"), "chat", "newline"),
     Binding("chat.complete", ("tab",), "chat", "complete"),
     Binding("chat.interrupt", ("ctrl c", "esc"), "chat", "interrupt"),
+    Binding("chat.scroll_up", ("page up",), "chat", "scroll"),
+    Binding("chat.scroll_down", ("page down",), "chat", "scroll"),
     # -- a foreign permission prompt
     Binding("prompt.yes", ("y",), "prompt", "yes"),
     Binding("prompt.no", ("n", "esc"), "prompt", "no"),
