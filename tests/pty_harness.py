@@ -19,6 +19,8 @@ import ptyprocess
 import pyte
 
 ROOT = Path(__file__).resolve().parents[1]
+ESC_GAP = 0.3  # seconds after a lone Esc (see PtyApp.press)
+DEFAULT_TIMEOUT = 15.0
 
 KEYS = {
     "enter": "\r",
@@ -42,6 +44,15 @@ KEYS = {
     "meta n": "\x1bn",
     " ": " ",
 }
+
+
+def key_bytes(key: str) -> bytes:
+    """The bytes a terminal sends for ``key``: a name from :data:`KEYS` or one character."""
+    if key in KEYS:
+        return KEYS[key].encode()
+    if len(key) == 1:
+        return key.encode()
+    raise KeyError(f"unknown key name {key!r}; add it to KEYS")
 
 
 class ScreenTimeoutError(AssertionError):
@@ -89,10 +100,12 @@ class PtyApp:
 
     # -- reading ---------------------------------------------------------------------------
     def text(self) -> str:
+        """The screen, one line per row, trailing blanks cut. A no-break space reads as a
+        space (the app uses them to keep key hints in one piece)."""
         with self._lock:
-            return "\n".join(line.rstrip() for line in self.screen.display)
+            return "\n".join(line.rstrip().replace("\xa0", " ") for line in self.screen.display)
 
-    def wait_for(self, pattern: str, timeout: float = 10.0) -> re.Match[str]:
+    def wait_for(self, pattern: str, timeout: float = DEFAULT_TIMEOUT) -> re.Match[str]:
         """Wait until ``pattern`` (a regex) matches the screen; return the match."""
         regex = re.compile(pattern, re.MULTILINE)
         deadline = time.monotonic() + timeout
@@ -111,7 +124,7 @@ class PtyApp:
                 raise ScreenTimeoutError(f"{pattern!r} not on screen:\n{self.text()}")
             time.sleep(0.02)
 
-    def wait_gone(self, pattern: str, timeout: float = 10.0) -> None:
+    def wait_gone(self, pattern: str, timeout: float = DEFAULT_TIMEOUT) -> None:
         regex = re.compile(pattern, re.MULTILINE)
         deadline = time.monotonic() + timeout
         while regex.search(self.text()):
@@ -123,14 +136,33 @@ class PtyApp:
         with self._lock:
             return self.screen.display[self.screen.cursor.y]
 
+    def raw_bytes(self) -> bytes:
+        """Everything the app wrote to the terminal so far."""
+        with self._lock:
+            return bytes(self.raw)
+
+    def title(self) -> str:
+        """The window title as the terminal would have set it (OSC 0/2)."""
+        with self._lock:
+            return str(self.screen.title)
+
     # -- typing ----------------------------------------------------------------------------
     def type(self, text: str) -> None:
         self.proc.write(text.encode())
 
-    def press(self, *keys: str, pause: float = 0.05) -> None:
-        for key in keys:
-            self.proc.write(KEYS[key].encode())
+    def type_chunks(self, text: str, size: int = 4, pause: float = 0.03) -> None:
+        """Type ``text`` a few characters at a time, like a person typing fast."""
+        for start in range(0, len(text), size):
+            self.type(text[start : start + size])
             time.sleep(pause)
+
+    def press(self, *keys: str, pause: float = 0.05) -> None:
+        """Send keys by name. A lone Esc is followed by a longer gap: urwid waits
+        ``complete_wait`` (0.125 s) before deciding Esc is not the start of a sequence, and a
+        key arriving inside that window would be read as Alt+key."""
+        for key in keys:
+            self.proc.write(key_bytes(key))
+            time.sleep(max(pause, ESC_GAP) if key == "esc" else pause)
 
     # -- ending ----------------------------------------------------------------------------
     def kill(self, sig: int) -> None:
@@ -138,12 +170,16 @@ class PtyApp:
         self.proc.wait()
 
     def close(self) -> int | None:
+        """Stop the app if it still runs and release the pty (safe to call twice)."""
         if self.proc.isalive():
             self.proc.terminate(force=True)
         self._reader.join(timeout=2)
-        return self.proc.exitstatus
+        status = self.proc.exitstatus
+        if not self.proc.closed:
+            self.proc.close(force=True)
+        return status
 
-    def wait_exit(self, timeout: float = 10.0) -> int:
+    def wait_exit(self, timeout: float = DEFAULT_TIMEOUT) -> int:
         deadline = time.monotonic() + timeout
         while self.proc.isalive():
             if time.monotonic() > deadline:

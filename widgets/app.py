@@ -71,12 +71,23 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
             session.broker.subscribe,
             session.agent.subscribe,
         ):
-            subscribe(self.refresh)
-        self.refresh()
+            subscribe(self._changed)
+        self._stale = True
+
+    def _changed(self) -> None:
+        """A model changed: rebuild once, before the next key or frame (many changes, one
+        rebuild), and drop the cached canvas so urwid draws the next frame."""
+        self._stale = True
+        self._invalidate()
+
+    def _refresh_if_stale(self) -> None:
+        if self._stale:
+            self.refresh()
 
     # -- rendering -------------------------------------------------------------------------
     def refresh(self) -> None:
         """Re-read every model; rebuild the layout when visibility changed."""
+        self._stale = False
         host = self.session.host
         self.transcript_view.refresh()
         self.panel.refresh()
@@ -119,11 +130,13 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
     def render(self, size: Size, focus: bool = False) -> urwid.Canvas:
         if len(size) == 2:
             self.panel.max_rows = max(3, size[1] // 2)
+        self._refresh_if_stale()
         return super().render(size, focus)
 
     # -- keys ------------------------------------------------------------------------------
     def keypress(self, size: Size, key: str) -> str | None:
         cols = size[0] if size else 80
+        self._refresh_if_stale()
         host, broker = self.session.host, self.session.broker
         if key == "ctrl c":
             self._ctrl_c()

@@ -495,9 +495,11 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
 
     @max_rows.setter
     def max_rows(self, rows: int) -> None:
-        """The app clamps this, e.g. to half the screen height."""
-        self._max_rows = max(3, rows)
-        self.refresh()
+        """The app clamps this, e.g. to half the screen height (rebuilds only on change)."""
+        rows = max(3, rows)
+        if rows != self._max_rows:
+            self._max_rows = rows
+            self.refresh()
 
     @property
     def key_context(self) -> str:

@@ -1,0 +1,579 @@
+"""End-to-end: the real ``asks`` command under a pty, driven by small test scripts.
+
+Each test runs ``python -m asks --script tests/scripts/NAME.toml`` in a pseudo-terminal of a
+chosen size (``tests/pty_harness.py``), reads the screen through pyte, types keys and asserts on
+what a person would see. Every app gets its own temporary ``--data-dir`` and an empty
+``XDG_CONFIG_HOME``. Tests wait for text (15 s timeouts), never for a fixed time — except the
+arrival guard below, which is itself a time rule of the app.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from pty_harness import DEFAULT_TIMEOUT, ROOT, PtyApp, ScreenTimeoutError
+
+from asks.focus import ARRIVAL_GUARD
+
+pytestmark = pytest.mark.e2e
+
+SCRIPTS = Path(__file__).resolve().parent / "scripts"
+
+PANEL_FOCUSED = r"┌─ Questions \(\d+\)"  # solid border: the panel has the keyboard
+PANEL_UNFOCUSED = r"┌╌ Questions \(\d+\)"  # dotted border: it does not
+PANEL_PAUSED = r"^‖ \d+ questions? pending"  # Esc: the compact pending card
+QUESTION_ID = r"q-[0-9a-f]{10}"
+
+
+# ---------------------------------------------------------------------------- fixtures
+class Launcher:
+    """Starts apps with a private data dir and config home; closes every one at the end."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.data_dir = tmp_path / "data"
+        self.config_home = tmp_path / "config"
+        self.config_home.mkdir()
+        self.env = {
+            "XDG_CONFIG_HOME": str(self.config_home),
+            "XDG_DATA_HOME": str(tmp_path / "xdg-data"),
+        }
+        self.apps: list[PtyApp] = []
+
+    def start(
+        self, *args: str, script: str | None = None, cols: int = 100, rows: int = 30
+    ) -> PtyApp:
+        argv = ["--data-dir", str(self.data_dir)]
+        if script is not None:
+            argv += ["--script", str(SCRIPTS / script)]
+        app = PtyApp([*argv, *args], cols=cols, rows=rows, env=self.env)
+        self.apps.append(app)
+        return app
+
+    def close(self) -> None:
+        for app in self.apps:
+            app.close()
+
+    def journal(self) -> Path:
+        (path,) = self.data_dir.glob("*.jsonl")
+        return path
+
+    def records(self) -> list[dict[str, object]]:
+        return [json.loads(line) for line in self.journal().read_text().splitlines() if line]
+
+
+@pytest.fixture
+def launch(tmp_path: Path) -> Iterator[Launcher]:
+    launcher = Launcher(tmp_path)
+    try:
+        yield launcher
+    finally:
+        launcher.close()
+
+
+# ---------------------------------------------------------------------------- screen helpers
+def lines(app: PtyApp) -> list[str]:
+    return app.text().split("\n")
+
+
+def flat(app: PtyApp) -> str:
+    """The screen as one line: wrapped text joined back (urwid wraps at spaces)."""
+    return re.sub(r"\s+", " ", app.text())
+
+
+def status_line(app: PtyApp) -> str:
+    return lines(app)[-1]
+
+
+def chat_row(rows: list[str]) -> int:
+    """Index of the chat editor's first row (caption ``›`` in column 0)."""
+    return max(i for i, row in enumerate(rows[:-1]) if row.startswith("›"))
+
+
+def chat_text(app: PtyApp) -> str:
+    """What the chat editor holds: its rows between the caption and the status line."""
+    rows = lines(app)
+    start = chat_row(rows)
+    first = rows[start][2:] if rows[start].startswith("› ") else ""
+    return first + "".join(rows[start + 1 : -1])
+
+
+def eventually(
+    app: PtyApp, check: Callable[[], bool], what: str, timeout: float = DEFAULT_TIMEOUT
+) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline or not app.proc.isalive():
+            raise ScreenTimeoutError(f"{what}; the screen:\n{app.text()}")
+        time.sleep(0.02)
+
+
+def wait_chat(app: PtyApp, expected: str) -> None:
+    eventually(
+        app,
+        lambda: chat_text(app) == expected,
+        f"chat editor should hold {expected!r}, holds {chat_text(app)!r}",
+    )
+
+
+def after_claim_guard() -> None:
+    """A blocker just claimed focus (it is on screen): for ARRIVAL_GUARD seconds after the
+    claim, keys still go where the person aimed them (focus rule 7). The claim happened before
+    the screen showed it, so waiting the guard (plus a margin) from *now* always clears it."""
+    time.sleep(ARRIVAL_GUARD + 0.15)
+
+
+def enter_panel(app: PtyApp) -> None:
+    app.press("shift tab")
+    app.wait_for(PANEL_FOCUSED)
+
+
+def count_receipts(records: list[dict[str, object]], question_id: str) -> int:
+    """How many ``feedback_delivered`` lines name ``question_id``."""
+    return sum(
+        1
+        for r in records
+        if r["type"] == "feedback_delivered"
+        for ref in r["delivered"]  # type: ignore[attr-defined]
+        if ref["id"] == question_id
+    )
+
+
+def question_id(records: list[dict[str, object]], text: str) -> str:
+    for r in records:
+        if r["type"] == "group_asked":
+            for q in r["questions"]:  # type: ignore[attr-defined]
+                if q["spec"]["question"] == text:
+                    return str(q["ref"]["id"])
+    raise AssertionError(f"no question {text!r} in the journal")
+
+
+# ---------------------------------------------------------------------------- 1. typing
+def test_typing_in_chat_while_an_async_question_arrives(launch: Launcher) -> None:
+    app = launch.start(script="typing.toml")
+    app.wait_for("READY-TYPING")
+    typed = ""
+    tokens = (f"w{i:03d}" for i in range(1000))
+    arrived_after: int | None = None
+    # Type in small chunks until the question shows up in the panel, then keep typing.
+    for count, token in enumerate(tokens):
+        app.type(token)
+        typed += token
+        time.sleep(0.04)
+        if arrived_after is None and "╎ Arrived while you typed?" in app.text():
+            arrived_after = count
+        if arrived_after is not None and count >= arrived_after + 12:
+            break
+        assert count < 300, f"the async question never arrived:\n{app.text()}"
+    assert arrived_after is not None and arrived_after >= 1, "typing began after the arrival"
+
+    wait_chat(app, typed)  # every character, in order: none lost, none stolen by the panel
+    text = app.text()
+    assert re.search(PANEL_UNFOCUSED, text), text  # the panel did not take the keyboard
+    assert "╎ Arrived while you typed?" in text
+    assert "Asks: 1 pending" in status_line(app)
+
+    app.type("Z")  # the next key still lands in the chat editor
+    wait_chat(app, typed + "Z")
+    assert re.search(PANEL_UNFOCUSED, app.text())
+
+
+# ---------------------------------------------------------------------------- 2. feedback
+def test_answer_while_work_runs_is_steered_into_the_turn(launch: Launcher) -> None:
+    app = launch.start(script="midturn.toml")
+    app.wait_for(r"╎ Tea or coffee\?")
+    enter_panel(app)
+    app.press("down")
+    app.wait_for(r"│ › 2\. Coffee")
+    app.press("enter")
+    app.wait_gone(r"Questions \(")  # answered: no question left in the panel
+
+    found = app.wait_for(r"MID-ACK: (\S+)")
+    assert found.group(1) == "Coffee"
+    rows = lines(app)
+    steer = next(i for i, row in enumerate(rows) if "feedback (steer)" in row)
+    ack = next(i for i, row in enumerate(rows) if "MID-ACK" in row)
+    work = [i for i, row in enumerate(rows) if re.search(r"stage \d: done", row)]
+    assert work and work[0] < steer < ack, app.text()  # after a work step, mid-turn
+    assert 'answer "Coffee"' in app.text()
+    assert "feedback (wake)" not in app.text()
+
+
+def test_answer_after_the_turn_wakes_the_agent(launch: Launcher) -> None:
+    app = launch.start(script="wake.toml")
+    app.wait_for(r"╎ Pick a number\?")
+    app.wait_for(r"idle$")  # the turn that asked has ended
+    enter_panel(app)
+    app.press("down")
+    app.wait_for(r"│ › 2\. Two")
+    app.press("enter")
+
+    app.wait_for(r"feedback \(wake\)")
+    found = app.wait_for(r"WAKE-ACK: (\S+)")
+    assert found.group(1) == "Two"
+    assert 'answer "Two"' in app.text()
+    assert "Asks: none pending" in status_line(app)
+
+
+# ---------------------------------------------------------------------------- 3. blocker
+def test_blocker_claims_focus_and_returns_it_with_the_chat_draft_intact(
+    launch: Launcher,
+) -> None:
+    app = launch.start(script="blocker_draft.toml")
+    app.wait_for(r"╎ Warm-up question\?")
+    app.type("keep this draft")
+    wait_chat(app, "keep this draft")
+
+    # Answering the warm-up wakes the agent, whose feedback step asks a blocking question.
+    enter_panel(app)
+    app.press("down")
+    app.wait_for(r"│ › 2\. Bee")
+    app.press("enter")
+
+    app.wait_for(r"Questions \(1\) ⚠ required")
+    app.wait_for(r"│ Required colour\?")  # solid border: the blocker has the keyboard
+    assert re.search(PANEL_FOCUSED, app.text())
+    assert chat_text(app) == "keep this draft"
+
+    after_claim_guard()
+    app.press("down")
+    app.wait_for(r"│ › 2\. Green")  # keys go to the panel now
+    assert chat_text(app) == "keep this draft"
+    app.press("enter")
+
+    app.wait_for("BLOCKER-ANSWER: Green")
+    app.wait_gone(r"Questions \(")
+    assert chat_text(app) == "keep this draft"
+    app.type(" and more")  # focus is back in the chat editor, at the end of the draft
+    wait_chat(app, "keep this draft and more")
+
+
+# ---------------------------------------------------------------------------- 4. prompt
+def test_permission_prompt_keeps_the_keyboard_then_the_blocker_claims(
+    launch: Launcher,
+) -> None:
+    app = launch.start(script="prompt_blocker.toml")
+    app.wait_for(r"Permission: Allow the agent to run: rm -rf build")
+    app.wait_for(r"╎ Side question\?")  # the async question sits in the panel meanwhile
+
+    # The prompt is modal: Shift+Tab does not enter the panel, other keys go nowhere.
+    app.press("shift tab")
+    app.type("x")
+    app.press("n")
+    app.wait_for(r"FIRST-RESULT: The user denied permission to run 'rm -rf build'")
+    app.wait_for(r"Permission: Allow the agent to run: make deploy")
+    assert re.search(PANEL_UNFOCUSED, app.text()), app.text()
+    assert chat_text(app) == ""
+
+    app.press("y")
+    app.wait_for(r"SECOND-RESULT: Ran 'make deploy'")
+    app.wait_gone(r"Permission:")
+    app.wait_for(r"Questions \(2\) ⚠ required")
+    app.wait_for(r"│ Ship it now\?")  # the blocker claimed the keyboard after the prompt
+    assert "[● Ship]" in app.text()
+
+    after_claim_guard()
+    app.press("enter")
+    found = app.wait_for(r"SHIP-ANSWER: (\S+)")
+    assert found.group(1) == "Ship"
+    # Focus rule 5: an async tab remains, so the panel keeps the keyboard on it.
+    app.wait_for(r"│ Side question\?")
+    assert "⚠ required" not in app.text()
+
+
+# ---------------------------------------------------------------------------- 5. group
+def test_blocking_group_with_review_and_partial_submit(launch: Launcher) -> None:
+    app = launch.start(script="group.toml", cols=120, rows=40)
+    app.wait_for(r"Questions \(4\) ⚠ required")
+    app.wait_for(r"│ Pick a colour")
+    after_claim_guard()
+
+    # single-select
+    app.press("down")
+    app.wait_for(r"│ › 2\. Blue")
+    app.press("enter")
+    app.wait_for(r"✓ Colour")
+    app.wait_for(r"│ Pick fruits")
+
+    # multi-select: check two, then Next
+    app.press("enter")
+    app.wait_for(r"› 1\. \[x\] Apple")
+    app.press("down", "enter")
+    app.wait_for(r"› 2\. \[x\] Pear")
+    app.press("down", "down", "down")
+    app.wait_for(r"› 5\. Next")
+    app.press("enter")
+    app.wait_for(r"✓ Fruit")
+    app.wait_for(r"│ Say a word")
+
+    # free text, with notes (Alt+N)
+    app.type("banana")
+    app.wait_for(r"› 1\. banana")
+    app.press("meta n")
+    app.wait_for(r"│ Notes:")
+    app.type("ripe please")
+    app.wait_for(r"│ Notes: ripe please")
+    app.press("meta n")
+    app.wait_for(r"Alt\+N notes")
+    app.press("enter")
+    app.wait_for(r"✓ Word")
+    app.wait_for(r"│ Pick a size")
+
+    # leave "size" unanswered: Review, then Enter
+    app.press("tab")
+    app.wait_for(r"Review your answers")
+    text = app.text()
+    for expected in (
+        "→ Blue",
+        "→ Apple, Pear",
+        "→ banana  (notes: ripe please)",
+        "(unanswered)",
+        "Enter submits 3 answers now; 1 stays pending.",
+    ):
+        assert expected in text, text
+    app.press("enter")
+
+    app.wait_for(r"result \(partial\)")
+    app.wait_for("GOT-RESULT")
+    eventually(app, lambda: "Still pending" in flat(app), "the result names what is pending")
+    result = flat(app)
+    for expected in (
+        '"Pick a colour"="Blue"',
+        '"Pick fruits"="Apple, Pear"',
+        '"Say a word"="banana" user notes: ripe please',
+        'Still pending: "Pick a size"',
+    ):
+        assert expected in result, app.text()
+    # The unanswered question stays pending, as an async tab.
+    app.wait_for(r"Questions \(1\)")
+    assert "⚠ required" not in app.text()
+    assert "[Size]" in app.text()
+    assert "Asks: 1 pending" in status_line(app)
+
+    # Later: leave the panel, come back, answer it: it arrives as feedback.
+    app.press("esc")
+    app.wait_for(PANEL_PAUSED)
+    app.wait_for(r"Shift\+Tab to answer")
+    enter_panel(app)
+    app.press("down")
+    app.wait_for(r"│ › 2\. Large")
+    app.press("enter")
+    app.wait_for(r"feedback \(wake\)")
+    found = app.wait_for(r"FEEDBACK-ACK: (\S+)")
+    assert found.group(1) == "Large"
+    assert "Asks: none pending" in status_line(app)
+
+
+# ---------------------------------------------------------------------------- 6. collapse, /asks
+def test_collapse_expand_and_asks_id(launch: Launcher) -> None:
+    app = launch.start(script="two_async.toml")
+    app.wait_for(r"╎ First question\?")
+    found = app.wait_for(rf"pending: ({QUESTION_ID}), ({QUESTION_ID})")
+    second = found.group(2)
+
+    app.press("ctrl ]")
+    hint = app.wait_for(r"^▸ 2 questions pending · Ctrl\+\] expand$")
+    app.wait_gone(r"Questions \(")
+    rows = lines(app)
+    assert rows[chat_row(rows) - 1] == hint.group(0)  # one row, right above the chat editor
+    assert sum("pending" in row for row in rows[:-1]) == 2  # the hint + the result card
+
+    app.press("ctrl ]")
+    app.wait_for(PANEL_UNFOCUSED)
+    app.wait_for(r"╎ First question\?")
+    app.wait_gone(r"^▸ 2 questions pending")
+
+    app.type(f"/asks {second}")
+    app.press("enter")
+    app.wait_for(PANEL_FOCUSED)
+    app.wait_for(r"│ Second question\?")
+    assert "[Two]" in app.text()
+    app.press("down")  # the keyboard is in the panel, on that question
+    app.wait_for(r"│ › 2\. Delta")
+
+    app.press("esc")
+    app.wait_for(PANEL_PAUSED)
+    app.type("/asks q-nonexistent")
+    wait_chat(app, "/asks q-nonexistent")
+    app.press("enter")
+    app.wait_for(r"No pending question with id q-nonexistent\.")
+    assert chat_text(app) == ""
+
+
+# ---------------------------------------------------------------------------- 7. sizes
+@pytest.mark.parametrize(("cols", "rows"), [(40, 12), (160, 50)])
+def test_tour_at_narrow_and_wide_sizes(launch: Launcher, cols: int, rows: int) -> None:
+    app = launch.start(cols=cols, rows=rows)  # no --script: the built-in tour
+    app.wait_for(r"Questions \(1\)")
+    app.wait_for(r"^Asks: 1 pending")
+    screen = lines(app)
+    assert screen[-1].startswith("Asks:")  # the status line is the bottom row
+    assert screen[-2].startswith("›")  # the chat editor right above it
+    if cols >= 100:
+        assert "Which language should the final report be written in?" in app.text()
+
+    enter_panel(app)
+    app.press("down")
+    app.wait_for(r"› 2\. Deutsch")
+    app.press("enter")
+    app.wait_gone(r"Questions \(")
+    app.wait_for(r"^Asks: none pending")
+    assert app.proc.isalive()
+    app.type("hi")
+    wait_chat(app, "hi")
+
+
+# ---------------------------------------------------------------------------- 8. escapes
+def test_escape_sequences_in_model_text_are_inert(launch: Launcher) -> None:
+    app = launch.start(script="escapes.toml")
+    app.wait_for(r"╎ Q-title red clear-end\?")
+    text = app.text()
+    for expected in (
+        "MARKER-BEFORE say--redsay-end",
+        "[Hdr]",
+        "╎ ctx-ok",
+        "› 1. OptRed",
+        "╎      desc",
+        "? asked: Q-title red clear-end?",
+    ):
+        assert expected in text, text
+
+    enter_panel(app)
+    app.press("enter")
+    found = app.wait_for(r"ESC-ACK: (\S+)")
+    assert found.group(1) == "OptRed"
+    assert 'answer "OptRed"' in app.text()
+    assert "MARKER-BEFORE say--redsay-end" in app.text()  # nothing was cleared
+
+    raw = app.raw_bytes()
+    assert b"pwned" not in raw  # no OSC title (nor its text) reached the terminal
+    assert b"\x1b]0;" not in raw and b"\x1b]2;" not in raw
+    assert app.title() == ""
+
+
+# ---------------------------------------------------------------------------- 9. crash, resume
+def asks_cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    full_env = {**os.environ, **env, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, "-m", "asks", *args],
+        capture_output=True,
+        text=True,
+        env=full_env,
+        cwd=ROOT,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_sigkill_after_a_saved_answer_then_resume_delivers_it_once(launch: Launcher) -> None:
+    app = launch.start(script="crash.toml", rows=50)
+    app.wait_for(r"╎ Pick a pet\?")
+    app.wait_for(r"working…$")
+    enter_panel(app)
+    app.press("down")
+    app.wait_for(r"│ › 2\. Dog")
+    app.press("enter")
+    # Saved (the status says so only after the fsync) but not delivered: the agent is busy.
+    app.wait_for(r"1 saved feedback")
+    app.wait_for(r"│ Pick a tree\?")
+    app.kill(signal.SIGKILL)
+
+    listing = asks_cli("sessions", "--data-dir", str(launch.data_dir), env=launch.env)
+    assert listing.returncode == 0, listing.stderr
+    found = re.fullmatch(r"(\S+)  1 pending  1 saved, not yet delivered\n", listing.stdout)
+    assert found, listing.stdout
+    session = found.group(1)
+    assert launch.journal().name == f"{session}.jsonl"
+    pet = question_id(launch.records(), "Pick a pet?")
+    assert count_receipts(launch.records(), pet) == 0
+
+    resumed = launch.start("--resume", session, script="crash.toml", rows=50)
+    resumed.wait_for(rf"Resumed session {session}: 1 pending, 1 saved answers to deliver\.")
+    resumed.wait_for(r"feedback \(wake\)")
+    found = resumed.wait_for(r"FEEDBACK-ACK: (\S+)")
+    assert found.group(1) == "Dog"
+    resumed.wait_for(r"╎ Pick a tree\?")  # the other question is back as a tab
+    assert "[Tree]" in resumed.text()
+    resumed.wait_for(r"^Asks: 1 pending")
+    resumed.wait_for(r"idle$")
+    resumed.type("/quit")
+    resumed.press("enter")
+    assert resumed.wait_exit() == 0
+    assert count_receipts(launch.records(), pet) == 1
+
+    again = launch.start("--resume", session, script="crash.toml", rows=50)
+    again.wait_for(rf"Resumed session {session}: 1 pending, 0 saved answers to deliver\.")
+    again.wait_for(r"╎ Pick a tree\?")
+    enter_panel(again)
+    again.press("enter")
+    found = again.wait_for(r"FEEDBACK-ACK: Oak")
+    assert again.text().count("FEEDBACK-ACK: Dog") == 1  # the replayed transcript, once
+    assert again.text().count('answer "Dog"') == 1
+    again.type("/quit")
+    again.press("enter")
+    assert again.wait_exit() == 0
+    records = launch.records()
+    assert count_receipts(records, pet) == 1
+    assert count_receipts(records, question_id(records, "Pick a tree?")) == 1
+
+
+# ---------------------------------------------------------------------------- 10. CLI
+def test_cli_errors_are_one_line_and_write_nothing(tmp_path: Path, launch: Launcher) -> None:
+    bad_toml = tmp_path / "bad.toml"
+    bad_toml.write_text("name = [unclosed\n")
+    bad_step = tmp_path / "bad_step.toml"
+    bad_step.write_text('[[step]]\non = "sometimes"\n[[step.reply]]\nsay = "x"\n')
+    cases = {
+        "bad flag": ["--no-such-flag"],
+        "unknown session": ["--resume", "nosuch"],
+        "missing script": ["--script", str(tmp_path / "missing.toml")],
+        "unreadable script": ["--script", str(tmp_path)],  # a directory cannot be read
+        "malformed TOML": ["--script", str(bad_toml)],
+        "malformed script": ["--script", str(bad_step)],
+    }
+    for name, args in cases.items():
+        data_dir = tmp_path / f"data-{name.replace(' ', '-')}"
+        result = asks_cli(*args, "--data-dir", str(data_dir), env=launch.env)
+        assert result.returncode != 0, name
+        assert result.stdout == "", name
+        errors = result.stderr.splitlines()
+        if name == "bad flag":  # argparse: usage, then one "asks: error: …" line
+            assert errors[-1].startswith("asks: error:"), result.stderr
+        else:
+            assert len(errors) == 1 and errors[0].startswith("asks: "), (name, result.stderr)
+        assert not data_dir.exists() or not any(data_dir.iterdir()), name
+
+    version = asks_cli("--version", env=launch.env)
+    assert version.returncode == 0
+    assert re.fullmatch(r"asks \d+\.\d+\.\d+\S*\n", version.stdout), version.stdout
+
+
+def test_quit_exits_zero_and_says_how_to_resume(launch: Launcher) -> None:
+    app = launch.start(script="wake.toml")
+    app.wait_for(r"╎ Pick a number\?")
+    app.type("/quit")
+    app.press("enter")
+    assert app.wait_exit() == 0
+    session = launch.journal().stem
+    assert f"Resume it with: asks --resume {session}".encode() in app.raw_bytes()
+    app.wait_for(rf"Resume it with: asks --resume {session}")
+
+
+def test_two_ctrl_c_when_idle_quit(launch: Launcher) -> None:
+    app = launch.start(script="wake.toml")
+    app.wait_for(r"╎ Pick a number\?")
+    app.wait_for(r"idle$")
+    app.press("ctrl c")
+    app.wait_for(r"Press Ctrl\+C again to quit\.")
+    assert app.proc.isalive()
+    app.press("ctrl c")
+    assert app.wait_exit() == 0
+    assert b"Resume it with: asks --resume" in app.raw_bytes()
