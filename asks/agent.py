@@ -31,7 +31,7 @@ import trio
 from asks import contract
 from asks.entries import ChatMessage, FeedbackDelivered, Record, ToolResult
 from asks.host import QuestionHost
-from asks.transcript import EntryKind, Transcript
+from asks.transcript import Entry, EntryKind, Transcript
 
 FEEDBACK_ROLE = "user"
 
@@ -208,7 +208,7 @@ class Agent:
                 self._interrupted()
         except Exception as exc:
             self.transcript.add(EntryKind.ERROR, f"{type(exc).__name__}: {exc}", "agent error")
-            self._close_open_calls("the turn failed")
+            self.close_open_calls("the turn failed")
         finally:
             self._turn_scope = None
             self.host.turn_ended_nowait()
@@ -230,18 +230,23 @@ class Agent:
             self.transcript.add(EntryKind.FEEDBACK, feedback.text, feedback.mode.value)
 
     async def _model_call(self) -> tuple[ToolCall, ...]:
-        entry = self.transcript.add(EntryKind.AGENT, "", self.model.name, done=False)
+        entry: Entry | None = None  # created with the first text, so silent replies show none
+        text: list[str] = []
         calls: list[ToolCall] = []
         try:
             stream = self.model.stream(list(self.messages), [t.schema() for t in self.tools])
             async for event in stream:
-                if isinstance(event, TextDelta):
-                    self.transcript.stream(entry, event.text)
-                else:
+                if isinstance(event, ToolCall):
                     calls.append(event)
+                    continue
+                text.append(event.text)
+                if entry is None:
+                    entry = self.transcript.add(EntryKind.AGENT, "", self.model.name, done=False)
+                self.transcript.stream(entry, event.text)
         finally:
-            self.transcript.finish(entry)
-            self._append(Message("assistant", entry.text, tuple(calls)))
+            if entry is not None:
+                self.transcript.finish(entry)
+            self._append(Message("assistant", "".join(text), tuple(calls)))
         return tuple(calls)
 
     async def _run_tool(self, call: ToolCall) -> None:
@@ -274,14 +279,15 @@ class Agent:
     # -- interruption ----------------------------------------------------------------------
     def _interrupted(self) -> None:
         self.host.interrupt_nowait("the person interrupted the turn (Ctrl+C)")
-        self._close_open_calls("interrupted by the person (Ctrl+C)")
+        self.close_open_calls("interrupted by the person (Ctrl+C)")
         self.transcript.add(EntryKind.NOTICE, "Interrupted. Pending questions stay open.")
 
-    def _close_open_calls(self, reason: str) -> None:
-        """Give every tool call of the last assistant message a result if it has none."""
+    def close_open_calls(self, reason: str) -> None:
+        """Give every tool call in the context a result if it has none (after an interrupt,
+        a failed turn, or a crash found at resume): chat APIs refuse unanswered calls."""
         answered = {m.tool_call_id for m in self.messages if m.role == "tool"}
-        last = next((m for m in reversed(self.messages) if m.role == "assistant"), None)
-        for call in () if last is None else last.tool_calls:
+        calls = [c for m in self.messages if m.role == "assistant" for c in m.tool_calls]
+        for call in calls:
             if call.id in answered:
                 continue
             state = self.host.projection.calls.get(call.id)

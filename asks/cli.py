@@ -80,7 +80,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return print_sessions(data_dir)
         script = load_script(args.script) if args.script else builtin_tour()
         return run(args, data_dir, script)
-    except (UsageError, ScriptError, SessionNotFound, SessionLocked, ValueError) as exc:
+    except SessionNotFound:
+        print(f"asks: no session {args.resume!r} in {data_dir} (list them: asks sessions)",
+              file=sys.stderr)
+        return EXIT_USAGE
+    except (UsageError, ScriptError, SessionLocked, ValueError) as exc:
         print(f"asks: {exc}", file=sys.stderr)
         return EXIT_USAGE
 
@@ -147,23 +151,27 @@ def build_session(
     host = QuestionHost(journal, records, clock=trio.current_time)
     transcript = Transcript()
     messages = context_from_journal(host.projection.conversation)
-    if resumed:
-        replay_transcript(transcript, host)
-    broker = PromptBroker(host)
     model = ScriptedModel(script, seen=len(messages))
+    if resumed:
+        replay_transcript(transcript, host, model.name)
+    broker = PromptBroker(host)
     tools: list[Tool] = [WorkTool(), CommandTool()]
     agent = Agent(host, model, tools, transcript, broker.confirm, messages=messages)
+    if resumed:
+        agent.close_open_calls("the session was restarted before this tool finished")
     return Session(host, agent, transcript, broker)
 
 
-def replay_transcript(transcript: Transcript, host: QuestionHost) -> None:
+def replay_transcript(transcript: Transcript, host: QuestionHost, model_name: str) -> None:
     """Rebuild the visible chat from the journal's conversation records."""
     for record in host.projection.conversation:
         entry = record.entry
         if isinstance(entry, ChatMessage) and entry.role in ("user", "assistant"):
             if entry.content:
-                kind = EntryKind.USER if entry.role == "user" else EntryKind.AGENT
-                transcript.add(kind, entry.content)
+                if entry.role == "user":
+                    transcript.add(EntryKind.USER, entry.content)
+                else:
+                    transcript.add(EntryKind.AGENT, entry.content, model_name)
         elif isinstance(entry, ToolResult):
             envelope = ResultEnvelope(entry.outcome, entry.text, entry.details)
             transcript.add(EntryKind.RESULT, result_summary(envelope), entry.outcome.value)

@@ -14,6 +14,8 @@ import trio.testing
 
 from asks import contract
 from asks.agent import Agent, AgentState, Message, ModelEvent, TextDelta, context_from_journal
+from asks.cli import build_session
+from asks.entries import ChatMessage
 from asks.host import PanelCommand, QuestionHost
 from asks.journal import Journal, read_records
 from asks.prompts import PromptBroker
@@ -275,3 +277,21 @@ def test_bad_scripts_are_refused_with_a_reason(text: str, reason: str) -> None:
 def test_an_unreadable_script_names_the_file(tmp_path: Path) -> None:
     with pytest.raises(ScriptError, match="cannot read"):
         load_script(tmp_path / "missing.toml")
+
+
+def test_resume_gives_every_dangling_tool_call_a_result(tmp_path: Path) -> None:
+    """A crash in the middle of a tool (here `work`) leaves a call without a result; resume
+    answers it, so the rebuilt context is valid for chat APIs."""
+    journal = Journal.create(data_dir=tmp_path)
+    host = QuestionHost(journal)
+    call = {"id": "s1-0", "name": "work", "arguments": "{}"}
+    host.record_message_nowait(ChatMessage("user", "go"))
+    host.record_message_nowait(ChatMessage("assistant", "working", (call,)))
+    journal.close()  # the crash: no tool message for s1-0
+    journal, records = Journal.open(journal.session_id, data_dir=tmp_path)
+    session = build_session(journal, records, parse_script(SCRIPT, "t"), resumed=True)
+    tool_results_pair_calls(session.agent.messages)
+    journal.close()
+    rebuilt = context_from_journal(read_records(journal.session_id, data_dir=tmp_path))
+    tool_results_pair_calls(rebuilt)
+    assert "restarted" in rebuilt[-1].content
