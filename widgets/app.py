@@ -129,9 +129,16 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
 
     def render(self, size: Size, focus: bool = False) -> urwid.Canvas:
         if len(size) == 2:
-            self.panel.max_rows = max(3, size[1] // 2)
+            self.panel.max_rows = self._panel_rows(size[1])
         self._refresh_if_stale()
         return super().render(size, focus)
+
+    def _panel_rows(self, screen_rows: int) -> int:
+        """Half the screen while the panel is passive; while it has the keyboard, all but the
+        chat editor, the status line and one transcript line (small screens need it)."""
+        if self.session.host.focus.panel_focused:
+            return max(3, screen_rows - 3)
+        return max(3, screen_rows // 2)
 
     # -- keys ------------------------------------------------------------------------------
     def keypress(self, size: Size, key: str) -> str | None:

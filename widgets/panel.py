@@ -365,13 +365,13 @@ class _Frame(urwid.Widget):
         """Clamp the saved scroll; bring the cursor into view when it moved since last time."""
         top = min(max(self.scroll.top, 0), height - window)
         span = self.body.cursor_span(inner)
-        if span is not None and self.scroll.anchor != (self.anchor, span):
+        if span is not None and self.scroll.anchor != (self.anchor, span, window):
             start, rows = span[0] + offset, span[1]
             if start < top:
                 top = start
             elif start + min(rows, window) > top + window:
                 top = start + min(rows, window) - window
-            self.scroll.anchor = (self.anchor, span)
+            self.scroll.anchor = (self.anchor, span, window)
         self.scroll.top = top
         return top
 
