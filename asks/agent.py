@@ -220,8 +220,17 @@ class Agent:
             calls = await self._model_call()
             if not calls:
                 return
+            await self._run_tools(calls)
+
+    async def _run_tools(self, calls: Sequence[ToolCall]) -> None:
+        """Run one reply's tool calls concurrently (as chat APIs allow); each result enters
+        the context as its call completes, which is also the order the journal holds."""
+        if len(calls) == 1:
+            await self._run_tool(calls[0])
+            return
+        async with trio.open_nursery() as nursery:
             for call in calls:
-                await self._run_tool(call)
+                nursery.start_soon(self._run_tool, call)
 
     def _steer(self) -> None:
         feedback = self.host.take_feedback_nowait()

@@ -289,6 +289,25 @@ def test_permission_prompt_keeps_the_keyboard_then_the_blocker_claims(
     assert "⚠ required" not in app.text()
 
 
+def test_blocker_arriving_during_a_prompt_waits_then_claims(launch: Launcher) -> None:
+    """Focus rule 3 end to end: the prompt keeps the keyboard while a blocker is pending."""
+    app = launch.start(script="blocker_during_prompt.toml")
+    app.wait_for(r"Permission: Allow the agent to run: make deploy")
+    app.wait_for(r"Ship during prompt\?")
+    assert "⚠ required" in app.text()
+    app.press("shift tab")
+    app.type("x")
+    assert "Permission:" in app.text(), "the prompt lost the keyboard"
+    assert "[● Ship]" not in app.text() or not re.search(r"┌─ Questions", app.text())
+    app.press("y")
+    app.wait_gone(r"Permission:")
+    app.wait_for(r"┌─ Questions \(1\) ⚠ required")  # solid border: the blocker claimed
+    after_claim_guard()
+    app.press("enter")
+    app.wait_for(r"BOTH-DONE: Yes")
+    assert chat_text(app) == ""
+
+
 # ---------------------------------------------------------------------------- 5. group
 def test_blocking_group_with_review_and_partial_submit(launch: Launcher) -> None:
     app = launch.start(script="group.toml", cols=120, rows=40)
