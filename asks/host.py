@@ -21,6 +21,7 @@ import enum
 import hashlib
 import time
 from collections.abc import Callable, Iterable, Sequence
+from typing import Final
 
 import attrs
 import trio
@@ -122,6 +123,9 @@ class HostStatistics:
     notice: str | None
 
 
+_EMPTY_DRAFT: Final = Draft()  # frozen: one shared value for "nothing typed yet"
+
+
 def _group_id(session_id: str, call_id: str) -> str:
     digest = hashlib.blake2s(f"{session_id}\x00{call_id}".encode(), digest_size=5).hexdigest()
     return f"g-{digest}"
@@ -199,7 +203,7 @@ class QuestionHost:
         return self.projection.question(ref)
 
     def draft(self, ref: QuestionRef) -> Draft:
-        return self._drafts.get(ref, Draft())
+        return self._drafts.get(ref, _EMPTY_DRAFT)
 
     def wait_for(self, ref: QuestionRef) -> Wait | None:
         return self._wait_of.get(ref)

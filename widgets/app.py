@@ -65,33 +65,34 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
         self._last_ctrl_c = -QUIT_WINDOW
         self._had_waits = False
         super().__init__(urwid.Pile([("weight", 1, self.transcript_view)]))
-        for subscribe in (
-            session.host.subscribe,
-            session.transcript.subscribe,
-            session.broker.subscribe,
-            session.agent.subscribe,
-        ):
-            subscribe(self._changed)
-        self._stale = True
+        self._stale: set[str] = {"host", "transcript", "broker", "agent"}
+        session.host.subscribe(lambda: self._changed("host"))
+        session.transcript.subscribe(lambda: self._changed("transcript"))
+        session.broker.subscribe(lambda: self._changed("broker"))
+        session.agent.subscribe(lambda: self._changed("agent"))
 
-    def _changed(self) -> None:
-        """A model changed: rebuild once, before the next key or frame (many changes, one
-        rebuild), and drop the cached canvas so urwid draws the next frame."""
-        self._stale = True
+    def _changed(self, source: str) -> None:
+        """A model changed: rebuild its views once, before the next key or frame (many
+        changes, one rebuild), and drop the cached canvas so urwid draws the next frame."""
+        self._stale.add(source)
         self._invalidate()
 
     def _refresh_if_stale(self) -> None:
         if self._stale:
-            self.refresh()
+            self.refresh(self._stale)
 
     # -- rendering -------------------------------------------------------------------------
-    def refresh(self) -> None:
-        """Re-read every model; rebuild the layout when visibility changed."""
-        self._stale = False
+    def refresh(self, sources: set[str] | None = None) -> None:
+        """Re-read the models that changed (default: all); rebuild the layout if needed."""
+        changed = set(sources) if sources is not None else {"host", "transcript", "broker"}
+        self._stale = set()
         host = self.session.host
-        self.transcript_view.refresh()
-        self.panel.refresh()
-        self.prompt_view.refresh()
+        if "transcript" in changed:
+            self.transcript_view.refresh()
+        if "host" in changed:
+            self.panel.refresh()
+        if "broker" in changed:
+            self.prompt_view.refresh()
         self.status.update(host.statistics(), self.session.agent.state)
         self._layout()
         self._ring_on_new_blocker()

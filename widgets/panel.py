@@ -336,11 +336,19 @@ class _Frame(urwid.Widget):
         self.max_rows = max_rows
         self.scroll = scroll
         self.anchor = anchor
+        self._plans: dict[int, _Plan] = {}  # per width; a frame is rebuilt on every change
 
     def rows(self, size: Size, focus: bool = False) -> int:
         return self.plan(_cols(size)).total
 
     def plan(self, cols: int) -> _Plan:
+        """The layout for ``cols`` columns, computed once per frame and width."""
+        plan = self._plans.get(cols)
+        if plan is None:
+            plan = self._plans[cols] = self._make_plan(cols)
+        return plan
+
+    def _make_plan(self, cols: int) -> _Plan:
         bordered = cols >= 2 * _BORDER_COLS + 4
         inner = cols - 2 * _BORDER_COLS if bordered else cols
         borders = 2 if bordered else 0
@@ -380,6 +388,7 @@ class _Frame(urwid.Widget):
         plan = self.plan(cols)
         step = max(1, plan.window - 1)
         self.scroll.top = min(max(plan.top + pages * step, 0), plan.height - plan.window)
+        self._plans.clear()
         self._invalidate()
 
     def render(self, size: Size, focus: bool = False) -> urwid.Canvas:
@@ -484,6 +493,7 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         self._shown: TabKey | None = None
         self._notes_open = False
         self._scrolls: dict[TabKey, _Scroll] = {}
+        self._headers: dict[QuestionRef, str] = {}
         self._frame: _Frame | None = None
         super().__init__(urwid.Pile([]))
         self.refresh()
@@ -609,20 +619,26 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         chips: list[_Chip] = []
         for tab in host.tabs:
             staged = isinstance(tab, QuestionRef) and host.draft(tab).staged is not None
-            mark = "✓ " if staged else "● " if host.is_required(tab) else ""
+            required = host.is_required(tab)
+            mark = "✓ " if staged else "● " if required else ""
             name = "Review" if isinstance(tab, ReviewKey) else self._header(tab)
             if tab == host.selected:
                 chips.append(_Chip(f"[{mark}{name}]", "panel.tab.selected"))
             else:
                 attr = "panel.tab.staged" if staged else (
-                    "panel.tab.required" if host.is_required(tab) else "panel.tab"
+                    "panel.tab.required" if required else "panel.tab"
                 )
                 chips.append(_Chip(f" {mark}{name} ", attr))
-        selected = host.tabs.index(host.selected) if host.selected in host.tabs else 0
+        selected = next((i for i, t in enumerate(host.tabs) if t is host.selected), 0)
         return _TabBar(chips, selected)
 
     def _header(self, ref: QuestionRef) -> str:
-        return sanitize_line(self._host.question(ref).spec.header) or "?"
+        """The sanitised chip text of a question (cached: a question never changes)."""
+        header = self._headers.get(ref)
+        if header is None:
+            header = sanitize_line(self._host.question(ref).spec.header) or "?"
+            self._headers[ref] = header
+        return header
 
     def _question(self, ref: QuestionRef) -> tuple[urwid.Widget, _Body, Hashable]:
         question = self._host.question(ref)
