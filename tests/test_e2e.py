@@ -242,6 +242,7 @@ def test_blocker_claims_focus_and_returns_it_with_the_chat_draft_intact(
     app.wait_for(r"│ Required colour\?")  # solid border: the blocker has the keyboard
     assert re.search(PANEL_FOCUSED, app.text())
     assert chat_text(app) == "keep this draft"
+    assert app.raw_bytes().count(b"\x07") == 1, "one BEL when the blocking wait began"
 
     after_claim_guard()
     app.press("down")
