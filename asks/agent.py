@@ -12,7 +12,10 @@ Invariants:
   interrupted (Ctrl+C): unanswered calls get an ``interrupted`` result and live waits end as
   ``interrupted`` (questions stay pending).
 * A failing model or tool never ends the loop: the error goes to the transcript, the turn ends,
-  the REPL stays usable.
+  the REPL stays usable. A :class:`ModelError` (a provider failure) shows its one-line message.
+* The tools offered to the model are ``ask_user_question`` (with the configured guidance) —
+  only while the host has a UI (``host.ui_attached``) — followed by the other tools' schemas.
+  A call to ``ask_user_question`` is served by the host either way (without a UI: ``no_ui``).
 * Conversation messages are journaled (``chat_message``); ``ask_user_question`` results and
   feedback are journaled by the host (``tool_result``/``feedback_delivered``), so
   :func:`context_from_journal` rebuilds exactly what the model saw.
@@ -102,6 +105,20 @@ class AgentState(enum.StrEnum):
     WORKING = "working"
 
 
+class TurnOutcome(enum.StrEnum):
+    """How a turn ended: the model answered without tool calls, it was interrupted, or a
+    model/tool error ended it."""
+
+    FINISHED = "finished"
+    INTERRUPTED = "interrupted"
+    FAILED = "failed"
+
+
+class ModelError(Exception):
+    """A model provider failed (unreachable, refused, cut off, …); the message is one line
+    written for the person, shown as is."""
+
+
 def context_from_journal(records: Sequence[Record]) -> list[Message]:
     """Rebuild the model context from the conversation records of a journal."""
     messages: list[Message] = []
@@ -136,6 +153,7 @@ class Agent:
     transcript: Transcript
     confirm: Callable[[str], Any]  # async (text) -> bool: the foreign-prompt broker
     messages: list[Message] = attrs.Factory(list)
+    guidance: contract.Guidance = contract.DEFAULT_GUIDANCE
     state: AgentState = AgentState.IDLE
     _inbox_send: trio.MemorySendChannel[str] = attrs.field(init=False)
     _inbox: trio.MemoryReceiveChannel[str] = attrs.field(init=False)
@@ -194,25 +212,42 @@ class Agent:
             nursery.start_soon(feedback)
         return result[0]
 
-    async def _turn(self, user_text: str | None) -> None:
+    async def run_turn(self, user_text: str) -> TurnOutcome:
+        """Run one turn for a user message, outside :meth:`run` (the non-interactive mode)."""
+        return await self._turn(user_text)
+
+    def offered_tools(self) -> list[dict[str, Any]]:
+        """The tool schemas of the next model call (module docstring)."""
+        ask = [contract.openai_tool(self.guidance)] if self.host.ui_attached else []
+        return ask + [t.schema() for t in self.tools]
+
+    async def _turn(self, user_text: str | None) -> TurnOutcome:
         self._set_state(AgentState.WORKING)
         self.host.turn_started_nowait()
         if user_text is not None:
             self._append(Message("user", user_text))
             self.transcript.add(EntryKind.USER, user_text)
+        outcome = TurnOutcome.FINISHED
         try:
             with trio.CancelScope() as scope:
                 self._turn_scope = scope
                 await self._steps()
             if scope.cancelled_caught:
                 self._interrupted()
+                outcome = TurnOutcome.INTERRUPTED
+        except ModelError as exc:
+            self.transcript.add(EntryKind.ERROR, str(exc), "model error")
+            self.close_open_calls("the turn failed")
+            outcome = TurnOutcome.FAILED
         except Exception as exc:
             self.transcript.add(EntryKind.ERROR, f"{type(exc).__name__}: {exc}", "agent error")
             self.close_open_calls("the turn failed")
+            outcome = TurnOutcome.FAILED
         finally:
             self._turn_scope = None
             self.host.turn_ended_nowait()
             self._set_state(AgentState.IDLE)
+        return outcome
 
     async def _steps(self) -> None:
         while True:
@@ -243,7 +278,7 @@ class Agent:
         text: list[str] = []
         calls: list[ToolCall] = []
         try:
-            stream = self.model.stream(list(self.messages), [t.schema() for t in self.tools])
+            stream = self.model.stream(list(self.messages), self.offered_tools())
             async for event in stream:
                 if isinstance(event, ToolCall):
                     calls.append(event)

@@ -5,28 +5,40 @@
 ``asks --resume ID``        resume a session: pending questions come back, saved answers that
                             never reached the agent are delivered once
 ``asks --continue``         resume the most recent session
+``asks --model NAME``       … talking to an OpenAI-compatible server (``--base-url URL``;
+                            default from ``[model]`` in the config file, else OpenAI)
+``asks -p PROMPT``          one turn without UI, the answer on stdout (``-p -`` or a bare ``-p``:
+                            the prompt is read from stdin); see asks/headless.py
 ``asks sessions``           list sessions with their pending counts
 ``--data-dir DIR``          where sessions live (default: the XDG data dir)
 ``--config FILE``           config file (default: $XDG_CONFIG_HOME/asks/config.toml)
 
-Bad flags, unknown sessions and unusable scripts give one clear line on stderr and a non-zero
-exit, and write nothing.
+Which model: ``--script FILE`` → scripted; else a model name from ``--model`` or ``[model]
+name`` → the OpenAI-compatible provider; else the built-in tour (scripted, offline). Flags
+override the config file. ``asks.openai_model`` (and the SDK) are only imported when a model
+name is configured.
+
+Bad flags, unknown sessions, unusable scripts and a missing API key for a remote server give
+one clear line on stderr and a non-zero exit, and write nothing.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import trio
 
-from asks import __version__
-from asks.agent import Agent, Tool, context_from_journal, result_summary
-from asks.config import load_config, with_key_fallbacks
-from asks.contract import ResultEnvelope
+from asks import __version__, headless
+from asks.agent import Agent, Model, Tool, TurnOutcome, context_from_journal, result_summary
+from asks.config import Config, load_config, with_key_fallbacks
+from asks.contract import DEFAULT_GUIDANCE, Guidance, ResultEnvelope
 from asks.entries import ChatMessage, FeedbackDelivered, Record, ToolResult
 from asks.host import QuestionHost
 from asks.journal import (
@@ -45,7 +57,12 @@ from asks.transcript import EntryKind, Transcript
 from widgets.app import Session, run_repl
 from widgets.keymap import Keymap, build_keymap, parse_key_spec
 
+if TYPE_CHECKING:
+    from asks.openai_model import Settings
+
 EXIT_USAGE = 2
+WARM_UP_DELAY = 1.0  # seconds after start before the SDK is imported in the background
+
 
 
 class UsageError(Exception):
@@ -61,6 +78,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--script", type=Path, metavar="FILE", help="run a script file")
     parser.add_argument("--data-dir", type=Path, metavar="DIR", help="where sessions are kept")
     parser.add_argument("--config", type=Path, metavar="FILE", help="config file to read")
+    parser.add_argument("--model", metavar="NAME", help="model name on an OpenAI-compatible server")
+    parser.add_argument("--base-url", metavar="URL", help="the server's base URL (…/v1)")
+    parser.add_argument(
+        "-p", "--print", dest="prompt", nargs="?", const="-", metavar="PROMPT",
+        help="run one turn without UI and print the answer ('-' or nothing: read stdin)",
+    )
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--resume", metavar="ID", help="resume the session ID")
     group.add_argument(
@@ -78,8 +101,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "sessions":
             return print_sessions(data_dir)
-        script = load_script(args.script) if args.script else builtin_tour()
-        return run(args, data_dir, script)
+        config = read_config(args.config)
+        source = model_source(args, config, os.environ)
+        prompt = read_prompt(args.prompt) if args.prompt is not None else None
+        if prompt is not None:
+            return run_headless(args, data_dir, source, config.guidance, prompt)
+        keymap = keymap_from(config)
+        return run(args, data_dir, source, keymap, config.guidance)
     except SessionNotFound:
         print(f"asks: no session {args.resume!r} in {data_dir} (list them: asks sessions)",
               file=sys.stderr)
@@ -104,27 +132,124 @@ def print_sessions(data_dir: Path) -> int:
     return 0
 
 
-def run(args: argparse.Namespace, data_dir: Path, script: Script) -> int:
-    keymap = load_keymap(args.config)
+def model_source(
+    args: argparse.Namespace, config: Config, env: Mapping[str, str]
+) -> Script | Settings:
+    """The script to play or the provider settings to use (module docstring)."""
+    if args.script and args.model:
+        raise UsageError("--script and --model cannot be combined")
+    if args.script:
+        return load_script(args.script)
+    name = args.model or config.model.name
+    if not name:
+        if args.base_url:
+            raise UsageError("--base-url needs a model name: --model NAME or [model] name")
+        return builtin_tour()
+    from asks.openai_model import resolve_settings  # noqa: PLC0415 — only with a model
+
+    m = config.model
+    return resolve_settings(name, args.base_url or m.base_url, m.api_key_env, m.timeout, env,
+                            stream=m.stream)
+
+
+def read_prompt(value: str) -> str:
+    """``-p TEXT`` is the prompt; ``-p -`` (or a bare ``-p``) reads it from stdin to EOF."""
+    text = sys.stdin.read().rstrip("\n") if value == "-" else value
+    if not text.strip():
+        raise UsageError("the prompt is empty")
+    return text
+
+
+def open_journal(args: argparse.Namespace, data_dir: Path) -> tuple[Journal, list[Record], bool]:
+    """A new session's journal, or the resumed one with its records; True when resumed."""
     session_id = resume_id(args, data_dir)
-    records: list[Record] = []
     if session_id is None:
-        journal = Journal.create(data_dir=data_dir)
-    else:
-        journal, records = Journal.open(session_id, data_dir=data_dir)
+        return Journal.create(data_dir=data_dir), [], False
+    journal, records = Journal.open(session_id, data_dir=data_dir)
+    return journal, list(records), True
+
+
+def run(
+    args: argparse.Namespace,
+    data_dir: Path,
+    source: Script | Settings,
+    keymap: Keymap,
+    guidance: Guidance = DEFAULT_GUIDANCE,
+) -> int:
+    journal, records, resumed = open_journal(args, data_dir)
     with journal:
-        session = build_session(journal, records, script, resumed=session_id is not None)
+        session = build_session(journal, records, source, resumed=resumed, guidance=guidance)
         gc.freeze()  # the replayed state is long-lived: full collections need not rescan it
-        trio.run(lambda: run_repl(session, keymap, opening_turn=session_id is None))
+        model = session.agent.model
+
+        async def main() -> None:
+            async with trio.open_nursery() as nursery:
+                warm_up: Callable[[], Any] | None = getattr(model, "warm_up", None)
+                if warm_up is not None:
+                    nursery.start_soon(_warm_up_later, warm_up)
+                try:
+                    await run_repl(session, keymap, opening_turn=not resumed)
+                finally:
+                    nursery.cancel_scope.cancel()
+                    await _close(model)
+
+        trio.run(main)
     print(f"Session {journal.session_id} saved. Resume it with: asks --resume {journal.session_id}")
     return 0
 
 
-def load_keymap(config_path: Path | None) -> Keymap:
-    """The keymap from the config file; bad settings give one warning each and defaults."""
+def run_headless(
+    args: argparse.Namespace,
+    data_dir: Path,
+    source: Script | Settings,
+    guidance: Guidance,
+    prompt: str,
+) -> int:
+    """``asks -p``: one turn, no UI (asks/headless.py)."""
+    journal, records, resumed = open_journal(args, data_dir)
+    with journal:
+        session = build_session(journal, records, source, resumed=resumed, guidance=guidance,
+                                ui_attached=False)
+
+        async def main() -> TurnOutcome:
+            try:
+                return await headless.run_prompt(session.agent, prompt)
+            finally:
+                await _close(session.agent.model)
+
+        outcome = trio.run(main)
+    status = headless.report(session.agent, outcome)
+    print(f"asks: session {journal.session_id} saved (asks --resume {journal.session_id})",
+          file=sys.stderr)
+    return status
+
+
+async def _warm_up_later(warm_up: Callable[[], Any]) -> None:
+    """Import the provider SDK in the background once the REPL is up (off the launch path).
+    A failure here is left for the first model call to report in the transcript."""
+    await trio.sleep(WARM_UP_DELAY)
+    with contextlib.suppress(Exception):
+        await warm_up()
+
+
+async def _close(model: Model) -> None:
+    close: Callable[[], Any] | None = getattr(model, "aclose", None)
+    if close is not None:
+        await close()
+
+
+def read_config(config_path: Path | None) -> Config:
+    """The config file, its warnings printed (one line each)."""
     config, warnings = load_config(config_path)
+    for warning in warnings:
+        print(warning, file=sys.stderr)
+    return config
+
+
+def keymap_from(config: Config) -> Keymap:
+    """The keymap of a loaded config; invalid key specs give one warning each and defaults."""
     config, key_warnings = with_key_fallbacks(config, parse_key_spec)
-    for warning in [*warnings, *key_warnings]:
+    for warning in key_warnings:
         print(warning, file=sys.stderr)
     try:
         return build_keymap(config.keys.focus_toggle_key, config.keys.collapse_key)
@@ -145,18 +270,32 @@ def resume_id(args: argparse.Namespace, data_dir: Path) -> str | None:
 
 
 def build_session(
-    journal: Journal, records: Sequence[Record], script: Script, *, resumed: bool
+    journal: Journal,
+    records: Sequence[Record],
+    source: Script | Settings,
+    *,
+    resumed: bool,
+    guidance: Guidance = DEFAULT_GUIDANCE,
+    ui_attached: bool = True,
 ) -> Session:
-    """Host, agent, transcript and prompt broker for a new or resumed session."""
-    host = QuestionHost(journal, records, clock=trio.current_time)
+    """Host, agent, transcript and prompt broker for a new or resumed session. Without a UI
+    the host answers ask calls with ``no_ui`` and permission prompts are denied."""
+    host = QuestionHost(journal, records, clock=trio.current_time, ui_attached=ui_attached)
     transcript = Transcript()
     messages = context_from_journal(host.projection.conversation)
-    model = ScriptedModel(script, seen=len(messages))
+    model: Model
+    if isinstance(source, Script):
+        model = ScriptedModel(source, seen=len(messages))
+    else:
+        from asks.openai_model import OpenAIModel  # noqa: PLC0415 — only with a model
+
+        model = OpenAIModel(source, guidance)
     if resumed:
         replay_transcript(transcript, host, model.name)
     broker = PromptBroker(host)
     tools: list[Tool] = [WorkTool(), CommandTool()]
-    agent = Agent(host, model, tools, transcript, broker.confirm, messages=messages)
+    confirm = broker.confirm if ui_attached else headless.deny
+    agent = Agent(host, model, tools, transcript, confirm, messages=messages, guidance=guidance)
     if resumed:
         agent.close_open_calls("the session was restarted before this tool finished")
     return Session(host, agent, transcript, broker)

@@ -21,6 +21,7 @@ What it holds (TOML)::
     base_url = "http://127.0.0.1:11434/v1"
     api_key_env = "OPENAI_API_KEY"    # the *name* of the variable holding the key
     timeout = 60                      # seconds, a positive number
+    stream = true                     # false: one non-streamed reply per model call
 
 Semantics of :func:`load_config`:
 
@@ -76,6 +77,7 @@ class ModelConfig:
     base_url: str | None = None
     api_key_env: str = DEFAULT_API_KEY_ENV
     timeout: float = DEFAULT_TIMEOUT
+    stream: bool = True
 
 
 @attrs.frozen
@@ -109,6 +111,10 @@ def _is_name(value: object) -> bool:
     return isinstance(value, str) and bool(value.strip())
 
 
+def _is_bool(value: object) -> bool:
+    return isinstance(value, bool)
+
+
 def _is_positive_number(value: object) -> bool:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return False
@@ -139,6 +145,7 @@ _TABLES: Final[Mapping[str, Mapping[str, _Rule]]] = MappingProxyType(
                 "base_url": _Rule("base_url", _NAME, _is_name),
                 "api_key_env": _Rule("api_key_env", _NAME, _is_name),
                 "timeout": _Rule("timeout", "a positive number", _is_positive_number, float),
+                "stream": _Rule("stream", "true or false", _is_bool),
             }
         ),
     }
@@ -288,6 +295,8 @@ def _table_label(name: str) -> str:
 def _show_default(value: object) -> str:
     if value is None:
         return "(not set)"
+    if isinstance(value, bool):
+        return "true" if value else "false"
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     if isinstance(value, str):

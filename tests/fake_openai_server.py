@@ -14,7 +14,7 @@ sent as one JSON body otherwise. Faults, for the failure tests:
   ``retry-after-ms`` so the SDK's retries are quick);
 * ``cut`` — stream half of the events, then close the socket in the middle of a chunk;
 * ``truncate`` — end the body cleanly but without ``finish_reason`` and ``[DONE]``;
-* ``hang`` — ``"before"``: send nothing; ``"after"``: send headers and the first delta; then wait
+* ``hang`` — ``"before"``: send nothing; ``"after"``: send headers and the first word; then wait
   until the client closes the connection (recorded in ``Seen.disconnected``), or
   ``hang_limit`` seconds;
 * ``delay`` — sleep before answering (for client timeouts);
@@ -94,7 +94,9 @@ class FakeOpenAI:
         self._stopping = threading.Event()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
 
     # -- lifecycle ---------------------------------------------------------------------------
     @property
@@ -150,6 +152,7 @@ class FakeOpenAI:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # small SSE writes go out at once
 
             def log_message(self, format: str, *args: Any) -> None:  # quiet
                 pass
@@ -195,7 +198,8 @@ class FakeOpenAI:
                     return
                 events = list(_events(reply, str(body.get("model", ""))))
                 if reply.hang == "after":
-                    self._chunk(events[0])
+                    for event in events[:2]:  # the role delta and the first word
+                        self._chunk(event)
                     self._wait_gone(seen)
                     return
                 if reply.cut:

@@ -135,6 +135,7 @@ name = "llama3"
 base_url = "http://127.0.0.1:11434/v1"
 api_key_env = "MY_KEY"
 timeout = 12.5
+stream = false
 """
 
 
@@ -145,7 +146,7 @@ def test_valid_full_file(tmp_path: Path) -> None:
         path=path,
         keys=KeysConfig("meta a", "off"),
         guidance=Guidance("Ask things.", "snippet", "be brief"),
-        model=ModelConfig("llama3", "http://127.0.0.1:11434/v1", "MY_KEY", 12.5),
+        model=ModelConfig("llama3", "http://127.0.0.1:11434/v1", "MY_KEY", 12.5, stream=False),
     )
 
 
@@ -191,6 +192,8 @@ def test_empty_file_is_all_defaults(tmp_path: Path) -> None:
         ("model", "timeout", "inf", "a positive number", "60"),
         ("model", "timeout", "nan", "a positive number", "60"),
         ("model", "timeout", "true", "a positive number", "60"),
+        ("model", "stream", '"no"', "true or false", "true"),
+        ("model", "stream", "0", "true or false", "true"),
     ],
 )
 def test_wrong_value_warns_and_keeps_default(  # noqa: PLR0917
