@@ -44,10 +44,13 @@ from asks.entries import (
 from asks.focus import Focus, FocusTarget, Route
 from asks.journal import Journal, StorageError, StorageState
 from asks.model import (
+    MAX_CUSTOM_TEXT,
     Answer,
+    AnswerKind,
     Outcome,
     Question,
     QuestionRef,
+    QuestionSpec,
     QuestionStatus,
     Resolution,
     ResolutionKind,
@@ -73,6 +76,44 @@ class PanelCommand(enum.StrEnum):
     DECLINE = "decline"
     DEFER = "defer"
     CLEAR_DRAFT = "clear_draft"
+
+
+class AnswerRefusal(enum.StrEnum):
+    """Why :meth:`QuestionHost.answer_from_nowait` saved nothing."""
+
+    UNKNOWN_QUESTION = "unknown_question"  # no such question incarnation
+    ALREADY_ANSWERED = "already_answered"  # answered or declined (terminal, another tab, …)
+    WITHDRAWN = "withdrawn"  # the agent took it back
+    INVALID_ANSWER = "invalid_answer"  # does not fit the question (see :func:`answer_problem`)
+    NOT_SAVED = "not_saved"  # the journal append failed (see ``statistics().notice``)
+
+
+def answer_problem(spec: QuestionSpec, answer: Answer) -> str | None:
+    """Why ``answer`` cannot answer ``spec`` (a sentence for a person), or ``None`` if it can.
+
+    The shapes the panel produces: ``option`` = exactly one option of a single-select question;
+    ``multi`` = distinct options (sorted) of a multi-select question and/or custom text, at least
+    one of them; ``custom`` = non-empty text for a single-select or free-text question. Custom
+    text and notes are at most ``MAX_CUSTOM_TEXT`` characters.
+    """
+    indices = answer.option_indices
+    if any(i < 0 or i >= len(spec.options) for i in indices):
+        return "That option does not exist."
+    if answer.custom_text is not None and len(answer.custom_text) > MAX_CUSTOM_TEXT:
+        return f"The answer is longer than {MAX_CUSTOM_TEXT} characters."
+    if len(answer.notes) > MAX_CUSTOM_TEXT:
+        return f"The notes are longer than {MAX_CUSTOM_TEXT} characters."
+    has_text = bool(answer.custom_text and answer.custom_text.strip())
+    match answer.kind:
+        case AnswerKind.OPTION if spec.multi_select or len(indices) != 1:
+            return "Choose exactly one option."
+        case AnswerKind.MULTI if not spec.multi_select:
+            return "This question takes one answer."
+        case AnswerKind.MULTI if list(indices) != sorted(set(indices)) or not (indices or has_text):
+            return "Check at least one option or type an answer."
+        case AnswerKind.CUSTOM if spec.multi_select or indices or not has_text:
+            return "Type an answer first."
+    return None
 
 
 class PanelMode(enum.StrEnum):
@@ -277,6 +318,47 @@ class QuestionHost:
         """No UI any more: live waits end ``interrupted``; later calls get ``no_ui``."""
         self.ui_attached = False
         self.interrupt_nowait("the question panel was detached")
+
+    # ====================================================================== other surfaces
+    def answer_from_nowait(
+        self,
+        question_id: str,
+        incarnation: int,
+        answer: Answer | None,
+        source: str = "web",
+    ) -> AnswerRefusal | None:
+        """Save an answer (``None``: a decline) given on another surface, e.g. the web bridge.
+
+        The same path as the panel: one ``resolved`` line (tagged ``source``) is appended and
+        fsync'd before anything is told; then a wait whose questions are now all closed ends
+        (its tool result delivers them), else the unit goes to the outbox — or, if the
+        question belongs to a live multi-question wait, it is claimed by that wait, which
+        delivers it when it ends (NOTES.md, "Web bridge"). Only this question is resolved: a
+        decline here declines this question alone. Its own draft is dropped (it is saved
+        now); drafts of other questions, staged or not, are never touched. Returns ``None``
+        when saved, else why nothing was saved.
+        """
+        ref = QuestionRef(question_id, incarnation)
+        state = self.projection.by_ref.get(ref)
+        if state is None:
+            return AnswerRefusal.UNKNOWN_QUESTION
+        if state.status is QuestionStatus.WITHDRAWN:
+            return AnswerRefusal.WITHDRAWN
+        if state.status is not QuestionStatus.PENDING:
+            return AnswerRefusal.ALREADY_ANSWERED
+        if answer is not None and answer_problem(state.question.spec, answer) is not None:
+            return AnswerRefusal.INVALID_ANSWER
+        kind = ResolutionKind.DECLINED if answer is None else ResolutionKind.ANSWERED
+        wait = self._wait_of.get(ref)
+        if wait is not None:
+            self.outbox.claimed.add(ref)  # the wait's tool result will deliver it
+        if not self._save([Resolution(ref, kind, answer)], source):
+            self.outbox.claimed.discard(ref)
+            self._changed()
+            return AnswerRefusal.NOT_SAVED
+        self._settle_waits([ref])
+        self._changed()
+        return None
 
     def record_message_nowait(self, message: ChatMessage) -> bool:
         """Journal a conversation message of the agent loop; False if it was not saved."""
@@ -596,9 +678,9 @@ class QuestionHost:
         self._strip.dirty = True
         return record
 
-    def _save(self, resolutions: Sequence[Resolution]) -> bool:
-        """Save resolutions (one line); on success drop their drafts and settle waits."""
-        if self._append(Resolved(tuple(resolutions))) is None:
+    def _save(self, resolutions: Sequence[Resolution], source: str = "panel") -> bool:
+        """Save resolutions (one line); on success drop their drafts and signal the outbox."""
+        if self._append(Resolved(tuple(resolutions), source)) is None:
             self._say(f"{self.notice} Your draft is kept.")
             return False
         refs = [r.ref for r in resolutions]

@@ -18,8 +18,10 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from fake_openai_server import Call, FakeOpenAI, Reply
 from pty_harness import DEFAULT_TIMEOUT, ROOT, PtyApp, ScreenTimeoutError
 
 from asks.focus import ARRIVAL_GUARD
@@ -597,3 +599,68 @@ def test_two_ctrl_c_when_idle_quit(launch: Launcher) -> None:
     app.press("ctrl c")
     assert app.wait_exit() == 0
     assert b"Resume it with: asks --resume" in app.raw_bytes()
+
+
+# ---------------------------------------------------------------------------- 11. provider
+E2E_KEY = "sk-e2e-SECRET-7d1f"
+
+
+def provider_replies(body: dict[str, Any]) -> Reply:
+    """The fake model: asks async, then blocking, then quotes what it received."""
+    last = body["messages"][-1]
+    if last["role"] == "user" and last["content"].startswith("[asks feedback]"):
+        return Reply(f"FEEDBACK-QUOTE: {last['content']}")
+    if last["role"] == "user":
+        args = {"blocking": False, "questions": [{"question": "Tea or coffee?", "header": "Drink",
+                "options": [{"label": "Tea"}, {"label": "Coffee"}]}]}
+        return Reply("PROVIDER-ASKING", [Call("ask_user_question", json.dumps(args), "e2e_a")])
+    if last.get("tool_call_id") == "e2e_a":
+        args = {"questions": [{"question": "Pick a size?", "header": "Size",
+                               "options": [{"label": "Small"}, {"label": "Large"}]}]}
+        return Reply("", [Call("ask_user_question", json.dumps(args), "e2e_b")])
+    return Reply(f"BLOCK-QUOTE: {last['content']}")
+
+
+def test_openai_compatible_server_async_and_blocking_answers(launch: Launcher) -> None:
+    """`asks --base-url http://127.0.0.1:PORT/v1 --model test` against a real local server."""
+    with FakeOpenAI(provider_replies) as server:
+        launch.env["OPENAI_API_KEY"] = E2E_KEY
+        app = launch.start("--base-url", server.url, "--model", "test")
+        app.wait_for(r"idle$")
+        app.type("go")
+        app.press("enter")
+        app.wait_for("PROVIDER-ASKING")
+        app.wait_for(r"Questions \(2\) ⚠ required")  # the async one, then the blocker
+        app.wait_for(r"│ Pick a size\?")
+        after_claim_guard()
+        app.press("down")
+        app.wait_for(r"│ › 2\. Large")
+        app.press("enter")
+        app.wait_for("BLOCK-QUOTE")
+        eventually(app, lambda: "You can now continue" in flat(app), "the quote is complete")
+        assert 'BLOCK-QUOTE: User has answered your questions: "Pick a size?"="Large".' in flat(app)
+        app.wait_for(r"idle$")
+
+        app.wait_for(r"│ Tea or coffee\?")  # focus rule 5: the panel stays on the async tab
+        app.press("down")
+        app.wait_for(r"│ › 2\. Coffee")
+        app.press("enter")
+        app.wait_for(r"feedback \(wake\)")
+        app.wait_for("FEEDBACK-QUOTE")
+        eventually(app, lambda: 'answer "Coffee". ' in flat(app) + " ", "the feedback quote")
+        quote = re.search(r'FEEDBACK-QUOTE: \[asks feedback\] The user answered your earlier '
+                          rf'non-blocking question\(s\): Question ({QUESTION_ID}) '
+                          r'"Tea or coffee\?": answer "Coffee"\.', flat(app))
+        assert quote, app.text()
+        app.wait_for(r"^Asks: none pending")
+        app.type("/quit")
+        app.press("enter")
+        assert app.wait_exit() == 0
+
+        first, *_, last = server.seen
+        assert len(server.seen) == 4
+        assert first.tool_names[0] == "ask_user_question"
+        assert first.headers["authorization"] == f"Bearer {E2E_KEY}"
+        assert last.messages[-1]["content"].startswith("[asks feedback]")
+        assert quote.group(1) in last.messages[-1]["content"]
+    assert E2E_KEY.encode() not in launch.journal().read_bytes()

@@ -1,0 +1,263 @@
+"""HTML, CSS and JavaScript of the web bridge (no I/O; :mod:`asks.web` serves them).
+
+Every piece of text that came from the model or the person is first made safe as text
+(:func:`asks.sanitize.sanitize_text` / ``sanitize_line``) and then HTML-escaped (quotes too),
+so question text can never become markup. The pages carry no inline script or style (the
+Content-Security-Policy forbids both); behaviour lives in :data:`APP_JS`, served as
+``/app.js``, and works as progressive enhancement: every question is a plain POST form.
+
+Page shape (the live script relies on it): ``<div id="live" data-version=N>`` holds the
+pending questions grouped by tool call (``section.group``), each an ``article.question`` whose
+``id`` is ``<question id>-<incarnation>`` and whose ``data-state`` is ``blocking`` or
+``async``; then the recent "withdrawn by the agent" notices.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from typing import Final
+from urllib.parse import quote
+
+import attrs
+
+from asks.model import MAX_CUSTOM_TEXT, Question
+from asks.sanitize import sanitize_line, sanitize_text
+
+
+@attrs.frozen
+class QuestionView:
+    """One pending question as the page shows it."""
+
+    question: Question
+    blocking: bool  # a live blocking tool call waits on it
+
+
+@attrs.frozen
+class Withdrawal:
+    """A question the agent took back while the page was open (shown as a notice)."""
+
+    question_id: str
+    header: str
+    text: str
+
+
+FLASHES: Final = {"saved": "Saved. The agent gets your answer.", "declined": "Declined."}
+
+
+def _t(s: str) -> str:
+    """Multi-line untrusted text → escaped HTML text."""
+    return html.escape(sanitize_text(s), quote=True)
+
+
+def _line(s: str) -> str:
+    """One-line untrusted text → escaped HTML text."""
+    return html.escape(sanitize_line(s), quote=True)
+
+
+def page(
+    views: Sequence[QuestionView],
+    withdrawn: Sequence[Withdrawal],
+    *,
+    version: int,
+    token: str,
+    csrf: str,
+    flash: str | None = None,
+) -> str:
+    """The whole page: header, flash message, the live list."""
+    note = FLASHES.get(flash or "")
+    flash_html = f'<p class="flash" role="status">{html.escape(note)}</p>' if note else ""
+    return _document(
+        "Questions — asks",
+        token,
+        f"<header><h1>Questions from the agent</h1></header>{flash_html}"
+        + live(views, withdrawn, version=version, token=token, csrf=csrf)
+        + '<p class="hint">This page updates by itself; without JavaScript, reload it.</p>',
+    )
+
+
+def live(
+    views: Sequence[QuestionView],
+    withdrawn: Sequence[Withdrawal],
+    *,
+    version: int,
+    token: str,
+    csrf: str,
+) -> str:
+    """The live fragment (also served alone at ``/fragment``)."""
+    groups: dict[str, list[QuestionView]] = {}
+    for view in views:
+        groups.setdefault(view.question.group_id, []).append(view)
+    body = "".join(_group(group, token, csrf) for group in groups.values())
+    if not groups:
+        body = '<p class="empty">No pending questions.</p>'
+    notices = "".join(
+        f'<li class="withdrawn">{_line(w.header)}: “{_line(w.text)}” ({_line(w.question_id)})'
+        " was withdrawn by the agent.</li>"
+        for w in withdrawn
+    )
+    notices_html = f'<ul class="notices">{notices}</ul>' if notices else ""
+    return f'<div id="live" data-version="{version}">{body}{notices_html}</div>'
+
+
+def _group(views: Sequence[QuestionView], token: str, csrf: str) -> str:
+    blocking = any(v.blocking for v in views)
+    title = "The agent is waiting for this" if blocking else "Asked in the background"
+    if len(views) > 1:
+        title += f" ({len(views)} questions asked together)"
+    articles = "".join(_question(v, token, csrf) for v in views)
+    kind = "blocking" if blocking else "async"
+    return f'<section class="group {kind}"><h2>{html.escape(title)}</h2>{articles}</section>'
+
+
+def _question(view: QuestionView, token: str, csrf: str) -> str:
+    q = view.question
+    spec = q.spec
+    state = "blocking" if view.blocking else "async"
+    badge = "blocking — the agent waits" if view.blocking else "async"
+    context = f'<pre class="context">{_t(spec.context)}</pre>' if spec.context else ""
+    if spec.multi_select:
+        kind, name = "checkbox", "option"
+    else:
+        kind, name = "radio", "choice"
+    rows = []
+    for i, option in enumerate(spec.options):
+        description = (
+            f' <span class="description">{_t(option.description)}</span>'
+            if option.description else ""
+        )
+        preview = f'<pre class="preview">{_t(option.preview)}</pre>' if option.preview else ""
+        rows.append(
+            f'<li><label><input type="{kind}" name="{name}" value="{i}"> '
+            f'<span class="label">{_line(option.label)}</span>{description}</label>{preview}</li>'
+        )
+    if spec.options and not spec.multi_select:
+        rows.append(
+            '<li><label><input type="radio" name="choice" value="custom"> '
+            '<span class="label">Type something.</span></label></li>'
+        )
+    options = f'<ul class="options">{"".join(rows)}</ul>' if rows else ""
+    dom_id = f"{q.id}-{q.ref.incarnation}"
+    action = f"/answer?token={quote(token, safe='')}"
+    return (
+        f'<article class="question {state}" id="{_line(dom_id)}" data-state="{state}">'
+        f'<header><span class="chip">{_line(spec.header)}</span> '
+        f'<span class="badge">{badge}</span> <code>{_line(q.id)}</code></header>'
+        f'<p class="text">{_t(spec.question)}</p>{context}'
+        f'<form method="post" action="{html.escape(action, quote=True)}">'
+        f'<input type="hidden" name="csrf" value="{html.escape(csrf, quote=True)}">'
+        f'<input type="hidden" name="question" value="{_line(q.id)}">'
+        f'<input type="hidden" name="incarnation" value="{q.ref.incarnation}">'
+        f"{options}"
+        f'<label class="custom">Your answer<textarea name="custom" maxlength="{MAX_CUSTOM_TEXT}"'
+        ' rows="2" placeholder="Type something."></textarea></label>'
+        f'<label class="notes">Notes (optional)<textarea name="notes" maxlength="{MAX_CUSTOM_TEXT}"'
+        ' rows="1"></textarea></label>'
+        '<p class="actions"><button type="submit" name="action" value="answer">Submit</button> '
+        '<button type="submit" name="action" value="decline" class="decline">Decline</button></p>'
+        "</form></article>"
+    )
+
+
+def message(title: str, text: str, *, token: str | None) -> str:
+    """A short page for an error or a conflict, with a link back to the list if allowed."""
+    back = (
+        f'<p><a href="/?token={html.escape(quote(token, safe=""), quote=True)}">'
+        "Back to the questions</a></p>"
+        if token else ""
+    )
+    body = f"<h1>{html.escape(title)}</h1><p class=\"message\">{html.escape(text)}</p>{back}"
+    return _document(title, token, body)
+
+
+def _document(title: str, token: str | None, body: str) -> str:
+    """A page; its style and script (which need the token too) only if ``token`` is given."""
+    assets = ""
+    if token:
+        query = html.escape(quote(token, safe=""), quote=True)
+        assets = (
+            f'<link rel="stylesheet" href="/app.css?token={query}">'
+            f'<script src="/app.js?token={query}" defer></script>'
+        )
+    return (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{html.escape(title)}</title>{assets}</head><body>{body}</body></html>"
+    )
+
+
+APP_CSS: Final = """\
+body { font: 16px/1.4 system-ui, sans-serif; max-width: 48rem; margin: 1rem auto; padding: 0 1rem; }
+.group { border-left: 4px solid #999; padding-left: .75rem; margin: 1.5rem 0; }
+.group.blocking { border-color: #c60; }
+h2 { font-size: 1rem; color: #555; }
+.question { margin: 1rem 0; }
+.chip { font-weight: bold; background: #eee; padding: 0 .4rem; border-radius: .3rem; }
+.question.blocking .badge { color: #c60; font-weight: bold; }
+.text { white-space: pre-wrap; font-size: 1.1rem; }
+pre { white-space: pre-wrap; background: #f6f6f6; padding: .5rem; margin: .25rem 0 .25rem 1.5rem; }
+.options { list-style: none; padding: 0; }
+.description { color: #555; }
+textarea { display: block; width: 100%; box-sizing: border-box; margin: .25rem 0 .5rem; }
+.flash { background: #e6f4e6; padding: .5rem; }
+.withdrawn { color: #a00; }
+.hint, .empty { color: #666; }
+"""
+
+APP_JS: Final = """\
+"use strict";
+// Live updates: the server sends an SSE "change" event (data: the list version) whenever the
+// pending questions change; the list is fetched again and merged, keeping what was typed in
+// questions that are still pending.
+(function () {
+  // Typing an answer selects the "Type something." row of a single-select question.
+  document.addEventListener("input", function (event) {
+    const field = event.target;
+    if (field.name !== "custom" || !field.form || !field.value.trim()) { return; }
+    const row = field.form.querySelector("input[name=choice][value=custom]");
+    if (row) { row.checked = true; }
+  });
+
+  const token = new URLSearchParams(window.location.search).get("token");
+  if (!token || !window.EventSource || !window.fetch) { return; }
+  const query = "?token=" + encodeURIComponent(token);
+  let running = false;
+  let again = false;
+
+  function merge(html) {
+    const fresh = new DOMParser().parseFromString(html, "text/html").getElementById("live");
+    const current = document.getElementById("live");
+    if (!fresh || !current) { return; }
+    for (const article of Array.from(fresh.querySelectorAll("article.question"))) {
+      const old = document.getElementById(article.id);
+      if (!old) { continue; }
+      old.className = article.className;
+      old.dataset.state = article.dataset.state;
+      old.querySelector(".badge").replaceWith(article.querySelector(".badge"));
+      article.replaceWith(old);
+    }
+    current.replaceWith(fresh);
+  }
+
+  async function refresh() {
+    if (running) { again = true; return; }
+    running = true;
+    try {
+      const response = await fetch("/fragment" + query, { cache: "no-store" });
+      if (response.ok) { merge(await response.text()); }
+    } catch (error) {
+      // the next event (or a reload) tries again
+    } finally {
+      running = false;
+      if (again) { again = false; refresh(); }
+    }
+  }
+
+  const events = new EventSource("/events" + query);
+  events.addEventListener("open", function () { document.body.dataset.live = "on"; });
+  events.addEventListener("change", function (event) {
+    const current = document.getElementById("live");
+    if (!current || current.dataset.version !== event.data) { refresh(); }
+  });
+})();
+"""
