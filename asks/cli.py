@@ -54,7 +54,7 @@ from asks.prompts import PromptBroker
 from asks.scripted import Script, ScriptedModel, ScriptError, builtin_tour, load_script
 from asks.tools import CommandTool, WorkTool
 from asks.transcript import EntryKind, Transcript
-from widgets.app import Session, run_repl
+from widgets.app import Session, WebOptions, run_repl
 from widgets.keymap import Keymap, build_keymap, parse_key_spec
 
 if TYPE_CHECKING:
@@ -84,6 +84,12 @@ def build_parser() -> argparse.ArgumentParser:
         "-p", "--print", dest="prompt", nargs="?", const="-", metavar="PROMPT",
         help="run one turn without UI and print the answer ('-' or nothing: read stdin)",
     )
+    parser.add_argument("--web", action="store_true",
+                        help="also serve the pending questions to a browser (URL in the status)")
+    parser.add_argument("--web-host", default="127.0.0.1", metavar="HOST",
+                        help="where the web bridge listens (default 127.0.0.1)")
+    parser.add_argument("--web-port", type=_port, default=0, metavar="PORT",
+                        help="the web bridge's port (default: a free one)")
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--resume", metavar="ID", help="resume the session ID")
     group.add_argument(
@@ -93,6 +99,16 @@ def build_parser() -> argparse.ArgumentParser:
         "command", nargs="?", choices=["sessions"], help="'sessions' lists the sessions"
     )
     return parser
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}")
+    return port
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -176,6 +192,11 @@ def run(
     keymap: Keymap,
     guidance: Guidance = DEFAULT_GUIDANCE,
 ) -> int:
+    web = WebOptions(args.web_host, args.web_port, start=args.web)
+    if args.web and args.web_host not in ("127.0.0.1", "localhost", "::1"):
+        from asks.web import binding_warning  # noqa: PLC0415 (hypercorn loads only for --web)
+
+        print(binding_warning(args.web_host) or "", file=sys.stderr)
     journal, records, resumed = open_journal(args, data_dir)
     with journal:
         session = build_session(journal, records, source, resumed=resumed, guidance=guidance)
@@ -188,7 +209,7 @@ def run(
                 if warm_up is not None:
                     nursery.start_soon(_warm_up_later, warm_up)
                 try:
-                    await run_repl(session, keymap, opening_turn=not resumed)
+                    await run_repl(session, keymap, opening_turn=not resumed, web=web)
                 finally:
                     nursery.cancel_scope.cancel()
                     await _close(model)

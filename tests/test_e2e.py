@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from fake_openai_server import Call, FakeOpenAI, Reply
 from pty_harness import DEFAULT_TIMEOUT, ROOT, PtyApp, ScreenTimeoutError
@@ -664,3 +665,38 @@ def test_openai_compatible_server_async_and_blocking_answers(launch: Launcher) -
         assert last.messages[-1]["content"].startswith("[asks feedback]")
         assert quote.group(1) in last.messages[-1]["content"]
     assert E2E_KEY.encode() not in launch.journal().read_bytes()
+
+
+# ---------------------------------------------------------------------------- web bridge
+def test_web_flag_serves_questions_and_a_browser_answer_reaches_the_agent(
+    launch: Launcher,
+) -> None:
+    """`asks --web`: the URL is on screen; the page lists the question; a form post answers it;
+    the panel's tab goes away and the agent quotes the answer, once."""
+    app = launch.start("--web", script="web.toml", cols=140)
+    app.wait_for("WEB-READY")
+    url = app.wait_for(r"web: (http://127\.0\.0\.1:\d+/\?token=[\w-]+)").group(1)
+    page = httpx.get(url, timeout=10)
+    assert page.status_code == 200 and "Answer me from the web?" in page.text
+    fields = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', page.text))
+    action = re.search(r'<form method="post" action="([^"]+)"', page.text)
+    assert action is not None and {"csrf", "question", "incarnation"} <= fields.keys()
+    origin = url.split("/?", 1)[0]
+    answer = httpx.post(
+        origin + action.group(1).replace("&amp;", "&"),
+        data={**fields, "choice": "0", "action": "answer"},
+        headers={"Origin": origin},
+        timeout=10,
+    )
+    assert answer.status_code in (200, 303), answer.text
+    app.wait_for(r"WEB-ANSWER: Gladly")
+    app.wait_gone(r"Questions \(")
+    again = httpx.post(
+        origin + action.group(1).replace("&amp;", "&"),
+        data={**fields, "choice": "1", "action": "answer"},
+        headers={"Origin": origin},
+        timeout=10,
+    )
+    assert again.status_code == 409  # already answered: never a second delivery
+    assert app.text().count("WEB-ANSWER") == 1
+    assert httpx.get(origin + "/", timeout=10).status_code == 403  # no token, no data

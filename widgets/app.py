@@ -17,7 +17,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import trio
@@ -32,10 +32,22 @@ from asks.transcript import EntryKind, Transcript
 from widgets import chat, panel, prompt, status, transcript
 from widgets.keymap import Keymap
 
-SLASH_COMMANDS = ("/asks", "/help", "/quit")
+if TYPE_CHECKING:  # the bridge (hypercorn: ~0.1 s to import) loads only when asked for
+    from asks.web import WebBridge
+
+SLASH_COMMANDS = ("/asks", "/help", "/quit", "/web")
 QUIT_WINDOW = 2.0  # seconds in which a second Ctrl+C quits
 
 Size = tuple[()] | tuple[int] | tuple[int, int]
+
+
+@attrs.frozen
+class WebOptions:
+    """Where the web bridge binds, and whether it starts with the REPL (``--web``)."""
+
+    bind_host: str = "127.0.0.1"
+    port: int = 0
+    start: bool = False
 
 
 @attrs.frozen
@@ -62,6 +74,8 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
         self.status = status.StatusLine()
         self.quitting = False
         self.on_edit_request: Callable[[], None] = lambda: None
+        self.on_web_request: Callable[[], None] = lambda: None
+        self.web_url: str | None = None
         self._last_ctrl_c = -QUIT_WINDOW
         self._had_waits = False
         super().__init__(urwid.Pile([("weight", 1, self.transcript_view)]))
@@ -93,7 +107,7 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
             self.panel.refresh()
         if "broker" in changed:
             self.prompt_view.refresh()
-        self.status.update(host.statistics(), self.session.agent.state)
+        self.status.update(host.statistics(), self.session.agent.state, self.web_url or "")
         self._layout()
         self._ring_on_new_blocker()
 
@@ -210,6 +224,8 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
             notice = host.enter_panel_nowait(args[0] if args else None)
             if notice is not None:
                 notes.add(EntryKind.NOTICE, notice)
+        elif name == "/web":
+            self.on_web_request()
         elif name == "/help":
             notes.add(EntryKind.NOTICE, help_text(self.keymap), "help")
         else:
@@ -221,7 +237,10 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
 
 
 def help_text(keymap: Keymap) -> str:
-    lines = ["Commands: /asks [ID] open pending questions · /help · /quit"]
+    lines = [
+        "Commands: /asks [ID] open pending questions · /web answer from a browser · "
+        "/help · /quit"
+    ]
     for context in ("chat", "panel", "reply", "prompt"):
         lines.append(f"{context}: {keymap.help_line(context)}")
     return "\n".join(lines)
@@ -277,9 +296,11 @@ async def run_repl(
     keymap: Keymap,
     *,
     opening_turn: bool,
+    web: WebOptions | None = None,
     screen: urwid.BaseScreen | None = None,
 ) -> None:
-    """Run the REPL until /quit or a double Ctrl+C: urwid and the agent in one nursery."""
+    """Run the REPL until /quit or a double Ctrl+C: urwid, the agent and (``--web`` or
+    ``/web``) the web bridge in one nursery."""
     event_loop = urwid.TrioEventLoop()
     repl = ReplScreen(session, keymap, trio.current_time)
     raw = screen or urwid.display.raw.Screen()
@@ -289,11 +310,48 @@ async def run_repl(
                           handle_mouse=False)
     async with trio.open_nursery() as nursery:
         repl.on_edit_request = lambda: nursery.start_soon(edit_externally, loop, repl)
+        bridge = _WebStarter(repl, web or WebOptions(), nursery)
+        repl.on_web_request = bridge.request
+        if web is not None and web.start:
+            bridge.request()
         nursery.start_soon(_run_agent, session.agent, opening_turn)
         with loop.start():
             await event_loop.run_async()
         session.host.detach_ui_nowait()
         nursery.cancel_scope.cancel()
+
+
+@attrs.define(eq=False)
+class _WebStarter:
+    """``/web``: start the bridge once in the REPL's nursery, then show its URL."""
+
+    repl: ReplScreen
+    options: WebOptions
+    nursery: trio.Nursery
+    bridge: WebBridge | None = None
+
+    def request(self) -> None:
+        notes = self.repl.session.transcript
+        if self.bridge is not None:
+            notes.add(EntryKind.NOTICE, f"Answer in a browser: {self.bridge.url or 'starting…'}")
+            return
+        from asks.web import WebBridge  # noqa: PLC0415 (lazy: see the import note above)
+
+        self.bridge = WebBridge(self.repl.session.host, self.options.bind_host, self.options.port)
+        self.nursery.start_soon(self._start, self.bridge)
+
+    async def _start(self, bridge: WebBridge) -> None:
+        notes = self.repl.session.transcript
+        if bridge.warning:
+            notes.add(EntryKind.ERROR, bridge.warning, "web")
+        try:
+            url = await self.nursery.start(bridge.run)
+        except OSError as exc:
+            self.bridge = None
+            notes.add(EntryKind.ERROR, f"The web bridge could not start: {exc}", "web")
+            return
+        self.repl.web_url = f"web: {url}"
+        notes.add(EntryKind.NOTICE, f"Answer in a browser: {url}")
 
 
 async def _run_agent(agent: Agent, opening_turn: bool) -> None:
