@@ -78,6 +78,7 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
         self.web_url: str | None = None
         self._last_ctrl_c = -QUIT_WINDOW
         self._had_waits = False
+        self._status_shown: tuple[object, ...] = ()
         super().__init__(urwid.Pile([("weight", 1, self.transcript_view)]))
         self._stale: set[str] = {"host", "transcript", "broker", "agent"}
         session.host.subscribe(lambda: self._changed("host"))
@@ -100,16 +101,22 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
         """Re-read the models that changed (default: all); rebuild the layout if needed."""
         changed = set(sources) if sources is not None else {"host", "transcript", "broker"}
         self._stale = set()
-        host = self.session.host
         if "transcript" in changed:
             self.transcript_view.refresh()
         if "host" in changed:
             self.panel.refresh()
         if "broker" in changed:
             self.prompt_view.refresh()
-        self.status.update(host.statistics(), self.session.agent.state, self.web_url or "")
+        self._update_status()
         self._layout()
         self._ring_on_new_blocker()
+
+    def _update_status(self) -> None:
+        """Update the status line when what it shows changed (an update redraws it)."""
+        shown = (self.session.host.statistics(), self.session.agent.state, self.web_url or "")
+        if shown != self._status_shown:
+            self._status_shown = shown
+            self.status.update(*shown)
 
     def _layout(self) -> None:
         host, broker = self.session.host, self.session.broker

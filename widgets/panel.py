@@ -34,7 +34,7 @@ All model text goes through :mod:`asks.sanitize` before it reaches a widget.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from typing import TypeAlias
+from typing import TypeAlias, TypeVar
 
 import attrs
 import urwid
@@ -50,6 +50,7 @@ Size: TypeAlias = tuple[()] | tuple[int] | tuple[int, int]
 FlowSize: TypeAlias = tuple[int]
 Markup: TypeAlias = str | tuple[Hashable, "Markup"] | list["Markup"]
 PaletteEntry: TypeAlias = tuple[str, str, str, str, str, str]
+W = TypeVar("W", bound=urwid.Widget)
 
 PREVIEW_SIDE_COLS = 100  # at least this many columns: preview beside the options
 DEFAULT_MAX_ROWS = 14
@@ -141,25 +142,74 @@ def _prefixed(prefix: Markup, width: int, body: urwid.Widget) -> urwid.Columns:
     return urwid.Columns([(width, _text(prefix)), body])
 
 
+def _frozen(markup: Markup) -> Hashable:
+    """``markup`` as a hashable value (lists become tuples), for use in memo keys."""
+    if isinstance(markup, list):
+        return tuple(_frozen(part) for part in markup)
+    if isinstance(markup, tuple):
+        return (markup[0], _frozen(markup[1]))
+    return markup
+
+
+class _Memo:
+    """Widgets by the inputs they were built from, kept across refreshes.
+
+    A widget whose inputs did not change is reused rather than rebuilt, so urwid's canvas
+    cache still holds its canvas and a refresh redraws only what changed. Keys must name every
+    input of the widget (and its role, so that one widget is never shown twice). The memo is
+    emptied when it grows past ``limit`` entries.
+    """
+
+    def __init__(self, limit: int = 256) -> None:
+        self._limit = limit
+        self._widgets: dict[Hashable, urwid.Widget] = {}
+
+    def get(self, key: Hashable, build: Callable[[], W]) -> W:
+        """The widget kept under ``key``, or a new one from ``build()``."""
+        widget = self._widgets.get(key)
+        if widget is None:
+            if len(self._widgets) >= self._limit:
+                self._widgets.clear()
+            widget = self._widgets[key] = build()
+        return widget  # type: ignore[return-value]  # a key always maps to one widget type
+
+    def text(self, key: Hashable, markup: Markup, wrap: str = "space") -> urwid.Text:
+        """A :class:`urwid.Text` of ``markup`` (``key`` tells apart equal texts)."""
+        return self.get(("text", key, _frozen(markup), wrap), lambda: _text(markup, wrap))
+
+
 # ============================================================================ tab bar
 
 
-@attrs.frozen
-class _Chip:
-    text: str
-    attr: str
+# A chip's state: plain, required (``●``) or staged (``✓``, wins over required).
+_PLAIN, _REQUIRED, _STAGED = 0, 1, 2
+_CHIP_MARKS = ("", "● ", "✓ ")
+_CHIP_ATTRS = ("panel.tab", "panel.tab.required", "panel.tab.staged")
 
 
 class _TabBar(urwid.Widget):
     """One row of tab chips; when they do not fit, a window around the selected one with
-    ``‹`` / ``›`` marks for the hidden ones."""
+    ``‹`` / ``›`` marks for the hidden ones. Only the chips shown are drawn."""
 
     _sizing = frozenset([urwid.FLOW])
 
-    def __init__(self, chips: Sequence[_Chip], selected: int) -> None:
+    def __init__(
+        self, names: Sequence[str], name_widths: Sequence[int], states: Sequence[int], selected: int
+    ) -> None:
         super().__init__()
-        self._chips = tuple(chips)
+        self._names = names
+        self._states = states
         self._selected = selected
+        marks = [_width(mark) for mark in _CHIP_MARKS]
+        self._widths = [w + 2 + marks[s] for w, s in zip(name_widths, states, strict=True)]
+
+    def _chip(self, index: int) -> tuple[str, str]:
+        """The attribute and text of chip ``index``."""
+        state, name = self._states[index], self._names[index]
+        mark = _CHIP_MARKS[state]
+        if index == self._selected:
+            return "panel.tab.selected", f"[{mark}{name}]"
+        return _CHIP_ATTRS[state], f" {mark}{name} "
 
     def rows(self, size: Size, focus: bool = False) -> int:
         return 1
@@ -168,15 +218,15 @@ class _TabBar(urwid.Widget):
         return _text(self._markup(_cols(size)), wrap="clip").render((_cols(size),))
 
     def _markup(self, cols: int) -> Markup:
-        chips = self._chips
-        widths = [_width(c.text) for c in chips]
+        widths = self._widths
         if sum(widths) <= cols:
-            return [(c.attr, c.text) for c in chips] or ""
+            return [self._chip(i) for i in range(len(widths))] or ""
         start, end = self._window(widths, max(1, cols - 2))
         shown: list[Markup] = [("panel.tab.more", "‹" if start > 0 else " ")]
-        for chip in chips[start : end + 1]:
-            shown.append((chip.attr, _clip(chip.text, cols - 2)))
-        shown.append(("panel.tab.more", "›" if end < len(chips) - 1 else " "))
+        for index in range(start, end + 1):
+            attr, text = self._chip(index)
+            shown.append((attr, _clip(text, cols - 2)))
+        shown.append(("panel.tab.more", "›" if end < len(widths) - 1 else " "))
         return shown
 
     def _window(self, widths: Sequence[int], room: int) -> tuple[int, int]:
@@ -214,6 +264,86 @@ def _clip(text: str, cols: int) -> str:
     return out + "…"
 
 
+# ============================================================================ rows
+
+
+_UNSET = object()  # inputs no row was drawn for
+
+
+class _Row(urwid.Widget):
+    """A selectable row kept across refreshes (one per question and row): a fixed-width
+    prefix column and a body that wraps under itself.
+
+    It draws exactly like ``urwid.Columns([(width, prefix), body])`` (which it keeps, and uses
+    when the body gets no room) but without the general column layout, which is most of the
+    cost of redrawing a row. :meth:`show` re-sets the texts only when the row's inputs changed,
+    so the row keeps its identity (the options :class:`urwid.Pile` holding it can be reused)
+    and unchanged rows keep their cached canvases.
+    """
+
+    _sizing = frozenset([urwid.FLOW])
+
+    def __init__(self, width: int) -> None:
+        super().__init__()
+        self._width = width
+        self._prefix = urwid.Text("")
+        self._text = urwid.Text("")
+        self._body: urwid.Widget = self._text
+        self._columns = urwid.Columns([(width, self._prefix), self._text])
+        self._inputs: Hashable = _UNSET
+
+    def show(
+        self, inputs: Hashable, draw: Callable[[], tuple[Markup, Markup | urwid.Widget]]
+    ) -> urwid.Widget:
+        """The row for ``inputs``; ``draw()`` gives its prefix markup and its body (markup, or
+        a widget such as an editor) and is called only when the inputs changed."""
+        if inputs != self._inputs:
+            self._inputs = inputs
+            prefix, body = draw()
+            self._prefix.set_text(prefix)
+            self._set_body(body)
+        return self
+
+    def _set_body(self, body: Markup | urwid.Widget) -> None:
+        if not isinstance(body, urwid.Widget):
+            self._text.set_text(body)
+            body = self._text
+        if body is not self._body:
+            self._body = body
+            columns = self._columns
+            columns.contents[1] = (body, columns.options())
+            columns.focus_position = 1 if body.selectable() else 0
+            self._invalidate()
+
+    def selectable(self) -> bool:
+        return self._body.selectable()
+
+    def rows(self, size: Size, focus: bool = False) -> int:
+        cols = _cols(size)
+        if cols <= self._width:
+            rows: int = self._columns.rows((cols,), focus)
+            return rows
+        body: int = self._body.rows(  # type: ignore[attr-defined]
+            (cols - self._width,), focus and self.selectable()
+        )
+        return max(_rows(self._prefix, self._width), body)
+
+    def render(self, size: Size, focus: bool = False) -> urwid.Canvas:
+        cols = _cols(size)
+        if cols <= self._width:
+            return self._columns.render((cols,), focus)
+        on_body = self.selectable()  # the column in focus, as in the Columns
+        prefix = self._prefix.render((self._width,), focus and not on_body)
+        body = self._body.render((cols - self._width,), focus and on_body)
+        return urwid.CanvasJoin(
+            [(prefix, 0, not on_body, self._width), (body, 1, on_body, cols - self._width)]
+        )
+
+    def get_cursor_coords(self, size: Size) -> tuple[int, int] | None:
+        coords: tuple[int, int] | None = self._columns.get_cursor_coords(size)
+        return coords
+
+
 # ============================================================================ body
 
 
@@ -241,10 +371,18 @@ class _Body:
         left = (cols - 2 + 1) // 2
         return left, cols - 2 - left
 
-    def widget(self, cols: int) -> urwid.Widget:
-        items = list(self.rows) + list(self.after)
-        focus = self.editor[1] if self.editor is not None else 0
-        options = urwid.Pile(items, focus_item=focus) if items else urwid.Pile([])
+    @property
+    def items(self) -> tuple[urwid.Widget, ...]:
+        """The rows of the options column: selectable rows, then notes."""
+        return self.rows + self.after
+
+    @property
+    def focus(self) -> int:
+        """The options column's focus: the active editor's row (it shows the caret)."""
+        return self.editor[1] if self.editor is not None else 0
+
+    def widget(self, options: urwid.Pile, cols: int) -> urwid.Widget:
+        """The body at ``cols`` around ``options``, a :class:`urwid.Pile` of :attr:`items`."""
         split = self.split(cols)
         if split is not None and self.preview is not None:
             main: urwid.Widget = urwid.Columns(
@@ -268,7 +406,7 @@ class _Body:
         split = self.split(cols)
         width = split[0] if split is not None else cols
         top = sum(_rows(w, cols) for w in self.lead)
-        items = list(self.rows) + list(self.after)
+        items = self.items
         index = self.editor[1] if self.editor is not None else self.cursor
         top += sum(_rows(w, width) for w in items[:index])
         if self.editor is not None:
@@ -325,8 +463,10 @@ class _Frame(urwid.Widget):
         scroll: _Scroll,
         anchor: Hashable,
         keyboard: bool,
+        memo: _Memo,
     ) -> None:
         super().__init__()
+        self.memo = memo  # the panel's: composite widgets and border pieces are kept in it
         self.keyboard = keyboard  # the host says the panel owns the keyboard
         self.border = border
         self.tabbar = tabbar
@@ -353,7 +493,7 @@ class _Frame(urwid.Widget):
         inner = cols - 2 * _BORDER_COLS if bordered else cols
         borders = 2 if bordered else 0
         footer_rows = _rows(self.footer, inner)
-        body = self.body.widget(inner)
+        body = self._body_widget(inner)
         body_rows = _rows(body, inner)
         fixed = borders + _rows(self.tabbar, inner) + footer_rows
         question_rows = _rows(self.question, inner)
@@ -363,11 +503,24 @@ class _Frame(urwid.Widget):
             fixed += question_rows
         else:
             sticky, offset = (self.tabbar,), question_rows
-            scrolled = urwid.Pile([self.question, body], focus_item=1)
+            scrolled = self.memo.get(
+                ("scrolled", self.question, body),
+                lambda: urwid.Pile([self.question, body], focus_item=1),
+            )
         height = offset + body_rows
         window = min(height, max(1, self.max_rows - fixed))
         top = self._scroll_top(inner, offset, height, window)
         return _Plan(inner, bordered, sticky, scrolled, self.footer, top, window, height)
+
+    def _body_widget(self, inner: int) -> urwid.Widget:
+        """The body at ``inner`` columns. Its widgets are kept while the rows are the same
+        ones (they are updated in place); only the options' focus is moved."""
+        body, items = self.body, self.body.items
+        options = self.memo.get(("options", items), lambda: urwid.Pile(items))
+        if items and options.focus_position != body.focus:
+            options.focus_position = body.focus
+        key = ("body", body.lead, options, body.preview, body.split(inner))
+        return self.memo.get(key, lambda: body.widget(options, inner))
 
     def _scroll_top(self, inner: int, offset: int, height: int, window: int) -> int:
         """Clamp the saved scroll; bring the cursor into view when it moved since last time."""
@@ -407,9 +560,9 @@ class _Frame(urwid.Widget):
         )
         return urwid.CanvasCombine(
             [
-                (self._top_line(cols).render((cols,)), None, False),
+                (self._line("top", cols, self._top_line).render((cols,)), None, False),
                 (joined, None, True),
-                (self._bottom_line(cols).render((cols,)), None, False),
+                (self._line("bottom", cols, self._bottom_line).render((cols,)), None, False),
             ]
         )
 
@@ -426,9 +579,15 @@ class _Frame(urwid.Widget):
         return urwid.CanvasCombine(parts)
 
     def _side(self, rows: int, *, left: bool, plan: _Plan | None = None) -> urwid.Canvas:
+        marks = self._marks(plan) if plan is not None else {}
+        glyphs, attr = self.border.glyphs, self.border.attr
+        key = ("side", rows, left, tuple(sorted(marks.items())), glyphs, attr)
+        side = self.memo.get(key, lambda: _text(self._side_markup(rows, left, marks), "clip"))
+        return side.render((_BORDER_COLS,))
+
+    def _side_markup(self, rows: int, left: bool, marks: dict[int, str]) -> Markup:
         bar = self.border.glyphs.vertical
         lines: list[Markup] = []
-        marks = self._marks(plan) if plan is not None else {}
         for row in range(rows):
             mark = marks.get(row)
             if mark is not None:
@@ -439,7 +598,7 @@ class _Frame(urwid.Widget):
         for i, line in enumerate(lines):
             markup.extend(["\n"] if i else [])
             markup.append(line)
-        return _text(markup, wrap="clip").render((_BORDER_COLS,))
+        return markup
 
     @staticmethod
     def _marks(plan: _Plan) -> dict[int, str]:
@@ -453,6 +612,12 @@ class _Frame(urwid.Widget):
         if below:
             marks[last] = "↓"
         return marks
+
+    def _line(self, name: str, cols: int, build: Callable[[int], urwid.Text]) -> urwid.Text:
+        """The top or bottom border line at ``cols``, kept while the border is unchanged."""
+        border = self.border
+        key = (name, cols, border.glyphs, border.attr, _frozen(border.title))
+        return self.memo.get(key, lambda: build(cols))
 
     def _top_line(self, cols: int) -> urwid.Text:
         """``┌─ Title ─────┐``: the title is clipped when the panel is narrow."""
@@ -490,10 +655,16 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         self._max_rows = max_rows
         self._reply = urwid.Edit(multiline=True, placeholder=("panel.placeholder", _PLACEHOLDER))
         self._notes = urwid.Edit(multiline=True)
+        self._reply_row = urwid.AttrMap(self._reply, "panel.editor")
+        self._notes_row = urwid.AttrMap(self._notes, "panel.editor")
+        self._memo = _Memo()
+        self._rows: dict[tuple[QuestionRef, int], _Row] = {}
+        self._kept_for: tuple[TabKey, ...] = ()  # the tabs self._rows was pruned for
         self._shown: TabKey | None = None
         self._notes_open = False
         self._scrolls: dict[TabKey, _Scroll] = {}
         self._headers: dict[QuestionRef, str] = {}
+        self._names: tuple[tuple[TabKey, ...], list[str], list[int]] = ((), [], [])
         self._frame: _Frame | None = None
         super().__init__(urwid.Pile([]))
         self.refresh()
@@ -524,7 +695,10 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         return True
 
     def refresh(self) -> None:
-        """Re-read the host and rebuild the view (subscribe this to the host)."""
+        """Re-read the host and rebuild the view (subscribe this to the host).
+
+        Parts whose inputs did not change are reused (see :class:`_Memo` and :class:`_Row`).
+        """
         self._sync_editors()
         self._frame = None
         host = self._host
@@ -542,6 +716,7 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         """Load the editors from the selected tab's draft when the tab or the draft changed."""
         tab = self._host.selected
         self._scrolls = {t: s for t, s in self._scrolls.items() if t in self._host.tabs}
+        self._prune_rows()
         draft = self._host.draft(tab) if isinstance(tab, QuestionRef) else Draft()
         if tab != self._shown:
             self._shown, self._notes_open = tab, False
@@ -551,6 +726,13 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
             self._reply.set_edit_text(draft.custom_text)
         if self._notes.edit_text != draft.notes:
             self._notes.set_edit_text(draft.notes)
+
+    def _prune_rows(self) -> None:
+        """Forget the kept rows of questions that are no longer pending."""
+        tabs = self._host.tabs
+        if tabs is not self._kept_for:
+            self._kept_for, pending = tabs, set(tabs)
+            self._rows = {key: row for key, row in self._rows.items() if key[0] in pending}
 
     # ------------------------------------------------------------------ compact modes
     def _pending_count(self) -> int:
@@ -599,6 +781,7 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
             scroll=scroll,
             anchor=anchor,
             keyboard=host.focus.panel_focused,
+            memo=self._memo,
         )
 
     def _border(self) -> _Border:
@@ -615,22 +798,28 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         return _Border(glyphs, "panel.border.focus" if focused else "panel.border", title)
 
     def _tabbar(self) -> _TabBar:
+        """The tab bar; rebuilt only when the tabs, a chip's state or the selection changed."""
         host = self._host
-        chips: list[_Chip] = []
-        for tab in host.tabs:
-            staged = isinstance(tab, QuestionRef) and host.draft(tab).staged is not None
-            required = host.is_required(tab)
-            mark = "✓ " if staged else "● " if required else ""
-            name = "Review" if isinstance(tab, ReviewKey) else self._header(tab)
-            if tab == host.selected:
-                chips.append(_Chip(f"[{mark}{name}]", "panel.tab.selected"))
-            else:
-                attr = "panel.tab.staged" if staged else (
-                    "panel.tab.required" if required else "panel.tab"
-                )
-                chips.append(_Chip(f" {mark}{name} ", attr))
-        selected = next((i for i, t in enumerate(host.tabs) if t is host.selected), 0)
-        return _TabBar(chips, selected)
+        tabs = host.tabs
+        states = tuple(self._chip_state(tab) for tab in tabs)
+        selected = next((i for i, t in enumerate(tabs) if t is host.selected), 0)
+        names, widths = self._chip_names(tabs)
+        return self._memo.get(
+            ("tabbar", tabs, states, selected), lambda: _TabBar(names, widths, states, selected)
+        )
+
+    def _chip_state(self, tab: TabKey) -> int:
+        host = self._host
+        if isinstance(tab, QuestionRef) and host.draft(tab).staged is not None:
+            return _STAGED
+        return _REQUIRED if host.is_required(tab) else _PLAIN
+
+    def _chip_names(self, tabs: tuple[TabKey, ...]) -> tuple[list[str], list[int]]:
+        """The chip names of ``tabs`` and their widths (kept while the tabs are the same)."""
+        if self._names[0] is not tabs:
+            names = ["Review" if isinstance(t, ReviewKey) else self._header(t) for t in tabs]
+            self._names = (tabs, names, [_width(name) for name in names])
+        return self._names[1], self._names[2]
 
     def _header(self, ref: QuestionRef) -> str:
         """The sanitised chip text of a question (cached: a question never changes)."""
@@ -645,21 +834,27 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         spec = question.spec
         draft = self._host.draft(ref)
         active = self._host.focus.panel_focused
-        title = _text(("panel.question", sanitize_text(spec.question)))
-        lead = (
-            (_text(("panel.context", sanitize_text(spec.context))),) if spec.context else ()
+        memo = self._memo
+        title = memo.get(
+            ("question", ref), lambda: _text(("panel.question", sanitize_text(spec.question)))
         )
-        rows = [self._option_row(question, draft, i, active) for i in range(len(spec.options))]
-        rows.append(self._custom_row(question, draft, active))
+        context = spec.context
+        lead = (
+            (memo.get(("context", ref), lambda: _text(("panel.context", sanitize_text(context)))),)
+            if context
+            else ()
+        )
+        rows = [self._option_row(ref, question, draft, i, active) for i in range(len(spec.options))]
+        rows.append(self._custom_row(ref, question, draft, active))
         if spec.multi_select:
-            rows.append(self._next_row(question, draft, active))
+            rows.append(self._next_row(ref, question, draft, active))
         after = self._notes_rows(draft)
         editor = self._editor_info(question, draft, len(rows))
         body = _Body(
             lead=lead,
             rows=tuple(rows),
             after=after,
-            preview=self._preview(question, draft),
+            preview=self._preview(ref, question, draft),
             cursor=min(draft.cursor, row_count(spec) - 1),
             editor=editor,
         )
@@ -670,9 +865,26 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
             return "  "
         return ("panel.cursor" if active else "panel.dim", "› ")
 
+    def _row(self, ref: QuestionRef, row: int, width: int) -> _Row:
+        """The kept row ``row`` of question ``ref`` (see :class:`_Row`)."""
+        kept = self._rows.get((ref, row))
+        if kept is None:
+            kept = self._rows[(ref, row)] = _Row(width)
+        return kept
+
     def _option_row(
-        self, question: Question, draft: Draft, index: int, active: bool
+        self, ref: QuestionRef, question: Question, draft: Draft, index: int, active: bool
     ) -> urwid.Widget:
+        multi = question.spec.multi_select
+        width = _OPTION_PREFIX + (_CHECK_PREFIX if multi else 0)
+        inputs = (draft.cursor == index, active, index in draft.checked if multi else None)
+        return self._row(ref, index, width).show(
+            inputs, lambda: self._draw_option_row(question, draft, index, active)
+        )
+
+    def _draw_option_row(
+        self, question: Question, draft: Draft, index: int, active: bool
+    ) -> tuple[Markup, Markup]:
         spec = question.spec
         option = spec.options[index]
         here = draft.cursor == index
@@ -681,40 +893,57 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         if option.description:
             label.append(("panel.description", "\n" + sanitize_text(option.description)))
         prefix: list[Markup] = [self._marker(draft, index, active), f"{index + 1}. "]
-        width = _OPTION_PREFIX
         if spec.multi_select:
             checked = index in draft.checked
             prefix.append(("panel.check", "[x] ") if checked else "[ ] ")
-            width += _CHECK_PREFIX
-        return _prefixed(prefix, width, _text(label))
+        return prefix, label
 
-    def _custom_row(self, question: Question, draft: Draft, active: bool) -> urwid.Widget:
+    def _custom_row(
+        self, ref: QuestionRef, question: Question, draft: Draft, active: bool
+    ) -> urwid.Widget:
+        row = custom_row(question.spec)
+        here = draft.cursor == row
+        editing = here and not self._notes_open
+        inputs = (here, active, editing, "" if editing else draft.custom_text)
+        return self._row(ref, row, _OPTION_PREFIX).show(
+            inputs, lambda: self._draw_custom_row(question, draft, active)
+        )
+
+    def _draw_custom_row(
+        self, question: Question, draft: Draft, active: bool
+    ) -> tuple[Markup, Markup | urwid.Widget]:
         row = custom_row(question.spec)
         prefix: list[Markup] = [self._marker(draft, row, active), f"{row + 1}. "]
         if draft.cursor == row and not self._notes_open:
-            return _prefixed(prefix, _OPTION_PREFIX, urwid.AttrMap(self._reply, "panel.editor"))
+            return prefix, self._reply_row
         if draft.custom_text.strip():
-            text = _text(("panel.option", sanitize_text(draft.custom_text)))
-        else:
-            text = _text(("panel.placeholder", _PLACEHOLDER))
-        return _prefixed(prefix, _OPTION_PREFIX, text)
+            return prefix, ("panel.option", sanitize_text(draft.custom_text))
+        return prefix, ("panel.placeholder", _PLACEHOLDER)
 
-    def _next_row(self, question: Question, draft: Draft, active: bool) -> urwid.Widget:
+    def _next_row(
+        self, ref: QuestionRef, question: Question, draft: Draft, active: bool
+    ) -> urwid.Widget:
         row = next_row(question.spec)
         assert row is not None
         ready = bool(draft.checked) or bool(draft.custom_text.strip())
         attr = "panel.next" if ready else "panel.dim"
         prefix: list[Markup] = [self._marker(draft, row, active), f"{row + 1}. "]
-        return _prefixed(prefix, _OPTION_PREFIX, _text((attr, "Next")))
+        inputs = (draft.cursor == row, active, ready)
+        return self._row(ref, row, _OPTION_PREFIX).show(inputs, lambda: (prefix, (attr, "Next")))
 
     def _notes_rows(self, draft: Draft) -> tuple[urwid.Widget, ...]:
         caption = ("panel.notes", _NOTES_CAPTION)
         width = len(_NOTES_CAPTION)
         if self._notes_open:
-            edit = urwid.AttrMap(self._notes, "panel.editor")
-            return (_prefixed(caption, width, edit),)
+            return (self._memo.get(("notes",), lambda: _prefixed(caption, width, self._notes_row)),)
         if draft.notes.strip():
-            return (_prefixed(caption, width, _text(("panel.notes", sanitize_text(draft.notes)))),)
+            notes = draft.notes
+            return (
+                self._memo.get(
+                    ("notes", notes),
+                    lambda: _prefixed(caption, width, _text(("panel.notes", sanitize_text(notes)))),
+                ),
+            )
         return ()
 
     def _editor_info(
@@ -727,11 +956,16 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
             return self._reply, custom_row(question.spec), _OPTION_PREFIX
         return None
 
-    def _preview(self, question: Question, draft: Draft) -> urwid.Widget | None:
+    def _preview(self, ref: QuestionRef, question: Question, draft: Draft) -> urwid.Widget | None:
         options = question.spec.options
         if draft.cursor >= len(options) or not options[draft.cursor].preview:
             return None
-        text = sanitize_text(options[draft.cursor].preview or "")
+        preview = options[draft.cursor].preview or ""
+        return self._memo.get(("preview", ref, draft.cursor), lambda: self._build_preview(preview))
+
+    @staticmethod
+    def _build_preview(preview: str) -> urwid.Widget:
+        text = sanitize_text(preview)
         lines = "\n".join(f"│ {line}" for line in text.split("\n"))
         return urwid.Pile(
             [
@@ -752,8 +986,8 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
             missing += unanswered
         answered = len(refs) - missing
         summary = self._review_summary(answered, missing)
-        title = _text(("panel.question", "Review your answers"))
-        after = (_text(("panel.hint", summary)),)
+        title = self._memo.text("review", ("panel.question", "Review your answers"))
+        after = (self._memo.text("review", ("panel.hint", summary)),)
         return title, _Body(lead=(), rows=tuple(rows), after=after), (tab, host.notice)
 
     def _wait(self, tab: ReviewKey) -> Wait | None:
@@ -774,6 +1008,10 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         return self._review_item(number, ref, ("panel.answer", f"→ {text}")), False
 
     def _review_item(self, number: int, ref: QuestionRef, answer: Markup) -> urwid.Widget:
+        key = ("review", number, ref, _frozen(answer))
+        return self._memo.get(key, lambda: self._build_review_item(number, ref, answer))
+
+    def _build_review_item(self, number: int, ref: QuestionRef, answer: Markup) -> urwid.Widget:
         spec = self._host.question(ref).spec
         head: list[Markup] = [
             ("panel.title", self._header(ref)),
@@ -795,11 +1033,15 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
 
     # ------------------------------------------------------------------ footer
     def _footer(self, tab: TabKey) -> urwid.Widget:
-        host = self._host
+        notice, hints = self._host.notice, self._hints(tab)
+        return self._memo.get(("footer", notice, hints), lambda: self._build_footer(notice, hints))
+
+    @staticmethod
+    def _build_footer(notice: str | None, hints: str) -> urwid.Widget:
         rows: list[urwid.Widget] = []
-        if host.notice:
-            rows.append(_text(("panel.notice", sanitize_line(host.notice))))
-        rows.append(_text(("panel.hint", _unbreakable(self._hints(tab)))))
+        if notice:
+            rows.append(_text(("panel.notice", sanitize_line(notice))))
+        rows.append(_text(("panel.hint", _unbreakable(hints))))
         return urwid.Pile(rows)
 
     def _hints(self, tab: TabKey) -> str:
