@@ -17,10 +17,11 @@ and skips it; it is never fatal.
 
 from __future__ import annotations
 
+import enum
 import json
-from collections.abc import Callable, Mapping
-from types import MappingProxyType
-from typing import Any, Final
+from collections.abc import Callable, Iterable, Mapping
+from types import MappingProxyType, NoneType, UnionType
+from typing import Any, Final, Union, get_args, get_origin
 
 import attrs
 import cattrs
@@ -28,7 +29,7 @@ import cattrs.preconf.orjson
 import orjson
 from cattrs.strategies import configure_tagged_union
 
-from asks.model import Outcome, Question, QuestionRef, Resolution
+from asks.model import AnswerKind, Outcome, Question, QuestionRef, Resolution, ResolutionKind
 
 SCHEMA_VERSION: Final = 1
 
@@ -153,10 +154,93 @@ class Record:
     entry: Entry | UnknownEntry
 
 
+StructureHook = Callable[[Any, Any], Any]
+
+
+def _is_homogeneous_tuple(tp: Any) -> bool:
+    args = get_args(tp)
+    return get_origin(tp) is tuple and len(args) == 2 and args[1] is Ellipsis
+
+
+def _homogeneous_tuple_hook(tp: Any, converter: cattrs.Converter) -> StructureHook:
+    """``tuple[X, ...]``: X's hook looked up once, not per call as cattrs' generic hook does."""
+    elem = get_args(tp)[0]
+    hook = converter.get_structure_hook(elem)
+
+    def structure_tuple(obj: Iterable[Any], _: Any) -> tuple[Any, ...]:
+        return tuple([hook(item, elem) for item in obj])
+
+    return structure_tuple
+
+
+def _is_optional(tp: Any) -> bool:
+    args = get_args(tp)
+    return get_origin(tp) in (Union, UnionType) and len(args) == 2 and NoneType in args
+
+
+def _optional_hook(tp: Any, converter: cattrs.Converter) -> StructureHook:
+    """``X | None``: X's hook looked up once, not per call as cattrs' generic hook does."""
+    inner = next(arg for arg in get_args(tp) if arg is not NoneType)
+    hook = converter.get_structure_hook(inner)
+
+    def structure_optional(obj: Any, _: Any) -> Any:
+        return None if obj is None else hook(obj, inner)
+
+    return structure_optional
+
+
+def _enum_hook(tp: type[enum.Enum]) -> StructureHook:
+    """Enums by a dict lookup of the value; anything else goes to ``tp(value)``, which raises
+    ``ValueError`` for an unknown value as before (the call alone costs ~1 µs)."""
+    members = {member.value: member for member in tp}
+
+    def structure_enum(value: Any, _: Any) -> enum.Enum:
+        try:
+            return members[value]
+        except (KeyError, TypeError):
+            return tp(value)
+
+    return structure_enum
+
+
+def _structure_json_object(obj: Any, _: Any) -> dict[str, Any]:
+    """``dict[str, Any]`` (``details``, tool calls): a JSON object's keys are already ``str``,
+    so a plain copy does what cattrs' per-key hook does, and anything else is a ``TypeError``
+    (cattrs' hook raised ``AttributeError``, which escaped :func:`decode`)."""
+    if not isinstance(obj, dict):
+        raise TypeError(f"expected a JSON object, got {type(obj).__name__}")
+    return dict(obj)
+
+
+def _chat_message_hook(converter: cattrs.Converter) -> StructureHook:
+    """The most frequent entry (about half of a session's lines), built directly rather than
+    through the generated hook's keyword dict. Same rules as the generated hook: ``role`` and
+    ``content`` required (as ``str``), ``tool_calls`` optional (``tests/test_journal.py`` checks
+    the field list still matches)."""
+    calls_type = tuple[dict[str, Any], ...]
+    structure_calls = converter.get_structure_hook(calls_type)
+
+    def structure_chat_message(obj: Mapping[str, Any], _: Any) -> ChatMessage:
+        calls = structure_calls(obj["tool_calls"], calls_type) if "tool_calls" in obj else ()
+        return ChatMessage(str(obj["role"]), str(obj["content"]), calls)
+
+    return structure_chat_message
+
+
 def _make_converter() -> cattrs.Converter:
     converter = cattrs.preconf.orjson.make_converter(
         forbid_extra_keys=False, detailed_validation=False
     )
+    # Replay structures ~10⁶ values: cheaper hooks for the generic shapes cattrs dispatches at
+    # every call, and for the most frequent entry (measured with all of them: structuring a
+    # 100k-line journal 0.61 s -> 0.38 s).
+    converter.register_structure_hook_factory(_is_homogeneous_tuple, _homogeneous_tuple_hook)
+    converter.register_structure_hook_factory(_is_optional, _optional_hook)
+    # Explicitly per type: cattrs dispatches a StrEnum by its ``str`` base before any factory.
+    for enum_type in (Outcome, ResolutionKind, AnswerKind):
+        converter.register_structure_hook(enum_type, _enum_hook(enum_type))
+    converter.register_structure_hook_func(lambda tp: tp == dict[str, Any], _structure_json_object)
+    converter.register_structure_hook(ChatMessage, _chat_message_hook(converter))
     configure_tagged_union(
         Entry, converter, tag_generator=lambda cls: TAGS[cls], tag_name="type"
     )
@@ -209,6 +293,6 @@ def decode(line: bytes) -> Record:
         # The tagged class's own hook (faster than through the union or converter dispatch);
         # the envelope keys are ignored as extra keys, which saves copying the dict.
         entry: Entry = _STRUCTURE_HOOKS[tag](raw, cls)
-    except (cattrs.BaseValidationError, ValueError, TypeError, KeyError) as exc:
+    except (cattrs.BaseValidationError, ValueError, TypeError, KeyError, AttributeError) as exc:
         raise DecodeError(f"invalid {tag} entry: {exc}") from exc
     return Record(seq, float(ts), entry)

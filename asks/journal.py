@@ -147,9 +147,13 @@ class FileOps:
     def read_all(self, fd: int) -> bytes:
         chunks: list[bytes] = []
         offset = 0
-        while chunk := os.pread(fd, _READ_CHUNK, offset):
+        # The whole file in one read when its size holds (the size is only a hint: read on to
+        # EOF). Chunks of 1 MiB and a join cost twice as long for 80 MB (measured).
+        want = max(_READ_CHUNK, os.fstat(fd).st_size + 1)
+        while chunk := os.pread(fd, want, offset):
             chunks.append(chunk)
             offset += len(chunk)
+            want = _READ_CHUNK
         return b"".join(chunks)
 
     def write(self, fd: int, data: bytes) -> int:
@@ -238,12 +242,23 @@ class _Replay:
 @contextlib.contextmanager
 def paused_gc() -> Iterator[None]:
     """Pause the cyclic GC while building many long-lived objects (replay): it would rescan
-    the growing heap again and again (measured: ~45% of a 100k-line replay)."""
+    the growing heap again and again (measured: ~45% of a 100k-line replay).
+
+    On exit the objects built meanwhile are moved straight to the oldest generation
+    (``gc.freeze()`` + ``gc.unfreeze()``, O(1), resets the young-generation count), which is
+    where two young collections would have put them after traversing all of them (measured:
+    ~0.25 s at the first allocation after a 100k-line replay). Nothing is left frozen, and
+    garbage cycles among them are still found by full collections. Skipped if the process
+    has frozen objects of its own (``unfreeze`` would release those too).
+    """
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        if gc.get_freeze_count() == 0:
+            gc.freeze()
+            gc.unfreeze()
         if was_enabled:
             gc.enable()
 
@@ -255,27 +270,30 @@ def _replay(data: bytes) -> _Replay:
 
 def _decode_lines(data: bytes) -> _Replay:
     good_length = data.rfind(b"\n") + 1
-    lines = data[:good_length].split(b"\n")[:-1]
-    result = _Replay([], [], good_length)
+    lines = data[:good_length].split(b"\n")  # no copy of ``data`` when there is no torn tail
+    lines.pop()  # the empty piece after the last newline
+    records: list[Record] = []
+    warnings: list[str] = []
+    last: Record | None = None
     for number, line in enumerate(lines, start=1):
         try:
             record = decode(line)
         except DecodeError as exc:
-            result.warnings.append(f"line {number}: skipped, does not decode: {exc}")
+            warnings.append(f"line {number}: skipped, does not decode: {exc}")
             continue
-        if result.records and record.seq <= result.records[-1].seq:
-            result.warnings.append(
-                f"line {number}: skipped, seq {record.seq} does not follow "
-                f"seq {result.records[-1].seq}"
+        if last is not None and record.seq <= last.seq:
+            warnings.append(
+                f"line {number}: skipped, seq {record.seq} does not follow seq {last.seq}"
             )
             continue
-        result.records.append(record)
+        records.append(record)
+        last = record
     if good_length < len(data):
-        result.warnings.append(
+        warnings.append(
             f"line {len(lines) + 1}: torn last line ({len(data) - good_length} bytes without "
             "a newline) ignored and truncated"
         )
-    return result
+    return _Replay(records, warnings, good_length)
 
 
 def read_records(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import gc
 import itertools
 import json
 import os
@@ -39,6 +40,7 @@ from asks.journal import (
     StorageState,
     StorageUnconfirmed,
     list_sessions,
+    paused_gc,
     read_records,
     validate_session_id,
 )
@@ -345,6 +347,73 @@ def test_non_increasing_seq_is_skipped(data_dir: Path) -> None:
     with journal:
         assert [r.seq for r in records] == [0, 1]
         assert "line 3: skipped, seq 1 does not follow seq 1" in journal.warnings
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"type": "tool_result", "call_id": "c", "outcome": "answered", "text": "t",
+         "details": [1, 2]},
+        {"type": "tool_result", "call_id": "c", "outcome": "maybe", "text": "t", "details": {}},
+        {"type": "chat_message", "role": "user", "content": "x", "tool_calls": [1]},
+        {"type": "chat_message", "role": "user", "content": "x", "tool_calls": None},
+        {"type": "chat_message", "role": "user"},
+        {"type": "group_asked", "call_id": "c", "group_id": "g", "blocking": True,
+         "questions": [5]},
+        {"type": "resolved", "resolutions": [{"ref": {"id": "q", "incarnation": 1},
+                                              "kind": "shrugged"}]},
+    ],
+    ids=["details-list", "bad-outcome", "call-not-object", "calls-null", "no-content",
+         "question-not-object", "bad-kind"],
+)
+def test_malformed_entry_fields_are_skipped_not_fatal(
+    data_dir: Path, body: dict[str, object]
+) -> None:
+    with new_journal(data_dir) as journal:
+        journal.append(resolved(1))
+    with journal.path.open("ab") as f:
+        f.write(json.dumps({"v": 1, "seq": 2, "ts": 1.0, **body}).encode() + b"\n")
+    journal, records = Journal.open(SID, data_dir=data_dir)
+    with journal:
+        assert [r.seq for r in records] == [0, 1]
+        assert len(journal.warnings) == 1
+        assert journal.warnings[0].startswith("line 3: skipped, does not decode: invalid")
+
+
+def test_chat_message_fast_hook_covers_every_field() -> None:
+    # entries._chat_message_hook builds ChatMessage by hand: a new field must be added there.
+    assert [f.name for f in attrs.fields(ChatMessage)] == ["role", "content", "tool_calls"]
+    entry = ChatMessage("assistant", "hi", ({"id": "c-1", "function": {"name": "ask"}},))
+    line = b'{"v":1,"seq":1,"ts":1.0,"type":"chat_message","role":"assistant","content":"hi",' \
+        b'"tool_calls":[{"id":"c-1","function":{"name":"ask"}}]}'
+    assert decode(line) == Record(1, 1.0, entry)
+    assert decode(line.replace(b',"tool_calls":[{"id":"c-1","function":{"name":"ask"}}]', b"")) \
+        == Record(1, 1.0, ChatMessage("assistant", "hi"))
+
+
+def test_paused_gc_resumes_with_new_objects_in_the_oldest_generation() -> None:
+    if gc.get_freeze_count():
+        pytest.skip("an earlier test froze the process heap")
+    with paused_gc():
+        assert not gc.isenabled()
+        built = [[i] for i in range(10)]
+    assert gc.isenabled()
+    assert gc.get_freeze_count() == 0
+    oldest = {id(obj) for obj in gc.get_objects(generation=2)}
+    assert all(id(item) in oldest for item in built)
+
+
+def test_paused_gc_leaves_what_the_process_froze_frozen() -> None:
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with paused_gc():
+            built = [[1]]
+        assert gc.isenabled()
+        assert gc.get_freeze_count() == frozen
+        assert built == [[1]]
+    finally:
+        gc.unfreeze()
 
 
 def test_unknown_type_and_newer_version_are_kept(data_dir: Path) -> None:
