@@ -3,8 +3,9 @@ exactly-once delivery (NOTES.md, "State model").
 
 Steps: async and blocking arrivals, promotions of async questions, panel commands routed
 through the arrival guard as a widget would, typing, focus toggle, `/asks`, collapse, foreign
-prompt start/end, time passing, withdrawal, turn start/end/abort, feedback draining, injected
-write failures (rolled back, or unconfirmed), and crash-and-reopen of the journal.
+prompt start/end, time passing, withdrawal, answers from another surface (the web bridge)
+racing the panel, turn start/end/abort, feedback draining, injected write failures (rolled
+back, or unconfirmed), and crash-and-reopen of the journal.
 
 Invariants after every step:
   rule 1   exactly one mounted owner; the panel owns focus only while it has tabs;
@@ -32,9 +33,9 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from asks.contract import ResultEnvelope
 from asks.entries import FeedbackDelivered, ToolResult
 from asks.focus import ARRIVAL_GUARD, FocusTarget
-from asks.host import PanelCommand, QuestionHost, Wait
+from asks.host import AnswerRefusal, PanelCommand, QuestionHost, Wait
 from asks.journal import Journal, StorageState, read_records
-from asks.model import Outcome, QuestionRef
+from asks.model import Answer, AnswerKind, Outcome, QuestionRef
 from asks.projection import Projection
 
 
@@ -261,6 +262,32 @@ class HostMachine(RuleBasedStateMachine):
     def withdraw(self, data: st.DataObject) -> None:
         ref = data.draw(st.sampled_from(list(self.host.projection.pending)))
         self.host.withdraw_nowait([ref.id])
+        self._forget_resolved_drafts()
+
+    @precondition(lambda self: self.host.projection.pending)
+    @rule(data=st.data(), decline=st.booleans())
+    def answer_from_the_web(self, data: st.DataObject, decline: bool) -> None:
+        """Another surface (the web bridge) answers any pending question, racing the panel:
+        the same save → deliver path; the terminal drafts of other questions stay untouched."""
+        host = self.host
+        ref = data.draw(st.sampled_from(list(host.projection.pending)))
+        spec = host.question(ref).spec
+        others = {r: host.draft(r) for r in host.projection.pending if r != ref}
+        if decline:
+            answer = None
+        elif spec.options:
+            kind = AnswerKind.MULTI if spec.multi_select else AnswerKind.OPTION
+            answer = Answer(kind, (0,))
+        else:
+            answer = Answer(AnswerKind.CUSTOM, (), "from the web")
+        refusal = host.answer_from_nowait(ref.id, ref.incarnation, answer)
+        if refusal is None:
+            assert ref not in host.projection.pending
+            again = host.answer_from_nowait(ref.id, ref.incarnation, answer)
+            assert again is AnswerRefusal.ALREADY_ANSWERED, "a second answer was accepted"
+        for other, draft in others.items():
+            if other in host.projection.pending:
+                assert host.draft(other) == draft, "a web answer touched another draft"
         self._forget_resolved_drafts()
 
     @rule()
