@@ -602,6 +602,18 @@ def test_two_ctrl_c_when_idle_quit(launch: Launcher) -> None:
     assert b"Resume it with: asks --resume" in app.raw_bytes()
 
 
+def test_ctrl_c_interrupts_a_blocking_wait_and_a_second_one_quits(launch: Launcher) -> None:
+    app = launch.start(script="interrupt.toml")
+    app.wait_for(r"Questions \(1\) ⚠ required")
+    app.press("ctrl c")
+    app.wait_for(r"Interrupted\. Pending questions stay open\.")
+    app.wait_for(r"idle$")
+    assert "⚠ required" not in app.text() and "Interrupt me?" in app.text()  # still pending
+    app.press("ctrl c")
+    assert app.wait_exit() == 0
+    assert b"Resume it with: asks --resume" in app.raw_bytes()
+
+
 # ---------------------------------------------------------------------------- 11. provider
 E2E_KEY = "sk-e2e-SECRET-7d1f"
 

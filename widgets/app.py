@@ -204,15 +204,16 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
         return key
 
     def _ctrl_c(self) -> None:
-        """Ctrl+C: interrupt the running turn; when idle, twice in a row quits."""
+        """Ctrl+C: interrupt the running turn (or refuse an open prompt); a second Ctrl+C
+        within ``QUIT_WINDOW`` seconds quits, whether the first interrupted a turn or not."""
+        now, last = self.clock(), self._last_ctrl_c
+        self._last_ctrl_c = now
         if self.session.broker.current is not None:
             self.session.broker.answer_nowait(False)
         if self.session.agent.interrupt_nowait():
-            return
-        now = self.clock()
-        if now - self._last_ctrl_c < QUIT_WINDOW:
+            return  # the agent's own notice says so; a second Ctrl+C soon after quits
+        if now - last < QUIT_WINDOW:
             self._quit()
-        self._last_ctrl_c = now
         self.session.transcript.add(EntryKind.NOTICE, "Press Ctrl+C again to quit.")
 
     # -- chat commands -----------------------------------------------------------------------
