@@ -22,7 +22,6 @@ class Draft:
     custom_text: str = ""
     caret: int = 0
     notes: str = ""
-    scroll: int = 0
     staged: Answer | None = None  # collected for a multi-question wait, saved at Review
 
 

@@ -418,9 +418,6 @@ class QuestionHost:
     def set_cursor_nowait(self, row: int, tab: TabKey | None = None) -> None:
         self._edit_draft(lambda d: attrs.evolve(d, cursor=row), tab)
 
-    def set_scroll_nowait(self, offset: int, tab: TabKey | None = None) -> None:
-        self._edit_draft(lambda d: attrs.evolve(d, scroll=offset), tab)
-
     def enter_panel_nowait(self, question_id: str | None = None) -> str | None:
         """Open the panel with focus (``/asks``, focus toggle); returns a notice on refusal."""
         self.notice = None
