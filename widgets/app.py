@@ -208,12 +208,12 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
         within ``QUIT_WINDOW`` seconds quits, whether the first interrupted a turn or not."""
         now, last = self.clock(), self._last_ctrl_c
         self._last_ctrl_c = now
+        if now - last < QUIT_WINDOW:
+            self._quit()  # even if a new turn started meanwhile (e.g. woken by feedback)
         if self.session.broker.current is not None:
             self.session.broker.answer_nowait(False)
         if self.session.agent.interrupt_nowait():
             return  # the agent's own notice says so; a second Ctrl+C soon after quits
-        if now - last < QUIT_WINDOW:
-            self._quit()
         self.session.transcript.add(EntryKind.NOTICE, "Press Ctrl+C again to quit.")
 
     # -- chat commands -----------------------------------------------------------------------
