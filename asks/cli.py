@@ -8,14 +8,14 @@
 ``asks --model NAME``       … talking to an OpenAI-compatible server (``--base-url URL``;
                             default from ``[model]`` in the config file, else OpenAI)
 ``asks -p PROMPT``          one turn without UI, the answer on stdout (``-p -`` or a bare ``-p``:
-                            the prompt is read from stdin); see asks/headless.py
+                            the prompt is read from stdin); see asks/surfaces/headless.py
 ``asks sessions``           list sessions with their pending counts
 ``--data-dir DIR``          where sessions live (default: the XDG data dir)
 ``--config FILE``           config file (default: $XDG_CONFIG_HOME/asks/config.toml)
 
 Which model: ``--script FILE`` → scripted; else a model name from ``--model`` or ``[model]
 name`` → the OpenAI-compatible provider; else the built-in tour (scripted, offline). Flags
-override the config file. ``asks.openai_model`` (and the SDK) are only imported when a model
+override the config file. ``asks.agent.openai_model`` (and the SDK) are only imported when a model
 name is configured.
 
 Bad flags, unknown sessions, unusable scripts and a missing API key for a remote server give
@@ -35,13 +35,17 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
-from asks import __version__, headless
-from asks.agent import Agent, Model, Tool, TurnOutcome, context_from_journal, result_summary
+from asks import __version__
+from asks.agent.loop import Agent, Model, Tool, TurnOutcome, context_from_journal, result_summary
+from asks.agent.prompts import PromptBroker
+from asks.agent.scripted import Script, ScriptedModel, ScriptError, builtin_tour, load_script
+from asks.agent.tools import CommandTool, WorkTool
+from asks.agent.transcript import EntryKind, Transcript
 from asks.config import Config, load_config, with_key_fallbacks
 from asks.contract import DEFAULT_GUIDANCE, Guidance, ResultEnvelope
-from asks.entries import ChatMessage, FeedbackDelivered, Record, ToolResult
-from asks.host import QuestionHost
-from asks.journal import (
+from asks.host.host import QuestionHost
+from asks.store.entries import ChatMessage, FeedbackDelivered, Record, ToolResult
+from asks.store.journal import (
     Journal,
     SessionLocked,
     SessionNotFound,
@@ -49,16 +53,13 @@ from asks.journal import (
     list_sessions,
     read_records,
 )
-from asks.projection import Projection
-from asks.prompts import PromptBroker
-from asks.scripted import Script, ScriptedModel, ScriptError, builtin_tour, load_script
-from asks.tools import CommandTool, WorkTool
-from asks.transcript import EntryKind, Transcript
-from widgets.app import Session, WebOptions, run_repl
-from widgets.keymap import Keymap, build_keymap, parse_key_spec
+from asks.store.projection import Projection
+from asks.surfaces import headless
+from asks.widgets.app import Session, WebOptions, run_repl
+from asks.widgets.keymap import Keymap, build_keymap, parse_key_spec
 
 if TYPE_CHECKING:
-    from asks.openai_model import Settings
+    from asks.agent.openai_model import Settings
 
 EXIT_USAGE = 2
 WARM_UP_DELAY = 1.0  # seconds after start before the SDK is imported in the background
@@ -161,7 +162,7 @@ def model_source(
         if args.base_url:
             raise UsageError("--base-url needs a model name: --model NAME or [model] name")
         return builtin_tour()
-    from asks.openai_model import resolve_settings  # noqa: PLC0415 — only with a model
+    from asks.agent.openai_model import resolve_settings  # noqa: PLC0415 — only with a model
 
     m = config.model
     return resolve_settings(name, args.base_url or m.base_url, m.api_key_env, m.timeout, env,
@@ -194,7 +195,7 @@ def run(
 ) -> int:
     web = WebOptions(args.web_host, args.web_port, start=args.web)
     if args.web and args.web_host not in ("127.0.0.1", "localhost", "::1"):
-        from asks.web import binding_warning  # noqa: PLC0415 (hypercorn loads only for --web)
+        from asks.surfaces.web import binding_warning  # noqa: PLC0415 (hypercorn loads only for --web)
 
         print(binding_warning(args.web_host) or "", file=sys.stderr)
     journal, records, resumed = open_journal(args, data_dir)
@@ -308,7 +309,7 @@ def build_session(
     if isinstance(source, Script):
         model = ScriptedModel(source, seen=len(messages))
     else:
-        from asks.openai_model import OpenAIModel  # noqa: PLC0415 — only with a model
+        from asks.agent.openai_model import OpenAIModel  # noqa: PLC0415 — only with a model
 
         model = OpenAIModel(source, guidance)
     if resumed:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import attrs
 
-from asks.journal import FileOps
+from asks.store.journal import FileOps
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 # Filesystems where fsync costs nothing: figures measured there would flatter the journal.

@@ -9,9 +9,9 @@ import random
 import time
 from pathlib import Path
 
-from asks.host import PanelCommand, QuestionHost
-from asks.journal import Journal
-from asks.model import QuestionRef
+from asks.core.model import QuestionRef
+from asks.host.host import PanelCommand, QuestionHost
+from asks.store.journal import Journal
 from bench import workload
 from bench._common import (
     Row,

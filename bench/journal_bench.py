@@ -10,9 +10,9 @@ import random
 import time
 from pathlib import Path
 
-from asks.entries import Record
-from asks.journal import Journal
-from asks.projection import Projection
+from asks.store.entries import Record
+from asks.store.journal import Journal
+from asks.store.projection import Projection
 from bench import workload
 from bench._common import (
     Row,

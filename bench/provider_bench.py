@@ -26,13 +26,13 @@ from typing import Any
 
 import trio
 
-from asks.agent import Agent, Message
-from asks.host import QuestionHost
-from asks.journal import Journal
-from asks.openai_model import OpenAIModel, Settings
-from asks.prompts import PromptBroker
-from asks.tools import CommandTool, WorkTool
-from asks.transcript import Transcript
+from asks.agent.loop import Agent, Message
+from asks.agent.openai_model import OpenAIModel, Settings
+from asks.agent.prompts import PromptBroker
+from asks.agent.tools import CommandTool, WorkTool
+from asks.agent.transcript import Transcript
+from asks.host.host import QuestionHost
+from asks.store.journal import Journal
 from bench._common import (
     PROJECT_ROOT,
     Row,

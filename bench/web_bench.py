@@ -4,7 +4,7 @@ model request.
 Run: ``.venv/bin/python -m bench.web_bench [--quick]`` (or all benchmarks: ``-m bench.run``).
 
 One process, one trio loop, a real journal on disk (fsync included): a
-:class:`~asks.host.QuestionHost`, the :class:`~asks.web.WebBridge` on 127.0.0.1, and an idle
+the `QuestionHost`, the :class:`~asks.surfaces.web.WebBridge` on 127.0.0.1, and an idle
 agent task that awaits ``wait_for_feedback()`` and then calls ``take_feedback_nowait()`` —
 the moment the answer is in the context of its next model request. For each answer the agent
 first asks a new async question (untimed); then the clock starts when the answer is submitted
@@ -32,10 +32,10 @@ import httpx
 import trio
 from playwright.sync_api import sync_playwright
 
-from asks.host import QuestionHost
-from asks.journal import Journal
-from asks.model import QuestionRef
-from asks.web import WebBridge
+from asks.core.model import QuestionRef
+from asks.host.host import QuestionHost
+from asks.store.journal import Journal
+from asks.surfaces.web import WebBridge
 from bench._common import (
     Row,
     disk_tempdir,

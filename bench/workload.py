@@ -16,7 +16,18 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from asks import contract
-from asks.entries import (
+from asks.core.model import (
+    Answer,
+    AnswerKind,
+    Option,
+    Question,
+    QuestionRef,
+    QuestionSpec,
+    Resolution,
+    ResolutionKind,
+    question_id,
+)
+from asks.store.entries import (
     ChatMessage,
     Entry,
     FeedbackDelivered,
@@ -29,18 +40,7 @@ from asks.entries import (
     Withdrawn,
     encode,
 )
-from asks.journal import SUFFIX
-from asks.model import (
-    Answer,
-    AnswerKind,
-    Option,
-    Question,
-    QuestionRef,
-    QuestionSpec,
-    Resolution,
-    ResolutionKind,
-    question_id,
-)
+from asks.store.journal import SUFFIX
 
 SESSION = "bench-session"
 
@@ -189,7 +189,7 @@ def records(count: int, seed: int = 1, start_seq: int = 0, prefix: str = "call")
 
 
 def write_journal(directory: Path, session_id: str, recs: list[Record]) -> Path:
-    """Write records straight to a session file with :func:`asks.entries.encode` (no fsync)."""
+    """Write records straight to a session file with `entries.encode` (no fsync)."""
     path = directory / f"{session_id}{SUFFIX}"
     with path.open("wb") as f:
         f.writelines(encode(r.seq, r.ts, r.entry) for r in recs)  # type: ignore[arg-type]

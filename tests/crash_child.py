@@ -10,9 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from asks.entries import ChatMessage, Entry, GroupAsked, Resolved
-from asks.journal import Journal
-from asks.model import (
+from asks.core.model import (
     Answer,
     AnswerKind,
     Option,
@@ -22,6 +20,8 @@ from asks.model import (
     Resolution,
     ResolutionKind,
 )
+from asks.store.entries import ChatMessage, Entry, GroupAsked, Resolved
+from asks.store.journal import Journal
 
 
 def make_entry(seq: int) -> Entry:

@@ -12,9 +12,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from asks.host import PanelCommand, QuestionHost
-from asks.journal import Journal, SessionNotFound
-from asks.model import QuestionRef
+from asks.core.model import QuestionRef
+from asks.host.host import PanelCommand, QuestionHost
+from asks.store.journal import Journal, SessionNotFound
 
 
 def label(ref: QuestionRef) -> str:

@@ -2,7 +2,7 @@
 
 A :class:`Rig` is one session: a real journal in a temporary directory written through
 :class:`FlakyOps` (real file operations with write/truncate failures on demand), a fake clock,
-and a :class:`~asks.host.QuestionHost` built on them. ``rig.crash_and_reopen()`` closes the
+and a :class:`~asks.host.host.QuestionHost` built on them. ``rig.crash_and_reopen()`` closes the
 journal without finishing anything (what a killed process leaves) and replays the file into a
 fresh host. The disk readers parse the raw JSON lines, independently of the journal decoder.
 """
@@ -17,10 +17,10 @@ from typing import Any
 
 import attrs
 
-from asks.focus import ARRIVAL_GUARD, FocusTarget
-from asks.host import PanelCommand, QuestionHost, Wait
-from asks.journal import FileOps, Journal
-from asks.model import QuestionRef
+from asks.core.focus import ARRIVAL_GUARD, FocusTarget
+from asks.core.model import QuestionRef
+from asks.host.host import PanelCommand, QuestionHost, Wait
+from asks.store.journal import FileOps, Journal
 
 SESSION = "test-session"
 OPTIONS = ("Postgres", "SQLite", "MySQL")

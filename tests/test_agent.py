@@ -13,15 +13,15 @@ import trio
 import trio.testing
 
 from asks import contract
-from asks.agent import Agent, AgentState, Message, ModelEvent, TextDelta, context_from_journal
+from asks.agent.loop import Agent, AgentState, Message, ModelEvent, TextDelta, context_from_journal
+from asks.agent.prompts import PromptBroker
+from asks.agent.scripted import ScriptedModel, ScriptError, builtin_tour, load_script, parse_script
+from asks.agent.tools import CommandTool, WorkTool
+from asks.agent.transcript import EntryKind, Transcript
 from asks.cli import build_session
-from asks.entries import ChatMessage
-from asks.host import PanelCommand, QuestionHost
-from asks.journal import Journal, read_records
-from asks.prompts import PromptBroker
-from asks.scripted import ScriptedModel, ScriptError, builtin_tour, load_script, parse_script
-from asks.tools import CommandTool, WorkTool
-from asks.transcript import EntryKind, Transcript
+from asks.host.host import PanelCommand, QuestionHost
+from asks.store.entries import ChatMessage
+from asks.store.journal import Journal, read_records
 
 SCRIPT = """
 [[step]]

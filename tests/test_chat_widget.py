@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from widgets.chat import ChatEditor
+from asks.widgets.chat import ChatEditor
 
 COLS = 20
 SIZE = (COLS,)

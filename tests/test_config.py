@@ -262,7 +262,7 @@ def test_key_names_in_warnings_are_sanitised(tmp_path: Path) -> None:
 
 
 def strict_parser(spec: str) -> str:
-    """A stand-in for widgets.keymap.parse_key_spec: accepts a few keys, normalises case."""
+    """A stand-in for asks.widgets.keymap.parse_key_spec: accepts a few keys, normalises case."""
     normal = spec.lower()
     if normal not in {"shift tab", "ctrl ]", "meta a", "f2"}:
         raise ValueError(f"unknown key {spec!r}")

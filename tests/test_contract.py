@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from asks import contract, model
+from asks import contract
 from asks.contract import (
     TOOL_NAME,
     ErrorCode,
@@ -20,7 +20,8 @@ from asks.contract import (
     parse_arguments,
     validate_call,
 )
-from asks.model import (
+from asks.core import model
+from asks.core.model import (
     Answer,
     AnswerKind,
     Option,

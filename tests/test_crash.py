@@ -25,9 +25,16 @@ from pathlib import Path
 import pytest
 from crash_child import make_entry
 
-from asks.entries import FeedbackDelivered, Record, Resolved, SessionStarted, ToolResult, decode
-from asks.host import QuestionHost
-from asks.journal import Journal, read_records
+from asks.host.host import QuestionHost
+from asks.store.entries import (
+    FeedbackDelivered,
+    Record,
+    Resolved,
+    SessionStarted,
+    ToolResult,
+    decode,
+)
+from asks.store.journal import Journal, read_records
 
 ROUNDS = 40
 MAX_DELAY = 0.030

@@ -17,10 +17,10 @@ import trio.testing
 from helpers import Rig, call, q, wait_on
 
 from asks.contract import ErrorCode, ResultEnvelope, ToolError
-from asks.delivery import DeliveryMode, Feedback
-from asks.entries import FeedbackDelivered, decode
-from asks.host import PanelCommand, QuestionHost
-from asks.model import Outcome, QuestionRef, QuestionStatus
+from asks.core.model import Outcome, QuestionRef, QuestionStatus
+from asks.host.host import PanelCommand, QuestionHost
+from asks.store.entries import FeedbackDelivered, decode
+from asks.store.outbox import DeliveryMode, Feedback
 
 
 @pytest.fixture

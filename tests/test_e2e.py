@@ -25,7 +25,7 @@ import pytest
 from fake_openai_server import Call, FakeOpenAI, Reply
 from pty_harness import DEFAULT_TIMEOUT, ROOT, PtyApp, ScreenTimeoutError
 
-from asks.focus import ARRIVAL_GUARD
+from asks.core.focus import ARRIVAL_GUARD
 
 pytestmark = pytest.mark.e2e
 

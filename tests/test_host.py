@@ -17,11 +17,11 @@ import trio.testing
 from helpers import Rig, call, q, wait_on
 
 from asks.contract import ErrorCode, ResultEnvelope, ToolError
-from asks.drafts import Draft
-from asks.focus import ARRIVAL_GUARD, FocusTarget, Route
-from asks.host import PanelCommand, PanelMode, ReviewKey, Wait
-from asks.journal import StorageState
-from asks.model import Answer, AnswerKind, Outcome, QuestionRef, QuestionStatus
+from asks.core.drafts import Draft
+from asks.core.focus import ARRIVAL_GUARD, FocusTarget, Route
+from asks.core.model import Answer, AnswerKind, Outcome, QuestionRef, QuestionStatus
+from asks.host.host import PanelCommand, PanelMode, ReviewKey, Wait
+from asks.store.journal import StorageState
 
 NOT_SAVED = "Not saved"
 

@@ -31,12 +31,12 @@ from hypothesis import settings
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from asks.contract import ResultEnvelope
-from asks.entries import FeedbackDelivered, ToolResult
-from asks.focus import ARRIVAL_GUARD, FocusTarget
-from asks.host import AnswerRefusal, PanelCommand, QuestionHost, Wait
-from asks.journal import Journal, StorageState, read_records
-from asks.model import Answer, AnswerKind, Outcome, QuestionRef
-from asks.projection import Projection
+from asks.core.focus import ARRIVAL_GUARD, FocusTarget
+from asks.core.model import Answer, AnswerKind, Outcome, QuestionRef
+from asks.host.host import AnswerRefusal, PanelCommand, QuestionHost, Wait
+from asks.store.entries import FeedbackDelivered, ToolResult
+from asks.store.journal import Journal, StorageState, read_records
+from asks.store.projection import Projection
 
 
 def question(i: int, kind: int) -> dict[str, object]:

@@ -16,7 +16,18 @@ from pathlib import Path
 import attrs
 import pytest
 
-from asks.entries import (
+from asks.core.model import (
+    Answer,
+    AnswerKind,
+    Option,
+    Outcome,
+    Question,
+    QuestionRef,
+    QuestionSpec,
+    Resolution,
+    ResolutionKind,
+)
+from asks.store.entries import (
     ChatMessage,
     Entry,
     FeedbackDelivered,
@@ -30,7 +41,7 @@ from asks.entries import (
     Withdrawn,
     decode,
 )
-from asks.journal import (
+from asks.store.journal import (
     FileOps,
     Journal,
     SessionInfo,
@@ -43,17 +54,6 @@ from asks.journal import (
     paused_gc,
     read_records,
     validate_session_id,
-)
-from asks.model import (
-    Answer,
-    AnswerKind,
-    Option,
-    Outcome,
-    Question,
-    QuestionRef,
-    QuestionSpec,
-    Resolution,
-    ResolutionKind,
 )
 
 SID = "test-session"

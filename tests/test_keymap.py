@@ -8,8 +8,8 @@ from collections import defaultdict
 import pytest
 import urwid
 
-from asks.host import PanelCommand
-from widgets.keymap import (
+from asks.host.host import PanelCommand
+from asks.widgets.keymap import (
     APP_COMMANDS,
     COMMANDS,
     CONTEXTS,

@@ -23,7 +23,7 @@ import trio
 from fake_openai_server import Call, FakeOpenAI, Reply, Seen
 
 from asks import contract
-from asks.agent import (
+from asks.agent.loop import (
     Agent,
     AgentState,
     Message,
@@ -32,10 +32,7 @@ from asks.agent import (
     TurnOutcome,
     context_from_journal,
 )
-from asks.contract import Guidance
-from asks.host import PanelCommand, QuestionHost
-from asks.journal import Journal, read_records
-from asks.openai_model import (
+from asks.agent.openai_model import (
     PLACEHOLDER_KEY,
     OpenAIModel,
     Settings,
@@ -43,9 +40,12 @@ from asks.openai_model import (
     chat_messages,
     resolve_settings,
 )
-from asks.prompts import PromptBroker
-from asks.tools import WorkTool
-from asks.transcript import EntryKind, Transcript
+from asks.agent.prompts import PromptBroker
+from asks.agent.tools import WorkTool
+from asks.agent.transcript import EntryKind, Transcript
+from asks.contract import Guidance
+from asks.host.host import PanelCommand, QuestionHost
+from asks.store.journal import Journal, read_records
 
 KEY = "sk-test-SECRET-4f9a2b7c1d"
 ROOT = Path(__file__).resolve().parents[1]
@@ -473,7 +473,7 @@ def test_chat_message_mapping() -> None:
 
 
 def test_the_sdk_is_imported_lazily() -> None:
-    code = ("import sys, asks.cli, asks.openai_model as m; "
+    code = ("import sys, asks.cli, asks.agent.openai_model as m; "
             "m.OpenAIModel(m.Settings('x')); print('openai' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           cwd=ROOT, check=True)

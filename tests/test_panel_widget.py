@@ -18,10 +18,10 @@ import pytest
 from helpers import Rig, call, q
 from urwid.testing import check_flow_sizing, render_text, resolve_attr
 
-from asks.host import PanelCommand, PanelMode, Wait
-from asks.model import AnswerKind, QuestionStatus
-from widgets.keymap import build_keymap
-from widgets.panel import PALETTE, QuestionPanel
+from asks.core.model import AnswerKind, QuestionStatus
+from asks.host.host import PanelCommand, PanelMode, Wait
+from asks.widgets.keymap import build_keymap
+from asks.widgets.panel import PALETTE, QuestionPanel
 
 GOLDEN = Path(__file__).parent / "golden"
 WIDE = 80

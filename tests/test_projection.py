@@ -8,20 +8,7 @@ from pathlib import Path
 import hypothesis.strategies as st
 from hypothesis import given
 
-from asks.entries import (
-    ChatMessage,
-    FeedbackDelivered,
-    GroupAsked,
-    Record,
-    Resolved,
-    SessionStarted,
-    ToolResult,
-    UnknownEntry,
-    WaitOpened,
-    Withdrawn,
-)
-from asks.journal import Journal, read_records
-from asks.model import (
+from asks.core.model import (
     Answer,
     AnswerKind,
     Option,
@@ -33,7 +20,20 @@ from asks.model import (
     Resolution,
     ResolutionKind,
 )
-from asks.projection import Projection
+from asks.store.entries import (
+    ChatMessage,
+    FeedbackDelivered,
+    GroupAsked,
+    Record,
+    Resolved,
+    SessionStarted,
+    ToolResult,
+    UnknownEntry,
+    WaitOpened,
+    Withdrawn,
+)
+from asks.store.journal import Journal, read_records
+from asks.store.projection import Projection
 
 
 def ask(seq: int, call: str, n: int = 1, blocking: bool = False) -> Record:

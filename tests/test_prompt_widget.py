@@ -11,8 +11,8 @@ import trio
 import trio.testing
 from helpers import Rig
 
-from asks.prompts import PromptBroker
-from widgets.prompt import PALETTE, PromptView
+from asks.agent.prompts import PromptBroker
+from asks.widgets.prompt import PALETTE, PromptView
 
 COLS = 50
 SIZE = (COLS,)

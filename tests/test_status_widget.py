@@ -10,10 +10,10 @@ import pytest
 import urwid
 from helpers import Rig, call, q
 
-from asks.agent import AgentState
-from asks.host import HostStatistics, PanelMode
-from asks.journal import StorageState
-from widgets.status import PALETTE, STORAGE_WARNING, StatusLine
+from asks.agent.loop import AgentState
+from asks.host.host import HostStatistics, PanelMode
+from asks.store.journal import StorageState
+from asks.widgets.status import PALETTE, STORAGE_WARNING, StatusLine
 
 COLS = 60
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from asks.transcript import EntryKind, Transcript
-from widgets.transcript import PALETTE, TranscriptView
+from asks.agent.transcript import EntryKind, Transcript
+from asks.widgets.transcript import PALETTE, TranscriptView
 
 COLS = 40
 

@@ -21,10 +21,17 @@ import trio.testing
 from helpers import Rig, call, q, wait_on
 
 from asks.contract import ResultEnvelope
-from asks.host import AnswerRefusal, PanelCommand
-from asks.model import MAX_CUSTOM_TEXT, Answer, AnswerKind, Outcome, QuestionRef, QuestionStatus
-from asks.tabs import ReviewKey
-from asks.web import CSP, MAX_BODY, WebBridge, binding_warning, is_loopback
+from asks.core.model import (
+    MAX_CUSTOM_TEXT,
+    Answer,
+    AnswerKind,
+    Outcome,
+    QuestionRef,
+    QuestionStatus,
+)
+from asks.core.tabs import ReviewKey
+from asks.host.host import AnswerRefusal, PanelCommand
+from asks.surfaces.web import CSP, MAX_BODY, WebBridge, binding_warning, is_loopback
 
 
 @pytest.fixture

@@ -22,8 +22,8 @@ from helpers import Rig, call, q
 from playwright.sync_api import Browser, Page, sync_playwright
 
 from asks.contract import ResultEnvelope
-from asks.model import Outcome, QuestionRef
-from asks.web import WebBridge
+from asks.core.model import Outcome, QuestionRef
+from asks.surfaces.web import WebBridge
 
 pytestmark = pytest.mark.browser
 

@@ -23,17 +23,17 @@ import attrs
 import trio
 import urwid
 
-from asks.agent import Agent, AgentState
-from asks.host import QuestionHost
-from asks.model import QuestionRef
-from asks.prompts import PromptBroker
+from asks.agent.loop import Agent, AgentState
+from asks.agent.prompts import PromptBroker
+from asks.agent.transcript import EntryKind, Transcript
+from asks.core.model import QuestionRef
+from asks.host.host import QuestionHost
 from asks.sanitize import sanitize_text
-from asks.transcript import EntryKind, Transcript
-from widgets import chat, panel, prompt, status, transcript
-from widgets.keymap import Keymap
+from asks.widgets import chat, panel, prompt, status, transcript
+from asks.widgets.keymap import Keymap
 
 if TYPE_CHECKING:  # the bridge (hypercorn: ~0.1 s to import) loads only when asked for
-    from asks.web import WebBridge
+    from asks.surfaces.web import WebBridge
 
 SLASH_COMMANDS = ("/asks", "/help", "/quit", "/web")
 QUIT_WINDOW = 2.0  # seconds in which a second Ctrl+C quits
@@ -343,7 +343,7 @@ class _WebStarter:
         if self.bridge is not None:
             notes.add(EntryKind.NOTICE, f"Answer in a browser: {self.bridge.url or 'starting…'}")
             return
-        from asks.web import WebBridge  # noqa: PLC0415 (lazy: see the import note above)
+        from asks.surfaces.web import WebBridge  # noqa: PLC0415 (lazy: see the import note above)
 
         self.bridge = WebBridge(self.repl.session.host, self.options.bind_host, self.options.port)
         self.nursery.start_soon(self._start, self.bridge)

@@ -16,7 +16,7 @@ Semantics:
   :class:`ValueError` when the keymap is built. So a configured key can never silently steal a
   panel key.
 * ``panel.*`` commands named in :data:`PANEL_COMMANDS` map 1:1 to
-  :class:`asks.host.PanelCommand`; the rest of :data:`WIDGET_ACTIONS` are handled by the widget
+  :class:`asks.host.host.PanelCommand`; the rest of :data:`WIDGET_ACTIONS` are handled by the widget
   (notes editor, scrolling, digit jumps) or by the app (external editor, focus toggle, collapse).
 * Plain Tab is never the focus toggle: it means "next tab" in the panel and "complete" in chat.
 * ``help`` is the short label shown in footer hints; consecutive commands with the same label
@@ -31,7 +31,7 @@ from types import MappingProxyType
 
 import attrs
 
-from asks.host import PanelCommand
+from asks.host.host import PanelCommand
 
 CONTEXTS = ("global", "chat", "panel", "reply", "prompt")
 

@@ -1,4 +1,4 @@
-"""The question panel: an urwid view of a :class:`~asks.host.QuestionHost`.
+"""The question panel: an urwid view of a :class:`~asks.host.host.QuestionHost`.
 
 :class:`QuestionPanel` renders the host's state and turns keys into host commands; it keeps no
 policy of its own (DESIGN §2, §5). The app subscribes :meth:`QuestionPanel.refresh` to the host
@@ -39,12 +39,12 @@ from typing import TypeAlias, TypeVar
 import attrs
 import urwid
 
-from asks.drafts import Draft, custom_row, next_row, row_count
-from asks.host import PanelMode, QuestionHost, Wait
-from asks.model import Question, QuestionRef
+from asks.core.drafts import Draft, custom_row, next_row, row_count
+from asks.core.model import Question, QuestionRef
+from asks.core.tabs import ReviewKey, TabKey
+from asks.host.host import PanelMode, QuestionHost, Wait
 from asks.sanitize import sanitize_line, sanitize_text
-from asks.tabs import ReviewKey, TabKey
-from widgets.keymap import OPTION_JUMPS, PANEL_COMMANDS, Keymap, pretty_key
+from asks.widgets.keymap import OPTION_JUMPS, PANEL_COMMANDS, Keymap, pretty_key
 
 Size: TypeAlias = tuple[()] | tuple[int] | tuple[int, int]
 FlowSize: TypeAlias = tuple[int]

@@ -1,6 +1,6 @@
 """The foreign-prompt view: a modal yes/no block for the broker's current prompt.
 
-It draws :attr:`asks.prompts.PromptBroker.current` as a boxed block::
+It draws :attr:`asks.agent.prompts.PromptBroker.current` as a boxed block::
 
     ┌──────────────────────────────────────────────┐
     │⚠ Permission: run `ls`?  [y] allow · [n] deny│
@@ -22,7 +22,7 @@ from typing import Final
 
 import urwid
 
-from asks.prompts import Prompt, PromptBroker
+from asks.agent.prompts import Prompt, PromptBroker
 from asks.sanitize import sanitize_text
 
 Size = tuple[int]

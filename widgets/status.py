@@ -4,7 +4,7 @@ Left, in this order (parts joined by `` · ``; the row is cut with an ellipsis w
 so the most important part comes first):
 
 1. ``⚠ storage unconfirmed — answers are not being saved`` while the journal's storage state is
-   :attr:`~asks.journal.StorageState.UNCONFIRMED` (attribute ``status.warning``);
+   :attr:`~asks.store.journal.StorageState.UNCONFIRMED` (attribute ``status.warning``);
 2. the questions: ``Asks: N pending`` (``Asks: none pending`` when there are none), then
    ``M saved feedback`` when saved answers wait for delivery, then the ``/asks`` hint while
    questions are pending;
@@ -22,10 +22,10 @@ from typing import Final
 
 import urwid
 
-from asks.agent import AgentState
-from asks.host import HostStatistics
-from asks.journal import StorageState
+from asks.agent.loop import AgentState
+from asks.host.host import HostStatistics
 from asks.sanitize import sanitize_line
+from asks.store.journal import StorageState
 
 Markup = list[tuple[str, str] | str]
 

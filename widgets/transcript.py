@@ -1,4 +1,4 @@
-"""The transcript view: the chat stream, one widget per :class:`~asks.transcript.Entry`.
+"""The transcript view: the chat stream, one widget per :class:`~asks.agent.transcript.Entry`.
 
 Semantics:
 
@@ -29,8 +29,8 @@ from typing import Final
 import urwid
 from urwid.widget import AbstractFlowWidget as FlowWidget
 
+from asks.agent.transcript import Entry, EntryKind, Transcript
 from asks.sanitize import sanitize_line, sanitize_text
-from asks.transcript import Entry, EntryKind, Transcript
 
 BoxSize = tuple[int, int]
 Markup = list[tuple[str, str] | str]

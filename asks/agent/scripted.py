@@ -1,4 +1,4 @@
-"""The scripted model: a deterministic, offline :class:`~asks.agent.Model` driven by a TOML script.
+"""The scripted model: a deterministic, offline `Model` driven by a TOML script.
 
 Script format (documented with a commented example in ``demos/script-example.toml``)::
 
@@ -43,7 +43,7 @@ import attrs
 import trio
 
 from asks import contract
-from asks.agent import Message, ModelEvent, TextDelta, ToolCall
+from asks.agent.loop import Message, ModelEvent, TextDelta, ToolCall
 
 TRIGGERS = ("start", "message", "feedback")
 WORD_DELAY = 0.015
@@ -99,7 +99,7 @@ def load_script(path: Path) -> Script:
 
 def builtin_tour() -> Script:
     """The embedded default: the tour shown by ``asks`` with no flags."""
-    text = resources.files("asks").joinpath("tour.toml").read_text(encoding="utf-8")
+    text = resources.files("asks.agent").joinpath("tour.toml").read_text(encoding="utf-8")
     return parse_script(text, "<built-in tour>")
 
 

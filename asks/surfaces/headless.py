@@ -21,9 +21,9 @@ from typing import TextIO
 
 import trio
 
-from asks.agent import Agent, TurnOutcome
+from asks.agent.loop import Agent, TurnOutcome
+from asks.agent.transcript import EntryKind
 from asks.sanitize import sanitize_line, sanitize_text
-from asks.transcript import EntryKind
 
 EXIT_FAILED = 1
 EXIT_INTERRUPTED = 130

@@ -29,7 +29,7 @@ import cattrs.preconf.orjson
 import orjson
 from cattrs.strategies import configure_tagged_union
 
-from asks.model import AnswerKind, Outcome, Question, QuestionRef, Resolution, ResolutionKind
+from asks.core.model import AnswerKind, Outcome, Question, QuestionRef, Resolution, ResolutionKind
 
 SCHEMA_VERSION: Final = 1
 

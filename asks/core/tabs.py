@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 import attrs
 
-from asks.model import QuestionRef
+from asks.core.model import QuestionRef
 
 
 @attrs.frozen

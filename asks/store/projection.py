@@ -21,7 +21,8 @@ from collections.abc import Iterable
 
 import attrs
 
-from asks.entries import (
+from asks.core.model import Question, QuestionRef, QuestionStatus, Resolution, ResolutionKind
+from asks.store.entries import (
     ChatMessage,
     FeedbackDelivered,
     GroupAsked,
@@ -33,8 +34,7 @@ from asks.entries import (
     WaitOpened,
     Withdrawn,
 )
-from asks.journal import paused_gc
-from asks.model import Question, QuestionRef, QuestionStatus, Resolution, ResolutionKind
+from asks.store.journal import paused_gc
 
 
 @attrs.define(eq=False)

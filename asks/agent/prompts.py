@@ -13,8 +13,8 @@ from collections.abc import Callable
 import attrs
 import trio
 
-from asks.focus import FocusTarget
-from asks.host import QuestionHost
+from asks.core.focus import FocusTarget
+from asks.host.host import QuestionHost
 
 
 @attrs.define(eq=False)

@@ -15,7 +15,7 @@ Three parts, all pure (no I/O, no host state):
 * **Schema and guidance.** :func:`input_schema` is the one JSON Schema of the arguments;
   :func:`openai_tool` and :func:`anthropic_tool` wrap it with the configurable
   :class:`Guidance` text.
-* **Results.** One builder per :class:`~asks.model.Outcome` returns a :class:`ResultEnvelope`:
+* **Results.** One builder per :class:`~asks.core.model.Outcome` returns a :class:`ResultEnvelope`:
   the text the model reads plus JSON-serialisable ``details``. :func:`feedback_text` is the
   message that carries async answers. These use the stored, already sanitised strings as-is;
   only host-supplied extras (a reason, a storage detail, a call id) are sanitised here.
@@ -31,8 +31,16 @@ from typing import Any, Final, TypeAlias
 
 import attrs
 
-from asks import model
-from asks.model import Answer, Option, Outcome, Question, QuestionSpec, Resolution, ResolutionKind
+from asks.core import model
+from asks.core.model import (
+    Answer,
+    Option,
+    Outcome,
+    Question,
+    QuestionSpec,
+    Resolution,
+    ResolutionKind,
+)
 from asks.sanitize import sanitize_line, sanitize_text
 
 TOOL_NAME: Final = "ask_user_question"

@@ -28,22 +28,9 @@ import trio
 
 from asks import contract
 from asks.contract import NewQuestions, ResultEnvelope, ToolError
-from asks.delivery import DeliveryMode, Feedback, Outbox
-from asks.drafts import Draft, answer_at_cursor, custom_row, move, toggle
-from asks.entries import (
-    ChatMessage,
-    Entry,
-    FeedbackDelivered,
-    GroupAsked,
-    Record,
-    Resolved,
-    ToolResult,
-    WaitOpened,
-    Withdrawn,
-)
-from asks.focus import Focus, FocusTarget, Route
-from asks.journal import Journal, StorageError, StorageState
-from asks.model import (
+from asks.core.drafts import Draft, answer_at_cursor, custom_row, move, toggle
+from asks.core.focus import Focus, FocusTarget, Route
+from asks.core.model import (
     MAX_CUSTOM_TEXT,
     Answer,
     AnswerKind,
@@ -56,8 +43,21 @@ from asks.model import (
     ResolutionKind,
     question_id,
 )
-from asks.projection import CallState, Projection
-from asks.tabs import ReviewKey, TabKey, TabStrip
+from asks.core.tabs import ReviewKey, TabKey, TabStrip
+from asks.store.entries import (
+    ChatMessage,
+    Entry,
+    FeedbackDelivered,
+    GroupAsked,
+    Record,
+    Resolved,
+    ToolResult,
+    WaitOpened,
+    Withdrawn,
+)
+from asks.store.journal import Journal, StorageError, StorageState
+from asks.store.outbox import DeliveryMode, Feedback, Outbox
+from asks.store.projection import CallState, Projection
 
 ToolReply = ResultEnvelope | ToolError
 

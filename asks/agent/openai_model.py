@@ -20,7 +20,7 @@ Semantics:
   calls ``call_0``, ``call_1``… in every reply), is replaced by a fresh unique id: the host
   derives question ids from call ids and treats a repeated id as a retry of that call.
   ``stream=False`` (``[model] stream = false``) sends one request and yields the whole reply.
-* **Errors.** Every SDK, transport or decoding failure becomes a :class:`~asks.agent.ModelError`
+* **Errors.** Every SDK, transport or decoding failure becomes a `ModelError`
   with one line naming the server and what to check. The SDK retries connection errors,
   timeouts, 408/409/429 and 5xx ``max_retries`` times (honouring ``Retry-After``); 4xx are not
   retried. A stream that ends without a ``finish_reason`` was cut short: also a ModelError.
@@ -42,7 +42,7 @@ import attrs
 import trio
 
 from asks import contract
-from asks.agent import Message, ModelError, ModelEvent, TextDelta, ToolCall
+from asks.agent.loop import Message, ModelError, ModelEvent, TextDelta, ToolCall
 from asks.sanitize import sanitize_line
 
 DEFAULT_BASE_URL: Final = "https://api.openai.com/v1"
@@ -185,7 +185,7 @@ def _unique_id(call_id: str | None, used: set[str]) -> str:
 
 @attrs.define(eq=False)
 class OpenAIModel:
-    """A :class:`~asks.agent.Model` backed by an OpenAI-compatible server (module docstring)."""
+    """A `Model` backed by an OpenAI-compatible server (module docstring)."""
 
     settings: Settings
     guidance: contract.Guidance = contract.DEFAULT_GUIDANCE

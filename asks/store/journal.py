@@ -1,14 +1,14 @@
 """The append-only session journal, at file level: one JSON-lines file per session.
 
 A session lives in ``<data_dir>/<session_id>.jsonl`` (mode 0600, directory 0700). Each line is
-one entry encoded by :func:`asks.entries.encode`; this module only writes, reads and repairs
+one entry encoded by :func:`asks.store.entries.encode`; this module only writes, reads and repairs
 the file. What the entries *mean* (projection, policy) lives elsewhere.
 
 Semantics:
 
 * **Atomic or absent.** :meth:`Journal.append` writes the whole line with one ``write`` (looping
   only on short writes), then ``fsync``\\ s the file, and only then returns the
-  :class:`~asks.entries.Record`. A returned record is an acknowledgement: the entry is on disk.
+  `Record`. A returned record is an acknowledgement: the entry is on disk.
 * **Rollback.** If the write or the fsync fails, the file is truncated back to its length before
   the append and fsync'd again, and :class:`StorageError` is raised: nothing was saved, the
   sequence number is not consumed, and the journal stays usable.
@@ -21,7 +21,7 @@ Semantics:
 * **Damaged lines.** A complete line in the middle that does not decode is skipped with a warning
   naming its line number; a line whose ``seq`` does not increase is skipped the same way. Replay
   never fails on content. Lines of unknown type or newer schema version are kept as
-  :class:`~asks.entries.UnknownEntry`.
+  :class:`~asks.store.entries.UnknownEntry`.
 * **O(1) appends.** The file length and the next sequence number are tracked in memory; the file
   is read only by :meth:`Journal.open`.
 * **One writer.** A session file must have at most one :class:`Journal` appending to it, in one
@@ -50,7 +50,7 @@ import attrs
 import platformdirs
 
 from asks import __version__
-from asks.entries import DecodeError, Entry, Record, SessionStarted, decode, encode
+from asks.store.entries import DecodeError, Entry, Record, SessionStarted, decode, encode
 
 __all__ = [
     "SUFFIX",

@@ -10,8 +10,8 @@ from typing import Any
 import attrs
 import trio
 
-from asks.agent import ToolCall, ToolContext
-from asks.transcript import EntryKind
+from asks.agent.loop import ToolCall, ToolContext
+from asks.agent.transcript import EntryKind
 
 MAX_WORK_SECONDS = 120.0
 

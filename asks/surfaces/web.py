@@ -1,7 +1,7 @@
 """The web bridge: answer pending questions from a browser, served from the caller's nursery.
 
 A :class:`WebBridge` is a small plain-ASGI app served by hypercorn's trio worker inside the
-caller's trio nursery, on the same thread as the :class:`~asks.host.QuestionHost` it serves —
+caller's trio nursery, on the same thread as the :class:`~asks.host.host.QuestionHost` it serves —
 so every host call is an ordinary synchronous call, as from the terminal panel. Start it with
 ``url = await nursery.start(bridge.run)``; :meth:`WebBridge.close` (or cancelling the nursery)
 stops it. Routes (all need ``?token=…``):
@@ -9,7 +9,7 @@ stops it. Routes (all need ``?token=…``):
 * ``GET /`` — the pending questions, grouped by tool call, blocking ones marked; each question
   is its own plain POST form (works without JavaScript). ``GET /fragment`` — the live list
   alone. ``GET /app.js``, ``GET /app.css`` — the page's only script and style.
-* ``POST /answer`` — saves through :meth:`~asks.host.QuestionHost.answer_from_nowait`, the
+* ``POST /answer`` — saves through :meth:`~asks.host.host.QuestionHost.answer_from_nowait`, the
   panel's save → settle waits → outbox path: 303 back to the list on success; 409 when the
   question was already answered elsewhere (terminal, another tab) or withdrawn — never a
   second delivery; 400 for bad input, 413 for a body over :data:`MAX_BODY`; nothing saved.
@@ -44,9 +44,7 @@ import hypercorn.trio
 import trio
 from hypercorn.typing import ASGIReceiveCallable, ASGISendCallable, HTTPScope, Scope
 
-from asks import web_page
-from asks.host import AnswerRefusal, QuestionHost, answer_problem
-from asks.model import (
+from asks.core.model import (
     MAX_CUSTOM_TEXT,
     Answer,
     AnswerKind,
@@ -54,8 +52,10 @@ from asks.model import (
     QuestionSpec,
     QuestionStatus,
 )
+from asks.host.host import AnswerRefusal, QuestionHost, answer_problem
 from asks.sanitize import sanitize_text
-from asks.web_page import QuestionView, Withdrawal
+from asks.surfaces import web_page
+from asks.surfaces.web_page import QuestionView, Withdrawal
 
 MAX_BODY: Final = 64 * 1024  # bytes of one POST body
 MAX_FIELDS: Final = 16  # form fields of one POST (4 options + 7 named fields, with room)

@@ -32,9 +32,9 @@ import attrs
 import trio
 
 from asks import contract
-from asks.entries import ChatMessage, FeedbackDelivered, Record, ToolResult
-from asks.host import QuestionHost
-from asks.transcript import Entry, EntryKind, Transcript
+from asks.agent.transcript import Entry, EntryKind, Transcript
+from asks.host.host import QuestionHost
+from asks.store.entries import ChatMessage, FeedbackDelivered, Record, ToolResult
 
 FEEDBACK_ROLE = "user"
 

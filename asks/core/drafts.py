@@ -3,14 +3,14 @@
 A :class:`Draft` is a frozen value; every edit returns a new one. The rows of a question are
 its options ``0..n-1``, then the ``Type something.`` row (``n``), then for multi-select the
 ``Next`` row (``n + 1``). Cursor movement wraps. :func:`answer_at_cursor` turns a draft into an
-:class:`~asks.model.Answer` (or says why it cannot yet).
+:class:`~asks.core.model.Answer` (or says why it cannot yet).
 """
 
 from __future__ import annotations
 
 import attrs
 
-from asks.model import Answer, AnswerKind, QuestionSpec
+from asks.core.model import Answer, AnswerKind, QuestionSpec
 
 
 @attrs.frozen

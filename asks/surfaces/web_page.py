@@ -1,4 +1,4 @@
-"""HTML, CSS and JavaScript of the web bridge (no I/O; :mod:`asks.web` serves them).
+"""HTML, CSS and JavaScript of the web bridge (no I/O; :mod:`asks.surfaces.web` serves them).
 
 Every piece of text that came from the model or the person is first made safe as text
 (:func:`asks.sanitize.sanitize_text` / ``sanitize_line``) and then HTML-escaped (quotes too),
@@ -21,7 +21,7 @@ from urllib.parse import quote
 
 import attrs
 
-from asks.model import MAX_CUSTOM_TEXT, Question
+from asks.core.model import MAX_CUSTOM_TEXT, Question
 from asks.sanitize import sanitize_line, sanitize_text
 
 

@@ -3,7 +3,7 @@
 The **outbox** is every resolution the projection holds as undelivered, minus those claimed by
 a live blocking wait (the wait's tool result will deliver them). Its order is save order.
 
-The agent-facing protocol (implemented by :class:`asks.host.QuestionHost`):
+The agent-facing protocol (implemented by :class:`asks.host.host.QuestionHost`):
 
 * ``turn_started_nowait()`` / ``turn_ended_nowait()`` — the agent loop says whether a turn runs.
 * Before **every** model call of a running turn the loop calls ``take_feedback_nowait()``; a
@@ -22,8 +22,8 @@ import enum
 import attrs
 import trio
 
-from asks.model import QuestionRef
-from asks.projection import Projection
+from asks.core.model import QuestionRef
+from asks.store.projection import Projection
 
 
 class DeliveryMode(enum.StrEnum):
