@@ -272,6 +272,10 @@ async def test_a_browser_form_post_under_no_referrer_is_accepted(
         ({"choice": ["0", "1"]}, "sent twice"),
         ({"choice": "0", "action": "explode"}, "Unknown action"),
         ({"choice": "0", "incarnation": "abc"}, "does not name a question"),
+        ({"choice": "\u00b2"}, "does not exist"),  # superscript two: isdigit(), not int()
+        ({"choice": "\u0661"}, "does not exist"),  # Arabic-Indic one: int() would give 1
+        ({"choice": "0", "incarnation": "\u00b9"}, "does not name a question"),
+        ({"choice": "0", "incarnation": "\u0661"}, "does not name a question"),
     ],
 )
 async def test_bad_input_is_400_with_a_clear_message_and_nothing_saved(
@@ -293,6 +297,7 @@ async def test_multi_select_and_free_text_refuse_the_wrong_shape(
     multi, free = rig.ref("c1", 0), rig.ref("c1", 1)
     cases = [
         (multi, {"choice": "0"}), (multi, {}), (multi, {"option": ["0", "9"]}),
+        (multi, {"option": "\uff10"}), (multi, {"option": "\u00b9"}),
         (free, {"choice": "0"}), (free, {"custom": ""}), (free, {"option": "0"}),
     ]
     for ref, fields in cases:

@@ -492,7 +492,7 @@ def _headers(scope: HTTPScope) -> dict[str, str]:
 
 async def _read_body(headers: Mapping[str, str], receive: ASGIReceiveCallable) -> bytes:
     declared = headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
+    if declared is not None and (not _is_ascii_number(declared) or int(declared) > MAX_BODY):
         raise _too_large()
     body = bytearray()
     while True:
@@ -525,6 +525,12 @@ def _parse_form(body: bytes) -> dict[str, list[str]]:
     return fields
 
 
+def _is_ascii_number(text: str) -> bool:
+    """Only ``0``–``9``: ``str.isdigit`` also accepts ``²`` (which ``int`` refuses) and ``١``
+    (which ``int`` reads as 1), so neither may reach ``int``."""
+    return bool(text) and text.isascii() and text.isdigit()
+
+
 def _single(fields: Mapping[str, list[str]], name: str) -> str | None:
     values = fields.get(name)
     return values[0] if values else None
@@ -532,7 +538,7 @@ def _single(fields: Mapping[str, list[str]], name: str) -> str | None:
 
 def _question_ref(fields: Mapping[str, list[str]]) -> QuestionRef:
     qid, incarnation = _single(fields, "question"), _single(fields, "incarnation")
-    if not qid or incarnation is None or not incarnation.isdigit() or len(incarnation) > 18:
+    if not qid or incarnation is None or not _is_ascii_number(incarnation) or len(incarnation) > 18:
         raise _HttpError(400, "Bad request", "The form does not name a question.")
     return QuestionRef(qid, int(incarnation))
 
@@ -545,7 +551,7 @@ def _text_field(fields: Mapping[str, list[str]], name: str, what: str) -> str:
 
 
 def _option_index(spec: QuestionSpec, value: str) -> int:
-    if not value.isdigit() or int(value) >= len(spec.options):
+    if not _is_ascii_number(value) or int(value) >= len(spec.options):
         raise _HttpError(400, "Bad request", "That option does not exist.")
     return int(value)
 
