@@ -1,0 +1,129 @@
+"""Coded errors of the tools: the one :class:`ErrorCode` enum and the :class:`ToolError` value.
+
+A rejected tool call is answered with ``Error [code]: sentence``: the code is machine-readable
+(one member of :class:`ErrorCode`, for every tool of the agent, not only ``ask_user_question``)
+and the sentence tells the model what was wrong and how to fix the call. Model-supplied text
+quoted in a sentence is sanitised and cut to about 40 characters (:func:`quote`); host-supplied
+details are sanitised and bounded (:func:`reason`). Pure: no I/O, no state.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from typing import Final
+
+import attrs
+
+from asks.sanitize import sanitize_line
+
+QUOTE_MAX: Final = 40
+DETAIL_MAX: Final = 200
+
+
+class ErrorCode(enum.StrEnum):
+    """Why a call was rejected; the value appears in the error text as ``Error [code]``."""
+
+    NO_QUESTIONS = "no_questions"
+    TOO_MANY_QUESTIONS = "too_many_questions"
+    DUPLICATE_QUESTION = "duplicate_question"
+    EMPTY_OPTIONS = "empty_options"
+    RESERVED_LABEL = "reserved_label"
+    DUPLICATE_OPTION_LABEL = "duplicate_option_label"
+    INVALID_ARGUMENTS = "invalid_arguments"
+    UNKNOWN_QUESTION = "unknown_question"
+    ALREADY_WAITING = "already_waiting"
+    NO_UI = "no_ui"
+    STORAGE_FAILED = "storage_failed"
+    CALL_CONFLICT = "call_conflict"
+
+
+@attrs.frozen
+class ToolError:
+    """A rejected call: a code and a sentence for the model on how to fix it."""
+
+    code: ErrorCode
+    message: str
+
+    @property
+    def text(self) -> str:
+        return f"Error [{self.code}]: {self.message}"
+
+
+def quote(value: object) -> str:
+    """A short, sanitised, quoted rendering of model-supplied text for an error message."""
+    text = sanitize_line((value if isinstance(value, str) else repr(value))[: QUOTE_MAX * 4])
+    if len(text) > QUOTE_MAX:
+        text = text[:QUOTE_MAX] + "…"
+    return f'"{text}"'
+
+
+def reason(detail: str) -> str:
+    """`` (detail)`` for a message, sanitised and bounded; empty for no detail."""
+    text = sanitize_line(detail[: DETAIL_MAX * 4]).strip()[:DETAIL_MAX]
+    return f" ({text})" if text else ""
+
+
+# ------------------------------------------------------------------ host-side errors
+
+
+def _ids(ids: Sequence[str]) -> str:
+    quoted = ", ".join(quote(i) for i in ids[:10]) + (", …" if len(ids) > 10 else "")
+    return f"the id {quoted}" if len(ids) == 1 else f"the ids {quoted}"
+
+
+def unknown_question(ids: Sequence[str]) -> ToolError:
+    return ToolError(
+        ErrorCode.UNKNOWN_QUESTION,
+        f"There is nothing to wait for with {_ids(ids)}: no such question was asked in this "
+        "conversation, or it was withdrawn. Wait only on ids that an earlier "
+        "ask_user_question call returned, or ask a new question instead.",
+    )
+
+
+def already_waiting(ids: Sequence[str]) -> ToolError:
+    return ToolError(
+        ErrorCode.ALREADY_WAITING,
+        f"Another ask_user_question call is already waiting on {_ids(ids)}. Do not wait twice; "
+        "that call's result will carry the answer.",
+    )
+
+
+def no_ui() -> ToolError:
+    return ToolError(
+        ErrorCode.NO_UI,
+        "Nobody can answer questions in this run: there is no interactive user interface. "
+        "Do not call ask_user_question again; continue with your best judgement and state the "
+        "assumptions you made.",
+    )
+
+
+def storage_failed(detail: str) -> ToolError:
+    why = reason(detail)
+    return ToolError(
+        ErrorCode.STORAGE_FAILED,
+        f"Saving to the conversation journal failed{why}, so the call had no effect and "
+        "nothing was shown to the user. Do not retry now; continue without the user's answer "
+        "and tell the user that questions are currently unavailable.",
+    )
+
+
+def result_not_saved(detail: str) -> ToolError:
+    """The wait ended but its tool result could not be journaled: answers come as feedback."""
+    why = reason(detail)
+    return ToolError(
+        ErrorCode.STORAGE_FAILED,
+        f"The wait ended, but its result could not be saved to the conversation journal"
+        f"{why}. Any answers the user saved are kept and will reach you as feedback "
+        "messages once saving works again; continue with the task meanwhile.",
+    )
+
+
+def call_conflict(call_id: str) -> ToolError:
+    return ToolError(
+        ErrorCode.CALL_CONFLICT,
+        f"The tool-call id {quote(call_id)} was already used for a different "
+        "ask_user_question call in this conversation, so these questions were not asked. "
+        "Make the call again as a new tool call.",
+    )
+

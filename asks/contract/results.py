@@ -1,0 +1,211 @@
+"""Tool results: one builder per :class:`~asks.core.model.Outcome`, and the feedback text.
+
+Each builder returns a :class:`ResultEnvelope`: the text the model reads plus JSON-serialisable
+``details``. :func:`feedback_text` is the message that carries async answers. These use the
+stored, already sanitised strings as-is; only host-supplied extras (a reason, a storage detail,
+a call id) are sanitised here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+
+from asks.contract.errors import DETAIL_MAX
+from asks.contract.schema import FEEDBACK_PREFIX, REF_KEY, TOOL_NAME
+from asks.core.model import Answer, Outcome, Question, Resolution, ResolutionKind
+from asks.sanitize import sanitize_line
+
+
+@attrs.frozen
+class ResultEnvelope:
+    """A tool result: its outcome, the text the model reads, and JSON-serialisable details."""
+
+    outcome: Outcome
+    text: str
+    details: dict[str, Any]
+
+
+def _answer_of(resolution: Resolution) -> Answer | None:
+    if resolution.kind is ResolutionKind.ANSWERED:
+        return resolution.answer
+    return None
+
+
+def _answer_detail(question: Question, resolution: Resolution) -> dict[str, Any]:
+    spec = question.spec
+    detail: dict[str, Any] = {
+        "questionIndex": question.index,
+        "questionId": question.id,
+        "question": spec.question,
+    }
+    answer = _answer_of(resolution)
+    if answer is None:
+        return detail | {
+            "kind": "declined",
+            "answer": "",
+            "selected": [],
+            "optionIndices": [],
+            "notes": "",
+            "preview": None,
+        }
+    indices = sorted(answer.option_indices)
+    return detail | {
+        "kind": answer.kind.value,
+        "answer": answer.text(spec),
+        "selected": [spec.options[i].label for i in indices],
+        "optionIndices": indices,
+        "notes": answer.notes,
+        "preview": answer.preview(spec),
+    }
+
+
+def _envelope(
+    outcome: Outcome,
+    call_id: str,
+    text: str,
+    questions: Sequence[Question],
+    *,
+    answers: Sequence[tuple[Question, Resolution]] = (),
+    pending: Sequence[Question] = (),
+) -> ResultEnvelope:
+    details: dict[str, Any] = {
+        "outcome": outcome.value,
+        "callId": call_id,
+        "questionIds": [q.id for q in questions],
+        "answers": [_answer_detail(q, r) for q, r in answers],
+        "pending": [q.id for q in pending],
+    }
+    return ResultEnvelope(outcome, text, details)
+
+
+def _answer_phrase(question: Question, resolution: Resolution) -> str:
+    """``"Q"="A" user notes: … selected preview: …`` or ``"Q"=(declined)``."""
+    answer = _answer_of(resolution)
+    if answer is None:
+        return f'"{question.spec.question}"=(declined)'
+    text = answer.text(question.spec)
+    phrase = f'"{question.spec.question}"=' + (f'"{text}"' if text else "(nothing selected)")
+    if answer.notes:
+        phrase += f" user notes: {answer.notes}"
+    preview = answer.preview(question.spec)
+    if preview:
+        phrase += f" selected preview: {preview}"
+    return phrase
+
+
+def _listing(questions: Sequence[Question]) -> str:
+    return ", ".join(f'"{q.spec.question}" (id {q.id})' for q in questions)
+
+
+def _wait_hint(questions: Sequence[Question]) -> str:
+    call = {"questions": [{REF_KEY: q.id} for q in questions]}
+    return f"call {TOOL_NAME} with {json.dumps(call, separators=(',', ':'))}"
+
+
+def _arrives_later(questions: Sequence[Question]) -> str:
+    return (
+        f'Their answers will arrive as feedback messages starting with "{FEEDBACK_PREFIX}"; '
+        f"do not ask again. If you cannot continue without them, {_wait_hint(questions)}."
+    )
+
+
+def answered_result(
+    call_id: str,
+    items: Sequence[tuple[Question, Resolution]],
+    still_pending: Sequence[Question] = (),
+) -> ResultEnvelope:
+    """The user answered (or declined some of) the questions; PARTIAL if some still pend."""
+    text = "User has answered your questions: "
+    text += " ".join(_answer_phrase(q, r) + "." for q, r in items)
+    if still_pending:
+        text += f" Still pending: {_listing(still_pending)}. {_arrives_later(still_pending)}"
+    text += " You can now continue with the user's answers in mind."
+    outcome = Outcome.PARTIAL if still_pending else Outcome.ANSWERED
+    questions = [q for q, _ in items] + list(still_pending)
+    return _envelope(outcome, call_id, text, questions, answers=items, pending=still_pending)
+
+
+def declined_result(call_id: str, questions: Sequence[Question]) -> ResultEnvelope:
+    """The user explicitly declined to answer."""
+    text = (
+        "User declined to answer questions. Do not ask them again unless the user asks you "
+        "to; continue with your best judgement and mention the assumptions you make."
+    )
+    declined = [(q, Resolution(q.ref, ResolutionKind.DECLINED)) for q in questions]
+    return _envelope(Outcome.DECLINED, call_id, text, questions, answers=declined)
+
+
+def deferred_result(call_id: str, questions: Sequence[Question]) -> ResultEnvelope:
+    """The user chose to answer later: the questions stay pending."""
+    text = (
+        f"The user chose to answer later. Pending: {_listing(questions)}. Keep working on "
+        f"what you can. {_arrives_later(questions)}"
+    )
+    return _envelope(Outcome.DEFERRED, call_id, text, questions, pending=questions)
+
+
+def withdrawn_result(call_id: str, questions: Sequence[Question]) -> ResultEnvelope:
+    """The questions were withdrawn: no answer will come."""
+    text = (
+        f"The questions were withdrawn and are no longer shown to the user: "
+        f"{_listing(questions)}. No answer will arrive for them; continue without them."
+    )
+    return _envelope(Outcome.WITHDRAWN, call_id, text, questions)
+
+
+def interrupted_result(call_id: str, questions: Sequence[Question], reason: str) -> ResultEnvelope:
+    """The wait ended without the user (abort, detach, shutdown). Never a human decline."""
+    cause = sanitize_line(reason[: DETAIL_MAX * 4]).strip()[:DETAIL_MAX]
+    text = (
+        f"Waiting for the user's answer was interrupted{f' ({cause})' if cause else ''}. "
+        f"This is not a decline: the user has not answered yet. The questions stay pending: "
+        f"{_listing(questions)}. {_arrives_later(questions)}"
+    )
+    return _envelope(Outcome.INTERRUPTED, call_id, text, questions, pending=questions)
+
+
+def queued_result(call_id: str, questions: Sequence[Question]) -> ResultEnvelope:
+    """A non-blocking call was accepted: ids now, answers later as feedback."""
+    text = (
+        f"Questions sent to the user without blocking: {_listing(questions)}. Keep working "
+        "on the task; the user answers whenever they like and there is no timeout. "
+        f"{_arrives_later(questions)}"
+    )
+    return _envelope(Outcome.QUEUED, call_id, text, questions, pending=questions)
+
+
+def already_received_result(call_id: str, questions: Sequence[Question]) -> ResultEnvelope:
+    """A wait on questions whose answers were already delivered as feedback."""
+    text = (
+        f"The user already answered {_listing(questions)} earlier; the answer was delivered "
+        f'to you as a feedback message starting with "{FEEDBACK_PREFIX}". Use that answer; '
+        "there is nothing to wait for."
+    )
+    return _envelope(Outcome.ALREADY_RECEIVED, call_id, text, questions)
+
+
+def _feedback_item(question: Question, resolution: Resolution) -> str:
+    spec = question.spec
+    answer = _answer_of(resolution)
+    head = f'Question {question.id} "{spec.question}"'
+    if answer is None:
+        return f"{head}: the user declined to answer."
+    text = answer.text(spec)
+    item = f'{head}: answer "{text}".' if text else f"{head}: the user selected nothing."
+    if answer.notes:
+        item += f" User notes: {answer.notes}"
+    preview = answer.preview(spec)
+    if preview:
+        item += f"\nSelected preview:\n{preview}"
+    return item
+
+
+def feedback_text(items: Sequence[tuple[Question, Resolution]]) -> str:
+    """The feedback message carrying async answers: a fixed framing line, then one paragraph
+    per item naming the question id, the question and the answer (or the decline)."""
+    intro = f"{FEEDBACK_PREFIX} The user answered your earlier non-blocking question(s):"
+    return "\n\n".join([intro, *(_feedback_item(q, r) for q, r in items)])
