@@ -1,0 +1,74 @@
+"""Shared vocabulary of the panel's modules: size and markup types, layout constants, and small
+pure helpers over urwid text (build, measure, clip).
+
+Nothing here holds state; every helper is a function of its arguments. Widths are screen
+columns (``urwid.calc_width``), not characters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import TypeAlias, TypeVar
+
+import urwid
+
+Size: TypeAlias = tuple[()] | tuple[int] | tuple[int, int]
+Markup: TypeAlias = str | tuple[Hashable, "Markup"] | list["Markup"]
+W = TypeVar("W", bound=urwid.Widget)
+
+PREVIEW_SIDE_COLS = 100  # at least this many columns: preview beside the options
+DEFAULT_MAX_ROWS = 14
+BORDER_COLS = 2  # "│ " on the left, " │" on the right
+OPTION_PREFIX = 5  # "› 1. "
+CHECK_PREFIX = 4  # "[x] "
+NOTES_CAPTION = "Notes: "
+PLACEHOLDER = "Type something."
+
+
+def rows_of(widget: urwid.Widget, cols: int) -> int:
+    """Rows of a flow ``widget`` at ``cols`` (urwid's stubs do not declare ``rows`` on Widget)."""
+    rows: int = widget.rows((cols,))  # type: ignore[attr-defined]
+    return rows
+
+
+def cols_of(size: Size) -> int:
+    return size[0] if size else 0
+
+
+def text_widget(markup: Markup, wrap: str = "space") -> urwid.Text:
+    return urwid.Text(markup, wrap=wrap)  # type: ignore[arg-type]
+
+
+def prefixed(prefix: Markup, width: int, body: urwid.Widget) -> urwid.Columns:
+    """A row with a fixed-width prefix column; ``body`` wraps under itself, not the prefix."""
+    return urwid.Columns([(width, text_widget(prefix)), body])
+
+
+def frozen(markup: Markup) -> Hashable:
+    """``markup`` as a hashable value (lists become tuples), for use in memo keys."""
+    if isinstance(markup, list):
+        return tuple(frozen(part) for part in markup)
+    if isinstance(markup, tuple):
+        return (markup[0], frozen(markup[1]))
+    return markup
+
+
+def unbreakable(hints: str) -> str:
+    """Hint text that wraps only between hints (no-break spaces inside each one)."""
+    return "\u00a0· ".join(part.replace(" ", "\u00a0") for part in hints.split(" · "))
+
+
+def width_of(text: str) -> int:
+    return urwid.calc_width(text, 0, len(text))
+
+
+def clip(text: str, cols: int) -> str:
+    """``text`` cut to ``cols`` screen columns, with ``…`` when cut."""
+    if width_of(text) <= cols:
+        return text
+    out = ""
+    for char in text:
+        if width_of(out + char) + 1 > cols:
+            break
+        out += char
+    return out + "…"

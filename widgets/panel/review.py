@@ -1,0 +1,99 @@
+"""The Review tab of a multi-question wait: one card per question with its staged answer.
+
+Each card shows the question's chip name and text and ``→ answer`` (with notes), ``(unanswered)``
+or ``→ (already answered)`` for questions answered earlier; the summary under the cards says
+what the confirm key does now (submit all, submit some and leave the rest pending, or nothing
+until at least one is answered). The tab has no cursor row. It reads the host and never
+changes it.
+
+All model text goes through :mod:`asks.sanitize` before it reaches a widget.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+
+import urwid
+
+from asks.core.model import QuestionRef
+from asks.core.tabs import ReviewKey
+from asks.host.host import QuestionHost, Wait
+from asks.sanitize import sanitize_line
+from asks.widgets.keymap import Keymap, pretty_key
+from asks.widgets.panel.body import Body
+from asks.widgets.panel.markup import OPTION_PREFIX, Markup, frozen, prefixed, text_widget
+from asks.widgets.panel.memo import Memo
+
+
+class ReviewTab:
+    """Builds the Review tab's heading and body; ``header(ref)`` gives a question's chip name."""
+
+    def __init__(
+        self,
+        host: QuestionHost,
+        keymap: Keymap,
+        memo: Memo,
+        header: Callable[[QuestionRef], str],
+    ) -> None:
+        self._host = host
+        self._keymap = keymap
+        self._memo = memo
+        self._header = header
+
+    def build(self, tab: ReviewKey) -> tuple[urwid.Widget, Body, Hashable]:
+        """The tab's heading, its body and its anchor (it has no cursor)."""
+        host = self._host
+        wait = self._wait(tab)
+        refs = wait.refs if wait is not None else ()
+        rows: list[urwid.Widget] = []
+        missing = 0
+        for number, ref in enumerate(refs, start=1):
+            row, unanswered = self._review_row(number, ref)
+            rows.append(row)
+            missing += unanswered
+        answered = len(refs) - missing
+        summary = self._review_summary(answered, missing)
+        title = self._memo.text("review", ("panel.question", "Review your answers"))
+        after = (self._memo.text("review", ("panel.hint", summary)),)
+        return title, Body(lead=(), rows=tuple(rows), after=after), (tab, host.notice)
+
+    def _wait(self, tab: ReviewKey) -> Wait | None:
+        return self._host.wait_of_call(tab.call_id)
+
+    def _review_row(self, number: int, ref: QuestionRef) -> tuple[urwid.Widget, bool]:
+        host = self._host
+        if ref not in host.tabs:
+            answer: Markup = ("panel.answer", "→ (already answered)")
+            return self._review_item(number, ref, answer), False
+        staged = host.draft(ref).staged
+        spec = host.question(ref).spec
+        if staged is None:
+            return self._review_item(number, ref, ("panel.unanswered", "(unanswered)")), True
+        text = sanitize_line(staged.text(spec))
+        if staged.notes:
+            text += f"  (notes: {sanitize_line(staged.notes)})"
+        return self._review_item(number, ref, ("panel.answer", f"→ {text}")), False
+
+    def _review_item(self, number: int, ref: QuestionRef, answer: Markup) -> urwid.Widget:
+        key = ("review", number, ref, frozen(answer))
+        return self._memo.get(key, lambda: self._build_review_item(number, ref, answer))
+
+    def _build_review_item(self, number: int, ref: QuestionRef, answer: Markup) -> urwid.Widget:
+        spec = self._host.question(ref).spec
+        head: list[Markup] = [
+            ("panel.title", self._header(ref)),
+            ("panel.option", f"  {sanitize_line(spec.question)}"),
+        ]
+        return prefixed(f"  {number}. ", OPTION_PREFIX, text_widget([*head, "\n", answer]))
+
+    def _review_summary(self, answered: int, missing: int) -> str:
+        key = self._keymap.key_in("panel", "panel.confirm")
+        enter = "Enter" if key is None else pretty_key(key)
+        if answered == 0:
+            return "Answer at least one question first, or decline or answer later."
+        if missing:
+            return (
+                f"{enter} submits {answered} answer{'s' * (answered != 1)} now; "
+                f"{missing} stay{'s' * (missing == 1)} pending."
+            )
+        return f"{enter} submits all answers."

@@ -1,0 +1,293 @@
+"""Option, ``Type something.`` and ``Next`` rows of a question tab, and the widget they use.
+
+:class:`Row` is one selectable row kept across refreshes. :class:`QuestionRows` builds the
+heading and :class:`~asks.widgets.panel.body.Body` of a question tab from the question, its
+draft and the panel's view state (whether the panel has the keyboard, whether notes are open):
+the ``›`` cursor marker, numbers, labels and dimmed descriptions, ``[x]`` checks for
+multi-select, the inline reply editor while the cursor is on ``Type something.``, ``Next`` for
+multi-select (dim until something is picked), the notes line and the preview. It keeps one
+:class:`Row` per question and row, and forgets the rows of questions no longer pending.
+
+All model text goes through :mod:`asks.sanitize` before it reaches a widget.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+
+import urwid
+
+from asks.core.drafts import Draft, custom_row, next_row, row_count
+from asks.core.model import Question, QuestionRef
+from asks.core.tabs import TabKey
+from asks.sanitize import sanitize_line, sanitize_text
+from asks.widgets.panel.body import Body
+from asks.widgets.panel.markup import (
+    CHECK_PREFIX,
+    NOTES_CAPTION,
+    OPTION_PREFIX,
+    PLACEHOLDER,
+    Markup,
+    Size,
+    cols_of,
+    prefixed,
+    rows_of,
+    text_widget,
+)
+from asks.widgets.panel.memo import Memo
+
+_UNSET = object()  # inputs no row was drawn for
+
+
+class Row(urwid.Widget):
+    """A selectable row kept across refreshes (one per question and row): a fixed-width
+    prefix column and a body that wraps under itself.
+
+    It draws exactly like ``urwid.Columns([(width, prefix), body])`` (which it keeps, and uses
+    when the body gets no room) but without the general column layout, which is most of the
+    cost of redrawing a row. :meth:`show` re-sets the texts only when the row's inputs changed,
+    so the row keeps its identity (the options :class:`urwid.Pile` holding it can be reused)
+    and unchanged rows keep their cached canvases.
+    """
+
+    _sizing = frozenset([urwid.FLOW])
+
+    def __init__(self, width: int) -> None:
+        super().__init__()
+        self._width = width
+        self._prefix = urwid.Text("")
+        self._text = urwid.Text("")
+        self._body: urwid.Widget = self._text
+        self._columns = urwid.Columns([(width, self._prefix), self._text])
+        self._inputs: Hashable = _UNSET
+
+    def show(
+        self, inputs: Hashable, draw: Callable[[], tuple[Markup, Markup | urwid.Widget]]
+    ) -> urwid.Widget:
+        """The row for ``inputs``; ``draw()`` gives its prefix markup and its body (markup, or
+        a widget such as an editor) and is called only when the inputs changed."""
+        if inputs != self._inputs:
+            self._inputs = inputs
+            prefix, body = draw()
+            self._prefix.set_text(prefix)
+            self._set_body(body)
+        return self
+
+    def _set_body(self, body: Markup | urwid.Widget) -> None:
+        if not isinstance(body, urwid.Widget):
+            self._text.set_text(body)
+            body = self._text
+        if body is not self._body:
+            self._body = body
+            columns = self._columns
+            columns.contents[1] = (body, columns.options())
+            columns.focus_position = 1 if body.selectable() else 0
+            self._invalidate()
+
+    def selectable(self) -> bool:
+        return self._body.selectable()
+
+    def rows(self, size: Size, focus: bool = False) -> int:
+        cols = cols_of(size)
+        if cols <= self._width:
+            rows: int = self._columns.rows((cols,), focus)
+            return rows
+        body: int = self._body.rows(  # type: ignore[attr-defined]
+            (cols - self._width,), focus and self.selectable()
+        )
+        return max(rows_of(self._prefix, self._width), body)
+
+    def render(self, size: Size, focus: bool = False) -> urwid.Canvas:
+        cols = cols_of(size)
+        if cols <= self._width:
+            return self._columns.render((cols,), focus)
+        on_body = self.selectable()  # the column in focus, as in the Columns
+        prefix = self._prefix.render((self._width,), focus and not on_body)
+        body = self._body.render((cols - self._width,), focus and on_body)
+        return urwid.CanvasJoin(
+            [(prefix, 0, not on_body, self._width), (body, 1, on_body, cols - self._width)]
+        )
+
+    def get_cursor_coords(self, size: Size) -> tuple[int, int] | None:
+        coords: tuple[int, int] | None = self._columns.get_cursor_coords(size)
+        return coords
+
+
+
+class QuestionRows:
+    """Builds a question tab's heading and body; keeps one :class:`Row` per question and row.
+
+    ``reply`` and ``notes`` are the panel's editors: the reply editor is shown in the
+    ``Type something.`` row while the cursor is on it (and notes are closed), the notes editor
+    after the rows while notes are open.
+    """
+
+    def __init__(self, memo: Memo, reply: urwid.Edit, notes: urwid.Edit) -> None:
+        self._memo = memo
+        self._reply = reply
+        self._notes = notes
+        self._reply_row = urwid.AttrMap(reply, "panel.editor")
+        self._notes_row = urwid.AttrMap(notes, "panel.editor")
+        self._rows: dict[tuple[QuestionRef, int], Row] = {}
+        self._kept_for: tuple[TabKey, ...] = ()  # the tabs self._rows was pruned for
+
+    def prune(self, tabs: tuple[TabKey, ...]) -> None:
+        """Forget the kept rows of questions that are no longer pending."""
+        if tabs is not self._kept_for:
+            self._kept_for, pending = tabs, set(tabs)
+            self._rows = {key: row for key, row in self._rows.items() if key[0] in pending}
+
+    def build(
+        self, ref: QuestionRef, question: Question, draft: Draft, *, active: bool, notes_open: bool
+    ) -> tuple[urwid.Widget, Body, Hashable]:
+        """The question's heading, its body and the anchor of its cursor (for scrolling).
+
+        ``active``: the panel has the keyboard; ``notes_open``: the notes editor is open.
+        """
+        spec = question.spec
+        memo = self._memo
+        title = memo.get(
+            ("question", ref), lambda: text_widget(("panel.question", sanitize_text(spec.question)))
+        )
+        context = spec.context
+        lead = (
+            (
+                memo.get(
+                    ("context", ref), lambda: text_widget(("panel.context", sanitize_text(context)))
+                ),
+            )
+            if context
+            else ()
+        )
+        rows = [self._option_row(ref, question, draft, i, active) for i in range(len(spec.options))]
+        rows.append(self._custom_row(ref, question, draft, active, notes_open))
+        if spec.multi_select:
+            rows.append(self._next_row(ref, question, draft, active))
+        after = self._notes_rows(draft, notes_open)
+        editor = self._editor_info(question, draft, len(rows), notes_open)
+        body = Body(
+            lead=lead,
+            rows=tuple(rows),
+            after=after,
+            preview=self._preview(ref, question, draft),
+            cursor=min(draft.cursor, row_count(spec) - 1),
+            editor=editor,
+        )
+        return title, body, (ref, draft.cursor)
+
+    @staticmethod
+    def _marker(draft: Draft, row: int, active: bool) -> Markup:
+        if draft.cursor != row:
+            return "  "
+        return ("panel.cursor" if active else "panel.dim", "› ")
+
+    def _row(self, ref: QuestionRef, row: int, width: int) -> Row:
+        """The kept row ``row`` of question ``ref`` (see :class:`Row`)."""
+        kept = self._rows.get((ref, row))
+        if kept is None:
+            kept = self._rows[(ref, row)] = Row(width)
+        return kept
+
+    def _option_row(
+        self, ref: QuestionRef, question: Question, draft: Draft, index: int, active: bool
+    ) -> urwid.Widget:
+        multi = question.spec.multi_select
+        width = OPTION_PREFIX + (CHECK_PREFIX if multi else 0)
+        inputs = (draft.cursor == index, active, index in draft.checked if multi else None)
+        return self._row(ref, index, width).show(
+            inputs, lambda: self._draw_option_row(question, draft, index, active)
+        )
+
+    def _draw_option_row(
+        self, question: Question, draft: Draft, index: int, active: bool
+    ) -> tuple[Markup, Markup]:
+        spec = question.spec
+        option = spec.options[index]
+        here = draft.cursor == index
+        label_attr = "panel.option.focus" if here and active else "panel.option"
+        label: list[Markup] = [(label_attr, sanitize_line(option.label))]
+        if option.description:
+            label.append(("panel.description", "\n" + sanitize_text(option.description)))
+        prefix: list[Markup] = [self._marker(draft, index, active), f"{index + 1}. "]
+        if spec.multi_select:
+            checked = index in draft.checked
+            prefix.append(("panel.check", "[x] ") if checked else "[ ] ")
+        return prefix, label
+
+    def _custom_row(
+        self, ref: QuestionRef, question: Question, draft: Draft, active: bool, notes_open: bool
+    ) -> urwid.Widget:
+        row = custom_row(question.spec)
+        here = draft.cursor == row
+        editing = here and not notes_open
+        inputs = (here, active, editing, "" if editing else draft.custom_text)
+        return self._row(ref, row, OPTION_PREFIX).show(
+            inputs, lambda: self._draw_custom_row(question, draft, active, editing)
+        )
+
+    def _draw_custom_row(
+        self, question: Question, draft: Draft, active: bool, editing: bool
+    ) -> tuple[Markup, Markup | urwid.Widget]:
+        row = custom_row(question.spec)
+        prefix: list[Markup] = [self._marker(draft, row, active), f"{row + 1}. "]
+        if editing:
+            return prefix, self._reply_row
+        if draft.custom_text.strip():
+            return prefix, ("panel.option", sanitize_text(draft.custom_text))
+        return prefix, ("panel.placeholder", PLACEHOLDER)
+
+    def _next_row(
+        self, ref: QuestionRef, question: Question, draft: Draft, active: bool
+    ) -> urwid.Widget:
+        row = next_row(question.spec)
+        assert row is not None
+        ready = bool(draft.checked) or bool(draft.custom_text.strip())
+        attr = "panel.next" if ready else "panel.dim"
+        prefix: list[Markup] = [self._marker(draft, row, active), f"{row + 1}. "]
+        inputs = (draft.cursor == row, active, ready)
+        return self._row(ref, row, OPTION_PREFIX).show(inputs, lambda: (prefix, (attr, "Next")))
+
+    def _notes_rows(self, draft: Draft, notes_open: bool) -> tuple[urwid.Widget, ...]:
+        caption = ("panel.notes", NOTES_CAPTION)
+        width = len(NOTES_CAPTION)
+        if notes_open:
+            return (self._memo.get(("notes",), lambda: prefixed(caption, width, self._notes_row)),)
+        if draft.notes.strip():
+            notes = draft.notes
+            return (
+                self._memo.get(
+                    ("notes", notes),
+                    lambda: prefixed(
+                        caption, width, text_widget(("panel.notes", sanitize_text(notes)))
+                    ),
+                ),
+            )
+        return ()
+
+    def _editor_info(
+        self, question: Question, draft: Draft, count: int, notes_open: bool
+    ) -> tuple[urwid.Edit, int, int] | None:
+        """The active editor, its index among the body's rows and its prefix width."""
+        if notes_open:
+            return self._notes, count, len(NOTES_CAPTION)
+        if draft.cursor == custom_row(question.spec):
+            return self._reply, custom_row(question.spec), OPTION_PREFIX
+        return None
+
+    def _preview(self, ref: QuestionRef, question: Question, draft: Draft) -> urwid.Widget | None:
+        options = question.spec.options
+        if draft.cursor >= len(options) or not options[draft.cursor].preview:
+            return None
+        preview = options[draft.cursor].preview or ""
+        return self._memo.get(("preview", ref, draft.cursor), lambda: self._build_preview(preview))
+
+    @staticmethod
+    def _build_preview(preview: str) -> urwid.Widget:
+        text = sanitize_text(preview)
+        lines = "\n".join(f"│ {line}" for line in text.split("\n"))
+        return urwid.Pile(
+            [
+                text_widget(("panel.preview.title", "Preview")),
+                text_widget(("panel.preview", lines), "clip"),
+            ]
+        )

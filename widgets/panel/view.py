@@ -1,0 +1,351 @@
+"""The question panel: an urwid view of a :class:`~asks.host.host.QuestionHost`.
+
+:class:`QuestionPanel` renders the host's state and turns keys into host commands; it keeps no
+policy of its own (DESIGN §2, §5). The app subscribes :meth:`QuestionPanel.refresh` to the host
+(``host.subscribe(panel.refresh)``); every render reads only what the last refresh built.
+
+What it shows, by ``host.mode`` and focus:
+
+* **expanded** — a bordered :class:`~asks.widgets.panel.frame.Frame`: the tab bar
+  (:mod:`~asks.widgets.panel.tabbar`), the question and its rows
+  (:mod:`~asks.widgets.panel.rows`) or the Review tab (:mod:`~asks.widgets.panel.review`), and
+  the notice and key hints (:mod:`~asks.widgets.panel.footer`). The border is solid while the
+  panel has the keyboard, dotted while it does not, and carries the warning attribute and
+  ``⚠ required`` while a blocking question is pending. When taller than ``max_rows`` the middle
+  scrolls (see :mod:`~asks.widgets.panel.frame`).
+* **collapsed** — one dim hint row. **paused** — a two-row pending card.
+
+The panel owns the view state the host does not: the reply and notes editors, whether notes
+are open, and each tab's scroll position. Widgets are reused across refreshes when their inputs
+did not change (:mod:`~asks.widgets.panel.memo`).
+
+Keys (:meth:`QuestionPanel.keypress`): only while the host says the panel owns the keyboard and
+the arrival guard routes the key to the panel (else it is returned, so the app can deliver it).
+When the cursor is on ``Type something.`` or the notes editor is open, the key context is
+``"reply"``: its bindings run first (Enter confirms, Alt+Enter inserts a newline), then the editor
+gets the key, and keys it does not use fall back to the ``"panel"`` context. Otherwise ``"panel"``
+bindings become ``host.command_nowait(PanelCommand, tab)``; digits 1–4 only move the cursor.
+Unhandled keys (the focus toggle, collapse, Ctrl+G) are returned, as urwid expects.
+
+All model text goes through :mod:`asks.sanitize` before it reaches a widget.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+
+import urwid
+
+from asks.core.drafts import Draft, custom_row, row_count
+from asks.core.model import QuestionRef
+from asks.core.tabs import ReviewKey, TabKey
+from asks.host.host import PanelMode, QuestionHost
+from asks.sanitize import sanitize_line
+from asks.widgets.keymap import OPTION_JUMPS, PANEL_COMMANDS, Keymap
+from asks.widgets.panel.body import Body
+from asks.widgets.panel.footer import Footer
+from asks.widgets.panel.frame import DOTTED, SOLID, Border, Frame, Scroll
+from asks.widgets.panel.markup import (
+    BORDER_COLS,
+    DEFAULT_MAX_ROWS,
+    PLACEHOLDER,
+    Markup,
+    Size,
+    text_widget,
+    width_of,
+)
+from asks.widgets.panel.memo import Memo
+from asks.widgets.panel.review import ReviewTab
+from asks.widgets.panel.rows import QuestionRows
+from asks.widgets.panel.tabbar import ChipState, TabBar
+
+
+class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
+    """The question panel over ``host`` (see module docstring). Flow widget."""
+
+    def __init__(
+        self,
+        host: QuestionHost,
+        keymap: Keymap,
+        clock: Callable[[], float],
+        *,
+        max_rows: int = DEFAULT_MAX_ROWS,
+    ) -> None:
+        self._host = host
+        self._keymap = keymap
+        self._clock = clock
+        self._max_rows = max_rows
+        self._reply = urwid.Edit(multiline=True, placeholder=("panel.placeholder", PLACEHOLDER))
+        self._notes = urwid.Edit(multiline=True)
+        self._memo = Memo()
+        self._question_rows = QuestionRows(self._memo, self._reply, self._notes)
+        self._review = ReviewTab(host, keymap, self._memo, self._header)
+        self._footer = Footer(host, keymap, self._memo)
+        self._shown: TabKey | None = None
+        self._notes_open = False
+        self._scrolls: dict[TabKey, Scroll] = {}
+        self._headers: dict[QuestionRef, str] = {}
+        self._names: tuple[tuple[TabKey, ...], list[str], list[int]] = ((), [], [])
+        self._frame: Frame | None = None
+        super().__init__(urwid.Pile([]))
+        self.refresh()
+
+    # ------------------------------------------------------------------ state for the app
+    @property
+    def max_rows(self) -> int:
+        return self._max_rows
+
+    @max_rows.setter
+    def max_rows(self, rows: int) -> None:
+        """The app clamps this, e.g. to half the screen height (rebuilds only on change)."""
+        rows = max(3, rows)
+        if rows != self._max_rows:
+            self._max_rows = rows
+            self.refresh()
+
+    @property
+    def key_context(self) -> str:
+        """The keymap context of the next key: ``"reply"`` while an editor is active."""
+        return "reply" if self._editing(self._host.selected) else "panel"
+
+    @property
+    def notes_open(self) -> bool:
+        return self._notes_open
+
+    def selectable(self) -> bool:
+        return True
+
+    def refresh(self) -> None:
+        """Re-read the host and rebuild the view (subscribe this to the host).
+
+        Parts whose inputs did not change are reused (see :class:`Memo` and :class:`Row`).
+        """
+        self._sync_editors()
+        self._frame = None
+        host = self._host
+        if not host.tabs:
+            self._w = urwid.Pile([])
+        elif host.mode is PanelMode.COLLAPSED:
+            self._w = self._collapsed()
+        elif host.mode is PanelMode.PAUSED and not host.focus.panel_focused:
+            self._w = self._paused()
+        else:
+            self._frame = self._expanded()
+            self._w = self._frame
+
+    def _sync_editors(self) -> None:
+        """Load the editors from the selected tab's draft when the tab or the draft changed."""
+        tab = self._host.selected
+        self._scrolls = {t: s for t, s in self._scrolls.items() if t in self._host.tabs}
+        self._question_rows.prune(self._host.tabs)
+        draft = self._host.draft(tab) if isinstance(tab, QuestionRef) else Draft()
+        if tab != self._shown:
+            self._shown, self._notes_open = tab, False
+            self._reply.set_edit_text(draft.custom_text)
+            self._reply.set_edit_pos(min(draft.caret, len(draft.custom_text)))
+        if self._reply.edit_text != draft.custom_text:
+            self._reply.set_edit_text(draft.custom_text)
+        if self._notes.edit_text != draft.notes:
+            self._notes.set_edit_text(draft.notes)
+
+    # ------------------------------------------------------------------ compact modes
+    def _pending_count(self) -> int:
+        return sum(isinstance(t, QuestionRef) for t in self._host.tabs)
+
+    def _collapsed(self) -> urwid.Widget:
+        count = self._pending_count()
+        noun = "question" if count == 1 else "questions"
+        hint = self._keymap.hints("chat", ["collapse"], {"collapse": "expand"})
+        hint = hint or self._keymap.hints("chat", ["focus_toggle"], {"focus_toggle": "open"})
+        return text_widget(("panel.dim", f"▸ {count} {noun} pending · {hint}"), "ellipsis")
+
+    def _paused(self) -> urwid.Widget:
+        refs = [t for t in self._host.tabs if isinstance(t, QuestionRef)]
+        headers = " · ".join(sanitize_line(self._host.question(r).spec.header) for r in refs[:3])
+        more = f" · +{len(refs) - 3}" if len(refs) > 3 else ""
+        noun = "question" if len(refs) == 1 else "questions"
+        hint = self._keymap.hints(
+            "chat", ["focus_toggle", "collapse"], {"focus_toggle": "to answer"}
+        )
+        return urwid.Pile(
+            [
+                text_widget(
+                    [
+                        ("panel.card", f"‖ {len(refs)} {noun} pending: "),
+                        ("panel.title", headers + more),
+                    ],
+                    "ellipsis",
+                ),
+                text_widget(("panel.hint", f"  {hint}"), "ellipsis"),
+            ]
+        )
+
+    # ------------------------------------------------------------------ expanded
+    def _expanded(self) -> Frame:
+        host = self._host
+        tab = host.selected
+        assert tab is not None
+        if isinstance(tab, ReviewKey):
+            question, body, anchor = self._review.build(tab)
+        else:
+            question, body, anchor = self._question(tab)
+        scroll = self._scrolls.setdefault(tab, Scroll())
+        return Frame(
+            border=self._border(),
+            tabbar=self._tabbar(),
+            question=question,
+            body=body,
+            footer=self._footer.build(
+                tab, editing=self._editing(tab), notes_open=self._notes_open
+            ),
+            max_rows=self._max_rows,
+            scroll=scroll,
+            anchor=anchor,
+            keyboard=host.focus.panel_focused,
+            memo=self._memo,
+        )
+
+    def _border(self) -> Border:
+        host = self._host
+        focused = host.focus.panel_focused
+        glyphs = SOLID if focused else DOTTED
+        count = self._pending_count()
+        title: list[Markup] = [("panel.title", f"Questions ({count})")]
+        if host.live_waits:
+            title.append(("panel.warning", " ⚠ required"))
+            if host.focus.claim_waiting:
+                title.append(("panel.warning", " · after the open prompt"))
+            return Border(glyphs, "panel.border.warning", title)
+        return Border(glyphs, "panel.border.focus" if focused else "panel.border", title)
+
+    def _tabbar(self) -> TabBar:
+        """The tab bar; rebuilt only when the tabs, a chip's state or the selection changed."""
+        host = self._host
+        tabs = host.tabs
+        states = tuple(self._chip_state(tab) for tab in tabs)
+        selected = next((i for i, t in enumerate(tabs) if t is host.selected), 0)
+        names, widths = self._chip_names(tabs)
+        return self._memo.get(
+            ("tabbar", tabs, states, selected), lambda: TabBar(names, widths, states, selected)
+        )
+
+    def _chip_state(self, tab: TabKey) -> ChipState:
+        host = self._host
+        if isinstance(tab, QuestionRef) and host.draft(tab).staged is not None:
+            return ChipState.STAGED
+        return ChipState.REQUIRED if host.is_required(tab) else ChipState.PLAIN
+
+    def _chip_names(self, tabs: tuple[TabKey, ...]) -> tuple[list[str], list[int]]:
+        """The chip names of ``tabs`` and their widths (kept while the tabs are the same)."""
+        if self._names[0] is not tabs:
+            names = ["Review" if isinstance(t, ReviewKey) else self._header(t) for t in tabs]
+            self._names = (tabs, names, [width_of(name) for name in names])
+        return self._names[1], self._names[2]
+
+    def _header(self, ref: QuestionRef) -> str:
+        """The sanitised chip text of a question (cached: a question never changes)."""
+        header = self._headers.get(ref)
+        if header is None:
+            header = sanitize_line(self._host.question(ref).spec.header) or "?"
+            self._headers[ref] = header
+        return header
+
+
+    def _question(self, ref: QuestionRef) -> tuple[urwid.Widget, Body, Hashable]:
+        host = self._host
+        return self._question_rows.build(
+            ref,
+            host.question(ref),
+            host.draft(ref),
+            active=host.focus.panel_focused,
+            notes_open=self._notes_open,
+        )
+
+    # ------------------------------------------------------------------ keys
+    def _editing(self, tab: TabKey | None) -> bool:
+        if not isinstance(tab, QuestionRef) or tab not in self._host.tabs:
+            return False
+        spec = self._host.question(tab).spec
+        return self._notes_open or self._host.draft(tab).cursor == custom_row(spec)
+
+    def keypress(self, size: Size, key: str) -> str | None:
+        """Handle ``key`` (see module docstring); return it when the panel does not use it."""
+        host = self._host
+        if not host.focus.panel_focused:
+            return key
+        route = host.key_route(self._clock())
+        if route.target is not host.focus.panel:
+            return key  # the arrival guard: the app delivers it where it was aimed
+        tab = route.tab if isinstance(route.tab, QuestionRef | ReviewKey) else None
+        cols = size[0] if size else 80
+        scroll = self._scrolls.get(host.selected) if host.selected is not None else None
+        if self._editing(tab):
+            unused = self._reply_key(cols, key, tab)
+        else:
+            unused = self._panel_key(cols, key, tab)
+        if scroll is not None and unused is None and key not in self._paging_keys():
+            scroll.anchor = None  # a key acted: show the cursor again on the next render
+        return unused
+
+    def _paging_keys(self) -> tuple[str, ...]:
+        return self._keymap.keys_for("panel.page_up") + self._keymap.keys_for("panel.page_down")
+
+    def _panel_key(self, cols: int, key: str, tab: TabKey | None) -> str | None:
+        command = self._keymap.command_for("panel", key)
+        if command is None or not self._run(command, cols, tab):
+            return key
+        return None
+
+    def _reply_key(self, cols: int, key: str, tab: TabKey | None) -> str | None:
+        command = self._keymap.command_for("reply", key)
+        if command == "reply.newline":
+            return self._edit(cols, "enter", tab)
+        if command is not None and self._run(command, cols, tab):
+            return None
+        unused = self._edit(cols, key, tab)
+        if unused is None:
+            return None
+        return self._panel_key(cols, unused, tab)
+
+    def _run(self, command: str, cols: int, tab: TabKey | None) -> bool:
+        """Run a panel command or widget action; ``False`` if the app should handle it."""
+        if command in PANEL_COMMANDS:
+            self._host.command_nowait(PANEL_COMMANDS[command], tab)
+        elif command == "panel.notes":
+            self._toggle_notes(tab)
+        elif command in ("panel.page_up", "panel.page_down"):
+            if self._frame is not None:
+                self._frame.page(cols, -1 if command == "panel.page_up" else 1)
+        elif command in OPTION_JUMPS:
+            self._jump(OPTION_JUMPS.index(command), tab)
+        else:
+            return False
+        return True
+
+    def _toggle_notes(self, tab: TabKey | None) -> None:
+        if isinstance(tab, QuestionRef) and tab == self._host.selected:
+            self._notes_open = not self._notes_open
+            self.refresh()
+
+    def _jump(self, row: int, tab: TabKey | None) -> None:
+        """A digit moves the cursor to that row; it never answers (a stray digit is harmless)."""
+        if not isinstance(tab, QuestionRef) or tab != self._host.selected:
+            return
+        if row < row_count(self._host.question(tab).spec):
+            self._host.set_cursor_nowait(row)
+
+    def _edit(self, cols: int, key: str, tab: TabKey | None) -> str | None:
+        """Give ``key`` to the active editor; push a change to the host's draft."""
+        if tab != self._host.selected:
+            return None  # aimed at another tab's editor: the host cannot take it (see NOTES)
+        edit = self._notes if self._notes_open else self._reply
+        before = (edit.edit_text, edit.edit_pos)
+        width = self._frame.body.editor_cols(cols - 2 * BORDER_COLS) if self._frame else cols
+        unused = edit.keypress((width,), key)
+        if (edit.edit_text, edit.edit_pos) != before:
+            if edit is self._notes:
+                self._host.set_notes_nowait(edit.edit_text)
+            else:
+                self._host.set_custom_text_nowait(edit.edit_text, edit.edit_pos)
+            self.refresh()
+        return unused
