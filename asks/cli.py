@@ -19,7 +19,9 @@ override the config file. ``asks.agent.openai_model`` (and the SDK) are only imp
 name is configured.
 
 Bad flags, unknown sessions, unusable scripts and a missing API key for a remote server give
-one clear line on stderr and a non-zero exit, and write nothing.
+one clear line on stderr and a non-zero exit, and write nothing. A data dir that cannot be
+written or read at start (not a directory, no permission, disk full) is one line saying what
+failed and where, exit status 1, for the REPL, ``-p`` and ``sessions`` alike.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ from asks.store.journal import (
     Journal,
     SessionLocked,
     SessionNotFound,
+    StorageError,
     default_data_dir,
     list_sessions,
     read_records,
@@ -62,12 +65,26 @@ if TYPE_CHECKING:
     from asks.agent.openai_model import Settings
 
 EXIT_USAGE = 2
+EXIT_STORAGE = 1
 WARM_UP_DELAY = 1.0  # seconds after start before the SDK is imported in the background
 
 
 
 class UsageError(Exception):
     """A problem with what the person asked for; printed as one line."""
+
+
+class StartupError(Exception):
+    """The data dir cannot be used at start (one line: what failed and where; exit 1)."""
+
+
+def storage_problem(what: str, exc: OSError | StorageError) -> StartupError:
+    """``cannot WHAT: No space left on device (PATH)``: the OS reason, never ``[Errno N]``."""
+    cause = exc.__cause__ if isinstance(exc, StorageError) else exc
+    if not isinstance(cause, OSError) or not cause.strerror:
+        return StartupError(f"cannot {what}: {exc}")
+    where = f" ({cause.filename})" if cause.filename and str(cause.filename) not in what else ""
+    return StartupError(f"cannot {what}: {cause.strerror}{where}")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -132,10 +149,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (UsageError, ScriptError, SessionLocked, ValueError) as exc:
         print(f"asks: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except StartupError as exc:
+        print(f"asks: {exc}", file=sys.stderr)
+        return EXIT_STORAGE
 
 
 def print_sessions(data_dir: Path) -> int:
-    sessions = list_sessions(data_dir)
+    try:
+        sessions = list_sessions(data_dir)
+    except OSError as exc:
+        raise storage_problem(f"list the sessions in {data_dir}", exc) from exc
     if not sessions:
         print(f"No sessions in {data_dir}.")
         return 0
@@ -180,9 +203,15 @@ def read_prompt(value: str) -> str:
 def open_journal(args: argparse.Namespace, data_dir: Path) -> tuple[Journal, list[Record], bool]:
     """A new session's journal, or the resumed one with its records; True when resumed."""
     session_id = resume_id(args, data_dir)
-    if session_id is None:
-        return Journal.create(data_dir=data_dir), [], False
-    journal, records = Journal.open(session_id, data_dir=data_dir)
+    try:
+        if session_id is None:
+            return Journal.create(data_dir=data_dir), [], False
+        journal, records = Journal.open(session_id, data_dir=data_dir)
+    except (SessionNotFound, SessionLocked):
+        raise
+    except (OSError, StorageError) as exc:
+        what = "start a new session" if session_id is None else f"open session {session_id!r}"
+        raise storage_problem(f"{what} in {data_dir}", exc) from exc
     return journal, list(records), True
 
 

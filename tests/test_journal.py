@@ -626,8 +626,11 @@ def test_list_sessions_missing_dir(tmp_path: Path) -> None:
 def test_one_writer_per_session_and_read_only_replay(data_dir: Path) -> None:
     journal = Journal.create(data_dir=data_dir, session_id=SID)
     journal.append(ChatMessage("user", "hello"))
-    with pytest.raises(SessionLocked, match="open in another asks process"):
+    with pytest.raises(SessionLocked, match="open in another asks process") as locked:
         Journal.open(SID, data_dir=data_dir)
+    assert str(locked.value) == (
+        f"session {SID!r} is open in another asks process ({data_dir / (SID + '.jsonl')})"
+    )
     seen = read_records(SID, data_dir=data_dir)  # readers never need the lock
     assert [type(r.entry) for r in seen] == [SessionStarted, ChatMessage]
     journal.close()

@@ -65,6 +65,7 @@ __all__ = [
     "default_data_dir",
     "list_sessions",
     "new_session_id",
+    "os_reason",
     "validate_session_id",
 ]
 
@@ -92,10 +93,18 @@ class SessionNotFound(FileNotFoundError):  # noqa: N818 (name fixed by the desig
 class SessionLocked(OSError):  # noqa: N818 (reads better at the call site)
     """Another process has this session open for writing."""
 
+    def __str__(self) -> str:  # "… (PATH)", not "[Errno 11] …: 'PATH'"
+        return f"{self.strerror} ({self.filename})" if self.filename else str(self.strerror)
+
 
 class StorageState(enum.StrEnum):
     OK = "ok"
     UNCONFIRMED = "unconfirmed"
+
+
+def os_reason(exc: OSError) -> str:
+    """What went wrong, for a person: ``No space left on device``, not ``[Errno 28] …``."""
+    return exc.strerror or str(exc)
 
 
 def default_data_dir() -> Path:
@@ -141,7 +150,9 @@ class FileOps:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError as exc:
             raise SessionLocked(
-                errno.EWOULDBLOCK, "the session is open in another asks process", str(path)
+                errno.EWOULDBLOCK,
+                f"session {path.name.removesuffix(SUFFIX)!r} is open in another asks process",
+                str(path),
             ) from exc
 
     def read_all(self, fd: int) -> bytes:
@@ -336,6 +347,17 @@ class Journal:
     _state: StorageState = StorageState.OK
     _warnings: list[str] = attrs.Factory(list)
     _closed: bool = False
+    _owner: object = attrs.field(default=None, repr=False)
+
+    def attach(self, owner: object) -> None:
+        """Record the one object that writes this journal (a question host); a second owner
+        is an embedding bug (two hosts would both journal and deliver): it raises."""
+        if self._owner is not None and self._owner is not owner:
+            raise ValueError(
+                "this journal already has a QuestionHost; build one host per journal and "
+                "share it (several agents can share one host: pass source= to ask())"
+            )
+        self._owner = owner
 
     # -- construction ---------------------------------------------------------------------
 
@@ -383,7 +405,7 @@ class Journal:
             except OSError as exc:
                 raise StorageError(
                     f"could not save new session {sid!r} in {directory} "
-                    f"(directory fsync failed: {exc}); nothing was saved"
+                    f"(directory fsync failed: {os_reason(exc)}); nothing was saved"
                 ) from exc
         except BaseException:
             journal.close()
@@ -447,7 +469,7 @@ class Journal:
         except OSError as exc:
             self._state = StorageState.UNCONFIRMED
             self._warnings.append(
-                f"could not truncate the torn last line ({exc}); storage unconfirmed, "
+                f"could not truncate the torn last line ({os_reason(exc)}); storage unconfirmed, "
                 "appends refused"
             )
 
@@ -494,12 +516,12 @@ class Journal:
         except OSError as exc:
             if (rollback_error := self._roll_back()) is not None:
                 raise StorageUnconfirmed(
-                    f"could not save to session journal {self.path}: {exc}; rolling back "
-                    f"failed too ({rollback_error}). What is on disk is unconfirmed: no further "
-                    "appends until the session is reopened"
+                    f"could not save to session journal {self.path}: {os_reason(exc)}; rolling "
+                    f"back failed too ({os_reason(rollback_error)}). What is on disk is "
+                    "unconfirmed: no further appends until the session is reopened"
                 ) from exc
             raise StorageError(
-                f"could not save to session journal {self.path}: {exc}; "
+                f"could not save to session journal {self.path}: {os_reason(exc)}; "
                 "the append was rolled back, nothing was saved"
             ) from exc
         except BaseException:
@@ -543,7 +565,7 @@ class Journal:
         try:
             self._ops.close(self._fd)
         except OSError as exc:
-            self._warnings.append(f"close failed: {exc}")
+            self._warnings.append(f"close failed: {os_reason(exc)}")
 
     def __enter__(self) -> Self:
         return self
