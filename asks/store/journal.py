@@ -27,30 +27,41 @@ Semantics:
 * **One writer.** A session file must have at most one :class:`Journal` appending to it, in one
   thread. All file-system access goes through a :class:`FileOps` passed in by the caller (tests
   pass a subclass to inject faults).
+
+File names, ids, the listing and :class:`FileOps` live in :mod:`asks.store.files`, decoding the
+bytes in :mod:`asks.store.replay`; both are re-exported here, so callers import from one place.
 """
 
 from __future__ import annotations
 
 import contextlib
-import datetime
 import enum
 import errno
-import fcntl
-import gc
 import os
-import re
-import secrets
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
-from typing import Final, Self
+from typing import Self
 
 import attrs
-import platformdirs
 
 from asks import __version__
-from asks.store.entries import DecodeError, Entry, Record, SessionStarted, decode, encode
+from asks.store.entries import Entry, Record, SessionStarted, encode
+from asks.store.files import (
+    SUFFIX,
+    FileOps,
+    SessionInfo,
+    SessionLocked,
+    SessionNotFound,
+    default_data_dir,
+    list_sessions,
+    new_session_id,
+    os_reason,
+    session_path,
+    validate_session_id,
+)
+from asks.store.replay import paused_gc, replay_lines
 
 __all__ = [
     "SUFFIX",
@@ -66,16 +77,10 @@ __all__ = [
     "list_sessions",
     "new_session_id",
     "os_reason",
+    "paused_gc",
+    "read_records",
     "validate_session_id",
 ]
-
-SUFFIX: Final = ".jsonl"
-FILE_MODE: Final = 0o600
-DIR_MODE: Final = 0o700
-MAX_SESSION_ID: Final = 128
-_READ_CHUNK: Final = 1 << 20
-# Leading dot refused: no ".", "..", or hidden files.
-_SESSION_ID_RE: Final = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*")
 
 
 class StorageError(Exception):
@@ -86,225 +91,9 @@ class StorageUnconfirmed(StorageError):  # noqa: N818 (name fixed by the design)
     """The journal cannot confirm what is on disk; it refuses every further append."""
 
 
-class SessionNotFound(FileNotFoundError):  # noqa: N818 (name fixed by the design)
-    """No journal file exists for the requested session id."""
-
-
-class SessionLocked(OSError):  # noqa: N818 (reads better at the call site)
-    """Another process has this session open for writing."""
-
-    def __str__(self) -> str:  # "… (PATH)", not "[Errno 11] …: 'PATH'"
-        return f"{self.strerror} ({self.filename})" if self.filename else str(self.strerror)
-
-
 class StorageState(enum.StrEnum):
     OK = "ok"
     UNCONFIRMED = "unconfirmed"
-
-
-def os_reason(exc: OSError) -> str:
-    """What went wrong, for a person: ``No space left on device``, not ``[Errno 28] …``."""
-    return exc.strerror or str(exc)
-
-
-def default_data_dir() -> Path:
-    """Where sessions live by default: ``<XDG user data dir>/asks/sessions``."""
-    return platformdirs.user_data_path("asks") / "sessions"
-
-
-def validate_session_id(session_id: str) -> str:
-    """Return ``session_id`` if it is safe as a file name, else raise :class:`ValueError`.
-
-    Allowed: ``[A-Za-z0-9_.-]``, 1 to 128 characters, not starting with a dot.
-    """
-    if len(session_id) > MAX_SESSION_ID or not _SESSION_ID_RE.fullmatch(session_id):
-        raise ValueError(
-            f"invalid session id {session_id!r}: use 1-{MAX_SESSION_ID} characters from "
-            "A-Z a-z 0-9 _ . - and do not start with a dot"
-        )
-    return session_id
-
-
-def new_session_id(clock: Callable[[], float] = time.time) -> str:
-    """A fresh id ``YYYYMMDD-HHMMSS-<6 hex>`` (UTC time from ``clock``, random suffix)."""
-    stamp = datetime.datetime.fromtimestamp(clock(), tz=datetime.UTC).strftime("%Y%m%d-%H%M%S")
-    return f"{stamp}-{secrets.token_hex(3)}"
-
-
-class FileOps:
-    """The journal's file-system seam; the default implementation calls :mod:`os` directly.
-
-    Every method may raise :class:`OSError`. Subclass to inject faults.
-    """
-
-    def open(self, path: Path, *, create: bool = False) -> int:
-        """Open ``path`` read-write in append mode. ``create``: it must not exist yet (0600)."""
-        flags = os.O_RDWR | os.O_APPEND | os.O_CLOEXEC
-        if create:
-            flags |= os.O_CREAT | os.O_EXCL
-        return os.open(path, flags, FILE_MODE)
-
-    def lock(self, fd: int, path: Path) -> None:
-        """Take the single-writer lock (``flock``, released by the kernel if we die)."""
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError as exc:
-            raise SessionLocked(
-                errno.EWOULDBLOCK,
-                f"session {path.name.removesuffix(SUFFIX)!r} is open in another asks process",
-                str(path),
-            ) from exc
-
-    def read_all(self, fd: int) -> bytes:
-        chunks: list[bytes] = []
-        offset = 0
-        # The whole file in one read when its size holds (the size is only a hint: read on to
-        # EOF). Chunks of 1 MiB and a join cost twice as long for 80 MB (measured).
-        want = max(_READ_CHUNK, os.fstat(fd).st_size + 1)
-        while chunk := os.pread(fd, want, offset):
-            chunks.append(chunk)
-            offset += len(chunk)
-            want = _READ_CHUNK
-        return b"".join(chunks)
-
-    def write(self, fd: int, data: bytes) -> int:
-        return os.write(fd, data)
-
-    def fsync(self, fd: int) -> None:
-        os.fsync(fd)
-
-    def truncate(self, fd: int, length: int) -> None:
-        os.ftruncate(fd, length)
-
-    def size(self, fd: int) -> int:
-        return os.fstat(fd).st_size
-
-    def close(self, fd: int) -> None:
-        os.close(fd)
-
-    def fsync_dir(self, path: Path) -> None:
-        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-    def make_dir(self, path: Path) -> bool:
-        """Create ``path`` (0700, parents as needed); True if it did not exist before."""
-        try:
-            path.mkdir(mode=DIR_MODE, parents=True)
-        except FileExistsError:
-            return False
-        return True
-
-    def unlink(self, path: Path) -> None:
-        os.unlink(path)
-
-
-@attrs.frozen
-class SessionInfo:
-    """File metadata of one session journal (no replay)."""
-
-    session_id: str
-    path: Path
-    modified: float
-    size: int
-
-
-def list_sessions(data_dir: Path | None = None) -> list[SessionInfo]:
-    """Sessions in ``data_dir`` (default :func:`default_data_dir`), newest first."""
-    directory = default_data_dir() if data_dir is None else data_dir
-    try:
-        with os.scandir(directory) as it:
-            candidates = list(it)
-    except FileNotFoundError:
-        return []
-    sessions = []
-    for item in candidates:
-        session_id = item.name.removesuffix(SUFFIX)
-        if session_id == item.name or not _is_valid_session_id(session_id):
-            continue
-        try:
-            if not item.is_file(follow_symlinks=False):
-                continue
-            st = item.stat(follow_symlinks=False)
-        except FileNotFoundError:
-            continue
-        sessions.append(SessionInfo(session_id, Path(item.path), st.st_mtime, st.st_size))
-    sessions.sort(key=lambda s: (s.modified, s.session_id), reverse=True)
-    return sessions
-
-
-def _is_valid_session_id(session_id: str) -> bool:
-    try:
-        validate_session_id(session_id)
-    except ValueError:
-        return False
-    return True
-
-
-@attrs.define(eq=False)
-class _Replay:
-    records: list[Record]
-    warnings: list[str]
-    good_length: int  # bytes up to and including the last complete line
-
-
-@contextlib.contextmanager
-def paused_gc() -> Iterator[None]:
-    """Pause the cyclic GC while building many long-lived objects (replay): it would rescan
-    the growing heap again and again (measured: ~45% of a 100k-line replay).
-
-    On exit the objects built meanwhile are moved straight to the oldest generation
-    (``gc.freeze()`` + ``gc.unfreeze()``, O(1), resets the young-generation count), which is
-    where two young collections would have put them after traversing all of them (measured:
-    ~0.25 s at the first allocation after a 100k-line replay). Nothing is left frozen, and
-    garbage cycles among them are still found by full collections. Skipped if the process
-    has frozen objects of its own (``unfreeze`` would release those too).
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if gc.get_freeze_count() == 0:
-            gc.freeze()
-            gc.unfreeze()
-        if was_enabled:
-            gc.enable()
-
-
-def _replay(data: bytes) -> _Replay:
-    with paused_gc():
-        return _decode_lines(data)
-
-
-def _decode_lines(data: bytes) -> _Replay:
-    good_length = data.rfind(b"\n") + 1
-    lines = data[:good_length].split(b"\n")  # no copy of ``data`` when there is no torn tail
-    lines.pop()  # the empty piece after the last newline
-    records: list[Record] = []
-    warnings: list[str] = []
-    last: Record | None = None
-    for number, line in enumerate(lines, start=1):
-        try:
-            record = decode(line)
-        except DecodeError as exc:
-            warnings.append(f"line {number}: skipped, does not decode: {exc}")
-            continue
-        if last is not None and record.seq <= last.seq:
-            warnings.append(
-                f"line {number}: skipped, seq {record.seq} does not follow seq {last.seq}"
-            )
-            continue
-        records.append(record)
-        last = record
-    if good_length < len(data):
-        warnings.append(
-            f"line {len(lines) + 1}: torn last line ({len(data) - good_length} bytes without "
-            "a newline) ignored and truncated"
-        )
-    return _Replay(records, warnings, good_length)
 
 
 def read_records(
@@ -317,7 +106,7 @@ def read_records(
     validate_session_id(session_id)
     ops = FileOps() if file_ops is None else file_ops
     directory = default_data_dir() if data_dir is None else data_dir
-    path = directory / f"{session_id}{SUFFIX}"
+    path = session_path(directory, session_id)
     try:
         fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     except FileNotFoundError as exc:
@@ -325,7 +114,7 @@ def read_records(
             errno.ENOENT, f"no session {session_id!r} in {directory}", str(path)
         ) from exc
     try:
-        return _replay(ops.read_all(fd)).records
+        return replay_lines(ops.read_all(fd)).records
     finally:
         os.close(fd)
 
@@ -383,7 +172,7 @@ class Journal:
         created_dir = ops.make_dir(directory)
         for _attempt in range(5):
             sid = new_session_id(clock) if session_id is None else session_id
-            path = directory / f"{sid}{SUFFIX}"
+            path = session_path(directory, sid)
             try:
                 fd = ops.open(path, create=True)
                 break
@@ -433,7 +222,7 @@ class Journal:
         validate_session_id(session_id)
         ops = FileOps() if file_ops is None else file_ops
         directory = default_data_dir() if data_dir is None else data_dir
-        path = directory / f"{session_id}{SUFFIX}"
+        path = session_path(directory, session_id)
         try:
             fd = ops.open(path)
         except FileNotFoundError as exc:
@@ -443,7 +232,7 @@ class Journal:
         try:
             ops.lock(fd, path)
             data = ops.read_all(fd)
-            replay = _replay(data)
+            replay = replay_lines(data)
             next_seq = replay.records[-1].seq + 1 if replay.records else 0
             journal = cls(
                 session_id,
