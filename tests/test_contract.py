@@ -20,6 +20,14 @@ from asks.contract import (
     parse_arguments,
     validate_call,
 )
+from asks.contract.withdraw import (
+    Withdraw,
+    already_answered,
+    unknown_to_withdraw,
+    validate_withdraw,
+    withdraw_tool,
+    withdrawn_text,
+)
 from asks.core import model
 from asks.core.model import (
     Answer,
@@ -254,7 +262,6 @@ INVALID: list[tuple[object, tuple[str, ...]]] = [
     (call(q(header={"a": 1})), ('"header"', "an object")),
     (call(q("   ")), ('"question"', "empty")),
     (call(q(header="\x1b[31m\x1b[0m")), ('"header"', "empty")),
-    (call(q(header="h" * 17)), ('"header"', "17 characters", "16")),
     (call(q("x" * 2001)), ('"question"', "2000")),
     (call(q(context=5)), ('"context"', "a number")),
     (call(q(context="c" * 4001)), ('"context"', "4000")),
@@ -443,7 +450,7 @@ def test_host_side_errors() -> None:
 def test_error_code_values_are_snake_case_names() -> None:
     for code in ErrorCode:
         assert code.value == code.name.lower()
-    assert len(ErrorCode) == 12
+    assert len({code.value for code in ErrorCode}) == len(ErrorCode) == 22
 
 
 # ------------------------------------------------------------------ schema, guidance
@@ -537,7 +544,7 @@ def test_schema_accepts_what_validation_accepts(arguments: dict[str, Any]) -> No
 
 @pytest.mark.parametrize(
     "arguments",
-    [{}, call(q(), x=1), call(q(header="h" * 17)), call(q(options=opts("A"))), call()],
+    [{}, call(q(), x=1), call(q(options=opts("A"))), call()],
 )
 def test_schema_rejects_some_invalid_calls(arguments: dict[str, Any]) -> None:
     assert isinstance(validate_call(arguments), ToolError)
@@ -755,9 +762,78 @@ def test_feedback_text() -> None:
         ]
     )
     assert text == (
-        "[asks feedback] The user answered your earlier non-blocking question(s):\n\n"
+        "[asks feedback] The user responded to question(s) you asked earlier:\n\n"
         'Question q-aaaaaaaaaa "Which database?": answer "SQLite". User notes: for now\n'
         "Selected preview:\nsqlite3 app.db\n\n"
         'Question q-cccccccccc "What name?": the user declined to answer.\n\n'
         'Question q-bbbbbbbbbb "Which regions?": the user selected nothing.'
     )
+
+
+def test_feedback_never_calls_the_questions_non_blocking() -> None:
+    """Feedback also carries answers to blocking questions whose wait was interrupted."""
+    text = contract.feedback_text([declined(Q_NAME)])
+    assert "non-blocking" not in text and "answered" not in text.split("\n")[0]
+
+
+# ---------------------------------------------------------------- over-long headers
+def test_an_over_long_header_is_shortened_not_rejected() -> None:
+    result = accepted(call(q(header="Database configuration")))
+    header = result.specs[0].header
+    assert header == "Database config…" and len(header) == model.MAX_HEADER
+    # still rejected: an empty header, and sizes no model means as a chip label
+    assert error(call(q(header="   "))).code is ErrorCode.INVALID_ARGUMENTS
+    assert error(call(q(header="h" * 100_000))).code is ErrorCode.INVALID_ARGUMENTS
+
+
+def test_a_shortened_header_is_reported_in_the_result() -> None:
+    spec = accepted(call(q(header="Database configuration"))).specs[0]
+    shortened = question(spec, 0, "q-dddddddddd")
+    note = 'the user sees "Database config…". Keep headers shorter next time.'
+    assert note in contract.queued_result("c", [shortened]).text
+    answer = answered(shortened, Answer(AnswerKind.CUSTOM, custom_text="pg"))
+    assert note in contract.answered_result("c", [answer]).text
+    assert note in contract.interrupted_result("c", [shortened], "x").text
+    assert "Note:" not in contract.queued_result("c", [Q_DB]).text  # a header that fits
+
+
+def test_no_double_period_when_a_preview_or_note_ends_a_sentence() -> None:
+    spec = QuestionSpec("Pick?", "Pick", (Option("A", preview="done."), Option("B")))
+    picked = answered(question(spec, 0, "q-eeeeeeeeee"), Answer(AnswerKind.OPTION, (0,)))
+    text = contract.answered_result("c", [picked]).text
+    assert "selected preview: done. You can now" in text and ".." not in text
+    noted = answered(Q_NAME, Answer(AnswerKind.CUSTOM, custom_text="Ada", notes="Sure!"))
+    assert '"What name?"="Ada" user notes: Sure! You' in contract.answered_result(
+        "c", [noted]).text
+
+
+# ---------------------------------------------------------------- withdraw_question
+def test_withdraw_arguments() -> None:
+    assert validate_withdraw({"questionIds": ["q-1", " q-2 "], "reason": " found it\x1b[2J "}) \
+        == Withdraw(("q-1", "q-2"), "found it")
+    assert validate_withdraw({"questionIds": ["q-1"], "reason": None}) == Withdraw(("q-1",))
+    for bad in ({}, {"questionIds": []}, {"questionIds": "q-1"}, {"questionIds": [1]},
+                {"questionIds": ["q-1", "q-1"]}, {"questionIds": ["q-1"], "why": "x"},
+                {"questionIds": ["q-1"], "reason": 3}, [], {"questionIds": ["q"] * 17},
+                {"questionIds": ["q-1"], "reason": "r" * 201}):
+        err = validate_withdraw(bad)
+        assert isinstance(err, ToolError) and err.code is ErrorCode.INVALID_ARGUMENTS, bad
+
+
+def test_withdraw_schema_accepts_what_validation_accepts() -> None:
+    schema = withdraw_tool()["function"]["parameters"]
+    good = {"questionIds": ["q-0123456789"], "reason": "not needed"}
+    assert not isinstance(validate_withdraw(good), ToolError)
+    assert conforms(good, schema)
+    assert not conforms({"questionIds": []}, schema)
+
+
+def test_withdraw_errors_and_result() -> None:
+    assert unknown_to_withdraw(["q-x"]).code is ErrorCode.UNKNOWN_QUESTION
+    err = already_answered(["q-1", "q-2"])
+    assert err.code is ErrorCode.ALREADY_ANSWERED and 'the ids "q-1", "q-2"' in err.message
+    assert "reaches you once" in err.message
+    text = withdrawn_text([Q_DB], "found it in the docs")
+    assert text == ('Withdrawn: "Which database?" (id q-aaaaaaaaaa). The user no longer sees '
+                    "them and no answer will arrive for them. Reason shown to the user: found "
+                    "it in the docs.")

@@ -661,8 +661,8 @@ def test_openai_compatible_server_async_and_blocking_answers(launch: Launcher) -
         app.wait_for(r"feedback \(wake\)")
         app.wait_for("FEEDBACK-QUOTE")
         eventually(app, lambda: 'answer "Coffee". ' in flat(app) + " ", "the feedback quote")
-        quote = re.search(r'FEEDBACK-QUOTE: \[asks feedback\] The user answered your earlier '
-                          rf'non-blocking question\(s\): Question ({QUESTION_ID}) '
+        quote = re.search(r'FEEDBACK-QUOTE: \[asks feedback\] The user responded to '
+                          rf'question\(s\) you asked earlier: Question ({QUESTION_ID}) '
                           r'"Tea or coffee\?": answer "Coffee"\.', flat(app))
         assert quote, app.text()
         app.wait_for(r"^Asks: none pending")

@@ -1,6 +1,6 @@
 """The ``ask_user_question`` tool contract: what the model sees and sends.
 
-Four parts, all pure (no I/O, no host state), re-exported here so ``from asks import contract;
+Five parts, all pure (no I/O, no host state), re-exported here so ``from asks import contract;
 contract.X`` and ``from asks.contract import X`` are the one way in:
 
 * :mod:`~asks.contract.validate` — :func:`parse_arguments` and :func:`validate_call` turn the
@@ -12,6 +12,8 @@ contract.X`` and ``from asks.contract import X`` are the one way in:
   wrappings and the configurable :class:`Guidance`.
 * :mod:`~asks.contract.results` — one :class:`ResultEnvelope` builder per outcome, and
   :func:`feedback_text` for async answers.
+* :mod:`~asks.contract.withdraw` — the ``withdraw_question`` tool: schema, validation, errors
+  and result text.
 """
 
 from asks.contract.errors import (
@@ -19,10 +21,12 @@ from asks.contract.errors import (
     ToolError,
     already_waiting,
     call_conflict,
+    interrupted,
     no_ui,
     result_not_saved,
     storage_failed,
     unknown_question,
+    unknown_tool,
 )
 from asks.contract.results import (
     ResultEnvelope,
@@ -31,6 +35,7 @@ from asks.contract.results import (
     declined_result,
     deferred_result,
     feedback_text,
+    header_note,
     interrupted_result,
     queued_result,
     withdrawn_result,
@@ -46,12 +51,22 @@ from asks.contract.schema import (
     openai_tool,
 )
 from asks.contract.validate import Call, NewQuestions, WaitOn, parse_arguments, validate_call
+from asks.contract.withdraw import (
+    WITHDRAW_TOOL,
+    Withdraw,
+    already_answered,
+    unknown_to_withdraw,
+    validate_withdraw,
+    withdraw_tool,
+    withdrawn_text,
+)
 
 __all__ = [
     "DEFAULT_GUIDANCE",
     "FEEDBACK_PREFIX",
     "REF_KEY",
     "TOOL_NAME",
+    "WITHDRAW_TOOL",
     "Call",
     "ErrorCode",
     "Guidance",
@@ -59,6 +74,8 @@ __all__ = [
     "ResultEnvelope",
     "ToolError",
     "WaitOn",
+    "Withdraw",
+    "already_answered",
     "already_received_result",
     "already_waiting",
     "answered_result",
@@ -67,7 +84,9 @@ __all__ = [
     "declined_result",
     "deferred_result",
     "feedback_text",
+    "header_note",
     "input_schema",
+    "interrupted",
     "interrupted_result",
     "no_ui",
     "openai_tool",
@@ -76,6 +95,11 @@ __all__ = [
     "result_not_saved",
     "storage_failed",
     "unknown_question",
+    "unknown_to_withdraw",
+    "unknown_tool",
     "validate_call",
+    "validate_withdraw",
+    "withdraw_tool",
     "withdrawn_result",
+    "withdrawn_text",
 ]

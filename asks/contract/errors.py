@@ -22,7 +22,10 @@ DETAIL_MAX: Final = 200
 
 
 class ErrorCode(enum.StrEnum):
-    """Why a call was rejected; the value appears in the error text as ``Error [code]``."""
+    """Why a tool call was rejected or failed; the value appears in the text as ``Error [code]``.
+
+    The one code enum of every tool the agent offers (``ask_user_question``,
+    ``withdraw_question``, ``run_command``, ``read_file``) and of the agent loop itself."""
 
     NO_QUESTIONS = "no_questions"
     TOO_MANY_QUESTIONS = "too_many_questions"
@@ -36,6 +39,16 @@ class ErrorCode(enum.StrEnum):
     NO_UI = "no_ui"
     STORAGE_FAILED = "storage_failed"
     CALL_CONFLICT = "call_conflict"
+    ALREADY_ANSWERED = "already_answered"  # withdraw_question on an answered question
+    UNKNOWN_TOOL = "unknown_tool"
+    INTERRUPTED = "interrupted"  # the call was cut short (Ctrl+C, failed turn, restart)
+    PERMISSION_DENIED = "permission_denied"  # the person said no (or nobody could be asked)
+    OUTSIDE_WORKDIR = "outside_workdir"  # read_file: the path leaves the working directory
+    NOT_FOUND = "not_found"
+    NOT_A_FILE = "not_a_file"
+    BINARY_FILE = "binary_file"
+    FILE_TOO_LARGE = "file_too_large"
+    UNREADABLE = "unreadable"
 
 
 @attrs.frozen
@@ -127,3 +140,13 @@ def call_conflict(call_id: str) -> ToolError:
         "Make the call again as a new tool call.",
     )
 
+
+
+def unknown_tool(name: str) -> ToolError:
+    return ToolError(ErrorCode.UNKNOWN_TOOL, f"there is no tool named {name!r}.")
+
+
+def interrupted(reason: str) -> ToolError:
+    """A call that got no real result: the turn was interrupted or failed, or asks restarted."""
+    text = sanitize_line(reason[: DETAIL_MAX * 4]).strip()[:DETAIL_MAX] or "interrupted"
+    return ToolError(ErrorCode.INTERRUPTED, f"{text}.")

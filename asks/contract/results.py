@@ -16,7 +16,8 @@ import attrs
 
 from asks.contract.errors import DETAIL_MAX
 from asks.contract.schema import FEEDBACK_PREFIX, REF_KEY, TOOL_NAME
-from asks.core.model import Answer, Outcome, Question, Resolution, ResolutionKind
+from asks.contract.validate import SHORTENED
+from asks.core.model import MAX_HEADER, Answer, Outcome, Question, Resolution, ResolutionKind
 from asks.sanitize import sanitize_line
 
 
@@ -97,6 +98,22 @@ def _answer_phrase(question: Question, resolution: Resolution) -> str:
     return phrase
 
 
+def _sentence(text: str) -> str:
+    """``text`` ended by a period, unless it already ends a sentence (no "..")."""
+    return text if text.rstrip().endswith((".", "!", "?", "…")) else text + "."
+
+
+def header_note(questions: Sequence[Question]) -> str:
+    """`` Note: …`` naming headers that validation shortened to fit the chip, or ``""``."""
+    cut = [q.spec.header for q in questions
+           if len(q.spec.header) == MAX_HEADER and q.spec.header.endswith(SHORTENED)]
+    if not cut:
+        return ""
+    shown = ", ".join(f'"{h}"' for h in cut)
+    return (f" Note: headers are chips of at most {MAX_HEADER} characters; the user sees "
+            f"{shown}. Keep headers shorter next time.")
+
+
 def _listing(questions: Sequence[Question]) -> str:
     return ", ".join(f'"{q.spec.question}" (id {q.id})' for q in questions)
 
@@ -120,12 +137,13 @@ def answered_result(
 ) -> ResultEnvelope:
     """The user answered (or declined some of) the questions; PARTIAL if some still pend."""
     text = "User has answered your questions: "
-    text += " ".join(_answer_phrase(q, r) + "." for q, r in items)
+    text += " ".join(_sentence(_answer_phrase(q, r)) for q, r in items)
     if still_pending:
         text += f" Still pending: {_listing(still_pending)}. {_arrives_later(still_pending)}"
     text += " You can now continue with the user's answers in mind."
-    outcome = Outcome.PARTIAL if still_pending else Outcome.ANSWERED
     questions = [q for q, _ in items] + list(still_pending)
+    text += header_note(questions)
+    outcome = Outcome.PARTIAL if still_pending else Outcome.ANSWERED
     return _envelope(outcome, call_id, text, questions, answers=items, pending=still_pending)
 
 
@@ -134,6 +152,7 @@ def declined_result(call_id: str, questions: Sequence[Question]) -> ResultEnvelo
     text = (
         "User declined to answer questions. Do not ask them again unless the user asks you "
         "to; continue with your best judgement and mention the assumptions you make."
+        + header_note(questions)
     )
     declined = [(q, Resolution(q.ref, ResolutionKind.DECLINED)) for q in questions]
     return _envelope(Outcome.DECLINED, call_id, text, questions, answers=declined)
@@ -143,7 +162,7 @@ def deferred_result(call_id: str, questions: Sequence[Question]) -> ResultEnvelo
     """The user chose to answer later: the questions stay pending."""
     text = (
         f"The user chose to answer later. Pending: {_listing(questions)}. Keep working on "
-        f"what you can. {_arrives_later(questions)}"
+        f"what you can. {_arrives_later(questions)}{header_note(questions)}"
     )
     return _envelope(Outcome.DEFERRED, call_id, text, questions, pending=questions)
 
@@ -163,7 +182,7 @@ def interrupted_result(call_id: str, questions: Sequence[Question], reason: str)
     text = (
         f"Waiting for the user's answer was interrupted{f' ({cause})' if cause else ''}. "
         f"This is not a decline: the user has not answered yet. The questions stay pending: "
-        f"{_listing(questions)}. {_arrives_later(questions)}"
+        f"{_listing(questions)}. {_arrives_later(questions)}{header_note(questions)}"
     )
     return _envelope(Outcome.INTERRUPTED, call_id, text, questions, pending=questions)
 
@@ -173,7 +192,7 @@ def queued_result(call_id: str, questions: Sequence[Question]) -> ResultEnvelope
     text = (
         f"Questions sent to the user without blocking: {_listing(questions)}. Keep working "
         "on the task; the user answers whenever they like and there is no timeout. "
-        f"{_arrives_later(questions)}"
+        f"{_arrives_later(questions)}{header_note(questions)}"
     )
     return _envelope(Outcome.QUEUED, call_id, text, questions, pending=questions)
 
@@ -205,7 +224,9 @@ def _feedback_item(question: Question, resolution: Resolution) -> str:
 
 
 def feedback_text(items: Sequence[tuple[Question, Resolution]]) -> str:
-    """The feedback message carrying async answers: a fixed framing line, then one paragraph
-    per item naming the question id, the question and the answer (or the decline)."""
-    intro = f"{FEEDBACK_PREFIX} The user answered your earlier non-blocking question(s):"
+    """The feedback message carrying saved answers that no tool result delivered (questions
+    asked without blocking, or whose blocking wait was interrupted or deferred): a fixed
+    framing line, then one paragraph per item naming the question id, the question and the
+    answer (or the decline)."""
+    intro = f"{FEEDBACK_PREFIX} The user responded to question(s) you asked earlier:"
     return "\n\n".join([intro, *(_feedback_item(q, r) for q, r in items)])

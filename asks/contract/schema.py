@@ -38,8 +38,9 @@ _GUIDELINES: Final = f"""\
 - Never add an "Other" option: the user can always type their own answer.
 - Block (the default) when you cannot continue without the answer. Use "blocking": false when
   you can keep working; note the returned ids and carry on.
-- Answers to non-blocking questions arrive as "{FEEDBACK_PREFIX}" messages naming the
-  question id. Do not ask the same question again while it is pending.
+- Answers to non-blocking (or interrupted) questions arrive as "{FEEDBACK_PREFIX}" messages
+  naming the question id. Do not ask the same question again while it is pending; withdraw
+  (withdraw_question) a pending question you no longer need.
 - To wait for pending questions, call {TOOL_NAME} with only their ids:
   {{"questions": [{{"questionId": "q-..."}}]}}.
 - There is no timeout. A question the user has not answered is not consent.

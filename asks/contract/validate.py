@@ -6,10 +6,12 @@
 questions (:class:`NewQuestions`, blocking by default) or waits on earlier async questions by id
 (:class:`WaitOn`, always blocking). Every accepted text is stripped of surrounding whitespace
 and sanitised (:mod:`asks.sanitize`) *before* its length is checked; ``null`` counts as
-absent for optional fields. Checks run per question in order — structure, types and lengths;
-then reserved labels; then duplicate labels — and duplicate questions are checked last,
-across the call. Errors carry a code and a full sentence for the model saying what was wrong
-and how to fix the call; quoted model text is sanitised and cut to about 40 characters.
+absent for optional fields. A ``header`` over its limit is shortened (it is only a chip label;
+the results tell the model, see :func:`asks.contract.results.header_note`). Checks run per
+question in order — structure, types and lengths; then reserved labels; then duplicate labels
+— and duplicate questions are checked last, across the call. Errors carry a code and a full
+sentence for the model saying what was wrong and how to fix the call; quoted model
+text is sanitised and cut to about 40 characters.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from asks.core.model import Option, QuestionSpec
 from asks.sanitize import sanitize_line, sanitize_text
 
 _RAW_FACTOR: Final = 8
+SHORTENED: Final = "…"  # ends a header that was cut to fit (see :func:`shorten_header`)
 
 _TOP_KEYS: Final = ("questions", "blocking")
 _QUESTION_KEYS: Final = ("question", "header", "options", "multiSelect", "context")
@@ -128,6 +131,19 @@ def _clean(value: str, limit: int, clean: Callable[[str], str], where: str, key:
             "Shorten it and call again."
         )
     return text
+
+
+def shorten_header(text: str) -> str:
+    """A header over the limit, cut for display: ``MAX_HEADER - 1`` characters and "…"."""
+    if len(text) <= model.MAX_HEADER:
+        return text
+    return text[: model.MAX_HEADER - 1].rstrip() + SHORTENED
+
+
+def _header(s: str) -> str:
+    """The chip label, cleaned, and shortened rather than rejected when too long (the full
+    question text is shown anyway; small models should not fail on a chip label)."""
+    return shorten_header(_clean_line(s[: model.MAX_HEADER * _RAW_FACTOR + 64]))
 
 
 def _string(obj: dict[Any, Any], key: str, where: str) -> str | None:
@@ -277,7 +293,8 @@ def _new_question(n: int, entry: dict[Any, Any]) -> QuestionSpec:
     where = f"Question {n}"
     _reject_unknown_keys(entry, _QUESTION_KEYS, where)
     question = _required_text(entry, "question", where, model.MAX_QUESTION_TEXT, _clean_text)
-    header = _required_text(entry, "header", where, model.MAX_HEADER, _clean_line)
+    # Limit: what is accepted raw (then shortened); only absurd sizes are rejected.
+    header = _required_text(entry, "header", where, model.MAX_QUESTION_TEXT, _header)
     multi = _optional_bool(entry, "multiSelect", False, where)
     context = _optional_text(entry, "context", where, model.MAX_CONTEXT, _clean_text)
     options = _options(n, entry.get("options"), multi)
