@@ -38,15 +38,16 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from asks import __version__
-from asks.agent.loop import Agent, Model, Tool, TurnOutcome, context_from_journal, result_summary
+from asks.agent import replay
+from asks.agent.loop import Agent, Model, Tool, TurnOutcome, context_from_journal
 from asks.agent.prompts import PromptBroker
 from asks.agent.scripted import Script, ScriptedModel, ScriptError, builtin_tour, load_script
 from asks.agent.tools import CommandTool, WorkTool
 from asks.agent.transcript import EntryKind, Transcript
 from asks.config import Config, load_config, with_key_fallbacks
-from asks.contract import DEFAULT_GUIDANCE, Guidance, ResultEnvelope
+from asks.contract import DEFAULT_GUIDANCE, Guidance
 from asks.host.host import QuestionHost
-from asks.store.entries import ChatMessage, FeedbackDelivered, Record, ToolResult
+from asks.store.entries import Record
 from asks.store.journal import (
     Journal,
     SessionLocked,
@@ -67,6 +68,7 @@ if TYPE_CHECKING:
 EXIT_USAGE = 2
 EXIT_STORAGE = 1
 WARM_UP_DELAY = 1.0  # seconds after start before the SDK is imported in the background
+RESTARTED = "the session was restarted before this tool finished"  # a resumed, unfinished call
 
 
 
@@ -135,13 +137,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "sessions":
             return print_sessions(data_dir)
-        config = read_config(args.config)
+        warnings: list[str] = []  # also shown in the REPL, where stderr is hidden
+        config = read_config(args.config, warnings)
         source = model_source(args, config, os.environ)
         prompt = read_prompt(args.prompt) if args.prompt is not None else None
         if prompt is not None:
             return run_headless(args, data_dir, source, config.guidance, prompt)
-        keymap = keymap_from(config)
-        return run(args, data_dir, source, keymap, config.guidance)
+        keymap = keymap_from(config, warnings)
+        return run(args, data_dir, source, keymap, config.guidance, warnings=warnings)
     except SessionNotFound:
         print(f"asks: no session {args.resume!r} in {data_dir} (list them: asks sessions)",
               file=sys.stderr)
@@ -221,6 +224,8 @@ def run(
     source: Script | Settings,
     keymap: Keymap,
     guidance: Guidance = DEFAULT_GUIDANCE,
+    *,
+    warnings: Sequence[str] = (),
 ) -> int:
     web = WebOptions(args.web_host, args.web_port, start=args.web)
     if args.web and args.web_host not in ("127.0.0.1", "localhost", "::1"):
@@ -230,6 +235,8 @@ def run(
     journal, records, resumed = open_journal(args, data_dir)
     with journal:
         session = build_session(journal, records, source, resumed=resumed, guidance=guidance)
+        for warning in warnings:  # printed before the screen took over: say them in it too
+            session.transcript.add(EntryKind.NOTICE, config_notice(warning))
         gc.freeze()  # the replayed state is long-lived: full collections need not rescan it
         model = session.agent.model
 
@@ -289,24 +296,35 @@ async def _close(model: Model) -> None:
         await close()
 
 
-def read_config(config_path: Path | None) -> Config:
-    """The config file, its warnings printed (one line each)."""
+def read_config(config_path: Path | None, seen: list[str] | None = None) -> Config:
+    """The config file, its warnings printed (one line each) and added to ``seen``."""
     config, warnings = load_config(config_path)
     for warning in warnings:
-        print(warning, file=sys.stderr)
+        _warn(warning, seen)
     return config
 
 
-def keymap_from(config: Config) -> Keymap:
+def keymap_from(config: Config, seen: list[str] | None = None) -> Keymap:
     """The keymap of a loaded config; invalid key specs give one warning each and defaults."""
     config, key_warnings = with_key_fallbacks(config, parse_key_spec)
     for warning in key_warnings:
-        print(warning, file=sys.stderr)
+        _warn(warning, seen)
     try:
         return build_keymap(config.keys.focus_toggle_key, config.keys.collapse_key)
     except ValueError as exc:  # e.g. a key that clashes with another binding
-        print(f"asks: {config.path}: {exc}; using the default keys", file=sys.stderr)
+        _warn(f"asks: {config.path}: {exc}; using the default keys", seen)
         return build_keymap()
+
+
+def _warn(warning: str, seen: list[str] | None) -> None:
+    print(warning, file=sys.stderr)
+    if seen is not None:
+        seen.append(warning)
+
+
+def config_notice(warning: str) -> str:
+    """A config warning as a transcript notice: ``Config warning: PATH: …``."""
+    return f"Config warning: {warning.removeprefix('asks: ')}"
 
 
 def resume_id(args: argparse.Namespace, data_dir: Path) -> str | None:
@@ -348,28 +366,13 @@ def build_session(
     confirm = broker.confirm if ui_attached else headless.deny
     agent = Agent(host, model, tools, transcript, confirm, messages=messages, guidance=guidance)
     if resumed:
-        agent.close_open_calls("the session was restarted before this tool finished")
+        agent.close_open_calls(RESTARTED)
     return Session(host, agent, transcript, broker)
 
 
 def replay_transcript(transcript: Transcript, host: QuestionHost, model_name: str) -> None:
-    """Rebuild the visible chat from the journal's conversation records."""
-    for record in host.projection.conversation:
-        entry = record.entry
-        if isinstance(entry, ChatMessage) and entry.role in ("user", "assistant"):
-            if entry.content:
-                if entry.role == "user":
-                    transcript.add(EntryKind.USER, entry.content)
-                else:
-                    transcript.add(EntryKind.AGENT, entry.content, model_name)
-        elif isinstance(entry, ToolResult):
-            envelope = ResultEnvelope(entry.outcome, entry.text, entry.details)
-            transcript.add(EntryKind.RESULT, result_summary(envelope), entry.outcome.value)
-        elif isinstance(entry, FeedbackDelivered):
-            transcript.add(EntryKind.FEEDBACK, entry.text, entry.mode)
+    """Rebuild the visible chat from the journal (asks/agent/replay.py), then say so."""
+    replay.rebuild(transcript, host.projection, model_name, unfinished=RESTARTED)
     stats = host.statistics()
-    transcript.add(
-        EntryKind.NOTICE,
-        f"Resumed session {host.journal.session_id}: {stats.pending} pending, "
-        f"{stats.saved_undelivered} saved answers to deliver.",
-    )
+    notice = replay.resumed_notice(host.journal.session_id, stats.pending, stats.saved_undelivered)
+    transcript.add(EntryKind.NOTICE, notice)

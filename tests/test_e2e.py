@@ -519,7 +519,7 @@ def test_sigkill_after_a_saved_answer_then_resume_delivers_it_once(launch: Launc
     assert count_receipts(launch.records(), pet) == 0
 
     resumed = launch.start("--resume", session, script="crash.toml", rows=50)
-    resumed.wait_for(rf"Resumed session {session}: 1 pending, 1 saved answers to deliver\.")
+    resumed.wait_for(rf"Resumed session {session}: 1 pending, 1 saved answer to deliver\.")
     resumed.wait_for(r"feedback \(wake\)")
     found = resumed.wait_for(r"FEEDBACK-ACK: (\S+)")
     assert found.group(1) == "Dog"

@@ -40,6 +40,8 @@ def make(*entries: tuple[EntryKind, str, str]) -> tuple[Transcript, TranscriptVi
             "  ✔ result (answered): User has answered",
         ),
         (EntryKind.FEEDBACK, "[asks feedback] x", "wake", "  ✉ feedback (wake): [asks feedback] x"),
+        (EntryKind.DECISION, "Allow: ls", "allowed", "⚑ permission allowed: Allow: ls"),
+        (EntryKind.DECISION, "Allow: rm", "denied", "⚑ permission denied: Allow: rm"),
         (EntryKind.ERROR, "boom", "agent error", "✖ agent error: boom"),
         (EntryKind.ERROR, "boom", "", "✖ boom"),
         (EntryKind.NOTICE, "Interrupted.", "", "· Interrupted."),
@@ -177,16 +179,59 @@ def test_scrolling_up_stops_following_and_down_resumes() -> None:
     view.scroll(-1)
     assert not view.following
     held = visible(view, rows=4)
-    assert held != ["· n16", "· n17", "· n18", "· n19"]
+    assert held[-1].strip() == "↓ scrolled up · PgDn for the newest"
+    assert held[:3] != ["· n17", "· n18", "· n19"]
     numbered(transcript, 20, 22)
     view.refresh()
-    assert visible(view, rows=4) == held  # new entries do not pull the view down
+    now = visible(view, rows=4)
+    assert now[:3] == held[:3]  # new entries do not pull the view down
+    assert now[3].strip() == "↓ 2 new below · PgDn"
     view.scroll(+10)
     assert view.following
     assert visible(view, rows=4) == ["· n18", "· n19", "· n20", "· n21"]
     numbered(transcript, 22, 23)
     view.refresh()
     assert visible(view, rows=4)[-1] == "· n22"
+
+
+def test_page_up_then_page_down_is_back_at_the_bottom_without_a_marker() -> None:
+    transcript, view = make()
+    numbered(transcript, 0, 20)
+    view.refresh()
+    bottom = visible(view, rows=5)
+    view.scroll(-1)
+    assert visible(view, rows=5)[-1].strip() == "↓ scrolled up · PgDn for the newest"
+    view.scroll(+1)
+    assert view.following
+    assert visible(view, rows=5) == bottom
+
+
+def test_sending_a_message_scrolls_back_to_the_bottom() -> None:
+    transcript, view = make()
+    numbered(transcript, 0, 20)
+    view.refresh()
+    screen(view, rows=4)
+    view.scroll(-2)
+    assert not view.following
+    transcript.add(EntryKind.NOTICE, "agent news")  # others' entries leave the view alone
+    view.refresh()
+    assert not view.following
+    transcript.add(EntryKind.USER, "my message")
+    view.refresh()
+    assert view.following
+    assert visible(view, rows=4) == ["· n18", "· n19", "· agent news", "you › my message"]
+    assert view.marker_text == ""
+
+
+def test_a_one_row_view_has_no_room_for_the_marker() -> None:
+    transcript, view = make()
+    numbered(transcript, 0, 5)
+    view.refresh()
+    screen(view, rows=1)
+    view.scroll(-1)
+    assert not view.following
+    assert len(screen(view, rows=1)) == 1
+    assert "↓" not in screen(view, rows=1)[0]
 
 
 def test_page_keys_scroll_and_other_keys_are_returned() -> None:

@@ -10,13 +10,17 @@ Semantics:
 * Every kind is recognisable without colour, by its prefix: ``you › ``, ``agent › `` (or
   ``agent (MODEL) › `` when the entry's title names the model), ``⚙ `` tool line,
   ``? asked: `` question card (in a box), ``✔ result (OUTCOME): `` and
-  ``✉ feedback (MODE): `` cards (indented), ``✖ `` error (with its title), ``· `` notice.
+  ``✉ feedback (MODE): `` cards (indented), ``⚑ permission allowed: ``/``⚑ permission denied: ``
+  decisions, ``✖ `` error (with its title), ``· `` notice.
   A streaming agent entry ends in ``…`` until it is done.
 * All entry text is sanitised (:func:`~asks.sanitize.sanitize_text`, newlines kept; titles
   with :func:`~asks.sanitize.sanitize_line`): escape sequences are never drawn.
 * Following: the view keeps the newest entry in sight while it *follows* (initially true).
   Scrolling up (:meth:`scroll`, PgUp/PgDn keys, mouse wheel) stops following; scrolling back to
-  where the bottom is visible resumes it.
+  where the bottom is visible resumes it, and so does a new message of the person (a ``USER``
+  entry: sending a message always shows it). While it does not follow, the view's last row is
+  a marker saying so: ``↓ scrolled up · PgDn for the newest`` or, once entries arrived below,
+  ``↓ N new below · PgDn``.
 * The view is not selectable (a container never moves the keyboard onto it, e.g. on ``up``
   from the editor); the app calls :meth:`TranscriptView.scroll` for PgUp/PgDn. If keys are sent
   to it anyway, ``page up``/``page down`` scroll and every other key is returned.
@@ -37,6 +41,7 @@ Markup = list[tuple[str, str] | str]
 
 STREAMING_MARK: Final = " …"
 CARD_INDENT: Final = 2
+SCROLLED_MARK: Final = "↓ scrolled up · PgDn for the newest"
 
 PALETTE: Final = (
     ("transcript.user", "light cyan,bold", "default", "bold"),
@@ -47,10 +52,17 @@ PALETTE: Final = (
     ("transcript.body", "default", "default", "default"),
     ("transcript.result", "light green", "default", "bold"),
     ("transcript.feedback", "light magenta", "default", "bold"),
+    ("transcript.decision", "light blue", "default", "bold"),
     ("transcript.error", "light red,bold", "default", "bold,standout"),
     ("transcript.notice", "dark gray", "default", "default"),
     ("transcript.streaming", "dark gray", "default", "default"),
+    ("transcript.scrolled", "black", "yellow", "standout"),
 )
+
+
+def scrolled_mark(unseen: int) -> str:
+    """The marker row of a view that does not follow (module docstring)."""
+    return f"↓ {unseen} new below · PgDn" if unseen else SCROLLED_MARK
 
 
 def entry_prefix(entry: Entry) -> str:
@@ -69,6 +81,8 @@ def entry_prefix(entry: Entry) -> str:
             return f"✔ result ({title}): " if title else "✔ result: "
         case EntryKind.FEEDBACK:
             return f"✉ feedback ({title}): " if title else "✉ feedback: "
+        case EntryKind.DECISION:
+            return f"⚑ permission {title}: " if title else "⚑ permission: "
         case EntryKind.ERROR:
             return f"✖ {title}: " if title else "✖ "
         case EntryKind.NOTICE:
@@ -109,7 +123,9 @@ class TranscriptView(urwid.WidgetWrap["urwid.ListBox[int]"]):
         self._open: dict[int, tuple[urwid.Text, tuple[str, bool]]] = {}
         self._following = True
         self._pin = True  # the next render puts the last row at the bottom (while following)
-        self._size: BoxSize | None = None
+        self._size: BoxSize | None = None  # the list's size at the last render (no marker row)
+        self._unseen = 0  # entries appended while not following
+        self._marker = urwid.Text("", align="center", wrap="ellipsis")
         super().__init__(self._listbox)
         self.refresh()
 
@@ -138,32 +154,54 @@ class TranscriptView(urwid.WidgetWrap["urwid.ListBox[int]"]):
             self._walker.append(widget)
             if not entry.done:
                 self._open[index] = (text, (entry.text, entry.done))
+            if entry.kind is EntryKind.USER:
+                self._follow()  # the person sent a message: show it
+            elif not self._following:
+                self._unseen += 1
         if self._following:
             self._request_pin()
+        else:
+            self._invalidate()  # the marker's count
 
     def scroll(self, pages: int) -> None:
-        """Scroll by ``pages`` screens (negative: up); reaching the bottom resumes following."""
+        """Scroll by ``pages`` screens (negative: up); reaching the bottom resumes following.
+
+        Pages are counted in the list's size *with* the marker row, the size it has while
+        scrolled, so PgUp then PgDn lands back at the bottom."""
         key = "page up" if pages < 0 else "page down"
         if self._size is None:
             return
+        cols, rows = self._size
+        body = (cols, rows - 1) if self._following and rows >= 2 else self._size
         for _ in range(abs(pages)):
-            self._listbox.keypress(self._size, key)
-        self._update_following(self._size)
+            self._listbox.keypress(body, key)
+        self._update_following(body)
 
     # -- urwid -----------------------------------------------------------------------------
+    @property
+    def marker_text(self) -> str:
+        """The marker row's text while not following, else ``""``."""
+        return "" if self._following else scrolled_mark(self._unseen)
+
     def render(self, size: BoxSize, focus: bool = False) -> urwid.Canvas:  # type: ignore[override]
-        if self._following and (self._pin or size != self._size):
-            self._pin_bottom(size, focus)
+        body = self._body_size(size)
+        if self._following and (self._pin or body != self._size):
+            self._pin_bottom(body, focus)
         self._pin = False
-        self._size = size
-        return super().render(size, focus)
+        self._size = body
+        canvas = self._listbox.render(body, focus)
+        if body == size:
+            return canvas
+        self._marker.set_text(("transcript.scrolled", self.marker_text))
+        marker = self._marker.render((size[0],))
+        return urwid.CanvasCombine([(canvas, None, focus), (marker, None, False)])
 
     def selectable(self) -> bool:
         return False
 
     def keypress(self, size: BoxSize, key: str) -> str | None:  # type: ignore[override]
         if key in ("page up", "page down"):
-            self._size = size
+            self._size = self._body_size(size)  # what the last render of ``size`` used
             self.scroll(-1 if key == "page up" else 1)
             return None
         return key
@@ -171,8 +209,11 @@ class TranscriptView(urwid.WidgetWrap["urwid.ListBox[int]"]):
     def mouse_event(  # type: ignore[override]  # noqa: PLR0917
         self, size: BoxSize, event: str, button: int, col: int, row: int, focus: bool
     ) -> bool | None:
-        handled = self._listbox.mouse_event(size, event, button, col, row, focus)
-        self._update_following(size)
+        body = self._body_size(size)
+        if row >= body[1]:
+            return False  # the marker row
+        handled = self._listbox.mouse_event(body, event, button, col, row, focus)
+        self._update_following(body)
         return handled
 
     # -- helpers ---------------------------------------------------------------------------
@@ -184,6 +225,16 @@ class TranscriptView(urwid.WidgetWrap["urwid.ListBox[int]"]):
             del self._open[index]
         else:
             self._open[index] = (text, (entry.text, entry.done))
+
+    def _body_size(self, size: BoxSize) -> BoxSize:
+        """The list's part of ``size``: all of it, less the marker row while not following."""
+        cols, rows = size
+        return size if self._following or rows < 2 else (cols, rows - 1)
+
+    def _follow(self) -> None:
+        self._following = True
+        self._unseen = 0
+        self._request_pin()
 
     def _request_pin(self) -> None:
         self._pin = True
@@ -207,6 +258,8 @@ class TranscriptView(urwid.WidgetWrap["urwid.ListBox[int]"]):
             listbox.shift_focus(size, maxrow - rows)
 
     def _update_following(self, size: BoxSize) -> None:
-        self._following = "bottom" in self._listbox.ends_visible(size)
-        if self._following:
-            self._request_pin()
+        if "bottom" in self._listbox.ends_visible(size):
+            self._follow()
+        else:
+            self._following = False
+            self._invalidate()

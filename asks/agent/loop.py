@@ -19,6 +19,12 @@ Invariants:
 * Conversation messages are journaled (``chat_message``); ``ask_user_question`` results and
   feedback are journaled by the host (``tool_result``/``feedback_delivered``), so
   :func:`context_from_journal` rebuilds exactly what the model saw.
+* Transcript: one reply's tool calls *start* in call order (each call's line or card is drawn
+  before the next call starts), then run concurrently. A tool's line (``⚙ name · args``) is
+  open while it runs and ends with its result (``→ …``) or ``→ interrupted``. A ``? asked:``
+  card is drawn only for a call the host accepted (questions asked or a wait opened); a
+  refused call shows its error instead. A permission decision (allowed/denied) is a
+  transcript entry of its own.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ import attrs
 import trio
 
 from asks import contract
+from asks.agent.lines import call_summary, outcome_summary, questions_summary, result_summary
 from asks.agent.transcript import Entry, EntryKind, Transcript
 from asks.host.host import QuestionHost
 from asks.store.entries import ChatMessage, FeedbackDelivered, Record, ToolResult
@@ -258,14 +265,14 @@ class Agent:
             await self._run_tools(calls)
 
     async def _run_tools(self, calls: Sequence[ToolCall]) -> None:
-        """Run one reply's tool calls concurrently (as chat APIs allow); each result enters
-        the context as its call completes, which is also the order the journal holds."""
-        if len(calls) == 1:
-            await self._run_tool(calls[0])
-            return
+        """Run one reply's tool calls concurrently (as chat APIs allow), started in call order:
+        ``nursery.start`` returns once a call drew its line and reached its first wait. Each
+        result enters the context as its call completes, the order the journal holds."""
         async with trio.open_nursery() as nursery:
             for call in calls:
-                nursery.start_soon(self._run_tool, call)
+                card: _AskCard | None = await nursery.start(self._run_tool, call)
+                if card is not None and self.host.wait_of_call(call.id) is not None:
+                    card.show()  # it is waiting: the host accepted it
 
     def _steer(self) -> None:
         feedback = self.host.take_feedback_nowait()
@@ -293,25 +300,38 @@ class Agent:
             self._append(Message("assistant", "".join(text), tuple(calls)))
         return tuple(calls)
 
-    async def _run_tool(self, call: ToolCall) -> None:
-        tool = next((t for t in self.tools if t.name == call.name), None)
+    async def _run_tool(
+        self, call: ToolCall, task_status: trio.TaskStatus[_AskCard | None]
+    ) -> None:
         if call.name == contract.TOOL_NAME:
-            await self._ask(call)
+            await self._ask(call, task_status)
             return
-        self.transcript.add(EntryKind.TOOL, _call_summary(call), call.name)
-        if tool is None:
-            text = f"Error [unknown_tool]: there is no tool named {call.name!r}."
-        else:
-            text = await tool.run(call, self)
+        tool = next((t for t in self.tools if t.name == call.name), None)
+        line = self.transcript.add(
+            EntryKind.TOOL, call_summary(call.name, call.arguments), call.name, done=False
+        )
+        task_status.started(None)
+        text = "interrupted"
+        try:
+            if tool is None:
+                text = f"Error [unknown_tool]: there is no tool named {call.name!r}."
+            else:
+                text = await tool.run(call, _ToolRun(self.host, self.transcript, self.confirm))
+        finally:
+            self.transcript.finish(line, f" → {outcome_summary(text)}")
         self._append(Message("tool", text, tool_call_id=call.id))
 
-    async def _ask(self, call: ToolCall) -> None:
+    async def _ask(self, call: ToolCall, task_status: trio.TaskStatus[_AskCard | None]) -> None:
         arguments = contract.parse_arguments(call.arguments)
         if isinstance(arguments, contract.ToolError):
+            task_status.started(None)
             reply: contract.ToolError | contract.ResultEnvelope = arguments
         else:
-            self.transcript.add(EntryKind.QUESTION, _questions_summary(arguments), call.id)
+            card = _AskCard(self.transcript, questions_summary(arguments, self._question_text),
+                            call.id)
+            task_status.started(card)  # the caller shows the card if this call now waits
             reply = await self.host.ask(call.id, arguments)
+            card.settle(accepted=not isinstance(reply, contract.ToolError))
         if isinstance(reply, contract.ToolError):
             self._append(Message("tool", reply.text, tool_call_id=call.id))
             self.transcript.add(EntryKind.ERROR, reply.text, "ask_user_question")
@@ -319,6 +339,10 @@ class Agent:
         # The host journaled this result (tool_result line): only the context needs it.
         self.messages.append(Message("tool", reply.text, tool_call_id=call.id))
         self.transcript.add(EntryKind.RESULT, result_summary(reply), reply.outcome.value)
+
+    def _question_text(self, question_id: str) -> str | None:
+        ref = self.host.projection.current.get(question_id)
+        return None if ref is None else self.host.question(ref).spec.question
 
     # -- interruption ----------------------------------------------------------------------
     def _interrupted(self) -> None:
@@ -358,31 +382,38 @@ class Agent:
             listener()
 
 
-def result_summary(envelope: contract.ResultEnvelope) -> str:
-    """What the person sees of a result: answers as "question → answer", pending ids."""
-    details = envelope.details
-    lines = [
-        f"{a.get('question', '')} → {a.get('answer') or a.get('kind', '')}"
-        for a in details.get("answers", [])
-        if isinstance(a, dict)
-    ]
-    pending = [str(p) for p in details.get("pending", [])]
-    if pending:
-        lines.append(f"pending: {', '.join(pending)} (answer any time: Shift+Tab or /asks)")
-    return "\n".join(lines) or envelope.outcome.value
+@attrs.define(eq=False)
+class _AskCard:
+    """The ``? asked:`` card of one call, drawn once the host accepted the call: when it is
+    seen waiting (:meth:`show`) or when its reply is a result (:meth:`settle`); never for a
+    refused call."""
+
+    transcript: Transcript
+    text: str
+    call_id: str
+    settled: bool = False
+
+    def show(self) -> None:
+        if not self.settled:
+            self.settled = True
+            self.transcript.add(EntryKind.QUESTION, self.text, self.call_id)
+
+    def settle(self, *, accepted: bool) -> None:
+        if accepted:
+            self.show()
+        self.settled = True
 
 
-def _call_summary(call: ToolCall) -> str:
-    args = call.arguments if len(call.arguments) <= 120 else call.arguments[:117] + "…"
-    return f"{call.name}({args})"
+@attrs.define(eq=False)
+class _ToolRun:
+    """The :class:`ToolContext` of one tool call: the agent's host and transcript, and a
+    confirm that records the person's decision in the transcript."""
 
+    host: QuestionHost
+    transcript: Transcript
+    _confirm: Callable[[str], Any]
 
-def _questions_summary(arguments: object) -> str:
-    if not isinstance(arguments, dict):
-        return ""
-    questions = arguments.get("questions")
-    if not isinstance(questions, list):
-        return ""
-    texts = [str(q.get("question") or q.get("questionId") or "") for q in questions
-             if isinstance(q, dict)]
-    return "\n".join(texts)
+    async def confirm(self, text: str) -> bool:
+        allowed = bool(await self._confirm(text))
+        self.transcript.add(EntryKind.DECISION, text, "allowed" if allowed else "denied")
+        return allowed

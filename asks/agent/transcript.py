@@ -22,6 +22,7 @@ class EntryKind(enum.StrEnum):
     QUESTION = "question"  # questions were asked (card)
     RESULT = "result"  # a blocking question's result went back (card)
     FEEDBACK = "feedback"  # saved answers were steered in / woke the agent (card)
+    DECISION = "decision"  # the person allowed or denied a permission prompt (title says which)
     ERROR = "error"  # something failed; the REPL goes on
     NOTICE = "notice"  # status news (interrupted, resumed, …)
 

@@ -1,0 +1,92 @@
+"""What the transcript says about tool calls: pure text, no I/O, no terminal codes.
+
+* :func:`call_summary` — a tool call as a person reads it: ``work · seconds: 12 · label:
+  indexing``. Arguments are the model's JSON object in its own key order; strings are shown
+  without quotes (whitespace runs collapsed), other values as compact JSON. Arguments that are
+  not a JSON object are shown raw. Long lines are cut with ``…``.
+* :func:`outcome_summary` — the first line of a tool's result, cut, for the end of its line.
+* :func:`questions_summary` — the questions of an ``ask_user_question`` call, one per line; a
+  ``{questionId}`` entry (a promoted question) shows that question's text, looked up by the
+  caller, with its id.
+* :func:`result_summary` — what the person sees of a question result: ``question → answer``
+  per answer (with the person's notes), then the ids still pending.
+
+Nothing here sanitises: the transcript widget does, when drawing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+from asks import contract
+
+MAX_CALL_LINE: Final = 120
+MAX_OUTCOME: Final = 100
+MAX_VALUE: Final = 60
+
+QuestionLookup = Callable[[str], str | None]
+
+
+def shorten(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, ending in ``…`` when cut."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _value_text(value: object) -> str:
+    if isinstance(value, str):
+        return shorten(" ".join(value.split()), MAX_VALUE)
+    return shorten(json.dumps(value, ensure_ascii=False, separators=(", ", ": ")), MAX_VALUE)
+
+
+def call_summary(name: str, arguments: str) -> str:
+    """``name · key: value · …`` (module docstring)."""
+    try:
+        value = json.loads(arguments or "{}")
+    except ValueError:
+        value = None
+    if not isinstance(value, dict):
+        return shorten(f"{name}: {' '.join(arguments.split())}", MAX_CALL_LINE)
+    parts = [name, *(f"{key}: {_value_text(item)}" for key, item in value.items())]
+    return shorten(" · ".join(parts), MAX_CALL_LINE)
+
+
+def outcome_summary(text: str) -> str:
+    """The first non-blank line of a tool result, cut to :data:`MAX_OUTCOME`."""
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    return shorten(first, MAX_OUTCOME)
+
+
+def questions_summary(arguments: object, lookup: QuestionLookup) -> str:
+    """One line per question of a parsed ``ask_user_question`` call (module docstring)."""
+    questions = arguments.get("questions") if isinstance(arguments, dict) else None
+    if not isinstance(questions, list):
+        return ""
+    lines = []
+    for item in questions:
+        if not isinstance(item, dict):
+            continue
+        if item.get("question"):
+            lines.append(str(item["question"]))
+        elif item.get("questionId"):
+            qid = str(item["questionId"])
+            text = lookup(qid)
+            lines.append(f"{text} ({qid})" if text else qid)
+    return "\n".join(lines)
+
+
+def result_summary(envelope: contract.ResultEnvelope) -> str:
+    """``question → answer (notes: …)`` per answer, then pending ids (module docstring)."""
+    details = envelope.details
+    lines = [_answer_line(a) for a in details.get("answers", []) if isinstance(a, dict)]
+    pending = [str(p) for p in details.get("pending", [])]
+    if pending:
+        lines.append(f"pending: {', '.join(pending)} (answer any time: Shift+Tab or /asks)")
+    return "\n".join(lines) or envelope.outcome.value
+
+
+def _answer_line(answer: Mapping[str, Any]) -> str:
+    line = f"{answer.get('question', '')} → {answer.get('answer') or answer.get('kind', '')}"
+    notes = str(answer.get("notes") or "").strip()
+    return f"{line} (notes: {notes})" if notes else line
