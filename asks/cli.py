@@ -47,7 +47,7 @@ from asks.agent.transcript import EntryKind, Transcript
 from asks.config import Config, load_config, with_key_fallbacks
 from asks.contract import DEFAULT_GUIDANCE, Guidance
 from asks.host.host import QuestionHost
-from asks.store.entries import Record
+from asks.store.entries import Record, SessionMode
 from asks.store.journal import (
     Journal,
     SessionLocked,
@@ -55,10 +55,8 @@ from asks.store.journal import (
     StorageError,
     default_data_dir,
     list_sessions,
-    read_records,
 )
-from asks.store.projection import Projection
-from asks.surfaces import headless
+from asks.surfaces import headless, listing
 from asks.widgets.app import Session, WebOptions, run_repl
 from asks.widgets.keymap import Keymap, build_keymap, parse_key_spec
 
@@ -158,20 +156,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def print_sessions(data_dir: Path) -> int:
+    """``asks sessions``: a table with a header (asks/surfaces/listing.py)."""
     try:
-        sessions = list_sessions(data_dir)
+        rows = listing.session_rows(data_dir)
     except OSError as exc:
         raise storage_problem(f"list the sessions in {data_dir}", exc) from exc
-    if not sessions:
+    if not rows:
         print(f"No sessions in {data_dir}.")
         return 0
-    for info in sessions:
-        projection = Projection()
-        projection.apply_all(read_records(info.session_id, data_dir=data_dir))
-        print(
-            f"{info.session_id}  {len(projection.pending)} pending  "
-            f"{len(projection.undelivered)} saved, not yet delivered"
-        )
+    print("\n".join(listing.table(rows)))
     return 0
 
 
@@ -203,12 +196,15 @@ def read_prompt(value: str) -> str:
     return text
 
 
-def open_journal(args: argparse.Namespace, data_dir: Path) -> tuple[Journal, list[Record], bool]:
-    """A new session's journal, or the resumed one with its records; True when resumed."""
+def open_journal(
+    args: argparse.Namespace, data_dir: Path, mode: SessionMode
+) -> tuple[Journal, list[Record], bool]:
+    """A new session's journal (started in ``mode``), or the resumed one with its records;
+    True when resumed."""
     session_id = resume_id(args, data_dir)
     try:
         if session_id is None:
-            return Journal.create(data_dir=data_dir), [], False
+            return Journal.create(data_dir=data_dir, mode=mode), [], False
         journal, records = Journal.open(session_id, data_dir=data_dir)
     except (SessionNotFound, SessionLocked):
         raise
@@ -232,7 +228,7 @@ def run(
         from asks.surfaces.web import binding_warning  # noqa: PLC0415 (hypercorn loads only for --web)
 
         print(binding_warning(args.web_host) or "", file=sys.stderr)
-    journal, records, resumed = open_journal(args, data_dir)
+    journal, records, resumed = open_journal(args, data_dir, SessionMode.INTERACTIVE)
     with journal:
         session = build_session(journal, records, source, resumed=resumed, guidance=guidance)
         for warning in warnings:  # printed before the screen took over: say them in it too
@@ -264,7 +260,7 @@ def run_headless(
     prompt: str,
 ) -> int:
     """``asks -p``: one turn, no UI (asks/headless.py)."""
-    journal, records, resumed = open_journal(args, data_dir)
+    journal, records, resumed = open_journal(args, data_dir, SessionMode.PRINT)
     with journal:
         session = build_session(journal, records, source, resumed=resumed, guidance=guidance,
                                 ui_attached=False)

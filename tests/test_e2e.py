@@ -511,7 +511,10 @@ def test_sigkill_after_a_saved_answer_then_resume_delivers_it_once(launch: Launc
 
     listing = asks_cli("sessions", "--data-dir", str(launch.data_dir), env=launch.env)
     assert listing.returncode == 0, listing.stderr
-    found = re.fullmatch(r"(\S+)  1 pending  1 saved, not yet delivered\n", listing.stdout)
+    header, row = listing.stdout.splitlines()
+    assert header.split() == ["SESSION", "STARTED", "LAST", "USED", "MODE", "QUESTIONS", "FIRST",
+                              "MESSAGE"]
+    found = re.fullmatch(r"(\S+) .*  repl  1 pending, 1 unsent", row)
     assert found, listing.stdout
     session = found.group(1)
     assert launch.journal().name == f"{session}.jsonl"

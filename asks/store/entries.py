@@ -34,6 +34,19 @@ from asks.core.model import AnswerKind, Outcome, Question, QuestionRef, Resoluti
 SCHEMA_VERSION: Final = 1
 
 
+class SessionMode(enum.StrEnum):
+    """How the session was started: the REPL, or ``asks -p`` (no UI). Journals written before
+    the field existed, or with a value this version does not know, read as ``unknown``."""
+
+    INTERACTIVE = "interactive"
+    PRINT = "print"
+    UNKNOWN = "unknown"
+
+    @classmethod
+    def _missing_(cls, value: object) -> SessionMode:
+        return cls.UNKNOWN
+
+
 @attrs.frozen
 class SessionStarted:
     """First line of every journal."""
@@ -41,6 +54,7 @@ class SessionStarted:
     session_id: str
     created_at: float
     app_version: str
+    mode: SessionMode = SessionMode.UNKNOWN
 
 
 @attrs.frozen
@@ -237,7 +251,7 @@ def _make_converter() -> cattrs.Converter:
     converter.register_structure_hook_factory(_is_homogeneous_tuple, _homogeneous_tuple_hook)
     converter.register_structure_hook_factory(_is_optional, _optional_hook)
     # Explicitly per type: cattrs dispatches a StrEnum by its ``str`` base before any factory.
-    for enum_type in (Outcome, ResolutionKind, AnswerKind):
+    for enum_type in (Outcome, ResolutionKind, AnswerKind, SessionMode):
         converter.register_structure_hook(enum_type, _enum_hook(enum_type))
     converter.register_structure_hook_func(lambda tp: tp == dict[str, Any], _structure_json_object)
     converter.register_structure_hook(ChatMessage, _chat_message_hook(converter))

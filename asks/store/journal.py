@@ -47,7 +47,7 @@ from typing import Self
 import attrs
 
 from asks import __version__
-from asks.store.entries import Entry, Record, SessionStarted, encode
+from asks.store.entries import Entry, Record, SessionMode, SessionStarted, encode
 from asks.store.files import (
     SUFFIX,
     FileOps,
@@ -159,8 +159,10 @@ class Journal:
         file_ops: FileOps | None = None,
         clock: Callable[[], float] = time.time,
         app_version: str = __version__,
+        mode: SessionMode = SessionMode.UNKNOWN,
     ) -> Journal:
-        """Start a new session file and save :class:`SessionStarted` as seq 0.
+        """Start a new session file and save :class:`SessionStarted` (with ``mode``: the REPL
+        or ``-p``) as seq 0.
 
         Raises :class:`FileExistsError` if the session exists, :class:`StorageError` if the
         first line cannot be saved (the file is then removed).
@@ -186,7 +188,7 @@ class Journal:
         journal = cls(sid, path, ops=ops, fd=fd, clock=clock)
         try:
             ops.lock(fd, path)
-            journal.append(SessionStarted(sid, float(clock()), app_version))
+            journal.append(SessionStarted(sid, float(clock()), app_version, mode))
             try:
                 ops.fsync_dir(directory)
                 if created_dir:

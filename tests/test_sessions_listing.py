@@ -1,0 +1,104 @@
+"""``asks sessions``: a header, dates, the mode (REPL or ``-p``), questions and the first message.
+
+The real command in a child process; sessions made by the real ``asks -p`` and the real REPL
+(under a pty), plus journals written here for the cases a run cannot make on demand (one from
+before the mode was recorded, hostile text, saved-but-unsent answers).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from pty_harness import ROOT, PtyApp
+
+from asks.host.host import PanelCommand, QuestionHost
+from asks.store.entries import ChatMessage, SessionMode
+from asks.store.journal import Journal
+
+SCRIPTS = Path(__file__).with_name("scripts")
+DATE = r"\d{4}-\d\d-\d\d \d\d:\d\d"
+HEADER = re.compile(r"SESSION +STARTED +LAST USED +MODE +QUESTIONS +FIRST MESSAGE")
+
+
+def asks(tmp: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_CONFIG_HOME": str(tmp / "config")}
+    return subprocess.run(
+        [sys.executable, "-m", "asks", "--data-dir", str(tmp / "data"), *args],
+        input=stdin, capture_output=True, text=True, env=env, cwd=ROOT, timeout=60, check=False,
+    )
+
+
+def listing(tmp: Path) -> list[str]:
+    result = asks(tmp, "sessions")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    lines = result.stdout.splitlines()
+    assert HEADER.fullmatch(lines[0]), lines[0]
+    return lines[1:]
+
+
+def test_a_print_session_is_listed_with_its_dates_mode_and_first_line(tmp_path: Path) -> None:
+    (tmp_path / "config").mkdir()
+    before = time.time()
+    ran = asks(tmp_path, "--script", str(SCRIPTS / "wake.toml"), "-p", "Deploy it\nplease")
+    assert ran.returncode == 0, ran.stderr
+    [row] = listing(tmp_path)
+    session = next((tmp_path / "data").glob("*.jsonl")).stem
+    found = re.fullmatch(rf"(\S+)  ({DATE})  ({DATE})  -p    0 pending  Deploy it", row)
+    assert found, row
+    assert found.group(1) == session
+    started = time.mktime(time.strptime(found.group(2), "%Y-%m-%d %H:%M"))
+    assert before - 60 <= started <= time.time()
+
+
+def test_a_repl_session_is_listed_as_repl(tmp_path: Path) -> None:
+    (tmp_path / "config").mkdir()
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "config")}
+    app = PtyApp(["--data-dir", str(tmp_path / "data"), "--script",
+                  str(SCRIPTS / "wake.toml")], env=env, rows=50)
+    try:
+        app.wait_for(r"WAKE-START")
+        app.type("hello there")
+        app.press("enter")
+        app.wait_for(r"you › hello there")
+        app.type("/quit")
+        app.press("enter")
+        assert app.wait_exit() == 0
+    finally:
+        app.close()
+    [row] = listing(tmp_path)
+    assert re.fullmatch(rf"\S+  {DATE}  {DATE}  repl  \d+ pending  hello there", row), row
+
+
+def test_old_journals_hostile_text_and_unsent_answers(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    (tmp_path / "config").mkdir()
+    with Journal.create(data_dir=data, session_id="old") as old:  # no mode recorded
+        old.append(ChatMessage("user", "\x1b]0;pwned\x07hi \x1b[31mred\x1b[0m" + "x" * 100))
+    with Journal.create(data_dir=data, session_id="new", mode=SessionMode.INTERACTIVE) as new:
+        host = QuestionHost(new)
+        options = [{"label": "A"}, {"label": "B"}]
+        for n in range(2):
+            host.start_call_nowait(f"c{n}", {"blocking": False, "questions": [
+                {"question": f"Q{n}?", "header": "H", "options": options}]})
+        host.enter_panel_nowait()
+        host.command_nowait(PanelCommand.CONFIRM)  # saved, not yet delivered
+    os.utime(data / "old.jsonl", (1_000_000_000, 1_000_000_000))
+    rows = listing(tmp_path)
+    assert [row.split()[0] for row in rows] == ["new", "old"]  # newest first
+    assert re.fullmatch(rf"new +{DATE}  {DATE}  repl  1 pending, 1 unsent", rows[0]), rows[0]
+    assert "\x1b" not in rows[1] and "pwned" not in rows[1]
+    found = re.fullmatch(rf"old +{DATE}  {DATE}  \?     0 pending +(hi redx+…)", rows[1])
+    assert found, rows[1]
+    assert len(found.group(1)) == 60
+
+
+def test_no_sessions_says_so(tmp_path: Path) -> None:
+    (tmp_path / "config").mkdir()
+    result = asks(tmp_path, "sessions")
+    assert (result.returncode, result.stdout) == (0, f"No sessions in {tmp_path / 'data'}.\n")
