@@ -1,4 +1,5 @@
-"""A data dir that cannot be used at start: one line saying what and where, exit 1, no traceback.
+"""Start-up messages. A data dir that cannot be used at start: one line saying what and where,
+exit 1, no traceback; config warnings: on stderr and, in the REPL, as transcript notices.
 
 The real ``asks`` command, in a child process: the REPL under a real pty (the line must be what
 the terminal shows, before any screen is drawn), ``-p`` and ``sessions`` with pipes. Two real
@@ -23,7 +24,7 @@ from pathlib import Path
 import ptyprocess
 import pyte
 import pytest
-from pty_harness import ROOT
+from pty_harness import ROOT, PtyApp
 
 from asks.store.journal import Journal
 
@@ -139,3 +140,25 @@ def test_repl_on_a_full_disk_under_a_pty(tmp_path: Path) -> None:
     status, text, _ = run_in_pty(["--data-dir", str(data_dir)], tmp_path, no_file_writes)
     assert status == EXIT_STORAGE, text
     assert text == f"asks: cannot start a new session in {data_dir}: File too large"
+
+
+def test_config_warnings_are_also_notices_inside_the_repl(tmp_path: Path) -> None:
+    """The warnings go to stderr before the full screen takes over, where they are hidden
+    while the app runs: the transcript repeats them at start."""
+    config = tmp_path / "config" / "asks" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('colour = "blue"\n[keys]\nfocus_toggle_key = "no such key"\n')
+    script = ROOT / "tests" / "scripts" / "wake.toml"
+    app = PtyApp(["--data-dir", str(tmp_path / "data"), "--script", str(script)],
+                 env={"XDG_CONFIG_HOME": str(tmp_path / "config")}, cols=200, rows=40)
+    try:
+        app.wait_for(r"WAKE-START")
+        shown = [line for line in app.text().splitlines() if "Config warning" in line]
+        app.type("/quit")
+        app.press("enter")
+        assert app.wait_exit() == 0
+    finally:
+        app.close()
+    assert len(shown) == 2, shown
+    assert shown[0].startswith(f"· Config warning: {config}: unknown key")
+    assert shown[1].startswith(f"· Config warning: {config}: ") and "focus_toggle_key" in shown[1]
