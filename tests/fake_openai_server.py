@@ -56,6 +56,7 @@ class Reply:
     hang: str | None = None  # "before" | "after"
     delay: float = 0.0
     raw: bytes | None = None
+    finish: str | None = None  # the finish_reason (default: tool_calls with calls, else stop)
 
 
 @dataclass
@@ -232,7 +233,7 @@ class FakeOpenAI:
                     "id": "chatcmpl-fake", "object": "chat.completion", "created": 0,
                     "model": body.get("model", ""),
                     "choices": [{"index": 0, "message": message,
-                                 "finish_reason": "tool_calls" if reply.calls else "stop"}],
+                                 "finish_reason": _finish(reply)}],
                 }
                 self._send(200, json.dumps(payload).encode(), {})
 
@@ -291,8 +292,12 @@ def _events(reply: Reply, model: str) -> Iterator[bytes]:
         for start in range(0, len(call.arguments), step):
             piece = call.arguments[start : start + step]
             yield event({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
-    yield event({}, "tool_calls" if reply.calls else "stop")
+    yield event({}, _finish(reply))
     yield b"data: [DONE]\n\n"
+
+
+def _finish(reply: Reply) -> str:
+    return reply.finish or ("tool_calls" if reply.calls else "stop")
 
 
 def _words(text: str) -> list[str]:

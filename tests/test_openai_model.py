@@ -144,7 +144,7 @@ async def test_first_request_offers_the_ask_tool_with_guidance(
     assert seen.path == "/v1/chat/completions"
     assert seen.headers["authorization"] == f"Bearer {KEY}"
     assert seen.body["model"] == "test" and seen.body["stream"] is True
-    assert seen.tool_names == ["ask_user_question", "work", "gate"]
+    assert seen.tool_names == ["work", "gate", "ask_user_question"]
     assert seen.tool("ask_user_question") == contract.openai_tool(GUIDANCE)
     assert seen.tool("ask_user_question")["function"]["description"] == GUIDANCE.description
     system = seen.messages[0]
@@ -164,7 +164,6 @@ async def test_without_ui_the_ask_tool_is_not_offered_and_a_call_gets_no_ui(
     assert await one_turn(rig) is TurnOutcome.FINISHED
     first, second = server.seen
     assert first.tool_names == ["work", "gate"]
-    assert "SNIPPET-MARKER" not in first.messages[0]["content"]
     assert "non-interactive" in first.messages[0]["content"]
     tool = second.messages[-1]
     assert tool["role"] == "tool" and tool["tool_call_id"] == "c1"
@@ -309,6 +308,116 @@ async def test_repeated_call_ids_from_the_server_are_made_unique(
     assert sorted(results) == sorted(calls)
 
 
+async def test_the_system_prompt_and_the_tool_prefix_do_not_depend_on_the_ui(
+    tmp_path: Path, server: FakeOpenAI
+) -> None:
+    """-p and the REPL share a prompt prefix, so a local server's prompt cache serves both."""
+    server.queue(Reply("a"), Reply("b"))
+    repl = Rig(tmp_path / "repl", server.url)
+    headless = Rig(tmp_path / "headless", server.url, ui=False)
+    assert await one_turn(repl) is TurnOutcome.FINISHED
+    assert await one_turn(headless) is TurnOutcome.FINISHED
+    with_ui, without_ui = server.seen
+    assert with_ui.messages[0] == without_ui.messages[0]  # the same system message
+    assert with_ui.tool_names[: len(without_ui.tool_names)] == without_ui.tool_names
+    assert with_ui.body["tools"][:2] == without_ui.body["tools"]
+
+
+async def test_a_true_retry_maps_to_the_same_question(tmp_path: Path, server: FakeOpenAI) -> None:
+    """Same call id, same arguments, question still pending: the host's retry path (no new
+    question), and the loop journals the repeated result so the journal still rebuilds the
+    context. A reused id whose questions are closed is renamed (a new question)."""
+    asked = ask(COLOUR, blocking=False)
+    server.queue(Reply("", [Call("ask_user_question", asked, "r1")]),
+                 Reply("", [Call("ask_user_question", asked, "r1")]),  # the retry
+                 Reply("Asked once."))
+    rig = Rig(tmp_path, server.url)
+    assert await one_turn(rig) is TurnOutcome.FINISHED
+    assert len(rig.host.projection.pending) == 1 and len(rig.host.tabs) == 1
+    ids = [c.id for m in rig.agent.messages for c in m.tool_calls]
+    assert ids == ["r1", "r1"]
+    results = [m["content"] for m in server.seen[2].messages if m["role"] == "tool"]
+    assert len(results) == 2 and results[0] == results[1]
+    assert results[0].startswith("Questions sent to the user without blocking")
+    records = read_records(rig.journal.session_id, data_dir=tmp_path)
+    assert context_from_journal(records) == rig.agent.messages
+
+    rig.answer(row=0)  # the question is closed now: the same id again is not a retry
+    server.queue(Reply("", [Call("ask_user_question", asked, "r1")]), Reply("Asked again."))
+    assert await one_turn(rig, "ask again") is TurnOutcome.FINISHED
+    last = [c.id for m in rig.agent.messages for c in m.tool_calls][-1]
+    assert last != "r1" and len(rig.host.projection.pending) == 1
+
+
+async def test_lone_surrogates_are_made_encodable_at_the_provider_edge(
+    tmp_path: Path, server: FakeOpenAI
+) -> None:
+    """Raw lone surrogates in text, tool names and arguments, and escaped ones inside the
+    arguments' JSON, become U+FFFD once: the next requests go out, the journal rebuilds the
+    same context, and every later message works."""
+    escaped = '{"questions": [{"question": "Pick\\ud800?", "header": "H\\udfff"}], ' \
+              '"blocking": false}'
+    server.queue(
+        Reply("bad \ud800 text", [Call("nope\udc00", '{"x": "\ud800"}', "s1"),
+                                   Call("ask_user_question", escaped, "s2")]),
+        Reply("still fine"), Reply("and again"),
+    )
+    rig = Rig(tmp_path, server.url)
+    assert await one_turn(rig) is TurnOutcome.FINISHED
+    assert await one_turn(rig, "next") is TurnOutcome.FINISHED
+    assert rig.texts(EntryKind.AGENT) == ["bad \ufffd text", "still fine", "and again"]
+    assistant = server.seen[1].messages[2]
+    assert assistant["content"] == "bad \ufffd text"
+    assert [c["function"]["name"] for c in assistant["tool_calls"]] == [
+        "nope\ufffd", "ask_user_question"]
+    assert assistant["tool_calls"][0]["function"]["arguments"] == '{"x": "\ufffd"}'
+    (state,) = rig.host.projection.by_ref.values()
+    assert (state.question.spec.question, state.question.spec.header) == ("Pick\ufffd?", "H\ufffd")
+    records = read_records(rig.journal.session_id, data_dir=tmp_path)
+    assert context_from_journal(records) == rig.agent.messages
+    assert not rig.texts(EntryKind.ERROR)[:1] or "Unicode" not in rig.texts(EntryKind.ERROR)[0]
+
+
+async def test_json_punctuation_beside_tool_calls_is_dropped(
+    tmp_path: Path, server: FakeOpenAI
+) -> None:
+    """llama.cpp leaves "{}" as content next to tool calls; a reply of only "{}" stays."""
+    server.queue(Reply("{}\n{", [Call("work", '{"seconds": 0}', "w1")]), Reply("{}"))
+    rig = Rig(tmp_path, server.url)
+    assert await one_turn(rig) is TurnOutcome.FINISHED
+    assistant = server.seen[1].messages[2]
+    assert assistant["content"] is None and assistant["tool_calls"]
+    assert rig.texts(EntryKind.AGENT) == ["{}"]  # the junk never showed; the plain reply did
+    assert [m.content for m in rig.agent.messages if m.role == "assistant"] == ["", "{}"]
+
+
+async def test_a_broken_stream_is_shown_but_not_fed_back(
+    tmp_path: Path, server: FakeOpenAI
+) -> None:
+    server.queue(Reply("a fragment that breaks off", cut=True), Reply("Fresh start."))
+    rig = Rig(tmp_path, server.url)
+    assert await one_turn(rig, "first") is TurnOutcome.FAILED
+    (error,) = rig.texts(EntryKind.ERROR)
+    assert "[model] stream = false" in error
+    assert rig.texts(EntryKind.AGENT)[0].startswith("a fragment")  # what the person saw stays
+    assert await one_turn(rig, "second") is TurnOutcome.FINISHED
+    assert roles(server.seen[1]) == ["system", "user", "user"]  # no fragment as its words
+    records = read_records(rig.journal.session_id, data_dir=tmp_path)
+    assert context_from_journal(records) == rig.agent.messages
+
+
+async def test_an_empty_reply_says_the_model_said_nothing(
+    tmp_path: Path, server: FakeOpenAI
+) -> None:
+    server.queue(Reply(""), Reply("cut", finish="length"))
+    rig = Rig(tmp_path, server.url)
+    assert await one_turn(rig) is TurnOutcome.FINISHED
+    assert rig.texts(EntryKind.NOTICE) == ["The model said nothing (an empty reply)."]
+    assert await one_turn(rig, "more") is TurnOutcome.FINISHED
+    assert rig.texts(EntryKind.NOTICE)[-1] == "The reply was cut off at the model's length limit."
+    assert all("length limit" not in m.content for m in rig.agent.messages)
+
+
 # ---------------------------------------------------------------------------- interruption
 @pytest.mark.parametrize("hang", ["before", "after"])
 async def test_ctrl_c_cancels_the_request_in_flight(
@@ -372,7 +481,7 @@ FAILURES = {
     "cut mid-stream": (Reply("some words and then", cut=True), 1, "the reply stream from"),
     "no finish": (Reply("words but no end", truncate=True), 1,
                   "ended before the model finished"),
-    "garbage": (Reply(raw=b"data: {not json\n\n"), 1, "bad reply from"),
+    "garbage": (Reply(raw=b"data: {not json\n\n"), 1, "the reply stream from"),
 }
 
 
@@ -472,9 +581,10 @@ def test_chat_message_mapping() -> None:
     ]
 
 
-def test_the_sdk_is_imported_lazily() -> None:
-    code = ("import sys, asks.cli, asks.agent.openai_model as m; "
-            "m.OpenAIModel(m.Settings('x')); print('openai' in sys.modules)")
+def test_the_sdks_are_imported_lazily() -> None:
+    code = ("import sys, asks.cli, asks.agent.openai_model as m, asks.agent.anthropic_model as a;"
+            " m.OpenAIModel(m.Settings('x')); a.AnthropicModel(m.Settings('y'));"
+            " print('openai' in sys.modules, 'anthropic' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           cwd=ROOT, check=True)
-    assert done.stdout.strip() == "False"
+    assert done.stdout.strip() == "False False"

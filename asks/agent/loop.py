@@ -13,11 +13,18 @@ Invariants:
   ``interrupted`` (questions stay pending).
 * A failing model or tool never ends the loop: the error goes to the transcript, the turn ends,
   the REPL stays usable. A :class:`ModelError` (a provider failure) shows its one-line message.
-* The tools offered to the model are ``ask_user_question`` (with the configured guidance) —
-  only while the host has a UI (``host.ui_attached``) — followed by the other tools' schemas.
-  A call to ``ask_user_question`` is served by the host either way (without a UI: ``no_ui``).
+  A reply broken by such an error stays on screen but does not enter the context; an
+  interrupted one (Ctrl+C) enters it with what was streamed; an empty one says so.
+* Every reply passes the provider edge once (asks/agent/reply.py, asks/agent/edge.py): text and
+  calls made encodable, JSON punctuation beside tool calls dropped, call ids made unique except
+  for a true retry of a still-open ask call.
+* The tools offered are the other tools that need no UI, then — only while the host has a UI
+  (``host.ui_attached``) — ``ask_user_question`` (with the configured guidance) and the tools
+  marked ``needs_ui`` (``withdraw_question``): the prefix is the same in every mode. A call to
+  ``ask_user_question`` is served by the host either way (without a UI: ``no_ui``).
 * Conversation messages are journaled (``chat_message``); ``ask_user_question`` results and
-  feedback are journaled by the host (``tool_result``/``feedback_delivered``), so
+  feedback are journaled by the host (``tool_result``/``feedback_delivered``) — a retry the
+  host answers from an earlier result is journaled by the loop — so
   :func:`context_from_journal` rebuilds exactly what the model saw.
 * Transcript: one reply's tool calls *start* in call order (each call's line or card is drawn
   before the next call starts), then run concurrently. A tool's line (``⚙ name · args``) is
@@ -38,39 +45,16 @@ import attrs
 import trio
 
 from asks import contract
+from asks.agent.edge import assign_ids
+from asks.agent.events import Message, ModelError, ModelEvent, ModelNotice, TextDelta, ToolCall
 from asks.agent.lines import call_summary, outcome_summary, questions_summary, result_summary
-from asks.agent.transcript import Entry, EntryKind, Transcript
+from asks.agent.reply import SAID_NOTHING, ReplyReader
+from asks.agent.transcript import EntryKind, Transcript
 from asks.host.host import QuestionHost
 from asks.store.entries import ChatMessage, FeedbackDelivered, Record, ToolResult
 
 FEEDBACK_ROLE = "user"
-
-
-@attrs.frozen
-class ToolCall:
-    """A tool call as the model made it (arguments are the raw JSON string)."""
-
-    id: str
-    name: str
-    arguments: str
-
-
-@attrs.frozen
-class Message:
-    """One context message in chat-completions shape."""
-
-    role: str  # system | user | assistant | tool
-    content: str = ""
-    tool_calls: tuple[ToolCall, ...] = ()
-    tool_call_id: str | None = None
-
-
-@attrs.frozen
-class TextDelta:
-    text: str
-
-
-ModelEvent = TextDelta | ToolCall
+__all__ = ["Message", "ModelError", "ModelEvent", "ModelNotice", "TextDelta", "ToolCall"]
 
 
 class Model(Protocol):
@@ -119,11 +103,6 @@ class TurnOutcome(enum.StrEnum):
     FINISHED = "finished"
     INTERRUPTED = "interrupted"
     FAILED = "failed"
-
-
-class ModelError(Exception):
-    """A model provider failed (unreachable, refused, cut off, …); the message is one line
-    written for the person, shown as is."""
 
 
 def context_from_journal(records: Sequence[Record]) -> list[Message]:
@@ -224,9 +203,13 @@ class Agent:
         return await self._turn(user_text)
 
     def offered_tools(self) -> list[dict[str, Any]]:
-        """The tool schemas of the next model call (module docstring)."""
-        ask = [contract.openai_tool(self.guidance)] if self.host.ui_attached else []
-        return ask + [t.schema() for t in self.tools]
+        """The tool schemas of the next model call (module docstring): the tools that work
+        without a UI first, so the list (a prompt-cache prefix) is the same in every mode."""
+        always = [t.schema() for t in self.tools if not getattr(t, "needs_ui", False)]
+        if not self.host.ui_attached:
+            return always
+        with_ui = [t.schema() for t in self.tools if getattr(t, "needs_ui", False)]
+        return [*always, contract.openai_tool(self.guidance), *with_ui]
 
     async def _turn(self, user_text: str | None) -> TurnOutcome:
         self._set_state(AgentState.WORKING)
@@ -281,24 +264,40 @@ class Agent:
             self.transcript.add(EntryKind.FEEDBACK, feedback.text, feedback.mode.value)
 
     async def _model_call(self) -> tuple[ToolCall, ...]:
-        entry: Entry | None = None  # created with the first text, so silent replies show none
-        text: list[str] = []
-        calls: list[ToolCall] = []
+        """One model call read through the provider edge (asks/agent/reply.py). A completed
+        or interrupted reply enters the context; a broken one (a provider error mid-stream)
+        stays on screen only, so the model is never fed a fragment as its own words."""
+        reader = ReplyReader(self.transcript, self.model.name)
         try:
-            stream = self.model.stream(list(self.messages), self.offered_tools())
-            async for event in stream:
-                if isinstance(event, ToolCall):
-                    calls.append(event)
-                    continue
-                text.append(event.text)
-                if entry is None:
-                    entry = self.transcript.add(EntryKind.AGENT, "", self.model.name, done=False)
-                self.transcript.stream(entry, event.text)
-        finally:
-            if entry is not None:
-                self.transcript.finish(entry)
-            self._append(Message("assistant", "".join(text), tuple(calls)))
-        return tuple(calls)
+            async for event in self.model.stream(list(self.messages), self.offered_tools()):
+                reader.add(event)
+        except Exception:
+            reader.close()
+            raise
+        except BaseException:  # interrupted (Ctrl+C): keep what the model said so far
+            reader.close()
+            self._append(Message("assistant", reader.text(complete=False),
+                                 self._unique(reader.calls)))
+            raise
+        reader.close()
+        calls = self._unique(reader.calls)
+        text = reader.text(complete=True)
+        self._append(Message("assistant", text, calls))
+        if not text and not calls:
+            self.transcript.add(EntryKind.NOTICE, SAID_NOTHING)
+        return calls
+
+    def _unique(self, calls: Sequence[ToolCall]) -> tuple[ToolCall, ...]:
+        """Unique call ids but for true retries (asks/agent/edge.py)."""
+        earlier = [c for m in self.messages for c in m.tool_calls]
+        return tuple(assign_ids(calls, earlier, self._still_open,
+                                lambda call, new: attrs.evolve(call, id=new)))
+
+    def _still_open(self, call_id: str) -> bool:
+        """An ask call whose questions are (some of them) still pending."""
+        state = self.host.projection.calls.get(call_id)
+        pending = self.host.projection.pending
+        return state is not None and any(ref in pending for ref in state.refs)
 
     async def _run_tool(
         self, call: ToolCall, task_status: trio.TaskStatus[_AskCard | None]
@@ -314,7 +313,7 @@ class Agent:
         text = "interrupted"
         try:
             if tool is None:
-                text = f"Error [unknown_tool]: there is no tool named {call.name!r}."
+                text = contract.unknown_tool(call.name).text
             else:
                 text = await tool.run(call, _ToolRun(self.host, self.transcript, self.confirm))
         finally:
@@ -330,15 +329,23 @@ class Agent:
             card = _AskCard(self.transcript, questions_summary(arguments, self._question_text),
                             call.id)
             task_status.started(card)  # the caller shows the card if this call now waits
+            before = self._journaled_result(call.id)
             reply = await self.host.ask(call.id, arguments)
             card.settle(accepted=not isinstance(reply, contract.ToolError))
         if isinstance(reply, contract.ToolError):
             self._append(Message("tool", reply.text, tool_call_id=call.id))
             self.transcript.add(EntryKind.ERROR, reply.text, "ask_user_question")
             return
-        # The host journaled this result (tool_result line): only the context needs it.
-        self.messages.append(Message("tool", reply.text, tool_call_id=call.id))
+        message = Message("tool", reply.text, tool_call_id=call.id)
+        if self._journaled_result(call.id) is not before:
+            self.messages.append(message)  # the host journaled it (tool_result line)
+        else:
+            self._append(message)  # a retry answered from an earlier result: not journaled yet
         self.transcript.add(EntryKind.RESULT, result_summary(reply), reply.outcome.value)
+
+    def _journaled_result(self, call_id: str) -> ToolResult | None:
+        state = self.host.projection.calls.get(call_id)
+        return None if state is None else state.result
 
     def _question_text(self, question_id: str) -> str | None:
         ref = self.host.projection.current.get(question_id)
@@ -362,8 +369,8 @@ class Agent:
             if state is not None and state.result is not None:  # journaled by the host
                 self.messages.append(Message("tool", state.result.text, tool_call_id=call.id))
             else:
-                text = f"Error [interrupted]: {reason}."
-                self._append(Message("tool", text, tool_call_id=call.id))
+                self._append(Message("tool", contract.interrupted(reason).text,
+                                     tool_call_id=call.id))
 
     # -- plumbing --------------------------------------------------------------------------
     def _append(self, message: Message) -> None:
