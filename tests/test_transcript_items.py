@@ -118,6 +118,7 @@ def test_tool_arguments_read_as_words_not_json() -> None:
     )
     assert call_summary("work", "") == "work"
     assert call_summary("work", "{not json") == "work: {not json"
+    assert call_summary("work", "[" * 100_000).startswith("work: [[[")  # too deep: shown raw
     long = call_summary("work", json.dumps({"label": "x" * 500}))
     assert long == "work · label: " + "x" * 59 + "…"  # one value: at most 60 characters
     many = call_summary("work", json.dumps({f"k{i}": "v" * 50 for i in range(5)}))

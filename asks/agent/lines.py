@@ -44,7 +44,7 @@ def call_summary(name: str, arguments: str) -> str:
     """``name · key: value · …`` (module docstring)."""
     try:
         value = json.loads(arguments or "{}")
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested too deep to read
         value = None
     if not isinstance(value, dict):
         return shorten(f"{name}: {' '.join(arguments.split())}", MAX_CALL_LINE)
