@@ -223,6 +223,18 @@ def test_sending_a_message_scrolls_back_to_the_bottom() -> None:
     assert view.marker_text == ""
 
 
+def test_follow_goes_back_to_the_bottom() -> None:
+    transcript, view = make()
+    numbered(transcript, 0, 20)
+    view.refresh()
+    bottom = visible(view, rows=4)
+    view.scroll(-3)
+    assert visible(view, rows=4) != bottom
+    view.follow()
+    assert view.following
+    assert visible(view, rows=4) == bottom
+
+
 def test_a_one_row_view_has_no_room_for_the_marker() -> None:
     transcript, view = make()
     numbered(transcript, 0, 5)

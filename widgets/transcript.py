@@ -163,6 +163,11 @@ class TranscriptView(urwid.WidgetWrap["urwid.ListBox[int]"]):
         else:
             self._invalidate()  # the marker's count
 
+    def follow(self) -> None:
+        """Go back to the bottom and follow again (e.g. when the person sends a message that
+        the agent will only show when its turn starts)."""
+        self._follow()
+
     def scroll(self, pages: int) -> None:
         """Scroll by ``pages`` screens (negative: up); reaching the bottom resumes following.
 
