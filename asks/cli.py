@@ -5,18 +5,24 @@
 ``asks --resume ID``        resume a session: pending questions come back, saved answers that
                             never reached the agent are delivered once
 ``asks --continue``         resume the most recent session
-``asks --model NAME``       … talking to an OpenAI-compatible server (``--base-url URL``;
-                            default from ``[model]`` in the config file, else OpenAI)
+``asks --model NAME``       … talking to a real model: ``--provider openai`` (default; any
+                            OpenAI-compatible server) or ``anthropic`` (Claude), ``--base-url
+                            URL``; defaults from ``[model]`` in the config file
+``--allow-commands``        with ``-p``: let the model's ``run_command`` run without asking
+                            (else every command is denied: nobody is there to allow it)
 ``asks -p PROMPT``          one turn without UI, the answer on stdout (``-p -`` or a bare ``-p``:
                             the prompt is read from stdin); see asks/surfaces/headless.py
 ``asks sessions``           list sessions with their pending counts
 ``--data-dir DIR``          where sessions live (default: the XDG data dir)
 ``--config FILE``           config file (default: $XDG_CONFIG_HOME/asks/config.toml)
 
-Which model: ``--script FILE`` → scripted; else a model name from ``--model`` or ``[model]
-name`` → the OpenAI-compatible provider; else the built-in tour (scripted, offline). Flags
-override the config file. ``asks.agent.openai_model`` (and the SDK) are only imported when a model
-name is configured.
+Which model: the flags, then — on ``--resume``/``--continue`` — the model the session recorded,
+then ``[model]`` in the config file, else the built-in tour (asks/agent/choice.py). A session
+records its model (never the key) when it starts or the model changes, and the exit line gives
+the whole command to resume it (``--data-dir``/``--config`` included when they were given).
+The provider modules and their SDKs are only imported for a real model. A scripted model gets
+the simulated tools; a real one gets ``run_command`` (real, after permission), ``read_file``
+and ``withdraw_question``, working in the directory asks was started in.
 
 Bad flags, unknown sessions, unusable scripts and a missing API key for a remote server give
 one clear line on stderr and a non-zero exit, and write nothing. A data dir that cannot be
@@ -30,24 +36,29 @@ import argparse
 import contextlib
 import gc
 import os
+import shlex
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+import attrs
 import trio
 
 from asks import __version__
 from asks.agent import replay
+from asks.agent.choice import Configured, Wanted, choose, last_choice, record_of
 from asks.agent.loop import Agent, Model, Tool, TurnOutcome, context_from_journal
 from asks.agent.prompts import PromptBroker
-from asks.agent.scripted import Script, ScriptedModel, ScriptError, builtin_tour, load_script
-from asks.agent.tools import CommandTool, WorkTool
+from asks.agent.provider import Provider, Settings
+from asks.agent.scripted import Script, ScriptedModel, ScriptError
+from asks.agent.shell import DEFAULT_TIMEOUT
+from asks.agent.tools import real_tools, scripted_tools
 from asks.agent.transcript import EntryKind, Transcript
 from asks.config import Config, load_config, with_key_fallbacks
 from asks.contract import DEFAULT_GUIDANCE, Guidance
 from asks.host.host import QuestionHost
-from asks.store.entries import Record, SessionMode
+from asks.store.entries import ModelChosen, Record, SessionMode
 from asks.store.journal import (
     Journal,
     SessionLocked,
@@ -59,9 +70,6 @@ from asks.store.journal import (
 from asks.surfaces import headless, listing
 from asks.widgets.app import Session, WebOptions, run_repl
 from asks.widgets.keymap import Keymap, build_keymap, parse_key_spec
-
-if TYPE_CHECKING:
-    from asks.agent.openai_model import Settings
 
 EXIT_USAGE = 2
 EXIT_STORAGE = 1
@@ -96,8 +104,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--script", type=Path, metavar="FILE", help="run a script file")
     parser.add_argument("--data-dir", type=Path, metavar="DIR", help="where sessions are kept")
     parser.add_argument("--config", type=Path, metavar="FILE", help="config file to read")
-    parser.add_argument("--model", metavar="NAME", help="model name on an OpenAI-compatible server")
+    parser.add_argument("--model", metavar="NAME", help="the model's name at the provider")
+    parser.add_argument("--provider", choices=[p.value for p in Provider],
+                        help="the model's API: openai (any compatible server) or anthropic")
     parser.add_argument("--base-url", metavar="URL", help="the server's base URL (…/v1)")
+    parser.add_argument("--allow-commands", action="store_true",
+                        help="with -p: run the model's shell commands without asking")
     parser.add_argument(
         "-p", "--print", dest="prompt", nargs="?", const="-", metavar="PROMPT",
         help="run one turn without UI and print the answer ('-' or nothing: read stdin)",
@@ -137,12 +149,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             return print_sessions(data_dir)
         warnings: list[str] = []  # also shown in the REPL, where stderr is hidden
         config = read_config(args.config, warnings)
-        source = model_source(args, config, os.environ)
         prompt = read_prompt(args.prompt) if args.prompt is not None else None
         if prompt is not None:
-            return run_headless(args, data_dir, source, config.guidance, prompt)
+            return run_headless(args, data_dir, config, prompt)
+        if args.allow_commands:
+            raise UsageError("--allow-commands is only for -p (the REPL asks before each command)")
         keymap = keymap_from(config, warnings)
-        return run(args, data_dir, source, keymap, config.guidance, warnings=warnings)
+        return run(args, data_dir, config, keymap, warnings=warnings)
     except SessionNotFound:
         print(f"asks: no session {args.resume!r} in {data_dir} (list them: asks sessions)",
               file=sys.stderr)
@@ -169,23 +182,14 @@ def print_sessions(data_dir: Path) -> int:
 
 
 def model_source(
-    args: argparse.Namespace, config: Config, env: Mapping[str, str]
+    args: argparse.Namespace,
+    config: Config,
+    env: Mapping[str, str],
+    recorded: ModelChosen | None = None,
 ) -> Script | Settings:
     """The script to play or the provider settings to use (module docstring)."""
-    if args.script and args.model:
-        raise UsageError("--script and --model cannot be combined")
-    if args.script:
-        return load_script(args.script)
-    name = args.model or config.model.name
-    if not name:
-        if args.base_url:
-            raise UsageError("--base-url needs a model name: --model NAME or [model] name")
-        return builtin_tour()
-    from asks.agent.openai_model import resolve_settings  # noqa: PLC0415 — only with a model
-
-    m = config.model
-    return resolve_settings(name, args.base_url or m.base_url, m.api_key_env, m.timeout, env,
-                            stream=m.stream)
+    wanted = Wanted(args.script, args.provider, args.model, args.base_url)
+    return choose(wanted, Configured(**attrs.asdict(config.model)), recorded, env)
 
 
 def read_prompt(value: str) -> str:
@@ -214,12 +218,45 @@ def open_journal(
     return journal, list(records), True
 
 
+def open_session(
+    args: argparse.Namespace, data_dir: Path, mode: SessionMode, config: Config
+) -> tuple[Journal, list[Record], bool, Script | Settings]:
+    """The journal, its records, whether resumed, and the model to use (module docstring). A
+    new session's model is settled before anything is written; a resumed one's from its
+    record. The choice is journaled when it differs from the session's last record."""
+    source = None if resume_id(args, data_dir) else model_source(args, config, os.environ)
+    journal, records, resumed = open_journal(args, data_dir, mode)
+    try:
+        if source is None:
+            source = model_source(args, config, os.environ, last_choice(records))
+        chosen = record_of(source)
+        if last_choice(records) != chosen:
+            records.append(journal.append(chosen))
+    except StorageError as exc:
+        journal.close()
+        raise storage_problem(f"write to session {journal.session_id!r} in {data_dir}",
+                              exc) from exc
+    except BaseException:
+        journal.close()
+        raise
+    return journal, records, resumed, source
+
+
+def resume_hint(args: argparse.Namespace, session_id: str) -> str:
+    """The command that resumes this session the same way (the model is in its record)."""
+    words = ["asks", "--resume", session_id]
+    if args.data_dir is not None:
+        words += ["--data-dir", os.path.abspath(args.data_dir)]
+    if args.config is not None:
+        words += ["--config", os.path.abspath(args.config)]
+    return shlex.join(words)
+
+
 def run(
     args: argparse.Namespace,
     data_dir: Path,
-    source: Script | Settings,
+    config: Config,
     keymap: Keymap,
-    guidance: Guidance = DEFAULT_GUIDANCE,
     *,
     warnings: Sequence[str] = (),
 ) -> int:
@@ -228,9 +265,13 @@ def run(
         from asks.surfaces.web import binding_warning  # noqa: PLC0415 (hypercorn loads only for --web)
 
         print(binding_warning(args.web_host) or "", file=sys.stderr)
-    journal, records, resumed = open_journal(args, data_dir, SessionMode.INTERACTIVE)
+    journal, records, resumed, source = open_session(
+        args, data_dir, SessionMode.INTERACTIVE, config
+    )
     with journal:
-        session = build_session(journal, records, source, resumed=resumed, guidance=guidance)
+        session = build_session(journal, records, source, resumed=resumed,
+                                guidance=config.guidance,
+                                command_timeout=config.tools.command_timeout)
         for warning in warnings:  # printed before the screen took over: say them in it too
             session.transcript.add(EntryKind.NOTICE, config_notice(warning))
         gc.freeze()  # the replayed state is long-lived: full collections need not rescan it
@@ -248,22 +289,24 @@ def run(
                     await _close(model)
 
         trio.run(main)
-    print(f"Session {journal.session_id} saved. Resume it with: asks --resume {journal.session_id}")
+    print(f"Session {journal.session_id} saved. Resume it with: "
+          f"{resume_hint(args, journal.session_id)}")
     return 0
 
 
 def run_headless(
     args: argparse.Namespace,
     data_dir: Path,
-    source: Script | Settings,
-    guidance: Guidance,
+    config: Config,
     prompt: str,
 ) -> int:
     """``asks -p``: one turn, no UI (asks/headless.py)."""
-    journal, records, resumed = open_journal(args, data_dir, SessionMode.PRINT)
+    journal, records, resumed, source = open_session(args, data_dir, SessionMode.PRINT, config)
     with journal:
-        session = build_session(journal, records, source, resumed=resumed, guidance=guidance,
-                                ui_attached=False)
+        session = build_session(journal, records, source, resumed=resumed,
+                                guidance=config.guidance, ui_attached=False,
+                                command_timeout=config.tools.command_timeout,
+                                allow_commands=args.allow_commands)
 
         async def main() -> TurnOutcome:
             try:
@@ -273,7 +316,7 @@ def run_headless(
 
         outcome = trio.run(main)
     status = headless.report(session.agent, outcome)
-    print(f"asks: session {journal.session_id} saved (asks --resume {journal.session_id})",
+    print(f"asks: session {journal.session_id} saved ({resume_hint(args, journal.session_id)})",
           file=sys.stderr)
     return status
 
@@ -342,28 +385,44 @@ def build_session(
     resumed: bool,
     guidance: Guidance = DEFAULT_GUIDANCE,
     ui_attached: bool = True,
+    command_timeout: float = DEFAULT_TIMEOUT,
+    allow_commands: bool = False,
 ) -> Session:
     """Host, agent, transcript and prompt broker for a new or resumed session. Without a UI
-    the host answers ask calls with ``no_ui`` and permission prompts are denied."""
+    the host answers ask calls with ``no_ui`` and permission prompts are denied (allowed with
+    ``allow_commands``). Tools: module docstring."""
     host = QuestionHost(journal, records, clock=trio.current_time, ui_attached=ui_attached)
     transcript = Transcript()
     messages = context_from_journal(host.projection.conversation)
-    model: Model
-    if isinstance(source, Script):
-        model = ScriptedModel(source, seen=len(messages))
-    else:
-        from asks.agent.openai_model import OpenAIModel  # noqa: PLC0415 — only with a model
-
-        model = OpenAIModel(source, guidance)
+    model = build_model(source, guidance, seen=len(messages))
     if resumed:
         replay_transcript(transcript, host, model.name)
     broker = PromptBroker(host)
-    tools: list[Tool] = [WorkTool(), CommandTool()]
-    confirm = broker.confirm if ui_attached else headless.deny
+    tools: list[Tool] = (scripted_tools() if isinstance(source, Script)
+                         else real_tools(Path.cwd(), command_timeout))
+    confirm = broker.confirm if ui_attached else _allow if allow_commands else headless.deny
     agent = Agent(host, model, tools, transcript, confirm, messages=messages, guidance=guidance)
     if resumed:
         agent.close_open_calls(RESTARTED)
     return Session(host, agent, transcript, broker)
+
+
+def build_model(source: Script | Settings, guidance: Guidance, *, seen: int = 0) -> Model:
+    """The scripted model, or the provider's (its module and SDK imported only now)."""
+    if isinstance(source, Script):
+        return ScriptedModel(source, seen=seen)
+    if source.provider is Provider.ANTHROPIC:
+        from asks.agent.anthropic_model import AnthropicModel  # noqa: PLC0415 — only for it
+
+        return AnthropicModel(source, guidance)
+    from asks.agent.openai_model import OpenAIModel  # noqa: PLC0415 — only with a model
+
+    return OpenAIModel(source, guidance)
+
+
+async def _allow(text: str) -> bool:
+    """``-p --allow-commands``: every permission prompt is answered "yes"."""
+    return True
 
 
 def replay_transcript(transcript: Transcript, host: QuestionHost, model_name: str) -> None:

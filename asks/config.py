@@ -16,12 +16,18 @@ What it holds (TOML)::
     prompt_snippet = "…"
     prompt_guidelines = "…"
 
-    [model]                           # an OpenAI-compatible server
+    [model]                           # a real model (flags override each key)
+    provider = "openai"               # or "anthropic" (the Messages API); checked by cli
     name = "gpt-4o-mini"
     base_url = "http://127.0.0.1:11434/v1"
     api_key_env = "OPENAI_API_KEY"    # the *name* of the variable holding the key
+                                      # (default per provider: OPENAI_/ANTHROPIC_API_KEY)
     timeout = 60                      # seconds, a positive number
     stream = true                     # false: one non-streamed reply per model call
+    temperature = 0                   # optional, a number >= 0 (default: the server's)
+
+    [tools]
+    command_timeout = 120             # seconds before run_command's process group is killed
 
 Semantics of :func:`load_config`:
 
@@ -54,8 +60,8 @@ from asks.sanitize import sanitize_line
 DEFAULT_FOCUS_TOGGLE_KEY: Final = "shift tab"
 DEFAULT_COLLAPSE_KEY: Final = "ctrl ]"
 KEY_OFF: Final = "off"  # collapse_key value that disables collapsing (not passed to the parser)
-DEFAULT_API_KEY_ENV: Final = "OPENAI_API_KEY"
 DEFAULT_TIMEOUT: Final = 60.0
+DEFAULT_COMMAND_TIMEOUT: Final = 120.0
 _SHORT_DEFAULT: Final = 40  # longer default values are not quoted in warnings
 
 S = TypeVar("S")
@@ -71,13 +77,23 @@ class KeysConfig:
 
 @attrs.frozen
 class ModelConfig:
-    """An OpenAI-compatible model; ``None`` means "not configured" (flags may still set it)."""
+    """A real model; ``None`` means "not configured" (flags may still set it; the provider's
+    default is used for ``provider`` and ``api_key_env``)."""
 
     name: str | None = None
     base_url: str | None = None
-    api_key_env: str = DEFAULT_API_KEY_ENV
+    api_key_env: str | None = None
     timeout: float = DEFAULT_TIMEOUT
     stream: bool = True
+    provider: str | None = None
+    temperature: float | None = None
+
+
+@attrs.frozen
+class ToolsConfig:
+    """The real tools' limits."""
+
+    command_timeout: float = DEFAULT_COMMAND_TIMEOUT
 
 
 @attrs.frozen
@@ -88,6 +104,7 @@ class Config:
     keys: KeysConfig = KeysConfig()
     guidance: Guidance = DEFAULT_GUIDANCE
     model: ModelConfig = ModelConfig()
+    tools: ToolsConfig = ToolsConfig()
 
 
 # -- the schema, as data ---------------------------------------------------------------------
@@ -113,6 +130,12 @@ def _is_name(value: object) -> bool:
 
 def _is_bool(value: object) -> bool:
     return isinstance(value, bool)
+
+
+def _is_temperature(value: object) -> bool:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return math.isfinite(value) and value >= 0
 
 
 def _is_positive_number(value: object) -> bool:
@@ -146,6 +169,15 @@ _TABLES: Final[Mapping[str, Mapping[str, _Rule]]] = MappingProxyType(
                 "api_key_env": _Rule("api_key_env", _NAME, _is_name),
                 "timeout": _Rule("timeout", "a positive number", _is_positive_number, float),
                 "stream": _Rule("stream", "true or false", _is_bool),
+                "provider": _Rule("provider", _NAME, _is_name),
+                "temperature": _Rule("temperature", "a number >= 0", _is_temperature, float),
+            }
+        ),
+        "tools": MappingProxyType(
+            {
+                "command_timeout": _Rule(
+                    "command_timeout", "a positive number", _is_positive_number, float
+                ),
             }
         ),
     }
@@ -216,6 +248,7 @@ def _build(path: Path, document: Mapping[str, Any]) -> tuple[Config, list[str]]:
         keys=section("keys", defaults.keys),
         guidance=section("guidance", defaults.guidance),
         model=section("model", defaults.model),
+        tools=section("tools", defaults.tools),
     )
     return config, warnings
 

@@ -12,6 +12,7 @@ from asks.config import (
     Config,
     KeysConfig,
     ModelConfig,
+    ToolsConfig,
     default_config_path,
     load_config,
     with_key_fallbacks,
@@ -66,7 +67,7 @@ def test_missing_default_file_is_silent(env: dict[str, str]) -> None:
     assert config == Config(path=default_config_path(env))
     assert config.keys == KeysConfig(DEFAULT_FOCUS_TOGGLE_KEY, DEFAULT_COLLAPSE_KEY)
     assert config.guidance == DEFAULT_GUIDANCE
-    assert config.model == ModelConfig(None, None, "OPENAI_API_KEY", 60.0)
+    assert config.model == ModelConfig(None, None, None, 60.0)  # the provider's key variable
 
 
 def test_missing_explicit_file_warns(tmp_path: Path, env: dict[str, str]) -> None:
@@ -136,6 +137,11 @@ base_url = "http://127.0.0.1:11434/v1"
 api_key_env = "MY_KEY"
 timeout = 12.5
 stream = false
+provider = "anthropic"
+temperature = 0
+
+[tools]
+command_timeout = 30
 """
 
 
@@ -146,7 +152,9 @@ def test_valid_full_file(tmp_path: Path) -> None:
         path=path,
         keys=KeysConfig("meta a", "off"),
         guidance=Guidance("Ask things.", "snippet", "be brief"),
-        model=ModelConfig("llama3", "http://127.0.0.1:11434/v1", "MY_KEY", 12.5, stream=False),
+        model=ModelConfig("llama3", "http://127.0.0.1:11434/v1", "MY_KEY", 12.5, stream=False,
+                          provider="anthropic", temperature=0.0),
+        tools=ToolsConfig(30.0),
     )
 
 
@@ -185,7 +193,11 @@ def test_empty_file_is_all_defaults(tmp_path: Path) -> None:
         ("model", "name", "7", "a non-empty string", "(not set)"),
         ("model", "name", '"  "', "a non-empty string", "(not set)"),
         ("model", "base_url", "[]", "a non-empty string", "(not set)"),
-        ("model", "api_key_env", '""', "a non-empty string", '"OPENAI_API_KEY"'),
+        ("model", "api_key_env", '""', "a non-empty string", "(not set)"),
+        ("model", "provider", '""', "a non-empty string", "(not set)"),
+        ("model", "temperature", "-1", "a number >= 0", "(not set)"),
+        ("model", "temperature", "nan", "a number >= 0", "(not set)"),
+        ("tools", "command_timeout", "0", "a positive number", "120"),
         ("model", "timeout", '"60"', "a positive number", "60"),
         ("model", "timeout", "0", "a positive number", "60"),
         ("model", "timeout", "-3", "a positive number", "60"),

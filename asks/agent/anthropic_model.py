@@ -26,9 +26,9 @@ the awaiting task (Ctrl+C) closes the in-flight connection at once. Same contrac
   variable, 404 the model name, 429 and 529 (overloaded) are retried by the SDK
   (``max_retries``, ``Retry-After`` honoured) then reported "after N retries", as are 5xx and
   unreachable servers; an ``error`` event inside the stream and a cut stream are "broke off".
-* **The key** (``x-api-key``) comes from :class:`~asks.agent.provider.Settings` only: the base URL
-  and key are always passed explicitly, so the SDK's own environment variables and profiles
-  are not consulted.
+* **The key** (``x-api-key``, or a bearer header in newer SDKs) comes from
+  :class:`~asks.agent.provider.Settings` only: the base URL and key are always passed
+  explicitly, so the SDK's own environment variables and profiles are not consulted.
 """
 
 from __future__ import annotations

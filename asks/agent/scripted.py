@@ -82,6 +82,7 @@ class Step:
 class Script:
     name: str
     steps: tuple[Step, ...]
+    path: str = ""  # the file it was loaded from (absolute), "" for the built-in tour
 
     def first(self, trigger: str, text: str = "") -> Step | None:
         return next((s for s in self.steps if s.matches(trigger, text)), None)
@@ -94,7 +95,7 @@ def load_script(path: Path) -> Script:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ScriptError(f"{path}: cannot read script: {exc}") from exc
-    return parse_script(text, str(path))
+    return attrs.evolve(parse_script(text, str(path)), path=str(path.resolve()))
 
 
 def builtin_tour() -> Script:

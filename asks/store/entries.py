@@ -129,6 +129,19 @@ class ChatMessage:
 
 
 @attrs.frozen
+class ModelChosen:
+    """Which model the session talks to — never the key. Written when a session starts and
+    when a resume changes it; ``--resume`` reuses the last one unless flags override it.
+    ``provider`` is ``openai``, ``anthropic`` or ``scripted`` (then ``model`` is the script's
+    name and ``script`` its file, ``""`` for the built-in tour)."""
+
+    provider: str
+    model: str
+    base_url: str = ""
+    script: str = ""
+
+
+@attrs.frozen
 class UnknownEntry:
     """A line this version does not understand; kept verbatim and skipped by replay."""
 
@@ -144,6 +157,7 @@ Entry = (
     | FeedbackDelivered
     | Withdrawn
     | ChatMessage
+    | ModelChosen
 )
 
 TAGS: Final[dict[type[Any], str]] = {
@@ -155,6 +169,7 @@ TAGS: Final[dict[type[Any], str]] = {
     FeedbackDelivered: "feedback_delivered",
     Withdrawn: "withdrawn",
     ChatMessage: "chat_message",
+    ModelChosen: "model_chosen",
 }
 _CLASS_BY_TAG: Final[dict[str, type[Any]]] = {tag: cls for cls, tag in TAGS.items()}
 

@@ -1,0 +1,133 @@
+"""Which model a run talks to: the flags, then the session's record, then the config file.
+
+:func:`choose` returns the :class:`~asks.agent.scripted.Script` to play or the provider
+:class:`~asks.agent.provider.Settings`:
+
+1. ``--script FILE`` → that script (not with ``--model``/``--provider``: a usage error).
+2. Any of ``--model``/``--provider``/``--base-url`` → a real model. Each flag wins; what a flag
+   leaves open comes from the session's record (when resuming a real-model session of the same
+   provider), else from ``[model]`` (when its ``provider``, default ``openai``, is that
+   provider). No model name anywhere → a usage error.
+3. No model flag, resuming a session that recorded its model (:class:`ModelChosen`) → that
+   model again: the same provider, model and base URL, or the same script (``--script`` file
+   or the built-in tour). This is what makes ``asks --resume ID`` resume the same way.
+4. Else ``[model] name`` → a real model; else the built-in tour.
+
+The key is read from the environment variable named by ``[model] api_key_env`` when ``[model]``
+describes the chosen provider, else the provider's default (``OPENAI_API_KEY``,
+``ANTHROPIC_API_KEY``); it is never recorded. An unknown provider name is a usage error that
+names the choices. :func:`record_of` is the journal entry describing a choice;
+:func:`last_choice` finds the latest one in a session's records.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import attrs
+
+from asks.agent.provider import Provider, Settings, resolve_settings
+from asks.agent.scripted import Script, builtin_tour, load_script
+from asks.store.entries import ModelChosen, Record
+
+SCRIPTED = "scripted"  # the provider name recorded for scripted models
+
+
+class ChoiceError(ValueError):
+    """The flags or settings do not name a usable model; one line for the person."""
+
+
+@attrs.frozen
+class Wanted:
+    """What the command-line flags ask for (``None``: not said)."""
+
+    script: Path | None = None
+    provider: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+
+    @property
+    def real(self) -> bool:
+        return any(v is not None for v in (self.provider, self.model, self.base_url))
+
+
+@attrs.frozen
+class Configured:
+    """The config file's ``[model]`` table (``None``: not set)."""
+
+    name: str | None = None
+    base_url: str | None = None
+    api_key_env: str | None = None
+    timeout: float = 60.0
+    stream: bool = True
+    provider: str | None = None
+    temperature: float | None = None
+
+
+def provider_named(name: str, where: str) -> Provider:
+    try:
+        return Provider(name)
+    except ValueError:
+        choices = ", ".join(p.value for p in Provider)
+        raise ChoiceError(f"unknown provider {name!r} ({where}); choose one of: {choices}") \
+            from None
+
+
+def last_choice(records: Iterable[Record]) -> ModelChosen | None:
+    """The session's latest :class:`ModelChosen` (``None`` for journals written before it)."""
+    found = None
+    for record in records:
+        if isinstance(record.entry, ModelChosen):
+            found = record.entry
+    return found
+
+
+def record_of(source: Script | Settings) -> ModelChosen:
+    """The journal entry describing ``source`` (never the key)."""
+    if isinstance(source, Script):
+        return ModelChosen(SCRIPTED, source.name, script=source.path)
+    return ModelChosen(source.provider.value, source.model, source.base_url)
+
+
+def choose(
+    wanted: Wanted, configured: Configured, recorded: ModelChosen | None, env: Mapping[str, str]
+) -> Script | Settings:
+    """The model of this run (module docstring). Raises :class:`ChoiceError`,
+    :class:`~asks.agent.scripted.ScriptError` or
+    :class:`~asks.agent.provider.SettingsError`."""
+    if wanted.script is not None:
+        for flag, value in (("--model", wanted.model), ("--provider", wanted.provider)):
+            if value is not None:
+                raise ChoiceError(f"--script and {flag} cannot be combined")
+        return load_script(wanted.script)
+    if not wanted.real and recorded is not None:
+        if recorded.provider == SCRIPTED:
+            return load_script(Path(recorded.script)) if recorded.script else builtin_tour()
+        wanted = Wanted(provider=recorded.provider)
+        return _real(wanted, configured, recorded, env)
+    if wanted.real or configured.name:
+        return _real(wanted, configured, recorded, env)
+    return builtin_tour()
+
+
+def _real(
+    wanted: Wanted, configured: Configured, recorded: ModelChosen | None, env: Mapping[str, str]
+) -> Settings:
+    config_provider = provider_named(configured.provider or Provider.OPENAI, "[model] provider")
+    if wanted.provider is not None:
+        provider = provider_named(wanted.provider, "--provider")
+    elif recorded is not None and recorded.provider != SCRIPTED:
+        provider = provider_named(recorded.provider, "the session's record")
+    else:
+        provider = config_provider
+    record = recorded if recorded is not None and recorded.provider == provider else None
+    config = configured if config_provider is provider else Configured()
+    name = wanted.model or (record.model if record else None) or config.name
+    if not name:
+        raise ChoiceError(f"--{'provider' if wanted.provider else 'base-url'} needs a model "
+                          "name: --model NAME or [model] name")
+    base_url = wanted.base_url or (record.base_url if record else None) or config.base_url
+    return resolve_settings(name, base_url, config.api_key_env, configured.timeout, env,
+                            stream=configured.stream, provider=provider,
+                            temperature=configured.temperature)
