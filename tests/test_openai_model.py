@@ -464,6 +464,13 @@ async def test_an_interrupted_wait_and_tool_map_to_coded_results(
 
 # ---------------------------------------------------------------------------- failures
 FAST_RETRY = {"retry-after-ms": "1"}
+# Seen with llama-server: the model's "{" streamed as content, then the server gives up.
+LLAMA_CPP_ABORT = (
+    b'data: {"choices": [{"index": 0, "delta": {"role": "assistant", "content": "{"}, '
+    b'"finish_reason": null}]}\n\n'
+    b'data: {"error": {"code": 500, "message": "Invalid diff: now finding less tool calls!", '
+    b'"type": "server_error"}}\n\n'
+)
 
 FAILURES = {
     "401": (Reply(status=401, error="Incorrect API key"), 1,
@@ -482,6 +489,10 @@ FAILURES = {
     "no finish": (Reply("words but no end", truncate=True), 1,
                   "ended before the model finished"),
     "garbage": (Reply(raw=b"data: {not json\n\n"), 1, "the reply stream from"),
+    "llama.cpp error event": (Reply(raw=LLAMA_CPP_ABORT), 1,
+                              "broke off (Invalid diff: now finding less tool calls!); the "
+                              "partial reply is kept on screen but not sent back to the model; "
+                              "if this server keeps breaking streams, set [model] stream = false"),
 }
 
 
@@ -503,6 +514,7 @@ async def test_failures_are_shown_and_the_loop_goes_on(
     assert error.title == "model error"
     assert expected in error.text, error.text
     assert "\n" not in error.text and "Traceback" not in error.text
+    assert roles(server.seen[-1]) == ["system", "user", "user"]  # no broken reply fed back
 
 
 async def test_connection_refused(tmp_path: Path) -> None:

@@ -301,3 +301,72 @@ def test_which_model_gets_which_tools(tmp_path: Path) -> None:
     assert real == ["run_command", "read_file", "withdraw_question"]
     assert "simulated" in scripted_tools()[1].schema()["function"]["description"]
     assert "simulated" not in real_tools(tmp_path)[0].schema()["function"]["description"]
+
+
+# ---------------------------------------------------------------------------- the REPL
+def repl_replies(body: dict[str, Any]) -> Any:
+    """A fake model driving the real tools from the REPL (tests/fake_openai_server.py)."""
+    from fake_openai_server import Call, Reply  # noqa: PLC0415 — the pty test only
+
+    last = body["messages"][-1]
+    if last["role"] == "tool":
+        tag = {"c_run": "CMD", "c_deny": "DENY", "c_ask": "ASKED", "c_wd": "WD"}
+        return Reply(f"{tag[last['tool_call_id']]}-RESULT: {last['content']}")
+    text = last["content"]
+    if text == "run":
+        command = "echo $((6*7)) > answer.txt; cat answer.txt"
+        return Reply("", [Call("run_command", json.dumps({"command": command}), "c_run")])
+    if text == "deny":
+        return Reply("", [Call("run_command", json.dumps({"command": "touch nope.txt"}),
+                               "c_deny")])
+    if text == "ask":
+        arguments = {"blocking": False, "questions": [COLOUR]}
+        return Reply("", [Call("ask_user_question", json.dumps(arguments), "c_ask")])
+    asked = next(m["content"] for m in body["messages"] if m.get("tool_call_id") == "c_ask")
+    qid = asked.split("(id ")[1].split(")")[0]
+    arguments = {"questionIds": [qid], "reason": "not needed"}
+    return Reply("", [Call("withdraw_question", json.dumps(arguments), "c_wd")])
+
+
+def test_the_repl_runs_allowed_commands_for_real_and_the_model_withdraws(
+    tmp_path: Path,
+) -> None:
+    from fake_openai_server import FakeOpenAI  # noqa: PLC0415
+    from pty_harness import PtyApp  # noqa: PLC0415
+
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "OPENAI_API_KEY": "sk-x"}
+    with FakeOpenAI(repl_replies) as server:
+        app = PtyApp(["--data-dir", str(tmp_path / "data"), "--model", "m", "--base-url",
+                      server.url], env=env, cwd=tmp_path, cols=120)
+        try:
+            app.wait_for(r"idle$")
+            for text, made in (("run", "answer.txt"), ("deny", "nope.txt")):
+                app.type(text)
+                app.press("enter")
+                app.wait_for("Permission: Allow the agent to run:")
+                assert not (tmp_path / made).exists()  # nothing runs before "yes"
+                app.press("y" if text == "run" else "n")
+                app.wait_for(f"{'CMD' if text == 'run' else 'DENY'}-RESULT:")
+                app.wait_for(r"idle$")
+            screen = " ".join(app.text().split())
+            assert "CMD-RESULT: Exit status 0. Output: 42" in screen
+            assert "DENY-RESULT: Error [permission_denied]" in screen
+            assert (tmp_path / "answer.txt").read_text() == "42\n"  # in the start directory
+            assert not (tmp_path / "nope.txt").exists()
+
+            app.type("ask")
+            app.press("enter")
+            app.wait_for(r"╎ Colour\?")
+            app.wait_for(r"idle$")
+            app.type("withdraw")
+            app.press("enter")
+            app.wait_for('The agent withdrew "Colour\\?" \\(not needed\\)')
+            app.wait_for("WD-RESULT: Withdrawn:")
+            app.wait_gone(r"Questions \(")
+            app.type("/quit")
+            app.press("enter")
+            assert app.wait_exit() == 0
+        finally:
+            app.close()
+        tools = server.seen[0].tool_names
+        assert tools == ["run_command", "read_file", "ask_user_question", "withdraw_question"]
