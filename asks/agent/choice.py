@@ -104,7 +104,6 @@ def choose(
     if not wanted.real and recorded is not None:
         if recorded.provider == SCRIPTED:
             return load_script(Path(recorded.script)) if recorded.script else builtin_tour()
-        wanted = Wanted(provider=recorded.provider)
         return _real(wanted, configured, recorded, env)
     if wanted.real or configured.name:
         return _real(wanted, configured, recorded, env)
