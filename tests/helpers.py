@@ -17,7 +17,7 @@ from typing import Any
 
 import attrs
 
-from asks.core.focus import ARRIVAL_GUARD, FocusTarget
+from asks.core.focus import TYPING_GUARD, FocusTarget
 from asks.core.model import QuestionRef
 from asks.host.host import PanelCommand, QuestionHost, Wait
 from asks.store.journal import FileOps, Journal
@@ -67,7 +67,7 @@ class Clock:
 
     def past_guard(self) -> None:
         """Let the arrival guard of a claim made now run out."""
-        self.now += ARRIVAL_GUARD + 0.05
+        self.now += TYPING_GUARD + 0.05
 
 
 @attrs.define(eq=False)

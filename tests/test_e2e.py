@@ -25,7 +25,7 @@ import pytest
 from fake_openai_server import Call, FakeOpenAI, Reply
 from pty_harness import DEFAULT_TIMEOUT, ROOT, PtyApp, ScreenTimeoutError
 
-from asks.core.focus import ARRIVAL_GUARD
+from asks.core.focus import TYPING_GUARD
 
 pytestmark = pytest.mark.e2e
 
@@ -128,10 +128,10 @@ def wait_chat(app: PtyApp, expected: str) -> None:
 
 
 def after_claim_guard() -> None:
-    """A blocker just claimed focus (it is on screen): for ARRIVAL_GUARD seconds after the
+    """A blocker just claimed focus (it is on screen): for TYPING_GUARD seconds after the
     claim, keys still go where the person aimed them (focus rule 7). The claim happened before
     the screen showed it, so waiting the guard (plus a margin) from *now* always clears it."""
-    time.sleep(ARRIVAL_GUARD + 0.15)
+    time.sleep(TYPING_GUARD + 0.15)
 
 
 def enter_panel(app: PtyApp) -> None:
@@ -288,9 +288,12 @@ def test_permission_prompt_keeps_the_keyboard_then_the_blocker_claims(
     app.press("enter")
     found = app.wait_for(r"SHIP-ANSWER: (\S+)")
     assert found.group(1) == "Ship"
-    # Focus rule 5: an async tab remains, so the panel keeps the keyboard on it.
-    app.wait_for(r"│ Side question\?")
+    # Focus rule 5: the claim took the keyboard from chat, so it goes back there; the async
+    # tab stays visible and passive, and the next key is chat's, never an answer.
+    app.wait_for(r"╎ Side question\?")
     assert "⚠ required" not in app.text()
+    app.type("z")
+    wait_chat(app, "z")
 
 
 def test_blocker_arriving_during_a_prompt_waits_then_claims(launch: Launcher) -> None:
@@ -381,10 +384,9 @@ def test_blocking_group_with_review_and_partial_submit(launch: Launcher) -> None
     assert "[Size]" in app.text()
     assert "Asks: 1 pending" in status_line(app)
 
-    # Later: leave the panel, come back, answer it: it arrives as feedback.
-    app.press("esc")
-    app.wait_for(PANEL_PAUSED)
-    app.wait_for(r"Shift\+Tab to answer")
+    # Focus rule 5: the keyboard went back to chat; the tab waits, passive. Later: come back
+    # and answer it: it arrives as feedback.
+    app.wait_for(PANEL_UNFOCUSED)
     enter_panel(app)
     app.press("down")
     app.wait_for(r"│ › 2\. Large")
@@ -657,7 +659,8 @@ def test_openai_compatible_server_async_and_blocking_answers(launch: Launcher) -
         assert 'BLOCK-QUOTE: User has answered your questions: "Pick a size?"="Large".' in flat(app)
         app.wait_for(r"idle$")
 
-        app.wait_for(r"│ Tea or coffee\?")  # focus rule 5: the panel stays on the async tab
+        app.wait_for(r"╎ Tea or coffee\?")  # focus rule 5: back to chat, the async tab passive
+        enter_panel(app)
         app.press("down")
         app.wait_for(r"│ › 2\. Coffee")
         app.press("enter")

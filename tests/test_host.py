@@ -18,9 +18,11 @@ from helpers import Rig, call, q, wait_on
 
 from asks.contract import ErrorCode, ResultEnvelope, ToolError
 from asks.core.drafts import Draft
-from asks.core.focus import ARRIVAL_GUARD, FocusTarget, Route
+from asks.core.focus import TYPING_GUARD, FocusTarget, Route
 from asks.core.model import Answer, AnswerKind, Outcome, QuestionRef, QuestionStatus
-from asks.host.host import PanelCommand, PanelMode, ReviewKey, Wait
+from asks.core.refusal import Refusal
+from asks.core.tabs import ReviewKey
+from asks.host.host import PanelCommand, PanelMode, Wait
 from asks.store.journal import StorageState
 
 NOT_SAVED = "Not saved"
@@ -44,6 +46,7 @@ def end_wait(rig: Rig, how: str, ref: QuestionRef) -> None:
     if how == "defer":
         host.command_nowait(PanelCommand.DEFER, ref)
     elif how == "decline":
+        host.command_nowait(PanelCommand.DECLINE, ref)  # arms (rule 8: confirmed)
         host.command_nowait(PanelCommand.DECLINE, ref)
     elif how == "withdraw":
         assert host.withdraw_nowait([ref.id]) is None
@@ -70,8 +73,8 @@ ENDINGS = {
 def test_rule1_chat_owns_focus_and_panel_is_refused_without_tabs(rig: Rig) -> None:
     host = rig.host
     assert host.focus.owner is host.focus.chat
-    assert host.enter_panel_nowait() == "No pending questions."
-    assert host.toggle_focus_nowait() == "No pending questions."
+    assert host.enter_panel_nowait() is Refusal.NO_QUESTIONS
+    assert host.toggle_focus_nowait() is Refusal.NO_QUESTIONS
     assert host.focus.owner is host.focus.chat
     assert host.statistics().focus_owner == "chat"
 
@@ -197,10 +200,10 @@ def test_rule3_panel_is_never_given_focus_while_a_prompt_is_up(rig: Rig) -> None
     host.begin_foreign_nowait(prompt)
     rig.blocker("c2", q("Proceed?"))
 
-    assert host.enter_panel_nowait() == "Finish the open prompt first."
+    assert host.enter_panel_nowait() is Refusal.PROMPT_OPEN
     assert host.statistics().notice == "Finish the open prompt first."
-    assert host.enter_panel_nowait(ref.id) == "Finish the open prompt first."
-    assert host.toggle_focus_nowait() == "Finish the open prompt first."
+    assert host.enter_panel_nowait(ref.id) is Refusal.PROMPT_OPEN
+    assert host.toggle_focus_nowait() is Refusal.PROMPT_OPEN
     assert host.focus.owner is prompt
     assert not host.focus.panel_focused
 
@@ -248,7 +251,8 @@ def test_rule4_collapse_is_refused_while_a_blocker_is_pending(rig: Rig) -> None:
     notice = host.statistics().notice
     assert notice is not None
     assert "cannot be collapsed" in notice
-    assert host.toggle_collapse_nowait() == notice
+    assert host.toggle_collapse_nowait() is Refusal.BLOCKER_WAITING
+    assert host.notice == notice
     assert host.mode is PanelMode.EXPANDED
     assert host.focus.panel_focused
     assert host.selected == b
@@ -303,23 +307,22 @@ def test_rule5_answering_last_blocker_returns_to_the_async_tab_it_came_from(rig:
     assert host.focus.owner is host.focus.chat
 
 
-def test_rule5_claimed_from_chat_stays_on_a_remaining_async_tab(rig: Rig) -> None:
+def test_rule5_claimed_from_chat_returns_to_chat_leaving_async_tabs_passive(rig: Rig) -> None:
     host = rig.host
     first = rig.async_question("c1", "Which queue?")
-    rig.async_question("c2", "Which cache?")
+    second = rig.async_question("c2", "Which cache?")
     wait = rig.blocker("c3", q("Which database?"))
     rig.clock.past_guard()
     rig.answer_option(rig.ref("c3"), 0)
 
     assert envelope(wait).outcome is Outcome.ANSWERED
-    assert host.focus.panel_focused
-    assert host.selected == first
+    assert host.focus.owner is host.focus.chat  # never left on a leftover async tab
     assert host.focus.claim is None
-    host.toggle_focus_nowait()
-    assert host.focus.owner is host.focus.chat
+    assert host.tabs == (first, second)
+    assert host.draft(first) == host.draft(second) == Draft()
 
 
-def test_rule5_prior_tab_answered_meanwhile_goes_to_another_async_tab(rig: Rig) -> None:
+def test_rule5_prior_tab_answered_meanwhile_returns_to_the_origin(rig: Rig) -> None:
     host = rig.host
     other = rig.async_question("c1", "Which queue?")
     came_from = rig.async_question("c2", "Which cache?")
@@ -332,8 +335,8 @@ def test_rule5_prior_tab_answered_meanwhile_goes_to_another_async_tab(rig: Rig) 
     rig.answer_option(rig.ref("c3"), 0)
 
     assert envelope(wait).outcome is Outcome.ANSWERED
-    assert host.focus.panel_focused
-    assert host.selected == other
+    assert host.focus.owner is host.focus.chat  # the async tab it came from is gone
+    assert other in host.tabs
 
 
 def test_rule5_answering_last_blocker_without_async_tabs_returns_to_origin(rig: Rig) -> None:
@@ -460,8 +463,26 @@ def test_rule7_key_within_the_guard_goes_to_the_origin_then_to_the_panel(rig: Ri
     rig.blocker("c1", q("Which database?"))
     b = rig.ref("c1")
     assert host.key_route(claimed_at) == Route(editor)
-    assert host.key_route(claimed_at + ARRIVAL_GUARD * 0.9) == Route(editor)
-    assert host.key_route(claimed_at + ARRIVAL_GUARD + 0.01) == Route(host.focus.panel, b)
+    assert host.key_route(claimed_at + TYPING_GUARD * 0.9) == Route(editor)
+    # measured from the last key, not from the arrival: still typing
+    assert host.key_route(claimed_at + TYPING_GUARD + 0.01) == Route(editor)
+    assert not host.focus.keys_to_panel
+    paused = claimed_at + 2 * TYPING_GUARD + 0.02
+    assert host.key_route(paused) == Route(host.focus.panel, b)
+    assert host.focus.keys_to_panel
+
+
+def test_rule7_quiet_interval_engages_the_claim_without_a_key(rig: Rig) -> None:
+    host = rig.host
+    claimed_at = rig.clock()
+    rig.blocker("c1", q("Which database?"))
+    assert host.guard_deadline() == claimed_at + TYPING_GUARD
+    assert not host.settle_guard_nowait(claimed_at + TYPING_GUARD / 2)
+    assert host.key_route(claimed_at + TYPING_GUARD / 2).target is host.focus.chat
+    assert host.guard_deadline() == claimed_at + 1.5 * TYPING_GUARD  # pushed by the key
+    assert host.settle_guard_nowait(claimed_at + 1.5 * TYPING_GUARD)
+    assert host.guard_deadline() is None
+    assert host.key_route(claimed_at + 1.5 * TYPING_GUARD + 0.01).target is host.focus.panel
 
 
 def test_rule7_stray_enter_aimed_at_prior_tab_does_not_answer_the_blocker(rig: Rig) -> None:
@@ -471,7 +492,7 @@ def test_rule7_stray_enter_aimed_at_prior_tab_does_not_answer_the_blocker(rig: R
     rig.move_to(aimed, 1)
     wait = rig.blocker("c2", q("Which database?"))
     b = rig.ref("c2")
-    rig.clock.advance(ARRIVAL_GUARD / 3)
+    rig.clock.advance(TYPING_GUARD / 3)
 
     rig.press(PanelCommand.CONFIRM)  # the Enter the person meant for "Which cache?"
 
@@ -503,7 +524,7 @@ def test_rule7_guard_starts_when_a_waiting_claim_is_made(rig: Rig) -> None:
     host.end_foreign_nowait(prompt)
     assert host.focus.panel_focused
     assert host.key_route(claimed_at + 0.1).target is host.focus.chat
-    assert host.key_route(claimed_at + ARRIVAL_GUARD + 0.01) == Route(
+    assert host.key_route(claimed_at + 0.1 + TYPING_GUARD + 0.01) == Route(
         host.focus.panel, rig.ref("c1")
     )
 
@@ -569,6 +590,7 @@ def test_rule8_clear_draft_clears_only_the_selected_tab(rig: Rig) -> None:
     host.enter_panel_nowait(a.id)
     host.set_custom_text_nowait("drop this")
     host.set_notes_nowait("and this")
+    host.command_nowait(PanelCommand.CLEAR_DRAFT)  # arms
     host.command_nowait(PanelCommand.CLEAR_DRAFT)
     assert host.draft(a) == Draft()
     assert host.draft(b).custom_text == "keep this"
@@ -746,8 +768,7 @@ def test_partial_submit_leaves_the_rest_pending_then_answered_as_feedback(rig: R
     assert host.wait_for(second) is None
     assert not host.is_required(second)
     assert host.tabs == (second, third)
-    assert host.focus.panel_focused  # rule 5: async tabs remain
-    assert host.selected == second
+    assert host.focus.owner is host.focus.chat  # rule 5: back to the origin; tabs stay passive
     [result] = rig.tool_results("c1")
     assert [r["id"] for r in result["delivered"]] == [first.id]
 
@@ -767,6 +788,7 @@ def test_decline_on_a_required_tab_declines_the_whole_wait(rig: Rig) -> None:
     d, c = rig.ref("c1", 0), rig.ref("c1", 1)
     rig.clock.past_guard()
     rig.answer_option(d, 0)  # staged, not saved
+    host.command_nowait(PanelCommand.DECLINE, c)  # arms
     host.command_nowait(PanelCommand.DECLINE, c)
 
     reply = envelope(wait)
@@ -797,6 +819,7 @@ def test_decline_on_an_async_tab_declines_only_that_question(rig: Rig) -> None:
     a = rig.async_question("c1", "Which database?")
     b = rig.async_question("c2", "Which cache?")
     host.enter_panel_nowait(a.id)
+    host.command_nowait(PanelCommand.DECLINE)  # arms
     host.command_nowait(PanelCommand.DECLINE)
 
     assert host.projection.by_ref[a].status is QuestionStatus.DECLINED
@@ -862,8 +885,9 @@ def test_slash_asks_unknown_id_gives_a_notice(rig: Rig) -> None:
     a = rig.async_question("c1", "Which database?")
     answered = rig.async_question("c2", "Which cache?")
     rig.answer_option(answered, 0)
-    assert host.enter_panel_nowait("q-0000000000") == "No pending question with id q-0000000000."
-    assert host.enter_panel_nowait(answered.id) == f"No pending question with id {answered.id}."
+    assert host.enter_panel_nowait("q-0000000000") is Refusal.UNKNOWN_QUESTION
+    assert host.notice == "No pending question with id q-0000000000."
+    assert host.enter_panel_nowait(answered.id) is Refusal.UNKNOWN_QUESTION
     assert host.focus.owner is host.focus.chat
     assert host.selected == a
 

@@ -31,7 +31,7 @@ from hypothesis import settings
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from asks.contract import ResultEnvelope
-from asks.core.focus import ARRIVAL_GUARD, FocusTarget
+from asks.core.focus import TYPING_GUARD, FocusTarget
 from asks.core.model import Answer, AnswerKind, Outcome, QuestionRef
 from asks.host.host import AnswerRefusal, PanelCommand, QuestionHost, Wait
 from asks.store.entries import FeedbackDelivered, ToolResult
@@ -154,7 +154,7 @@ class HostMachine(RuleBasedStateMachine):
         """A key pressed in the panel, maybe long enough after a claim to pass the guard."""
         host = self.host
         if late:
-            self.clock.now += ARRIVAL_GUARD
+            self.clock.now += TYPING_GUARD
         live = host.live_waits
         before = len(live)
         origin = host.focus.loan_origin
@@ -181,12 +181,11 @@ class HostMachine(RuleBasedStateMachine):
         remaining = [t for t in host.tabs if isinstance(t, QuestionRef)]
         if host.focus.foreign_active:
             return
-        answered = outcomes & {Outcome.ANSWERED, Outcome.PARTIAL}
-        if answered and remaining:
-            assert host.focus.panel_focused, "rule 5: answering left async tabs behind"
-        elif prior in remaining:
-            assert host.focus.panel_focused and host.selected == prior, "rule 6: not restored"
-        elif not remaining or not answered:
+        # rule 5, whatever the outcome: back to the async tab the panel showed at the claim
+        # (if still pending), else to the loan origin — never to a leftover async tab
+        if prior in remaining:
+            assert host.focus.panel_focused and host.selected == prior, "rule 5: not restored"
+        else:
             expected = origin if origin in host.focus.mounted else host.focus.chat
             assert host.focus.owner is expected, "rule 5/6: focus did not return to the origin"
 
@@ -195,7 +194,7 @@ class HostMachine(RuleBasedStateMachine):
     def answer_selected(self) -> None:
         """The person answers the selected tab the way its kind needs (after the guard)."""
         host = self.host
-        self.clock.now += ARRIVAL_GUARD
+        self.clock.now += TYPING_GUARD
         tab = host.selected
         if isinstance(tab, QuestionRef):
             spec = host.question(tab).spec
@@ -252,7 +251,7 @@ class HostMachine(RuleBasedStateMachine):
         if self.host.live_waits and not self.host.focus.foreign_active:
             assert self.host.focus.panel_focused, "rule 3: the waiting blocker did not claim"
 
-    @rule(dt=st.sampled_from([0.05, ARRIVAL_GUARD, 5.0]))
+    @rule(dt=st.sampled_from([0.05, TYPING_GUARD, 5.0]))
     def time_passes(self, dt: float) -> None:
         self.clock.now += dt
 
@@ -369,7 +368,11 @@ class HostMachine(RuleBasedStateMachine):
         """Every saved, undelivered unit is in the outbox or claimed by a live wait."""
         host = self.host
         live_refs = {ref for wait in host.live_waits for ref in wait.refs}
-        assert host.outbox.claimed <= live_refs, "a claim outlived its wait"
+        outlived = [
+            r for r in host.projection.undelivered
+            if r not in live_refs and host.outbox.is_claimed(r)
+        ]
+        assert not outlived, "a claim outlived its wait"
         outbox = set(host.outbox.refs())
         for ref in host.projection.undelivered:
             assert ref in outbox or ref in live_refs, f"{ref} is saved but stranded"

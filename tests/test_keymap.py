@@ -10,113 +10,116 @@ import urwid
 
 from asks.host.host import PanelCommand
 from asks.widgets.keymap import (
-    APP_COMMANDS,
-    COMMANDS,
-    CONTEXTS,
     DEFAULT_BINDINGS,
-    OPTION_JUMPS,
+    HANDLED_BY,
     PANEL_COMMANDS,
-    SHADOWS,
-    WIDGET_ACTIONS,
+    ROW_JUMPS,
     Binding,
+    Command,
+    Context,
     Keymap,
     build_keymap,
     parse_key_spec,
     pretty_key,
 )
 
+C, X = Command, Context
 
-def test_every_binding_names_a_known_command_and_context() -> None:
+
+def test_every_binding_names_a_command_and_context_and_has_a_label() -> None:
     for binding in build_keymap().bindings:
-        assert binding.command in COMMANDS, binding
-        assert binding.context in CONTEXTS, binding
+        assert isinstance(binding.command, Command), binding
+        assert isinstance(binding.context, Context), binding
         assert binding.help, binding
 
 
-def test_every_panel_command_is_a_host_command_or_a_widget_action() -> None:
-    for command in COMMANDS:
-        if command.startswith("panel."):
-            assert command in PANEL_COMMANDS or command in WIDGET_ACTIONS, command
+def test_every_command_has_a_handler_and_panel_commands_map_to_the_host() -> None:
+    assert set(HANDLED_BY) == set(Command)
     for command, value in PANEL_COMMANDS.items():
-        assert PanelCommand(value.value) is value
-        assert command == f"panel.{value.value}"
-    # Every host command has a key; COLLAPSE is the global "collapse" key (the app calls the host).
+        assert command.value == f"panel.{value.value}"
+    # Every host command has a key; COLLAPSE is the global collapse key (the layer calls it).
     assert set(PANEL_COMMANDS.values()) | {PanelCommand.COLLAPSE} == set(PanelCommand)
-    assert "collapse" in APP_COMMANDS
 
 
 def test_every_command_has_a_default_key() -> None:
     keymap = build_keymap()
-    assert {c for c in COMMANDS if not keymap.keys_for(c)} == set()
+    assert {c for c in Command if not keymap.keys_for(c)} == set()
 
 
 def test_no_key_repeats_within_a_context_with_globals_merged() -> None:
     keymap = build_keymap()
-    globals_ = {k: b.command for b in keymap.bindings if b.context == "global" for k in b.keys}
-    for context in CONTEXTS:
-        seen: dict[str, list[str]] = defaultdict(list)
+    globals_ = {k for b in keymap.bindings if b.context is X.GLOBAL for k in b.keys}
+    for context in Context:
+        seen: dict[str, list[Command]] = defaultdict(list)
         for binding in keymap.bindings:
-            if binding.context == context:
+            if binding.context is context:
                 for key in binding.keys:
                     seen[key].append(binding.command)
-        if context != "global":
-            for key, command in globals_.items():
-                own = seen.get(key)
-                if own:  # a context binding shadows a global key: only where declared
-                    assert (context, command, own[0]) in SHADOWS, (context, key, own)
-                else:
-                    seen[key].append(command)
         assert {k: cs for k, cs in seen.items() if len(cs) > 1} == {}, context
+        if context is not X.GLOBAL:
+            assert not set(seen) & globals_, context
 
 
 def test_a_repeated_key_in_a_table_is_refused() -> None:
-    up = Binding("panel.up", ("up",), "panel", "a")
-    down = Binding("panel.down", ("up",), "panel", "b")
-    with pytest.raises(ValueError, match="bound twice in context 'panel'"):
+    up = Binding(C.PANEL_UP, ("up",), X.PANEL, "a")
+    down = Binding(C.PANEL_DOWN, ("up",), X.PANEL, "b")
+    with pytest.raises(ValueError, match="bound twice in context panel"):
         Keymap((up, down))
-    collapse = Binding("collapse", ("enter",), "global", "c")
-    confirm = Binding("panel.confirm", ("enter",), "panel", "d")
+    collapse = Binding(C.COLLAPSE, ("enter",), X.GLOBAL, "c")
+    confirm = Binding(C.PANEL_CONFIRM, ("enter",), X.PANEL, "d")
     with pytest.raises(ValueError, match="already bound"):
         Keymap((collapse, confirm))
 
 
 def test_lookup_uses_context_then_global_and_shift_tab_is_prev_tab_inside_the_panel() -> None:
     keymap = build_keymap()
-    assert keymap.command_for("panel", "enter") == "panel.confirm"
-    assert keymap.command_for("chat", "enter") == "chat.send"
-    assert keymap.command_for("chat", "tab") == "chat.complete"
-    assert keymap.command_for("panel", "tab") == "panel.next_tab"
-    assert keymap.command_for("chat", "shift tab") == "focus_toggle"
-    assert keymap.command_for("panel", "shift tab") == "panel.prev_tab"
-    assert keymap.command_for("reply", "ctrl ]") == "collapse"
-    assert keymap.command_for("prompt", "y") == "prompt.yes"
-    assert keymap.command_for("panel", "y") is None
-    assert keymap.command_for("reply", " ") is None  # space types a space in the editor
-    assert keymap.keys_for("panel.notes") == ("meta n",)
-    assert keymap.keys_for("chat.newline") == ("meta enter", "shift enter")
+    assert keymap.command_for(X.PANEL, "enter") is C.PANEL_CONFIRM
+    assert keymap.command_for(X.CHAT, "enter") is C.CHAT_SEND
+    assert keymap.command_for(X.CHAT, "tab") is C.CHAT_COMPLETE
+    assert keymap.command_for(X.PANEL, "tab") is C.PANEL_NEXT_TAB
+    assert keymap.command_for(X.CHAT, "shift tab") is C.FOCUS_TOGGLE
+    assert keymap.command_for(X.PANEL, "shift tab") is C.PANEL_PREV_TAB
+    assert keymap.command_for(X.REPLY, "ctrl ]") is C.COLLAPSE
+    assert keymap.command_for(X.PROMPT, "ctrl ]") is C.COLLAPSE  # collapse works at a prompt
+    assert keymap.command_for(X.PROMPT, "shift tab") is None  # the toggle cannot work there
+    assert keymap.command_for(X.PROMPT, "ctrl c") is C.INTERRUPT
+    assert keymap.command_for(X.PROMPT, "y") is C.PROMPT_YES
+    assert keymap.command_for(X.PANEL, "y") is None
+    assert keymap.command_for(X.REPLY, " ") is None  # space types a space in the editor
+    assert keymap.command_for(X.PANEL, "9") is C.PANEL_ROW_9
+    assert keymap.command_for(X.CHAT, "ctrl u") is C.CHAT_KILL_START
+    assert keymap.keys_for(C.PANEL_NOTES) == ("meta n",)
+    assert keymap.keys_for(C.CHAT_NEWLINE) == ("meta enter", "shift enter")
+
+
+def test_help_lines_list_only_what_the_context_binds() -> None:
+    keymap = build_keymap()
+    prompt = keymap.help_line(X.PROMPT)
+    assert "Shift+Tab" not in prompt
+    assert "Ctrl+] collapse" in prompt and "Ctrl+C interrupt" in prompt
+    assert "y yes" in prompt
+    assert "Shift+Tab answer" in keymap.help_line(X.CHAT)
 
 
 def test_hints_come_from_the_table() -> None:
     keymap = build_keymap()
-    commands = ["panel.up", "panel.down", "panel.confirm", "panel.next_tab", "panel.pause"]
-    assert keymap.hints("panel", commands) == "↑↓ choose · Enter confirm · Tab next · Esc pause"
-    toggles = keymap.hints("chat", ["focus_toggle", "collapse"])
+    commands = [C.PANEL_UP, C.PANEL_DOWN, C.PANEL_CONFIRM, C.PANEL_NEXT_TAB, C.PANEL_PAUSE]
+    assert keymap.hints(X.PANEL, commands) == "↑↓ choose · Enter confirm · Tab next · Esc pause"
+    toggles = keymap.hints(X.CHAT, [C.FOCUS_TOGGLE, C.COLLAPSE])
     assert toggles == "Shift+Tab answer · Ctrl+] collapse"
-    assert keymap.hints("panel", ["panel.confirm"], {"panel.confirm": "submit"}) == "Enter submit"
-    jumps = keymap.hints("panel", ["panel.page_up", "panel.page_down", *OPTION_JUMPS])
-    assert jumps == "PgUp/PgDn scroll · 1–4 jump"
-    assert "Alt+Enter newline" in keymap.help_line("reply")
-    # Shadowed inside the panel: the focus toggle has no key there, so no hint.
-    assert keymap.hints("panel", ["focus_toggle", "panel.decline"]) == "Alt+D decline"
+    assert keymap.hints(X.PANEL, [C.PANEL_CONFIRM], {C.PANEL_CONFIRM: "submit"}) == "Enter submit"
+    jumps = keymap.hints(X.PANEL, [C.PANEL_PAGE_UP, C.PANEL_PAGE_DOWN, *ROW_JUMPS])
+    assert jumps == "PgUp/PgDn scroll · 1–9 jump"
+    assert "Alt+Enter newline" in keymap.help_line(X.REPLY)
+    # Inside the panel Shift+Tab is "previous tab": the focus toggle has no key there.
+    assert keymap.hints(X.PANEL, [C.FOCUS_TOGGLE, C.PANEL_DECLINE]) == "Alt+D decline"
     relabelled = Keymap(
         tuple(
-            Binding(b.command, ("k",) if b.command == "panel.up" else b.keys, b.context, "go up")
-            if b.command == "panel.up"
-            else b
+            Binding(b.command, ("k",), b.context, "go up") if b.command is C.PANEL_UP else b
             for b in DEFAULT_BINDINGS
         )
     )
-    assert relabelled.hints("panel", ["panel.up", "panel.confirm"]) == "k go up · Enter confirm"
+    assert relabelled.hints(X.PANEL, [C.PANEL_UP, C.PANEL_CONFIRM]) == "k go up · Enter confirm"
 
 
 @pytest.mark.parametrize(
@@ -186,20 +189,22 @@ def test_parse_key_spec_refuses_with_a_clear_message(spec: str, message: str) ->
 
 def test_configured_keys_take_effect() -> None:
     keymap = build_keymap(focus_toggle_key="f2", collapse_key="ctrl+o")
-    for context in ("chat", "panel", "reply", "prompt"):
-        assert keymap.command_for(context, "f2") == "focus_toggle"
-        assert keymap.command_for(context, "ctrl o") == "collapse"
+    for context in (X.CHAT, X.PANEL, X.REPLY):
+        assert keymap.command_for(context, "f2") is C.FOCUS_TOGGLE
+    for context in (X.CHAT, X.PANEL, X.REPLY, X.PROMPT):
+        assert keymap.command_for(context, "ctrl o") is C.COLLAPSE
         assert keymap.command_for(context, "ctrl ]") is None
-    assert keymap.command_for("chat", "shift tab") is None
-    assert keymap.command_for("panel", "shift tab") == "panel.prev_tab"
-    assert keymap.hints("panel", ["focus_toggle", "collapse"]) == "F2 answer · Ctrl+O collapse"
+    assert keymap.command_for(X.PROMPT, "f2") is None
+    assert keymap.command_for(X.CHAT, "shift tab") is None
+    assert keymap.command_for(X.PANEL, "shift tab") is C.PANEL_PREV_TAB
+    assert keymap.hints(X.PANEL, [C.FOCUS_TOGGLE, C.COLLAPSE]) == "F2 answer · Ctrl+O collapse"
 
 
 def test_collapse_off_unbinds_it() -> None:
     keymap = build_keymap(collapse_key="off")
-    assert keymap.keys_for("collapse") == ()
-    assert keymap.command_for("chat", "ctrl ]") is None
-    assert keymap.hints("chat", ["focus_toggle", "collapse"]) == "Shift+Tab answer"
+    assert keymap.keys_for(C.COLLAPSE) == ()
+    assert keymap.command_for(X.CHAT, "ctrl ]") is None
+    assert keymap.hints(X.CHAT, [C.FOCUS_TOGGLE, C.COLLAPSE]) == "Shift+Tab answer"
 
 
 @pytest.mark.parametrize(
@@ -207,9 +212,12 @@ def test_collapse_off_unbinds_it() -> None:
     [
         ("tab", "ctrl ]", "plain Tab is reserved"),
         ("off", "ctrl ]", "cannot be 'off'"),
-        ("ctrl+u", "ctrl ]", "Ctrl\\+U of focus_toggle is already bound to panel.clear_draft"),
-        ("alt+n", "ctrl ]", "Alt\\+N of focus_toggle is already bound to panel.notes"),
-        ("shift+tab", "enter", "Enter of collapse is already bound"),
+        ("ctrl+u", "ctrl ]", "Ctrl\\+U is already bound to chat.kill_to_start"),
+        ("alt+n", "ctrl ]", "Alt\\+N is already bound to panel.notes"),
+        ("shift+tab", "enter", "Enter alone would fire while you type"),
+        ("x", "ctrl ]", "focus_toggle_key: x alone would fire while you type"),
+        ("shift+tab", "5", "collapse_key: 5 alone would fire while you type"),
+        ("shift+tab", "ctrl+k", "Ctrl\\+K of collapse is already bound to chat.kill_to_end"),
         ("f2", "f2", "F2 is already the focus toggle"),
         ("shift+tab", "nonsense", "collapse_key: key 'nonsense'"),
     ],

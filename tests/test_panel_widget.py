@@ -13,14 +13,17 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from weakref import WeakKeyDictionary
 
 import pytest
+import urwid
 from helpers import Rig, call, q
 from urwid.testing import check_flow_sizing, render_text, resolve_attr
 
 from asks.core.model import AnswerKind, QuestionStatus
 from asks.host.host import PanelCommand, PanelMode, Wait
 from asks.widgets.keymap import build_keymap
+from asks.widgets.layer import AsksLayer
 from asks.widgets.panel import PALETTE, QuestionPanel
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -34,9 +37,19 @@ def rig(tmp_path: Path) -> Iterator[Rig]:
     made.journal.close()
 
 
+LAYERS: WeakKeyDictionary[QuestionPanel, AsksLayer] = WeakKeyDictionary()
+
+
 def make_panel(rig: Rig, **kwargs: Any) -> QuestionPanel:
-    panel = QuestionPanel(rig.host, kwargs.pop("keymap", build_keymap()), rig.clock, **kwargs)
+    """The panel of a real layer (keys go through the layer's key path, as typed)."""
+    keymap = kwargs.pop("keymap", build_keymap())
+    layer = AsksLayer(rig.host.panel_port, urwid.Edit(), keymap=keymap, clock=rig.clock)
+    panel = layer.panel
+    if "max_rows" in kwargs:
+        panel.max_rows = kwargs.pop("max_rows")
+    assert not kwargs, kwargs
     rig.host.subscribe(panel.refresh)
+    LAYERS[panel] = layer
     return panel
 
 
@@ -47,7 +60,9 @@ def screen(panel: QuestionPanel, cols: int = WIDE) -> list[str]:
 
 
 def press(panel: QuestionPanel, *keys: str, cols: int = WIDE) -> list[str]:
-    return [k for key in keys if (k := panel.keypress((cols,), key)) is not None]
+    """Keys typed into the layer while the panel has them; the unhandled ones are returned."""
+    layer = LAYERS[panel]
+    return [k for key in keys if (k := layer.keypress((cols,), key)) is not None]
 
 
 def check_golden(name: str, lines: list[str]) -> None:
@@ -140,7 +155,10 @@ def test_golden_blocker_pending_shows_the_warning_marker(rig: Rig) -> None:
     rig.async_question("c1", "Ship the release today?", header="Release")
     panel = make_panel(rig)
     rig.blocker("c2", q("Delete the old backups?", header="Backups", options=("Yes", "No")))
+    held = screen(panel)
+    assert "pause typing to answer here" in held[-2]  # the typing guard holds the keys back
     rig.clock.past_guard()
+    assert rig.host.settle_guard_nowait(rig.clock())  # the layer's timer does this
     lines = screen(panel)
     assert "⚠ required" in lines[0]
     assert "[● Backups]" in lines[1]
@@ -245,6 +263,9 @@ def test_keys_typed_in_type_something_reach_the_draft(rig: Rig) -> None:
     assert rig.host.draft(ref).custom_text == "use  bot"
     press(panel, "meta enter", "x")
     assert rig.host.draft(ref).custom_text == "use  bot\nx"
+    press(panel, "ctrl u")  # arms: an irreversible clear is confirmed (rule 8)
+    assert rig.host.draft(ref).custom_text == "use  bot\nx"
+    assert "Press Ctrl+U again to clear the draft" in "\n".join(screen(panel))
     press(panel, "ctrl u")  # clears the draft's text and checks; the cursor stays on the row
     assert rig.host.draft(ref).custom_text == ""
     assert panel.key_context == "reply"
@@ -340,10 +361,11 @@ def test_escape_sequences_in_model_text_are_inert(rig: Rig) -> None:
     assert "Proceed with red text?2J" in text and "[Evil]" in text and "link here evil" in text
 
 
-def test_keys_are_returned_when_the_panel_does_not_own_the_keyboard(rig: Rig) -> None:
+def test_keys_go_to_the_chat_editor_when_the_panel_does_not_own_the_keyboard(rig: Rig) -> None:
     ask_async(rig, "c1", database_question())
     panel = make_panel(rig)
-    assert press(panel, "enter", "down", "a") == ["enter", "down", "a"]
+    assert press(panel, "enter", "down", "a") == ["enter", "down"]  # the editor took "a"
+    assert LAYERS[panel].editor.edit_text == "a"
     assert rig.host.draft(rig.ref("c1")).cursor == 0
 
 
@@ -357,22 +379,27 @@ def test_arrival_guard_returns_a_key_aimed_at_chat(rig: Rig) -> None:
     assert isinstance(wait, Wait) and wait.done
 
 
-def test_app_keys_are_returned_unhandled(rig: Rig) -> None:
+def test_layer_keys_are_handled_and_unknown_keys_returned(rig: Rig) -> None:
     ask_async(rig, "c1", database_question())
     panel = make_panel(rig)
     focused(rig)
-    assert press(panel, "ctrl ]", "ctrl g", "f7") == ["ctrl ]", "ctrl g", "f7"]
+    assert press(panel, "f7", "ctrl g") == ["f7"]  # Ctrl+G belongs to the layer
     press(panel, "4")
-    assert press(panel, "ctrl ]", "ctrl g") == ["ctrl ]", "ctrl g"]
+    assert press(panel, "ctrl c") == ["ctrl c"]  # the app's interrupt
+    assert press(panel, "ctrl ]") == []  # collapse, from the reply editor too
+    assert rig.host.mode is PanelMode.COLLAPSED
+    assert not rig.host.focus.panel_focused
 
 
-def test_focus_toggle_with_a_configured_key_is_returned_to_the_app(rig: Rig) -> None:
+def test_focus_toggle_with_a_configured_key_works_in_the_panel(rig: Rig) -> None:
     ask_async(rig, "c1", database_question())
     panel = make_panel(rig, keymap=build_keymap(focus_toggle_key="f2"))
     focused(rig)
-    assert press(panel, "f2") == ["f2"]
-    rig.host.toggle_focus_nowait()
+    assert press(panel, "f2") == []
+    assert not rig.host.focus.panel_focused
     assert "F2 answer" in "\n".join(screen(panel))
+    assert press(panel, "f2") == []
+    assert rig.host.focus.panel_focused
 
 
 def test_page_down_scrolls_and_moving_the_cursor_brings_it_back(rig: Rig) -> None:
@@ -450,6 +477,11 @@ def test_decline_and_defer_keys_reach_the_host(rig: Rig) -> None:
     assert wait.done and rig.ref("c1") in rig.host.tabs  # deferred: still pending
     wait2 = rig.blocker("c2", q("Really?", header="Again", options=("Yes", "No")))
     rig.clock.past_guard()
+    press(panel, "meta d")  # arms: Decline is confirmed (rule 8)
+    assert not wait2.done
+    assert "Press Alt+D again to decline" in "\n".join(screen(panel))
+    press(panel, "down", "meta d")  # another key disarmed it: this one arms again
+    assert not wait2.done
     press(panel, "meta d")
     assert wait2.done and rig.ref("c2") not in rig.host.tabs
 

@@ -1,22 +1,21 @@
-"""The whole REPL screen and its run loop.
+"""The whole REPL screen and its run loop — built on the public layer widget, like any embedder.
 
-Top to bottom: transcript, question panel (only while questions exist), the foreign prompt
-(only while one is up), chat editor, status line. The screen holds no policy: every key is
-routed through ``host.key_route`` (focus owner + arrival guard) and the keymap; state lives in
-the host, the agent, the transcript and the prompt broker, whose listeners refresh the views.
+Top to bottom: transcript, the :class:`~asks.widgets.layer.AsksLayer` (question panel, the
+permission prompt while one is up, the chat editor), status line. The screen holds no policy:
+every key goes to the layer (focus owner, typing guard, panel, prompt, chat editor); what the
+layer returns unhandled is looked up in the keymap for the context it went to — Ctrl+C
+(interrupt; twice quits), Esc in chat (interrupt), PgUp/PgDn (transcript). State lives in the
+host, the agent, the transcript and the prompt broker, whose listeners refresh the views.
 urwid redraws when trio goes idle after a change (TrioEventLoop's idle instrument), so changes
 push redraws and nothing polls.
 
-One trio nursery runs the urwid loop and the agent loop (``run_repl``).
+One trio nursery runs the urwid loop, the layer's background work and the agent loop
+(``run_repl``).
 """
 
 from __future__ import annotations
 
-import os
-import sys
-import tempfile
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -26,11 +25,10 @@ import urwid
 from asks.agent.loop import Agent, AgentState
 from asks.agent.prompts import PromptBroker
 from asks.agent.transcript import EntryKind, Transcript
-from asks.core.model import QuestionRef
 from asks.host.host import QuestionHost
-from asks.sanitize import sanitize_text
 from asks.widgets import chat, panel, prompt, status, transcript
-from asks.widgets.keymap import Keymap
+from asks.widgets.keymap import Command, Context, Keymap
+from asks.widgets.layer import AsksLayer
 
 if TYPE_CHECKING:  # the bridge (hypercorn: ~0.1 s to import) loads only when asked for
     from asks.surfaces.web import WebBridge
@@ -68,27 +66,36 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
         self.keymap = keymap
         self.clock = clock
         self.transcript_view = transcript.TranscriptView(session.transcript)
-        self.panel = panel.QuestionPanel(session.host, keymap, clock)
-        self.prompt_view = prompt.PromptView(session.broker)
-        self.chat = chat.ChatEditor(self._submit, SLASH_COMMANDS)
+        self.prompt_view = prompt.PromptView(session.broker, keymap)
+        self.chat = chat.ChatEditor(self._submit, SLASH_COMMANDS, keymap)
+        self.layer = AsksLayer(
+            session.host.panel_port, self.chat, keymap=keymap, prompt=self.prompt_view,
+            clock=clock,
+        )
         self.status = status.StatusLine()
         self.quitting = False
-        self.on_edit_request: Callable[[], None] = lambda: None
         self.on_web_request: Callable[[], None] = lambda: None
         self.web_url: str | None = None
         self._last_ctrl_c = -QUIT_WINDOW
-        self._had_waits = False
         self._status_shown: tuple[object, ...] = ()
-        super().__init__(urwid.Pile([("weight", 1, self.transcript_view)]))
-        self._stale: set[str] = {"host", "transcript", "broker", "agent"}
-        session.host.subscribe(lambda: self._changed("host"))
+        super().__init__(
+            urwid.Pile(
+                [("weight", 1, self.transcript_view), ("pack", self.layer), ("pack", self.status)]
+            )
+        )
+        self._w.focus_position = 1
+        self._stale: set[str] = {"transcript", "broker", "status"}
+        session.host.subscribe(lambda: self._changed("status"))
         session.transcript.subscribe(lambda: self._changed("transcript"))
         session.broker.subscribe(lambda: self._changed("broker"))
-        session.agent.subscribe(lambda: self._changed("agent"))
+        session.agent.subscribe(lambda: self._changed("status"))
+
+    @property
+    def panel(self) -> panel.QuestionPanel:
+        return self.layer.panel
 
     def _changed(self, source: str) -> None:
-        """A model changed: rebuild its views once, before the next key or frame (many
-        changes, one rebuild), and drop the cached canvas so urwid draws the next frame."""
+        """A model changed: rebuild its views once, before the next key or frame."""
         self._stale.add(source)
         self._invalidate()
 
@@ -98,18 +105,14 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
 
     # -- rendering -------------------------------------------------------------------------
     def refresh(self, sources: set[str] | None = None) -> None:
-        """Re-read the models that changed (default: all); rebuild the layout if needed."""
-        changed = set(sources) if sources is not None else {"host", "transcript", "broker"}
+        """Re-read the models that changed (default: all)."""
+        changed = set(sources) if sources is not None else {"transcript", "broker", "status"}
         self._stale = set()
         if "transcript" in changed:
             self.transcript_view.refresh()
-        if "host" in changed:
-            self.panel.refresh()
         if "broker" in changed:
             self.prompt_view.refresh()
         self._update_status()
-        self._layout()
-        self._ring_on_new_blocker()
 
     def _update_status(self) -> None:
         """Update the status line when what it shows changed (an update redraws it)."""
@@ -117,37 +120,6 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
         if shown != self._status_shown:
             self._status_shown = shown
             self.status.update(*shown)
-
-    def _layout(self) -> None:
-        host, broker = self.session.host, self.session.broker
-        items: list[tuple[urwid.Widget, tuple[str, int] | tuple[str]]] = [
-            (self.transcript_view, ("weight", 1))
-        ]
-        if host.tabs:
-            items.append((self.panel, ("pack",)))
-        if broker.current is not None:
-            items.append((self.prompt_view, ("pack",)))
-        items += [(self.chat, ("pack",)), (self.status, ("pack",))]
-        pile = self._w
-        wanted = [w for w, _ in items]
-        if [w for w, _ in pile.contents] != wanted:
-            pile.contents = [(w, pile.options(*opts)) for w, opts in items]
-        pile.focus_position = wanted.index(self._focused_widget())
-
-    def _focused_widget(self) -> urwid.Widget:
-        host, broker = self.session.host, self.session.broker
-        if broker.current is not None and host.focus.owner is broker.current.target:
-            return self.prompt_view
-        if host.focus.panel_focused and host.tabs:
-            return self.panel
-        return self.chat
-
-    def _ring_on_new_blocker(self) -> None:
-        """A terminal BEL when a blocking wait begins (TTY only)."""
-        has_waits = bool(self.session.host.live_waits)
-        if has_waits and not self._had_waits and sys.stdout.isatty():
-            os.write(sys.stdout.fileno(), b"\a")
-        self._had_waits = has_waits
 
     def render(self, size: Size, focus: bool = False) -> urwid.Canvas:
         if len(size) == 2:
@@ -166,42 +138,20 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
     def keypress(self, size: Size, key: str) -> str | None:
         cols = size[0] if size else 80
         self._refresh_if_stale()
-        host, broker = self.session.host, self.session.broker
-        if key == "ctrl c":
+        if self.keymap.command_for(Context.GLOBAL, key) is Command.INTERRUPT:
             self._ctrl_c()
             return None
-        if broker.current is not None and host.focus.owner is broker.current.target:
-            return self.prompt_view.keypress((cols,), key)
-        route = host.key_route(self.clock())
-        in_panel = route.target is host.focus.panel
-        command = self.keymap.command_for("panel" if in_panel else "chat", key)
-        if command == "collapse":
-            host.toggle_collapse_nowait()
+        unused = self.layer.keypress((cols,), key)
+        if unused is None:
             return None
-        if command in ("chat.scroll_up", "chat.scroll_down"):
-            self.transcript_view.scroll(-1 if command == "chat.scroll_up" else 1)
+        command = self.keymap.command_for(self.layer.last_context, unused)
+        if command in (Command.CHAT_SCROLL_UP, Command.CHAT_SCROLL_DOWN):
+            self.transcript_view.scroll(-1 if command is Command.CHAT_SCROLL_UP else 1)
             return None
-        if command == "chat.interrupt":  # Esc in chat (Ctrl+C is handled above)
+        if command is Command.CHAT_INTERRUPT:
             self.session.agent.interrupt_nowait()
             return None
-        if command == "panel.editor" and in_panel:
-            self.on_edit_request()
-            return None
-        if in_panel:
-            unhandled = self.panel.keypress((cols,), key)
-            if unhandled is None:
-                return None
-            return self._global(self.keymap.command_for("panel", unhandled), unhandled)
-        if command == "focus_toggle":
-            host.toggle_focus_nowait()
-            return None
-        return self.chat.keypress((cols,), key)
-
-    def _global(self, command: str | None, key: str) -> str | None:
-        if command == "focus_toggle":
-            self.session.host.toggle_focus_nowait()
-            return None
-        return key
+        return unused
 
     def _ctrl_c(self) -> None:
         """Ctrl+C: interrupt the running turn (or refuse an open prompt); a second Ctrl+C
@@ -225,11 +175,11 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
 
     def _slash(self, words: Sequence[str]) -> None:
         name, args = words[0], words[1:]
-        host, notes = self.session.host, self.session.transcript
+        notes = self.session.transcript
         if name == "/quit":
             self._quit()
         elif name == "/asks":
-            notice = host.enter_panel_nowait(args[0] if args else None)
+            notice = self.layer.open_questions(args[0] if args else None)
             if notice is not None:
                 notes.add(EntryKind.NOTICE, notice)
         elif name == "/web":
@@ -245,49 +195,16 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
 
 
 def help_text(keymap: Keymap) -> str:
+    """``/help``: the slash commands, then what each context's keys do (from the keymap)."""
     lines = [
         "Commands: /asks [ID] open pending questions · /web answer from a browser · "
         "/help · /quit"
     ]
-    for context in ("chat", "panel", "reply", "prompt"):
-        lines.append(f"{context}: {keymap.help_line(context)}")
+    names = {Context.CHAT: "chat", Context.PANEL: "panel", Context.REPLY: "reply editor",
+             Context.PROMPT: "permission prompt"}
+    for context, name in names.items():
+        lines.append(f"{name}: {keymap.help_line(context)}")
     return "\n".join(lines)
-
-
-# ---------------------------------------------------------------------------- external editor
-async def edit_externally(
-    loop: urwid.MainLoop, screen: ReplScreen, environ: dict[str, str] | None = None
-) -> None:
-    """Ctrl+G: edit the selected tab's reply (or its notes, when open) in $VISUAL/$EDITOR on a
-    private 0600 temp file, with the screen suspended; the result is sanitised."""
-    env = os.environ if environ is None else environ
-    editor = env.get("VISUAL") or env.get("EDITOR") or "vi"
-    host = screen.session.host
-    tab = host.selected
-    if not isinstance(tab, QuestionRef):
-        return
-    notes = screen.panel.notes_open
-    draft = host.draft(tab)
-    fd, name = tempfile.mkstemp(prefix="asks-", suffix=".txt")  # mkstemp: mode 0600
-    path = Path(name)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(draft.notes if notes else draft.custom_text)
-        loop.screen.stop()
-        try:
-            await trio.run_process([*editor.split(), str(path)], check=False)
-        finally:
-            loop.screen.start()
-        text = sanitize_text(path.read_text(encoding="utf-8")).rstrip("\n")
-    finally:
-        path.unlink(missing_ok=True)
-    if host.selected == tab:
-        if notes:
-            host.set_notes_nowait(text)
-        else:
-            host.set_custom_text_nowait(text)
-    screen.refresh()
-    loop.screen.clear()
 
 
 # ---------------------------------------------------------------------------- run
@@ -317,14 +234,14 @@ async def run_repl(
     loop = urwid.MainLoop(repl, palette(), screen=raw, event_loop=event_loop,
                           handle_mouse=False)
     async with trio.open_nursery() as nursery:
-        repl.on_edit_request = lambda: nursery.start_soon(edit_externally, loop, repl)
         bridge = _WebStarter(repl, web or WebOptions(), nursery)
         repl.on_web_request = bridge.request
         if web is not None and web.start:
             bridge.request()
         nursery.start_soon(_run_agent, session.agent, opening_turn)
-        with loop.start():
-            await event_loop.run_async()
+        async with repl.layer.running(loop):
+            with loop.start():
+                await event_loop.run_async()
         session.host.detach_ui_nowait()
         nursery.cancel_scope.cancel()
 

@@ -1,6 +1,7 @@
 """The chat editor: where the person types messages and slash commands.
 
-A multi-line :class:`urwid.Edit` with the caption ``"› "``. Keys it handles:
+A multi-line :class:`urwid.Edit` with the caption ``"› "``. Its keys come from the keymap's
+``CHAT`` context (defaults below):
 
 * ``enter`` — submit: ``on_submit(text)`` is called when the text is not blank, then the editor
   is cleared (a blank text is cleared without a call). Always handled.
@@ -12,22 +13,29 @@ A multi-line :class:`urwid.Edit` with the caption ``"› "``. Keys it handles:
 * ``up`` on the first row / ``down`` on the last row — walk the history of messages submitted
   in this editor (newest first); walking down past the newest brings back the text that was
   being typed. Returned when there is nowhere to go.
-* Everything else goes to the inner edit; what it does not use is returned (``shift tab``,
-  ``ctrl c``, ``page up``, ``esc``, …) for the app to route.
+* readline keys: ``ctrl a``/``ctrl e`` line start/end, ``ctrl k``/``ctrl u`` delete to the
+  end/start of the line, ``ctrl w`` delete the word before the cursor, ``meta b``/``meta f``
+  a word left/right.
+* Everything else goes to the inner edit; what it does not use is returned (``ctrl c``,
+  ``page up``, ``esc``, …) for the app to route.
 
 The history lives in the editor instance (no module state) and is not persisted.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Final
 
 import urwid
 
+from asks.widgets.keymap import Command, Context, Keymap, build_keymap
+
 CAPTION: Final = "› "
 DEFAULT_COMMANDS: Final = ("/asks", "/help", "/quit")
-NEWLINE_KEYS: Final = frozenset({"meta enter", "shift enter"})
+_WORD_BEFORE: Final = re.compile(r"\S*\s*$")
+_WORD_AFTER: Final = re.compile(r"^\s*\S*")
 
 PALETTE: Final = (("chat.caption", "light cyan,bold", "default", "bold"),)
 
@@ -41,8 +49,10 @@ class ChatEditor(urwid.WidgetWrap[urwid.Edit]):
         self,
         on_submit: Callable[[str], None],
         commands: Sequence[str] = DEFAULT_COMMANDS,
+        keymap: Keymap | None = None,
     ) -> None:
         self._on_submit = on_submit
+        self._keymap = keymap or build_keymap()
         self._commands = tuple(commands)
         self._history: list[str] = []
         self._history_index: int | None = None  # into _history while walking it
@@ -72,20 +82,67 @@ class ChatEditor(urwid.WidgetWrap[urwid.Edit]):
 
     # -- keys ------------------------------------------------------------------------------
     def keypress(self, size: Size, key: str) -> str | None:  # type: ignore[override]
-        if key == "enter":
+        command = self._keymap.command_for(Context.CHAT, key)
+        if command is Command.CHAT_SEND:
             self._submit()
             return None
-        if key in NEWLINE_KEYS:
+        if command is Command.CHAT_NEWLINE:
             self._edit.insert_text("\n")
             return None
-        if key == "tab":
+        if command is Command.CHAT_COMPLETE:
             return None if self._complete() else key
+        if command in _LINE_EDITS:
+            _LINE_EDITS[command](self)
+            return None
         unhandled = self._edit.keypress(size, key)
         if unhandled == "up":
             return None if self._walk_history(-1) else key
         if unhandled == "down":
             return None if self._walk_history(+1) else key
         return unhandled
+
+    # -- readline keys ------------------------------------------------------------------------
+    def _line_bounds(self) -> tuple[int, int, int]:
+        text, pos = self.text, self._edit.edit_pos
+        start = text.rfind("\n", 0, pos) + 1
+        end = text.find("\n", pos)
+        return start, pos, len(text) if end < 0 else end
+
+    def _replace(self, start: int, end: int, caret: int) -> None:
+        text = self.text
+        self._edit.set_edit_text(text[:start] + text[end:])
+        self._edit.set_edit_pos(caret)
+
+    def _line_start(self) -> None:
+        self._edit.set_edit_pos(self._line_bounds()[0])
+
+    def _line_end(self) -> None:
+        self._edit.set_edit_pos(self._line_bounds()[2])
+
+    def _kill_to_end(self) -> None:
+        _, pos, end = self._line_bounds()
+        self._replace(pos, end, pos)
+
+    def _kill_to_start(self) -> None:
+        start, pos, _ = self._line_bounds()
+        self._replace(start, pos, start)
+
+    def _kill_word(self) -> None:
+        pos = self._edit.edit_pos
+        match = _WORD_BEFORE.search(self.text[:pos])
+        start = pos - len(match.group(0)) if match else pos
+        self._replace(start, pos, start)
+
+    def _word_left(self) -> None:
+        pos = self._edit.edit_pos
+        match = _WORD_BEFORE.search(self.text[:pos].rstrip())
+        stripped = len(self.text[:pos].rstrip())
+        self._edit.set_edit_pos(stripped - len(match.group(0)) if match else 0)
+
+    def _word_right(self) -> None:
+        pos = self._edit.edit_pos
+        match = _WORD_AFTER.match(self.text[pos:])
+        self._edit.set_edit_pos(pos + (len(match.group(0)) if match else 0))
 
     def _submit(self) -> None:
         text = self.text
@@ -128,6 +185,17 @@ class ChatEditor(urwid.WidgetWrap[urwid.Edit]):
         self._history_index = index
         self.set_text(self._history[index])
         return True
+
+
+_LINE_EDITS: Final[dict[Command, Callable[[ChatEditor], None]]] = {
+    Command.CHAT_LINE_START: ChatEditor._line_start,
+    Command.CHAT_LINE_END: ChatEditor._line_end,
+    Command.CHAT_KILL_END: ChatEditor._kill_to_end,
+    Command.CHAT_KILL_START: ChatEditor._kill_to_start,
+    Command.CHAT_KILL_WORD: ChatEditor._kill_word,
+    Command.CHAT_WORD_LEFT: ChatEditor._word_left,
+    Command.CHAT_WORD_RIGHT: ChatEditor._word_right,
+}
 
 
 def _common_prefix(words: Sequence[str]) -> str:

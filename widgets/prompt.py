@@ -9,9 +9,9 @@ It draws :attr:`asks.agent.prompts.PromptBroker.current` as a boxed block::
 The prompt text is sanitised (newlines kept). Once answered, the block shows the choice
 until the broker ends the prompt. With no prompt it draws one empty row and returns every key.
 
-Keys while a prompt is up (it is modal): ``y``/``Y`` allow (``broker.answer_nowait(True)``),
-``n``/``N``/``esc`` deny (``answer_nowait(False)``), ``ctrl c`` is returned (the app interrupts,
-which also ends the prompt as "no"), every other key is swallowed.
+Keys while a prompt is up (it is modal), from the keymap's ``PROMPT`` context: ``y``/``Y`` allow
+(``broker.answer_nowait(True)``), ``n``/``N``/``esc`` deny (``answer_nowait(False)``); global
+keys (Ctrl+C, collapse) are returned for the layer and the app; every other key is swallowed.
 
 :meth:`PromptView.refresh` re-reads ``broker.current``; the app subscribes it to the broker.
 """
@@ -24,14 +24,10 @@ import urwid
 
 from asks.agent.prompts import Prompt, PromptBroker
 from asks.sanitize import sanitize_text
+from asks.widgets.keymap import Command, Context, Keymap, build_keymap
 
 Size = tuple[int]
 Markup = list[tuple[str, str] | str]
-
-ALLOW_KEYS: Final = frozenset({"y", "Y"})
-DENY_KEYS: Final = frozenset({"n", "N", "esc"})
-PASS_KEYS: Final = frozenset({"ctrl c"})
-HINT: Final = "  [y] allow · [n] deny"
 
 PALETTE: Final = (
     ("prompt", "white", "default", "default"),
@@ -41,11 +37,17 @@ PALETTE: Final = (
 )
 
 
-def prompt_markup(prompt: Prompt) -> Markup:
-    """``⚠ Permission: TEXT  [y] allow · [n] deny`` (or the choice once answered)."""
+def prompt_hint(keymap: Keymap) -> str:
+    """``  y allow · n deny`` from the keymap."""
+    labels = {Command.PROMPT_YES: "allow", Command.PROMPT_NO: "deny"}
+    return "  " + keymap.hints(Context.PROMPT, [Command.PROMPT_YES, Command.PROMPT_NO], labels)
+
+
+def prompt_markup(prompt: Prompt, keymap: Keymap | None = None) -> Markup:
+    """``⚠ Permission: TEXT  y allow · n deny`` (or the choice once answered)."""
     markup: Markup = [("prompt.title", "⚠ Permission: "), sanitize_text(prompt.text)]
     if prompt.answer is None:
-        markup.append(("prompt.hint", HINT))
+        markup.append(("prompt.hint", prompt_hint(keymap or build_keymap())))
     else:
         markup.append(("prompt.hint", "  → allowed" if prompt.answer else "  → denied"))
     return markup
@@ -54,8 +56,9 @@ def prompt_markup(prompt: Prompt) -> Markup:
 class PromptView(urwid.WidgetWrap[urwid.Widget]):
     """Draws and answers the broker's current prompt; see the module docstring."""
 
-    def __init__(self, broker: PromptBroker) -> None:
+    def __init__(self, broker: PromptBroker, keymap: Keymap | None = None) -> None:
         self._broker = broker
+        self._keymap = keymap or build_keymap()
         self._prompt: Prompt | None = None
         self._drawn: tuple[Prompt | None, bool | None] | None = None
         super().__init__(urwid.Text(""))
@@ -75,7 +78,7 @@ class PromptView(urwid.WidgetWrap[urwid.Widget]):
         if prompt is None:
             self._w = urwid.Text("")
             return
-        body = urwid.AttrMap(urwid.Text(prompt_markup(prompt)), "prompt")
+        body = urwid.AttrMap(urwid.Text(prompt_markup(prompt, self._keymap)), "prompt")
         self._w = urwid.AttrMap(urwid.LineBox(body), "prompt.border")
 
     def selectable(self) -> bool:
@@ -84,9 +87,9 @@ class PromptView(urwid.WidgetWrap[urwid.Widget]):
     def keypress(self, size: Size, key: str) -> str | None:  # type: ignore[override]
         if self._broker.current is None:
             return key
-        if key in PASS_KEYS:
-            return key
-        if key in ALLOW_KEYS or key in DENY_KEYS:
-            self._broker.answer_nowait(key in ALLOW_KEYS)
+        command = self._keymap.command_for(Context.PROMPT, key)
+        if command in (Command.PROMPT_YES, Command.PROMPT_NO):
+            self._broker.answer_nowait(command is Command.PROMPT_YES)
             self.refresh()
-        return None
+            return None
+        return key if command is not None else None  # global keys go on; the rest is eaten

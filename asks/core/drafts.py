@@ -8,9 +8,12 @@ its options ``0..n-1``, then the ``Type something.`` row (``n``), then for multi
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Final
+
 import attrs
 
-from asks.core.model import Answer, AnswerKind, QuestionSpec
+from asks.core.model import Answer, AnswerKind, QuestionRef, QuestionSpec
 
 
 @attrs.frozen
@@ -23,6 +26,27 @@ class Draft:
     caret: int = 0
     notes: str = ""
     staged: Answer | None = None  # collected for a multi-question wait, saved at Review
+
+
+EMPTY_DRAFT: Final = Draft()  # frozen: one shared value for "nothing typed yet"
+
+
+@attrs.define(eq=False)
+class DraftBook:
+    """The drafts of one host, keyed by question incarnation (a new incarnation starts empty)."""
+
+    _drafts: dict[QuestionRef, Draft] = attrs.Factory(dict)
+
+    def get(self, ref: QuestionRef) -> Draft:
+        return self._drafts.get(ref, EMPTY_DRAFT)
+
+    def edit(self, ref: QuestionRef, change: Callable[[Draft], Draft]) -> Draft:
+        draft = self._drafts[ref] = change(self.get(ref))
+        return draft
+
+    def drop(self, ref: QuestionRef) -> None:
+        """The question was saved or withdrawn: its draft has no further use."""
+        self._drafts.pop(ref, None)
 
 
 def row_count(spec: QuestionSpec) -> int:

@@ -9,8 +9,12 @@ Pure state, no I/O, no knowledge of tabs beyond opaque keys handed in by the hos
   before (``prior_tab``, if the panel already had focus) and when it claimed (``claimed_at``).
 * Foreign prompts stack; each remembers its own origin. The panel never takes focus from a
   foreign prompt: a claim requested meanwhile waits until the stack is empty.
-* For ``guard`` seconds after a claim, :meth:`Focus.route` sends a key where the person aimed it
-  (the loan origin, or the panel's prior tab) rather than into the blocker that just appeared.
+* The **typing guard** (rule 7): a claim starts *unengaged*. Until the person pauses — no key
+  for ``guard`` seconds, measured from the later of the claim and the last key — every key
+  read (:meth:`Focus.key`) goes where the person was typing (the loan origin, or the panel's
+  prior tab), and extends the wait. The first key after such a pause, or :meth:`Focus.settle`
+  called at :meth:`Focus.guard_deadline`, engages the claim: from then on keys go to the panel.
+  Every key passes through :meth:`Focus.key`, so no key is lost or reordered at the hand-over.
 
 The host decides *when* to call these methods; this module guarantees the bookkeeping.
 """
@@ -21,7 +25,7 @@ from collections.abc import Hashable
 
 import attrs
 
-ARRIVAL_GUARD = 0.35  # seconds; roughly the fastest human reaction to a change on screen
+TYPING_GUARD = 0.6  # seconds of no typing before a claim takes the keys (NOTES.md, rule 7)
 
 
 @attrs.define(eq=False, repr=False)
@@ -40,6 +44,7 @@ class Claim:
 
     prior_tab: Hashable | None
     claimed_at: float
+    engaged: bool = False  # the typing guard has handed the keys to the panel
 
 
 @attrs.frozen
@@ -56,13 +61,14 @@ class Focus:
 
     chat: FocusTarget
     panel: FocusTarget
-    guard: float = ARRIVAL_GUARD
+    guard: float = TYPING_GUARD
     owner: FocusTarget = attrs.field(init=False)
     loan_origin: FocusTarget | None = attrs.field(init=False, default=None)
     claim: Claim | None = attrs.field(init=False, default=None)
     claim_waiting: bool = attrs.field(init=False, default=False)
     foreign: list[tuple[FocusTarget, FocusTarget]] = attrs.field(init=False, factory=list)
     mounted: set[FocusTarget] = attrs.field(init=False, factory=set)
+    last_key_at: float = attrs.field(init=False, default=float("-inf"))
 
     def __attrs_post_init__(self) -> None:
         self.owner = self.chat
@@ -77,10 +83,32 @@ class Focus:
     def foreign_active(self) -> bool:
         return bool(self.foreign)
 
-    def route(self, now: float, prior_owner_tab: Hashable | None = None) -> Route:
-        """Where a key read at ``now`` goes (arrival guard, rule 7)."""
+    @property
+    def keys_to_panel(self) -> bool:
+        """Does the panel take keys now (it owns focus and no typing guard holds them back)?"""
+        return self.panel_focused and (self.claim is None or self.claim.engaged)
+
+    def guard_deadline(self) -> float | None:
+        """When an unengaged claim engages if no key comes first; ``None`` if none is pending."""
         claim = self.claim
-        if claim is not None and self.panel_focused and now - claim.claimed_at < self.guard:
+        if claim is None or claim.engaged or not self.panel_focused:
+            return None
+        return max(claim.claimed_at, self.last_key_at) + self.guard
+
+    def settle(self, now: float) -> bool:
+        """Engage a pending claim whose quiet interval has passed; True if it engaged now."""
+        deadline = self.guard_deadline()
+        if deadline is None or now < deadline or self.claim is None:
+            return False
+        self.claim = attrs.evolve(self.claim, engaged=True)
+        return True
+
+    def key(self, now: float, prior_owner_tab: Hashable | None = None) -> Route:
+        """A key was read at ``now``: where it goes (the typing guard, rule 7)."""
+        self.settle(now)
+        self.last_key_at = now
+        claim = self.claim
+        if claim is not None and self.panel_focused and not claim.engaged:
             if claim.prior_tab is not None:
                 return Route(self.panel, claim.prior_tab)
             return Route(self._origin_or_chat())

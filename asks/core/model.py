@@ -87,6 +87,7 @@ class Question:
     group_id: str
     index: int
     spec: QuestionSpec
+    source: str | None = None  # who asked (an agent or subagent label); None: the only agent
 
     @property
     def id(self) -> str:
@@ -159,3 +160,19 @@ class QuestionStatus(enum.StrEnum):
     ANSWERED = "answered"
     DECLINED = "declined"
     WITHDRAWN = "withdrawn"
+
+
+MAX_SOURCE = 24  # characters of a source label (it is shown on a tab chip)
+
+
+def check_source(source: str | None) -> str | None:
+    """Validate an ask's source label; raise :class:`ValueError` naming the fix."""
+    if source is None:
+        return None
+    if not isinstance(source, str) or not source.strip():
+        raise ValueError("source must be a non-empty label such as 'planner', or None")
+    if len(source) > MAX_SOURCE:
+        raise ValueError(f"source {source[:MAX_SOURCE]!r}… is longer than {MAX_SOURCE} characters")
+    if not source.isprintable():
+        raise ValueError(f"source {source!r} contains control characters; use plain text")
+    return source.strip()

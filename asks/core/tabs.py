@@ -31,12 +31,24 @@ class TabStrip:
     """Ordered tabs with an index and a selection (see module docstring)."""
 
     tabs: tuple[TabKey, ...] = ()
-    selected: TabKey | None = None
-    dirty: bool = True
+    _selected: TabKey | None = None
+    _dirty: bool = True
     _index: dict[TabKey, int] = attrs.Factory(dict)
 
     def __contains__(self, tab: object) -> bool:
         return tab in self._index
+
+    @property
+    def selected(self) -> TabKey | None:
+        return self._selected
+
+    def select(self, tab: TabKey) -> None:
+        """Select ``tab`` if the strip has it (after the next rebuild, tabs it will have)."""
+        self._selected = tab
+
+    def invalidate(self) -> None:
+        """The pending questions or the waits changed: rebuild at the next :meth:`rebuild`."""
+        self._dirty = True
 
     def rebuild(
         self,
@@ -44,9 +56,9 @@ class TabStrip:
         staged_waits: Sequence[tuple[str, Sequence[QuestionRef]]],
     ) -> None:
         """Rebuild from pending refs and ``(call_id, refs)`` of multi-question waits, if dirty."""
-        if not self.dirty:
+        if not self._dirty:
             return
-        self.dirty = False
+        self._dirty = False
         tabs: list[TabKey] = list(pending)
         if staged_waits:
             position = {ref: i for i, ref in enumerate(tabs)}
@@ -59,25 +71,25 @@ class TabStrip:
         old, old_index = self.tabs, self._index
         self.tabs = tuple(tabs)
         self._index = {tab: i for i, tab in enumerate(self.tabs)}
-        if self.selected is None or self.selected not in self._index:
+        if self._selected is None or self._selected not in self._index:
             self._reselect(old, old_index)
 
     def _reselect(self, old: tuple[TabKey, ...], old_index: dict[TabKey, int]) -> None:
         if not self.tabs:
-            self.selected = None
+            self._selected = None
             return
         index = old_index.get(self.selected, 0) if self.selected is not None else 0
         for candidate in old[index:] + old[:index][::-1]:
             if candidate in self._index:
-                self.selected = candidate
+                self._selected = candidate
                 return
-        self.selected = self.tabs[0]
+        self._selected = self.tabs[0]
 
     def step(self, tab: TabKey | None, delta: int) -> None:
         """Select the tab ``delta`` places from ``tab`` (wrapping)."""
         if self.tabs:
             index = self._index.get(tab, 0) if tab is not None else 0
-            self.selected = self.tabs[(index + delta) % len(self.tabs)]
+            self._selected = self.tabs[(index + delta) % len(self.tabs)]
 
     def select_matching(self, keep: Callable[[TabKey], bool], delta: int) -> None:
         """Select among the tabs ``keep`` accepts: the first (delta 0), or ``delta`` places on
@@ -87,9 +99,9 @@ class TabStrip:
             return
         if delta and self.selected in chosen:
             index = chosen.index(self.selected)
-            self.selected = chosen[(index + delta) % len(chosen)]
+            self._selected = chosen[(index + delta) % len(chosen)]
         else:
-            self.selected = chosen[0]
+            self._selected = chosen[0]
 
     def questions(self) -> list[QuestionRef]:
         return [t for t in self.tabs if isinstance(t, QuestionRef)]

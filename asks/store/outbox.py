@@ -46,15 +46,26 @@ class Outbox:
     """Undelivered resolutions not claimed by a live wait, plus the wake signal."""
 
     projection: Projection
-    claimed: set[QuestionRef] = attrs.Factory(set)
+    _claimed: set[QuestionRef] = attrs.Factory(set)
     _ready: trio.Event = attrs.Factory(trio.Event)
 
+    def claim(self, ref: QuestionRef) -> None:
+        """A live wait will deliver ``ref`` in its tool result: keep it out of feedback."""
+        self._claimed.add(ref)
+
+    def release(self, ref: QuestionRef) -> None:
+        """The wait that claimed ``ref`` ended without delivering it: feedback may take it."""
+        self._claimed.discard(ref)
+
+    def is_claimed(self, ref: QuestionRef) -> bool:
+        return ref in self._claimed
+
     def refs(self) -> tuple[QuestionRef, ...]:
-        return tuple(r for r in self.projection.undelivered if r not in self.claimed)
+        return tuple(r for r in self.projection.undelivered if r not in self._claimed)
 
     def __len__(self) -> int:
         undelivered = self.projection.undelivered
-        return len(undelivered) - sum(1 for r in self.claimed if r in undelivered)
+        return len(undelivered) - sum(1 for r in self._claimed if r in undelivered)
 
     def signal(self) -> None:
         """Wake waiters if anything is deliverable."""

@@ -13,9 +13,10 @@ import urwid
 
 from asks.core.model import QuestionRef
 from asks.core.tabs import ReviewKey, TabKey
-from asks.host.host import QuestionHost
+from asks.host.commands import PanelCommand
+from asks.host.ports import PanelPort
 from asks.sanitize import sanitize_line
-from asks.widgets.keymap import Keymap
+from asks.widgets.keymap import Command, Context, Keymap, pretty_key
 from asks.widgets.panel.markup import text_widget, unbreakable
 from asks.widgets.panel.memo import Memo
 
@@ -23,7 +24,7 @@ from asks.widgets.panel.memo import Memo
 class Footer:
     """Builds the footer of the selected tab (kept in the memo while notice and hints hold)."""
 
-    def __init__(self, host: QuestionHost, keymap: Keymap, memo: Memo) -> None:
+    def __init__(self, host: PanelPort, keymap: Keymap, memo: Memo) -> None:
         self._host = host
         self._keymap = keymap
         self._memo = memo
@@ -43,24 +44,41 @@ class Footer:
 
     def _hints(self, tab: TabKey, editing: bool, notes_open: bool) -> str:
         host, keymap = self._host, self._keymap
+        context = Context.REPLY if editing else Context.PANEL
         if host.focus.foreign_active:
             return "Answer the open prompt first."
+        if host.focus.panel_focused and not host.focus.keys_to_panel:
+            return "Your keys still go where you were typing; pause typing to answer here."
         if not host.focus.panel_focused:
-            return keymap.hints("chat", ["focus_toggle", "collapse"])
+            return keymap.hints(Context.CHAT, [Command.FOCUS_TOGGLE, Command.COLLAPSE])
+        armed = _ARMED.get(host.armed) if host.armed is not None else None
+        if armed is not None:
+            command, what = armed
+            key = keymap.key_in(context, command) or ""
+            return f"Press {pretty_key(key)} again to {what} · any other key keeps it"
         required = host.is_required(tab)
-        leave = ["panel.decline", "panel.defer"] if required else ["panel.pause"]
-        many = ["panel.next_tab"] if len(host.tabs) > 1 else []
+        leave = [C.PANEL_DECLINE, C.PANEL_DEFER] if required else [C.PANEL_DECLINE, C.PANEL_PAUSE]
+        many = [C.PANEL_NEXT_TAB] if len(host.tabs) > 1 else []
         if isinstance(tab, ReviewKey):
-            labels = {"panel.confirm": "submit", "panel.decline": "decline all"}
-            return keymap.hints("panel", ["panel.confirm", *many, *leave], labels)
+            labels = {C.PANEL_CONFIRM: "submit", C.PANEL_DECLINE: "decline all"}
+            return keymap.hints(Context.PANEL, [C.PANEL_CONFIRM, *many, *leave], labels)
         if editing:
-            commands = ["panel.confirm", "reply.newline", *many, *leave, "panel.notes"]
-            labels = {"panel.notes": "close notes"} if notes_open else {}
-            return keymap.hints("reply", commands, {"panel.confirm": "submit", **labels})
-        return keymap.hints("panel", self._option_hints(tab, many, leave))
+            commands = [C.PANEL_CONFIRM, C.REPLY_NEWLINE, *many, *leave, C.PANEL_NOTES]
+            labels = {C.PANEL_NOTES: "close notes"} if notes_open else {}
+            return keymap.hints(Context.REPLY, commands, {C.PANEL_CONFIRM: "submit", **labels})
+        return keymap.hints(Context.PANEL, self._option_hints(tab, many, leave))
 
-    def _option_hints(self, ref: QuestionRef, many: list[str], leave: list[str]) -> list[str]:
+    def _option_hints(
+        self, ref: QuestionRef, many: list[Command], leave: list[Command]
+    ) -> list[Command]:
         spec = self._host.question(ref).spec
         on_option = self._host.draft(ref).cursor < len(spec.options)
-        pick = ["panel.toggle"] if spec.multi_select and on_option else ["panel.confirm"]
-        return ["panel.up", "panel.down", *pick, *many, *leave, "panel.notes"]
+        pick = [C.PANEL_TOGGLE] if spec.multi_select and on_option else [C.PANEL_CONFIRM]
+        return [C.PANEL_UP, C.PANEL_DOWN, *pick, *many, *leave, C.PANEL_NOTES]
+
+
+C = Command
+_ARMED = {
+    PanelCommand.DECLINE: (Command.PANEL_DECLINE, "decline"),
+    PanelCommand.CLEAR_DRAFT: (Command.PANEL_CLEAR_DRAFT, "clear the draft"),
+}

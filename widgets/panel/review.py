@@ -17,9 +17,10 @@ import urwid
 
 from asks.core.model import QuestionRef
 from asks.core.tabs import ReviewKey
-from asks.host.host import QuestionHost, Wait
+from asks.host.ports import PanelPort
+from asks.host.waits import Wait
 from asks.sanitize import sanitize_line
-from asks.widgets.keymap import Keymap, pretty_key
+from asks.widgets.keymap import Command, Context, Keymap, pretty_key
 from asks.widgets.panel.body import Body
 from asks.widgets.panel.markup import OPTION_PREFIX, Markup, frozen, prefixed, text_widget
 from asks.widgets.panel.memo import Memo
@@ -30,7 +31,7 @@ class ReviewTab:
 
     def __init__(
         self,
-        host: QuestionHost,
+        host: PanelPort,
         keymap: Keymap,
         memo: Memo,
         header: Callable[[QuestionRef], str],
@@ -87,7 +88,7 @@ class ReviewTab:
         return prefixed(f"  {number}. ", OPTION_PREFIX, text_widget([*head, "\n", answer]))
 
     def _review_summary(self, answered: int, missing: int) -> str:
-        key = self._keymap.key_in("panel", "panel.confirm")
+        key = self._keymap.key_in(Context.PANEL, Command.PANEL_CONFIRM)
         enter = "Enter" if key is None else pretty_key(key)
         if answered == 0:
             return "Answer at least one question first, or decline or answer later."

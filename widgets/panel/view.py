@@ -19,29 +19,30 @@ The panel owns the view state the host does not: the reply and notes editors, wh
 are open, and each tab's scroll position. Widgets are reused across refreshes when their inputs
 did not change (:mod:`~asks.widgets.panel.memo`).
 
-Keys (:meth:`QuestionPanel.keypress`): only while the host says the panel owns the keyboard and
-the arrival guard routes the key to the panel (else it is returned, so the app can deliver it).
-When the cursor is on ``Type something.`` or the notes editor is open, the key context is
-``"reply"``: its bindings run first (Enter confirms, Alt+Enter inserts a newline), then the editor
-gets the key, and keys it does not use fall back to the ``"panel"`` context. Otherwise ``"panel"``
-bindings become ``host.command_nowait(PanelCommand, tab)``; digits 1–4 only move the cursor.
-Unhandled keys (the focus toggle, collapse, Ctrl+G) are returned, as urwid expects.
+Keys: the layer widget (:mod:`asks.widgets.layer`) decides that a key is the panel's (focus,
+typing guard) and calls :meth:`QuestionPanel.keypress_for` with the tab it was aimed at. When
+the cursor is on ``Type something.`` or the notes editor is open, the key context is ``REPLY``:
+its bindings run first (Enter confirms, Alt+Enter inserts a newline), then the editor gets the
+key, and keys it does not use fall back to the ``PANEL`` context. Otherwise ``PANEL`` bindings
+become ``host.command_nowait(PanelCommand, tab)``; digits 1–9 only move the cursor to that row.
+Unhandled keys are returned, as urwid expects.
 
 All model text goes through :mod:`asks.sanitize` before it reaches a widget.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Hashable
 
 import urwid
 
 from asks.core.drafts import Draft, custom_row, row_count
 from asks.core.model import QuestionRef
 from asks.core.tabs import ReviewKey, TabKey
-from asks.host.host import PanelMode, QuestionHost
+from asks.host.commands import PanelMode
+from asks.host.ports import PanelPort
 from asks.sanitize import sanitize_line
-from asks.widgets.keymap import OPTION_JUMPS, PANEL_COMMANDS, Keymap
+from asks.widgets.keymap import PANEL_COMMANDS, ROW_JUMPS, Command, Context, Keymap
 from asks.widgets.panel.body import Body
 from asks.widgets.panel.footer import Footer
 from asks.widgets.panel.frame import DOTTED, SOLID, Border, Frame, Scroll
@@ -65,15 +66,13 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
 
     def __init__(
         self,
-        host: QuestionHost,
+        host: PanelPort,
         keymap: Keymap,
-        clock: Callable[[], float],
         *,
         max_rows: int = DEFAULT_MAX_ROWS,
     ) -> None:
         self._host = host
         self._keymap = keymap
-        self._clock = clock
         self._max_rows = max_rows
         self._reply = urwid.Edit(multiline=True, placeholder=("panel.placeholder", PLACEHOLDER))
         self._notes = urwid.Edit(multiline=True)
@@ -104,9 +103,9 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
             self.refresh()
 
     @property
-    def key_context(self) -> str:
-        """The keymap context of the next key: ``"reply"`` while an editor is active."""
-        return "reply" if self._editing(self._host.selected) else "panel"
+    def key_context(self) -> Context:
+        """The keymap context of the next key: ``REPLY`` while an editor is active."""
+        return Context.REPLY if self._editing(self._host.selected) else Context.PANEL
 
     @property
     def notes_open(self) -> bool:
@@ -155,8 +154,11 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
     def _collapsed(self) -> urwid.Widget:
         count = self._pending_count()
         noun = "question" if count == 1 else "questions"
-        hint = self._keymap.hints("chat", ["collapse"], {"collapse": "expand"})
-        hint = hint or self._keymap.hints("chat", ["focus_toggle"], {"focus_toggle": "open"})
+        keymap = self._keymap
+        hint = keymap.hints(Context.CHAT, [Command.COLLAPSE], {Command.COLLAPSE: "expand"})
+        hint = hint or keymap.hints(
+            Context.CHAT, [Command.FOCUS_TOGGLE], {Command.FOCUS_TOGGLE: "open"}
+        )
         return text_widget(("panel.dim", f"▸ {count} {noun} pending · {hint}"), "ellipsis")
 
     def _paused(self) -> urwid.Widget:
@@ -165,7 +167,9 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         more = f" · +{len(refs) - 3}" if len(refs) > 3 else ""
         noun = "question" if len(refs) == 1 else "questions"
         hint = self._keymap.hints(
-            "chat", ["focus_toggle", "collapse"], {"focus_toggle": "to answer"}
+            Context.CHAT,
+            [Command.FOCUS_TOGGLE, Command.COLLAPSE],
+            {Command.FOCUS_TOGGLE: "to answer"},
         )
         return urwid.Pile(
             [
@@ -201,13 +205,13 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
             max_rows=self._max_rows,
             scroll=scroll,
             anchor=anchor,
-            keyboard=host.focus.panel_focused,
+            keyboard=host.focus.keys_to_panel,
             memo=self._memo,
         )
 
     def _border(self) -> Border:
         host = self._host
-        focused = host.focus.panel_focused
+        focused = host.focus.keys_to_panel
         glyphs = SOLID if focused else DOTTED
         count = self._pending_count()
         title: list[Markup] = [("panel.title", f"Questions ({count})")]
@@ -223,7 +227,8 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         host = self._host
         tabs = host.tabs
         states = tuple(self._chip_state(tab) for tab in tabs)
-        selected = next((i for i, t in enumerate(tabs) if t is host.selected), 0)
+        # equal, not identical: the host may hold an equal ReviewKey built elsewhere
+        selected = next((i for i, t in enumerate(tabs) if t == host.selected), 0)
         names, widths = self._chip_names(tabs)
         return self._memo.get(
             ("tabbar", tabs, states, selected), lambda: TabBar(names, widths, states, selected)
@@ -257,7 +262,7 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
             ref,
             host.question(ref),
             host.draft(ref),
-            active=host.focus.panel_focused,
+            active=host.focus.keys_to_panel,
             notes_open=self._notes_open,
         )
 
@@ -269,36 +274,36 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         return self._notes_open or self._host.draft(tab).cursor == custom_row(spec)
 
     def keypress(self, size: Size, key: str) -> str | None:
-        """Handle ``key`` (see module docstring); return it when the panel does not use it."""
+        """A key for the selected tab (the layer normally calls :meth:`keypress_for`)."""
+        return self.keypress_for(size, key, self._host.selected)
+
+    def keypress_for(self, size: Size, key: str, tab: Hashable | None) -> str | None:
+        """Handle ``key`` aimed at ``tab`` (see module docstring); return it if unused."""
         host = self._host
-        if not host.focus.panel_focused:
-            return key
-        route = host.key_route(self._clock())
-        if route.target is not host.focus.panel:
-            return key  # the arrival guard: the app delivers it where it was aimed
-        tab = route.tab if isinstance(route.tab, QuestionRef | ReviewKey) else None
+        aimed = tab if isinstance(tab, QuestionRef | ReviewKey) else None
         cols = size[0] if size else 80
         scroll = self._scrolls.get(host.selected) if host.selected is not None else None
-        if self._editing(tab):
-            unused = self._reply_key(cols, key, tab)
+        if self._editing(aimed):
+            unused = self._reply_key(cols, key, aimed)
         else:
-            unused = self._panel_key(cols, key, tab)
+            unused = self._panel_key(cols, key, aimed)
         if scroll is not None and unused is None and key not in self._paging_keys():
             scroll.anchor = None  # a key acted: show the cursor again on the next render
         return unused
 
     def _paging_keys(self) -> tuple[str, ...]:
-        return self._keymap.keys_for("panel.page_up") + self._keymap.keys_for("panel.page_down")
+        keymap = self._keymap
+        return keymap.keys_for(Command.PANEL_PAGE_UP) + keymap.keys_for(Command.PANEL_PAGE_DOWN)
 
     def _panel_key(self, cols: int, key: str, tab: TabKey | None) -> str | None:
-        command = self._keymap.command_for("panel", key)
+        command = self._keymap.command_for(Context.PANEL, key)
         if command is None or not self._run(command, cols, tab):
             return key
         return None
 
     def _reply_key(self, cols: int, key: str, tab: TabKey | None) -> str | None:
-        command = self._keymap.command_for("reply", key)
-        if command == "reply.newline":
+        command = self._keymap.command_for(Context.REPLY, key)
+        if command is Command.REPLY_NEWLINE:
             return self._edit(cols, "enter", tab)
         if command is not None and self._run(command, cols, tab):
             return None
@@ -307,17 +312,17 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
             return None
         return self._panel_key(cols, unused, tab)
 
-    def _run(self, command: str, cols: int, tab: TabKey | None) -> bool:
-        """Run a panel command or widget action; ``False`` if the app should handle it."""
+    def _run(self, command: Command, cols: int, tab: TabKey | None) -> bool:
+        """Run a panel command or widget action; ``False`` if it is not the panel's."""
         if command in PANEL_COMMANDS:
             self._host.command_nowait(PANEL_COMMANDS[command], tab)
-        elif command == "panel.notes":
+        elif command is Command.PANEL_NOTES:
             self._toggle_notes(tab)
-        elif command in ("panel.page_up", "panel.page_down"):
+        elif command in (Command.PANEL_PAGE_UP, Command.PANEL_PAGE_DOWN):
             if self._frame is not None:
-                self._frame.page(cols, -1 if command == "panel.page_up" else 1)
-        elif command in OPTION_JUMPS:
-            self._jump(OPTION_JUMPS.index(command), tab)
+                self._frame.page(cols, -1 if command is Command.PANEL_PAGE_UP else 1)
+        elif command in ROW_JUMPS:
+            self._jump(ROW_JUMPS.index(command), tab)
         else:
             return False
         return True

@@ -1,0 +1,107 @@
+"""Typed events the question host publishes, scoped to one host (never a module-level bus).
+
+The host emits an event only *after* the journal line behind it is durable (save before
+notify): an :class:`AnswerSaved` means the ``resolved`` line is on disk, a :class:`Delivered`
+means its receipt is. Views that only need "something changed" use the host's plain change
+listeners; surfaces and notifiers (web bridge, hooks, embedders) subscribe to these instead of
+diffing state. Events are frozen values; :attr:`kind` names them for serialisation (hooks).
+
+* :class:`QuestionAsked` — a tool call created questions (blocking or async), with its source.
+* :class:`WaitOpened` — a blocking wait went live (new blocking group or ``{questionId}``).
+* :class:`WaitEnded` — a wait ended with an :class:`~asks.core.model.Outcome`.
+* :class:`AnswerSaved` — resolutions (answers or declines) were saved, from ``source``
+  (``panel``, ``web``, ``line``, …).
+* :class:`Delivered` — saved resolutions reached the agent: as a tool result, a steer or a wake.
+* :class:`QuestionsWithdrawn` — the agent took questions back.
+* :class:`StorageFailed` — a journal append failed; ``message`` says what (nothing was saved).
+"""
+
+from __future__ import annotations
+
+import enum
+
+import attrs
+
+from asks.core.model import Outcome, QuestionRef, ResolutionKind
+
+
+class EventKind(enum.StrEnum):
+    QUESTION_ASKED = "question_asked"
+    WAIT_OPENED = "wait_opened"
+    WAIT_ENDED = "wait_ended"
+    ANSWER_SAVED = "answer_saved"
+    DELIVERED = "delivered"
+    WITHDRAWN = "withdrawn"
+    STORAGE_FAILED = "storage_failed"
+
+
+class DeliveryChannel(enum.StrEnum):
+    """How saved resolutions reached the agent."""
+
+    TOOL_RESULT = "tool_result"  # in the result of the blocking call that waited for them
+    STEER = "steer"  # a feedback message appended to the running turn
+    WAKE = "wake"  # a feedback message that started a turn of an idle agent
+
+
+@attrs.frozen
+class QuestionAsked:
+    call_id: str
+    refs: tuple[QuestionRef, ...]
+    blocking: bool
+    source: str | None
+    kind: EventKind = attrs.field(default=EventKind.QUESTION_ASKED, init=False)
+
+
+@attrs.frozen
+class WaitOpened:
+    call_id: str
+    refs: tuple[QuestionRef, ...]
+    source: str | None
+    kind: EventKind = attrs.field(default=EventKind.WAIT_OPENED, init=False)
+
+
+@attrs.frozen
+class WaitEnded:
+    call_id: str
+    refs: tuple[QuestionRef, ...]
+    outcome: Outcome
+    kind: EventKind = attrs.field(default=EventKind.WAIT_ENDED, init=False)
+
+
+@attrs.frozen
+class AnswerSaved:
+    refs: tuple[QuestionRef, ...]
+    resolutions: tuple[ResolutionKind, ...]
+    source: str
+    kind: EventKind = attrs.field(default=EventKind.ANSWER_SAVED, init=False)
+
+
+@attrs.frozen
+class Delivered:
+    refs: tuple[QuestionRef, ...]
+    channel: DeliveryChannel
+    kind: EventKind = attrs.field(default=EventKind.DELIVERED, init=False)
+
+
+@attrs.frozen
+class QuestionsWithdrawn:
+    refs: tuple[QuestionRef, ...]
+    reason: str
+    kind: EventKind = attrs.field(default=EventKind.WITHDRAWN, init=False)
+
+
+@attrs.frozen
+class StorageFailed:
+    message: str
+    kind: EventKind = attrs.field(default=EventKind.STORAGE_FAILED, init=False)
+
+
+HostEvent = (
+    QuestionAsked
+    | WaitOpened
+    | WaitEnded
+    | AnswerSaved
+    | Delivered
+    | QuestionsWithdrawn
+    | StorageFailed
+)

@@ -1,0 +1,154 @@
+"""Tool-call intake: how one ``ask_user_question`` call becomes questions, a wait or a reply.
+
+* A new call with new questions journals a ``group_asked`` line (the question ids derive from
+  session + call id, so a retry can never duplicate them); blocking → a live wait, async → a
+  ``queued`` result at once.
+* ``{questionId}`` entries open a wait on existing questions (``wait_opened``); a question that
+  is already answered but undelivered satisfies it at once, one already delivered gives
+  ``already_received``.
+* A call id seen before: the same request is a retry (same wait, same result); different
+  questions while the old ones are open is a ``call_conflict``; after they closed, a new
+  incarnation.
+* Resume: a call without a result gets one (``interrupted`` if it was blocking).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import Protocol
+
+from asks import contract
+from asks.contract import NewQuestions, ResultEnvelope
+from asks.core.model import Question, QuestionRef, QuestionStatus, question_id
+from asks.host.waits import ToolReply, Wait, WaitBook
+from asks.store.entries import Entry, GroupAsked, Record, ToolResult, WaitOpened
+from asks.store.journal import Journal
+from asks.store.projection import CallState, Projection
+
+
+class IntakeCore(Protocol):
+    """What call intake needs from the orchestrator."""
+
+    journal: Journal
+    projection: Projection
+    waits: WaitBook
+
+    def append(self, entry: Entry) -> Record | None: ...
+    def open_wait(self, call_id: str, refs: tuple[QuestionRef, ...]) -> Wait: ...
+    def asked(self, call_id: str, questions: Sequence[Question], blocking: bool) -> None: ...
+
+
+def group_id(session_id: str, call_id: str) -> str:
+    digest = hashlib.blake2s(f"{session_id}\x00{call_id}".encode(), digest_size=5).hexdigest()
+    return f"g-{digest}"
+
+
+def same_request(call: CallState, request: contract.Call) -> bool:
+    """Is ``request`` a retry of ``call`` (same kind, same questions)?"""
+    asked = call.group_asked
+    if isinstance(request, NewQuestions):
+        return (
+            asked is not None
+            and request.blocking == asked.blocking
+            and request.specs == tuple(q.spec for q in asked.questions)
+        )
+    return asked is None and request.question_ids == tuple(r.id for r in call.refs)
+
+
+def start_call(
+    core: IntakeCore, call_id: str, call: contract.Call, source: str | None
+) -> ToolReply | Wait:
+    """Save a validated call; return its immediate reply or the live wait."""
+    existing = core.projection.calls.get(call_id)
+    if existing is not None:
+        return _repeat_call(core, existing, call_id, call, source)
+    if isinstance(call, NewQuestions):
+        return _new_group(core, call_id, call, source)
+    return _wait_on(core, call_id, call.question_ids)
+
+
+def _new_group(
+    core: IntakeCore, call_id: str, call: NewQuestions, source: str | None
+) -> ToolReply | Wait:
+    session = core.projection.session_id
+    incarnation = core.journal.next_seq
+    group = group_id(session, call_id)
+    questions = tuple(
+        Question(QuestionRef(question_id(session, call_id, i), incarnation), group, i, spec, source)
+        for i, spec in enumerate(call.specs)
+    )
+    if core.append(GroupAsked(call_id, group, questions, call.blocking)) is None:
+        return contract.storage_failed(core.journal.state.value)
+    core.asked(call_id, questions, call.blocking)
+    refs = tuple(q.ref for q in questions)
+    if call.blocking:
+        return core.open_wait(call_id, refs)
+    envelope = contract.queued_result(call_id, questions)
+    core.append(ToolResult(call_id, envelope.outcome, envelope.text, envelope.details))
+    return envelope
+
+
+def _wait_on(core: IntakeCore, call_id: str, question_ids: Sequence[str]) -> ToolReply | Wait:
+    states = [core.projection.state_of(qid) for qid in question_ids]
+    unknown = [
+        qid for qid, st in zip(question_ids, states, strict=True)
+        if st is None or st.status is QuestionStatus.WITHDRAWN
+    ]
+    if unknown:
+        return contract.unknown_question(unknown)
+    live = [st for st in states if st is not None]
+    busy = [st.question.id for st in live if core.waits.holds(st.question.ref)]
+    if busy:
+        return contract.already_waiting(busy)
+    refs = tuple(st.question.ref for st in live if not st.delivered)
+    if not refs:
+        envelope = contract.already_received_result(call_id, [s.question for s in live])
+        return reply_only(core, call_id, envelope)
+    if core.append(WaitOpened(call_id, refs)) is None:
+        return contract.storage_failed(core.journal.state.value)
+    return core.open_wait(call_id, refs)
+
+
+def _repeat_call(
+    core: IntakeCore, call: CallState, call_id: str, request: contract.Call, source: str | None
+) -> ToolReply | Wait:
+    """A call id seen before: a retry gets the same answer; a reuse needs closed questions."""
+    if same_request(call, request):
+        live = core.waits.of_call(call_id)
+        if live is not None:
+            return live
+        if call.result is not None:
+            return _repeat_result(core, call.result, call)
+    if all(r not in core.projection.pending for r in call.refs) and isinstance(
+        request, NewQuestions
+    ):
+        return _new_group(core, call_id, request, source)
+    return contract.call_conflict(call_id)
+
+
+def _repeat_result(core: IntakeCore, result: ToolResult, call: CallState) -> ToolReply:
+    if result.delivered:
+        questions = [core.projection.question(r) for r in call.refs]
+        return contract.already_received_result(call.call_id, questions)
+    return ResultEnvelope(result.outcome, result.text, result.details)
+
+
+def reply_only(core: IntakeCore, call_id: str, envelope: ResultEnvelope) -> ToolReply:
+    """Journal a result that opens nothing (keeps the conversation complete)."""
+    core.append(ToolResult(call_id, envelope.outcome, envelope.text, envelope.details))
+    return envelope
+
+
+def close_dangling_calls(core: IntakeCore) -> None:
+    """Resume: a call with no result gets one (interrupted if blocking); never replayed."""
+    for call in list(core.projection.open_calls.values()):
+        questions = [core.projection.question(r) for r in call.refs]
+        if call.blocking:
+            pending = [q for q in questions if q.ref in core.projection.pending]
+            envelope = contract.interrupted_result(
+                call.call_id, pending, "the session was restarted"
+            )
+        else:
+            envelope = contract.queued_result(call.call_id, questions)
+        reply_only(core, call.call_id, envelope)

@@ -1,0 +1,236 @@
+"""Panel commands: what a key in the question panel does to drafts, tabs, waits and focus.
+
+:class:`PanelCommands` is the host's collaborator for the panel seam. It edits drafts and the
+tab selection directly (they are unsaved view state) and asks the host (:class:`HostCore`, the
+orchestrator's narrow internal interface) to save resolutions or finish waits, so that
+save-before-notify stays in one place.
+
+Irreversible actions are confirmed (rule 8): the first Decline or Clear draft on a tab only
+**arms** it (``armed``; the footer says "again to …"); the same command on the same tab right
+after does it; any other command, edit or tab switch disarms.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+import attrs
+
+from asks.core.drafts import Draft, DraftBook, answer_at_cursor, custom_row, move, toggle
+from asks.core.focus import Focus
+from asks.core.model import Answer, Outcome, Question, QuestionRef, Resolution, ResolutionKind
+from asks.core.tabs import ReviewKey, TabKey, TabStrip
+from asks.host.waits import Wait, WaitBook
+
+
+class PanelCommand(enum.StrEnum):
+    """Commands the panel's keymap maps keys to."""
+
+    NEXT_TAB = "next_tab"
+    PREV_TAB = "prev_tab"
+    UP = "up"
+    DOWN = "down"
+    CONFIRM = "confirm"
+    TOGGLE = "toggle"
+    PAUSE = "pause"
+    COLLAPSE = "collapse"
+    DECLINE = "decline"
+    DEFER = "defer"
+    CLEAR_DRAFT = "clear_draft"
+
+
+CONFIRMED = frozenset({PanelCommand.DECLINE, PanelCommand.CLEAR_DRAFT})
+
+
+class PanelMode(enum.StrEnum):
+    EXPANDED = "expanded"
+    PAUSED = "paused"
+    COLLAPSED = "collapsed"
+
+
+class HostCore(Protocol):
+    """What panel commands need from the orchestrator."""
+
+    focus: Focus
+    mode: PanelMode
+
+    def question(self, ref: QuestionRef) -> Question: ...
+    def is_pending(self, ref: QuestionRef) -> bool: ...
+    def save(self, resolutions: Sequence[Resolution], source: str = "panel") -> bool: ...
+    def settle_waits(self, refs: Sequence[QuestionRef]) -> None: ...
+    def finish_wait(self, wait: Wait, outcome: Outcome, reason: str = "") -> None: ...
+    def toggle_collapse_nowait(self) -> object: ...
+    def say(self, notice: str) -> str: ...
+
+
+@attrs.define(eq=False)
+class PanelCommands:
+    """The panel seam of the host (see module docstring)."""
+
+    core: HostCore
+    waits: WaitBook
+    drafts: DraftBook
+    strip: TabStrip
+    armed: tuple[PanelCommand, TabKey] | None = None
+
+    def run(self, command: PanelCommand, tab: TabKey | None) -> None:
+        if command in CONFIRMED and tab is not None and self.armed != (command, tab):
+            self._arm(command, tab)
+            return
+        self.armed = None
+        _HANDLERS[command](self, tab)
+
+    def disarm(self) -> None:
+        self.armed = None
+
+    def _arm(self, command: PanelCommand, tab: TabKey) -> None:
+        if command is PanelCommand.CLEAR_DRAFT and not self._has_draft(tab):
+            self.armed = None
+            return
+        if command is PanelCommand.DECLINE and self._decline_refs(tab) == []:
+            self.armed = None
+            return
+        self.armed = (command, tab)
+
+    def _has_draft(self, tab: TabKey) -> bool:
+        if not isinstance(tab, QuestionRef):
+            return False
+        draft = self.drafts.get(tab)
+        return draft != Draft(cursor=draft.cursor)
+
+    # -- moves ------------------------------------------------------------------------------
+    def _next_tab(self, tab: TabKey | None) -> None:
+        self.strip.step(tab, 1)
+
+    def _prev_tab(self, tab: TabKey | None) -> None:
+        self.strip.step(tab, -1)
+
+    def _up(self, tab: TabKey | None) -> None:
+        self._edit(tab, lambda d, q: move(d, q.spec, -1))
+
+    def _down(self, tab: TabKey | None) -> None:
+        self._edit(tab, lambda d, q: move(d, q.spec, 1))
+
+    def _toggle(self, tab: TabKey | None) -> None:
+        self._edit(tab, lambda d, q: toggle(d, q.spec))
+
+    def _clear_draft(self, tab: TabKey | None) -> None:
+        """Ctrl+U (confirmed): forget what was typed, selected and checked; the cursor stays."""
+        self._edit(tab, lambda d, q: Draft(cursor=d.cursor))
+
+    def _edit(self, tab: TabKey | None, change: Callable[[Draft, Question], Draft]) -> None:
+        if isinstance(tab, QuestionRef):
+            question = self.core.question(tab)
+            self.drafts.edit(tab, lambda d: change(d, question))
+
+    # -- answers ----------------------------------------------------------------------------
+    def _confirm(self, tab: TabKey | None) -> None:
+        if isinstance(tab, ReviewKey):
+            wait = self.waits.of_call(tab.call_id)
+            if wait is not None:
+                self.submit_review(wait)
+            return
+        if tab is None:
+            return
+        spec = self.core.question(tab).spec
+        draft = self.drafts.get(tab)
+        if spec.multi_select and draft.cursor < len(spec.options):
+            self.drafts.edit(tab, lambda d: toggle(d, spec))
+            return
+        if spec.multi_select and draft.cursor == custom_row(spec):
+            draft = attrs.evolve(draft, cursor=custom_row(spec) + 1)  # the Next row
+        answer = answer_at_cursor(draft, spec)
+        if isinstance(answer, str):
+            self.core.say(answer)
+        else:
+            self._answer(tab, answer)
+
+    def _answer(self, ref: QuestionRef, answer: Answer) -> None:
+        wait = self.waits.of_ref(ref)
+        if wait is not None and wait.staged:
+            self.drafts.edit(ref, lambda d: attrs.evolve(d, staged=answer))
+            self._select_next_unstaged(wait)
+            return
+        if self.core.save([Resolution(ref, ResolutionKind.ANSWERED, answer)]):
+            self.core.settle_waits([ref])
+
+    def submit_review(self, wait: Wait) -> bool:
+        """Save the staged answers of ``wait`` (one line) and end it answered or partial."""
+        staged = [
+            Resolution(r, ResolutionKind.ANSWERED, self.drafts.get(r).staged)
+            for r in wait.refs
+            if self.core.is_pending(r) and self.drafts.get(r).staged is not None
+        ]
+        if not staged:
+            self.core.say("Answer at least one question first, or Decline or Defer.")
+            return False
+        if not self.core.save(staged):
+            return False
+        partial = any(self.core.is_pending(r) for r in wait.refs)
+        self.core.finish_wait(wait, Outcome.PARTIAL if partial else Outcome.ANSWERED)
+        return True
+
+    def _decline_refs(self, tab: TabKey) -> list[QuestionRef]:
+        wait = self.waits.of_tab(tab)
+        if wait is not None:
+            return [r for r in wait.refs if self.core.is_pending(r)]
+        return [tab] if isinstance(tab, QuestionRef) else []
+
+    def _decline(self, tab: TabKey | None) -> None:
+        """Decline (confirmed): a required tab declines its wait's pending questions."""
+        refs = [] if tab is None else self._decline_refs(tab)
+        if refs and self.core.save([Resolution(r, ResolutionKind.DECLINED) for r in refs]):
+            self.core.settle_waits(refs)
+
+    def _defer(self, tab: TabKey | None) -> None:
+        wait = self.waits.of_tab(tab)
+        if wait is None:
+            self.core.say("This question is not blocking; it simply stays pending.")
+            return
+        self.core.finish_wait(wait, Outcome.DEFERRED)
+
+    # -- the panel itself ---------------------------------------------------------------------
+    def _pause(self, tab: TabKey | None) -> None:
+        if self.waits:
+            if tab is not None and not self.is_required(tab):
+                self.select_required(step=0)
+            else:
+                self.core.say("A required question is waiting: answer, Decline or Defer it.")
+            return
+        self.core.focus.leave_panel()
+        self.core.mode = PanelMode.PAUSED
+
+    def _collapse(self, tab: TabKey | None) -> None:
+        self.core.toggle_collapse_nowait()
+
+    # -- tabs ---------------------------------------------------------------------------------
+    def is_required(self, tab: TabKey) -> bool:
+        return isinstance(tab, ReviewKey) or self.waits.holds(tab)
+
+    def select_required(self, step: int) -> None:
+        """Select a required tab: the first (step 0) or the next one after the selection."""
+        self.strip.select_matching(self.is_required, step)
+
+    def _select_next_unstaged(self, wait: Wait) -> None:
+        for ref in wait.refs:
+            if self.core.is_pending(ref) and self.drafts.get(ref).staged is None:
+                self.strip.select(ref)
+                return
+        self.strip.select(ReviewKey(wait.call_id))
+
+
+_HANDLERS: dict[PanelCommand, Callable[[PanelCommands, TabKey | None], None]] = {
+    PanelCommand.NEXT_TAB: PanelCommands._next_tab,
+    PanelCommand.PREV_TAB: PanelCommands._prev_tab,
+    PanelCommand.UP: PanelCommands._up,
+    PanelCommand.DOWN: PanelCommands._down,
+    PanelCommand.CONFIRM: PanelCommands._confirm,
+    PanelCommand.TOGGLE: PanelCommands._toggle,
+    PanelCommand.PAUSE: PanelCommands._pause,
+    PanelCommand.COLLAPSE: PanelCommands._collapse,
+    PanelCommand.DECLINE: PanelCommands._decline,
+    PanelCommand.DEFER: PanelCommands._defer,
+    PanelCommand.CLEAR_DRAFT: PanelCommands._clear_draft,
+}

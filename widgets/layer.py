@@ -1,0 +1,259 @@
+"""The public layer widget: the question panel next to *any* chat editor, owning the key path.
+
+``AsksLayer(port, editor)`` draws, top to bottom: the question panel (mounted only while
+questions are pending), an optional prompt widget (only while a foreign prompt owns the
+keyboard), and the embedder's chat editor. It is the one place keys enter asks:
+
+* every key goes through ``port.key_route(now)`` — the focus owner and the **typing guard**
+  (focus rule 7, :mod:`asks.core.focus`): while a blocker's claim is not engaged, keys keep
+  going where the person was typing, in order, none lost; the panel takes keys only after a
+  pause. A timer (in :meth:`AsksLayer.running`) engages the claim when the pause is over, so
+  the screen shows the hand-over without a key;
+* layer commands from the keymap: the focus toggle (chat → panel; inside the panel it cycles
+  required tabs while a blocker waits), collapse (everywhere, also at a permission prompt),
+  Ctrl+G (the draft in ``$VISUAL``/``$EDITOR``);
+* an Esc that paused the panel never also counts as an Esc in chat: an Esc within the guard
+  interval after it is swallowed (rule 8), so a double Esc cannot interrupt the agent;
+* other keys go to the panel (aimed tab), the prompt widget, or the chat editor; what they do
+  not use is returned, as urwid expects (the embedding app handles Ctrl+C, scrolling, …).
+
+It also rings the terminal bell when the first blocking wait begins, and gives embedders the
+status text (:meth:`AsksLayer.status_text`) and ``/asks [ID]`` (:meth:`AsksLayer.open_questions`)
+for their own status line and slash commands. Keys typed before the first frame (while the
+program started) are delivered to the editor once the screen runs (:meth:`running`).
+
+The layer keeps no policy: focus, waits and drafts live in the host behind the port.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import AsyncIterator, Callable
+
+import trio
+import urwid
+
+from asks.core.focus import FocusTarget
+from asks.core.refusal import Refusal
+from asks.host.ports import PanelPort
+from asks.widgets.external import edit_externally
+from asks.widgets.keymap import Command, Context, Keymap, build_keymap
+from asks.widgets.panel import QuestionPanel
+from asks.widgets.panel.markup import Size
+from asks.widgets.status import left_markup
+from asks.widgets.typeahead import TypeAhead
+
+
+def ring_terminal_bell() -> None:
+    """Write BEL to stdout if it is a terminal (the default ``bell`` of the layer)."""
+    if sys.stdout.isatty():
+        os.write(sys.stdout.fileno(), b"\a")
+
+
+def _trio_now() -> float:
+    try:
+        return trio.current_time()
+    except RuntimeError:
+        raise RuntimeError(
+            "AsksLayer needs a running trio loop: run urwid with urwid.TrioEventLoop() inside "
+            "trio.run(...), and the layer inside `async with layer.running(loop):`"
+        ) from None
+
+
+class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
+    """The question panel above ``editor``, and the key path (see module docstring)."""
+
+    def __init__(
+        self,
+        port: PanelPort,
+        editor: urwid.Widget,
+        *,
+        keymap: Keymap | None = None,
+        prompt: urwid.Widget | None = None,
+        bell: Callable[[], None] = ring_terminal_bell,
+        clock: Callable[[], float] = _trio_now,
+    ) -> None:
+        self.port = port
+        self.editor = editor
+        self.keymap = keymap or build_keymap()
+        self.panel = QuestionPanel(port, self.keymap)
+        self.prompt = prompt
+        self._bell = bell
+        self._clock = clock
+        self._loop: urwid.MainLoop | None = None
+        self._nursery: trio.Nursery | None = None
+        self._typeahead = TypeAhead()
+        self._pause_esc_at = float("-inf")
+        self.last_context = Context.CHAT  # where the last key went (for unhandled keys)
+        self._had_waits = bool(port.live_waits)
+        self._stale = True
+        self._guard_changed = trio.Event()
+        super().__init__(urwid.Pile([editor]))
+        port.subscribe(self._changed)
+        self._refresh_if_stale()
+
+    # -- embedding ---------------------------------------------------------------------------
+    @contextlib.asynccontextmanager
+    async def running(self, loop: urwid.MainLoop) -> AsyncIterator[AsksLayer]:
+        """Run the layer's background work (typing-guard timer, Ctrl+G) with ``loop``.
+
+        Enter it inside trio, before ``loop.start()``::
+
+            async with layer.running(loop):
+                with loop.start():
+                    await loop.event_loop.run_async()
+        """
+        _trio_now()  # a clear error outside trio
+        self._loop = loop
+        self._typeahead.capture(loop.screen)
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            nursery.start_soon(self._guard_timer)
+            try:
+                yield self
+            finally:
+                nursery.cancel_scope.cancel()
+                self._nursery = None
+                self._loop = None
+
+    def status_text(self) -> str:
+        """``Asks: 2 pending · 1 saved feedback · /asks`` (plus the host's notice)."""
+        markup = left_markup(self.port.statistics())
+        return "".join(part if isinstance(part, str) else part[1] for part in markup)
+
+    def open_questions(self, question_id: str | None = None) -> str | None:
+        """``/asks [ID]``: open the panel with the keyboard; a sentence if that is refused."""
+        refusal = self.port.enter_panel_nowait(question_id)
+        if refusal is None:
+            return None
+        if refusal is Refusal.UNKNOWN_QUESTION and question_id is not None:
+            return f"No pending question with id {question_id}."
+        return refusal.text
+
+    # -- rendering ---------------------------------------------------------------------------
+    def _changed(self) -> None:
+        # Eager, not at render time: a container may size the layer (rows) from a cached
+        # canvas before rendering it, so the layout must be current as soon as state changes.
+        self._stale = True
+        self._refresh_if_stale()
+        self._guard_changed.set()
+        self._invalidate()
+        has_waits = bool(self.port.live_waits)
+        if has_waits and not self._had_waits:
+            self._bell()
+        self._had_waits = has_waits
+
+    def _layout(self) -> None:
+        port = self.port
+        items: list[urwid.Widget] = []
+        if port.tabs:
+            items.append(self.panel)
+        prompt_up = self.prompt is not None and port.focus.foreign_active
+        if prompt_up:
+            assert self.prompt is not None
+            items.append(self.prompt)
+        items.append(self.editor)
+        pile = self._w
+        if [w for w, _ in pile.contents] != items:
+            pile.contents = [(w, pile.options("pack")) for w in items]
+        if prompt_up and port.focus.owner is not port.focus.panel:
+            focused: urwid.Widget = self.prompt  # type: ignore[assignment]
+        elif port.focus.keys_to_panel and port.tabs:
+            focused = self.panel
+        else:
+            focused = self.editor
+        pile.focus_position = items.index(focused)
+
+    def rows(self, size: tuple[int], focus: bool = False) -> int:
+        self._refresh_if_stale()
+        return super().rows(size, focus)
+
+    def render(self, size: Size, focus: bool = False) -> urwid.Canvas:
+        self._refresh_if_stale()
+        if self._loop is not None:
+            self._typeahead.deliver(self._loop)
+        return super().render(size, focus)
+
+    def _refresh_if_stale(self) -> None:
+        if self._stale:
+            self._stale = False
+            self.panel.refresh()
+            self._layout()
+
+    # -- keys --------------------------------------------------------------------------------
+    def keypress(self, size: Size, key: str) -> str | None:
+        """Route one key (see module docstring); return it if nothing here uses it."""
+        now = self._clock()
+        self._refresh_if_stale()
+        focus = self.port.focus
+        if focus.foreign_active and focus.owner not in (focus.chat, focus.panel):
+            self.last_context = Context.PROMPT
+            return self._prompt_key(size, key)
+        route = self.port.key_route(now)
+        if route.target is focus.panel:
+            self.last_context = self.panel.key_context
+            return self._panel_key(size, key, route.tab, now)
+        self.last_context = Context.CHAT
+        if route.target is focus.chat:
+            return self._chat_key(size, key, now)
+        return key  # another editor of the embedding app owns the keyboard
+
+    def _prompt_key(self, size: Size, key: str) -> str | None:
+        if self.keymap.command_for(Context.PROMPT, key) is Command.COLLAPSE:
+            self.port.toggle_collapse_nowait()
+            return None
+        if self.prompt is None:
+            return key
+        return self.prompt.keypress(size, key)
+
+    def _panel_key(self, size: Size, key: str, tab: object, now: float) -> str | None:
+        context = self.panel.key_context
+        command = self.keymap.command_for(context, key)
+        if command is Command.COLLAPSE:
+            self.port.toggle_collapse_nowait()
+            return None
+        if command is Command.FOCUS_TOGGLE:
+            self.port.toggle_focus_nowait()
+            return None
+        if command is Command.PANEL_EDITOR:
+            self._edit_externally()
+            return None
+        unused = self.panel.keypress_for(size, key, tab)
+        if command is Command.PANEL_PAUSE and not self.port.focus.panel_focused:
+            self._pause_esc_at = now
+        return unused
+
+    def _chat_key(self, size: Size, key: str, now: float) -> str | None:
+        command = self.keymap.command_for(Context.CHAT, key)
+        if command is Command.FOCUS_TOGGLE:
+            self.port.toggle_focus_nowait()
+            return None
+        if command is Command.COLLAPSE:
+            self.port.toggle_collapse_nowait()
+            return None
+        if command is Command.CHAT_INTERRUPT and now - self._pause_esc_at < self.port.focus.guard:
+            self._pause_esc_at = float("-inf")
+            return None  # the echo of the Esc that paused the panel (rule 8)
+        return self.editor.keypress(size, key)
+
+    # -- background work ---------------------------------------------------------------------
+    async def _guard_timer(self) -> None:
+        """Engage a held-back claim once the person has paused for the guard interval."""
+        while True:
+            deadline = self.port.guard_deadline()
+            if deadline is None:
+                await self._guard_changed.wait()
+                self._guard_changed = trio.Event()
+                continue
+            await trio.sleep_until(deadline)
+            self.port.settle_guard_nowait(trio.current_time())
+
+    def _edit_externally(self) -> None:
+        if self._loop is None or self._nursery is None:
+            return  # not running (no screen to suspend): Ctrl+G does nothing
+        self._nursery.start_soon(edit_externally, self._loop, self.port, self.panel)
+
+
+__all__ = ["AsksLayer", "FocusTarget", "ring_terminal_bell"]
