@@ -97,7 +97,7 @@ def test_help_lines_list_only_what_the_context_binds() -> None:
     prompt = keymap.help_line(X.PROMPT)
     assert "Shift+Tab" not in prompt
     assert "Ctrl+] collapse" in prompt and "Ctrl+C interrupt" in prompt
-    assert "y yes" in prompt
+    assert "y/Y yes · n/N/Esc no" in prompt
     assert "Shift+Tab answer" in keymap.help_line(X.CHAT)
 
 
@@ -110,9 +110,9 @@ def test_hints_come_from_the_table() -> None:
     assert keymap.hints(X.PANEL, [C.PANEL_CONFIRM], {C.PANEL_CONFIRM: "submit"}) == "Enter submit"
     jumps = keymap.hints(X.PANEL, [C.PANEL_PAGE_UP, C.PANEL_PAGE_DOWN, *ROW_JUMPS])
     assert jumps == "PgUp/PgDn scroll · 1–9 jump"
-    assert "Alt+Enter newline" in keymap.help_line(X.REPLY)
+    assert "Alt+Enter/Shift+Enter newline" in keymap.help_line(X.REPLY)
     # Inside the panel Shift+Tab is "previous tab": the focus toggle has no key there.
-    assert keymap.hints(X.PANEL, [C.FOCUS_TOGGLE, C.PANEL_DECLINE]) == "Alt+D decline"
+    assert keymap.hints(X.PANEL, [C.FOCUS_TOGGLE, C.PANEL_DECLINE]) == "Alt+D decline (twice)"
     relabelled = Keymap(
         tuple(
             Binding(b.command, ("k",), b.context, "go up") if b.command is C.PANEL_UP else b

@@ -181,7 +181,7 @@ def test_golden_review_tab_with_one_staged_and_one_unanswered(rig: Rig) -> None:
     text = "\n".join(lines)
     assert "→ eu-west" in text and "(unanswered)" in text
     assert "Enter submits 1 answer now; 1 stays pending." in text
-    assert "Alt+D decline all" in text and "Alt+L later" in text
+    assert "Alt+D decline all (twice)" in text and "Alt+L later" in text
     check_golden("review", lines)
 
 

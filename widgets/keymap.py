@@ -168,9 +168,9 @@ DEFAULT_BINDINGS: tuple[Binding, ...] = (
     *_panel_and_reply(C.PANEL_NEXT_TAB, ("tab",), "next"),
     *_panel_and_reply(C.PANEL_PREV_TAB, ("shift tab",), "prev"),
     *_panel_and_reply(C.PANEL_PAUSE, ("esc",), "pause"),
-    *_panel_and_reply(C.PANEL_DECLINE, ("meta d",), "decline"),
+    *_panel_and_reply(C.PANEL_DECLINE, ("meta d",), "decline (twice)"),
     *_panel_and_reply(C.PANEL_DEFER, ("meta l",), "later"),
-    *_panel_and_reply(C.PANEL_CLEAR_DRAFT, ("ctrl u",), "clear"),
+    *_panel_and_reply(C.PANEL_CLEAR_DRAFT, ("ctrl u",), "clear (twice)"),
     *_panel_and_reply(C.PANEL_NOTES, ("meta n",), "notes"),
     *_panel_and_reply(C.PANEL_EDITOR, ("ctrl g",), "editor"),
     *_panel_and_reply(C.PANEL_PAGE_UP, ("page up",), "scroll"),
@@ -278,40 +278,46 @@ class Keymap:
     def label(self, command: Command) -> str:
         return self._labels.get(command, command.value)
 
+    def keys_in(self, context: Context, command: Command) -> tuple[str, ...]:
+        """Every key that runs ``command`` in ``context``, in table order."""
+        return tuple(k for k in self.keys_for(command) if self.command_for(context, k) == command)
+
     def key_in(self, context: Context, command: Command) -> str | None:
         """The first key that runs ``command`` in ``context``, if any."""
-        for key in self.keys_for(command):
-            if self.command_for(context, key) == command:
-                return key
-        return None
+        keys = self.keys_in(context, command)
+        return keys[0] if keys else None
 
     def help_line(self, context: Context) -> str:
         """Every command usable in ``context`` (its own, then global ones) as hint text."""
         commands = [b.command for b in self.bindings if b.context is context]
         commands += [b.command for b in self.bindings if b.context is Context.GLOBAL]
-        return self.hints(context, list(dict.fromkeys(commands)))
+        return self.hints(context, list(dict.fromkeys(commands)), every_key=True)
 
     def hints(
         self,
         context: Context,
         commands: Sequence[Command],
         labels: Mapping[Command, str] | None = None,
+        *,
+        every_key: bool = False,
     ) -> str:
         """Footer hint text, e.g. ``"↑↓ choose · Enter confirm · Tab next · Esc pause"``.
 
         Commands without a key in ``context`` (unbound, ``"off"``) are left out; consecutive
         commands with the same label share one hint. ``labels`` overrides labels.
+        ``every_key`` lists every key of a command (``/help``), not only its first.
         """
         parts: list[tuple[list[str], str]] = []
         for command in commands:
-            key = self.key_in(context, command)
-            if key is None:
+            keys = self.keys_in(context, command)
+            if not keys:
                 continue
+            shown = [pretty_key(k) for k in (keys if every_key else keys[:1])]
             label = (labels or {}).get(command) or self.label(command)
             if parts and parts[-1][1] == label:
-                parts[-1][0].append(pretty_key(key))
+                parts[-1][0].extend(shown)
             else:
-                parts.append(([pretty_key(key)], label))
+                parts.append((shown, label))
         return " · ".join(f"{join_keys(keys)} {label}" for keys, label in parts)
 
 

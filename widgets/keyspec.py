@@ -141,13 +141,9 @@ def join_keys(keys: Sequence[str]) -> str:
     """Keys sharing one hint: ``↑↓``, ``1–4``, ``PgUp/PgDn``."""
     if len(keys) > 2 and all(k.isdigit() and len(k) == 1 for k in keys):
         return f"{keys[0]}–{keys[-1]}"
-    if all(len(k) == 1 for k in keys):
-        return "".join(keys)
+    if all(len(k) == 1 and not k.isalnum() for k in keys):
+        return "".join(keys)  # arrows: ↑↓
     return "/".join(keys)
-
-
-# ============================================================================ the keymap
-
 
 
 

@@ -48,8 +48,13 @@ class TypeAhead:
         if not self._pending:
             return
         codes, self._pending = list(self._pending), b""
-        keys, _ = escape.process_keyqueue(codes, more_available=False)
-        typed = [k for k in keys if isinstance(k, str)]
+        typed: list[str] = []
+        while codes:  # the parser decodes one key (or sequence) per call
+            keys, rest = escape.process_keyqueue(codes, more_available=False)
+            typed += [k for k in keys if isinstance(k, str)]
+            if len(rest) >= len(codes):
+                break
+            codes = rest
         loop.event_loop.alarm(0, lambda: loop.process_input(typed))
 
 

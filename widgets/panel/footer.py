@@ -60,7 +60,7 @@ class Footer:
         leave = [C.PANEL_DECLINE, C.PANEL_DEFER] if required else [C.PANEL_DECLINE, C.PANEL_PAUSE]
         many = [C.PANEL_NEXT_TAB] if len(host.tabs) > 1 else []
         if isinstance(tab, ReviewKey):
-            labels = {C.PANEL_CONFIRM: "submit", C.PANEL_DECLINE: "decline all"}
+            labels = {C.PANEL_CONFIRM: "submit", C.PANEL_DECLINE: "decline all (twice)"}
             return keymap.hints(Context.PANEL, [C.PANEL_CONFIRM, *many, *leave], labels)
         if editing:
             commands = [C.PANEL_CONFIRM, C.REPLY_NEWLINE, *many, *leave, C.PANEL_NOTES]
