@@ -67,7 +67,7 @@ class Session:
     def __init__(self, data_dir: Path, tag: str) -> None:
         self.journal = Journal.create(data_dir=data_dir, session_id=f"web-{tag}")
         self.host = QuestionHost(self.journal)
-        self.bridge = WebBridge(self.host)
+        self.bridge = WebBridge(self.host.surface_port)
         self.received: dict[QuestionRef, int] = {}
         self.received_wall: dict[QuestionRef, int] = {}  # time.time_ns(), to compare with
         # the browser's own clock (performance.timeOrigin + now(): Unix ms)

@@ -709,6 +709,7 @@ def test_web_flag_serves_questions_and_a_browser_answer_reaches_the_agent(
     assert answer.status_code in (200, 303), answer.text
     app.wait_for(r"WEB-ANSWER: Gladly")
     app.wait_gone(r"Questions \(")
+    app.wait_for(r"\w+ answered in the browser: Gladly")  # the terminal says where it went
     again = httpx.post(
         origin + action.group(1).replace("&amp;", "&"),
         data={**fields, "choice": "1", "action": "answer"},

@@ -33,7 +33,8 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from asks.contract import ResultEnvelope
 from asks.core.focus import TYPING_GUARD, FocusTarget
 from asks.core.model import Answer, AnswerKind, Outcome, QuestionRef
-from asks.host.host import AnswerRefusal, PanelCommand, QuestionHost, Wait
+from asks.core.refusal import Refusal
+from asks.host.host import PanelCommand, QuestionHost, Wait
 from asks.store.entries import FeedbackDelivered, ToolResult
 from asks.store.journal import Journal, StorageState, read_records
 from asks.store.projection import Projection
@@ -283,7 +284,7 @@ class HostMachine(RuleBasedStateMachine):
         if refusal is None:
             assert ref not in host.projection.pending
             again = host.answer_from_nowait(ref.id, ref.incarnation, answer)
-            assert again is AnswerRefusal.ALREADY_ANSWERED, "a second answer was accepted"
+            assert again is Refusal.ALREADY_ANSWERED, "a second answer was accepted"
         for other, draft in others.items():
             if other in host.projection.pending:
                 assert host.draft(other) == draft, "a web answer touched another draft"

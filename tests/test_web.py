@@ -29,8 +29,9 @@ from asks.core.model import (
     QuestionRef,
     QuestionStatus,
 )
+from asks.core.refusal import Refusal
 from asks.core.tabs import ReviewKey
-from asks.host.host import AnswerRefusal, PanelCommand
+from asks.host.host import PanelCommand
 from asks.surfaces.web import CSP, MAX_BODY, WebBridge, binding_warning, is_loopback
 
 
@@ -43,7 +44,7 @@ def rig(tmp_path: Path) -> Iterator[Rig]:
 
 @pytest.fixture
 async def bridge(rig: Rig, nursery: trio.Nursery) -> AsyncIterator[WebBridge]:
-    made = WebBridge(rig.host)
+    made = WebBridge(rig.host.surface_port)
     await nursery.start(made.run)
     yield made
     made.close()
@@ -605,12 +606,12 @@ async def test_host_answer_from_refuses_bad_answers_without_saving(rig: Rig) -> 
     ]
     for answer in bad:
         assert host.answer_from_nowait(ref.id, ref.incarnation, answer) is (
-            AnswerRefusal.INVALID_ANSWER
+            Refusal.INVALID_ANSWER
         )
-    assert host.answer_from_nowait("q-nope", 1, None) is AnswerRefusal.UNKNOWN_QUESTION
+    assert host.answer_from_nowait("q-nope", 1, None) is Refusal.UNKNOWN_QUESTION
     assert resolved_lines(rig) == []
     assert host.answer_from_nowait(ref.id, ref.incarnation, None) is None
-    assert host.answer_from_nowait(ref.id, ref.incarnation, None) is AnswerRefusal.ALREADY_ANSWERED
+    assert host.answer_from_nowait(ref.id, ref.incarnation, None) is Refusal.ALREADY_ANSWERED
 
 
 # =========================================================================== live updates
@@ -683,7 +684,7 @@ async def test_closing_the_bridge_ends_event_streams_and_the_server(
 
 
 async def test_a_bridge_started_by_the_caller_in_its_nursery_reports_its_url(rig: Rig) -> None:
-    bridge = WebBridge(rig.host)
+    bridge = WebBridge(rig.host.surface_port)
     async with trio.open_nursery() as nursery:
         url = await nursery.start(bridge.run)
         assert url == bridge.url
@@ -699,12 +700,12 @@ async def test_a_bridge_started_by_the_caller_in_its_nursery_reports_its_url(rig
 
 
 async def test_a_port_in_use_raises_oserror_before_started(rig: Rig) -> None:
-    first = WebBridge(rig.host)
+    first = WebBridge(rig.host.surface_port)
     async with trio.open_nursery() as nursery:
         await nursery.start(first.run)
         port = urlsplit(first.url or "").port
         assert port is not None
-        second = WebBridge(rig.host, port=port)
+        second = WebBridge(rig.host.surface_port, port=port)
         with pytest.raises(OSError):
             await nursery.start(second.run)
         with pytest.raises(RuntimeError):

@@ -70,7 +70,7 @@ def article(page: Page, ref: QuestionRef) -> Any:
 
 
 async def serve(rig: Rig, nursery: trio.Nursery) -> tuple[WebBridge, str]:
-    bridge = WebBridge(rig.host)
+    bridge = WebBridge(rig.host.surface_port)
     url: str = await nursery.start(bridge.run)
     return bridge, url
 

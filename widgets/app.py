@@ -25,7 +25,9 @@ import urwid
 from asks.agent.loop import Agent, AgentState
 from asks.agent.prompts import PromptBroker
 from asks.agent.transcript import EntryKind, Transcript
+from asks.core.events import AnswerSaved, HostEvent
 from asks.host.host import QuestionHost
+from asks.sanitize import sanitize_line
 from asks.widgets import chat, panel, prompt, status, transcript
 from asks.widgets.keymap import Command, Context, Keymap
 from asks.widgets.layer import AsksLayer
@@ -89,6 +91,13 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
         session.transcript.subscribe(lambda: self._changed("transcript"))
         session.broker.subscribe(lambda: self._changed("broker"))
         session.agent.subscribe(lambda: self._changed("status"))
+        session.host.subscribe_events(self._host_event)
+
+    def _host_event(self, event: HostEvent) -> None:
+        """An answer saved on another surface leaves the panel: say so in the transcript."""
+        if isinstance(event, AnswerSaved) and event.source != "panel":
+            for line in elsewhere_lines(self.session.host, event):
+                self.session.transcript.add(EntryKind.NOTICE, line)
 
     @property
     def panel(self) -> panel.QuestionPanel:
@@ -194,6 +203,25 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
         raise urwid.ExitMainLoop()
 
 
+SURFACE_NAMES = {"web": "in the browser", "line": "in line mode"}
+
+
+def elsewhere_lines(host: QuestionHost, event: AnswerSaved) -> list[str]:
+    """``Checks answered in the browser: Lint`` for each question the event saved."""
+    where = SURFACE_NAMES.get(event.source, f"from {event.source}")
+    lines = []
+    for ref in event.refs:
+        state = host.projection.by_ref[ref]
+        answer = state.resolution.answer if state.resolution is not None else None
+        header = sanitize_line(state.question.spec.header)
+        if answer is None:
+            lines.append(f"{header} declined {where}.")
+        else:
+            text = sanitize_line(answer.text(state.question.spec))
+            lines.append(f"{header} answered {where}: {text}")
+    return lines
+
+
 def help_text(keymap: Keymap) -> str:
     """``/help``: the slash commands, then what each context's keys do (from the keymap)."""
     lines = [
@@ -262,7 +290,8 @@ class _WebStarter:
             return
         from asks.surfaces.web import WebBridge  # noqa: PLC0415 (lazy: see the import note above)
 
-        self.bridge = WebBridge(self.repl.session.host, self.options.bind_host, self.options.port)
+        port = self.repl.session.host.surface_port
+        self.bridge = WebBridge(port, self.options.bind_host, self.options.port)
         self.nursery.start_soon(self._start, self.bridge)
 
     async def _start(self, bridge: WebBridge) -> None:

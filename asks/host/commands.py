@@ -21,8 +21,10 @@ import attrs
 from asks.core.drafts import Draft, DraftBook, answer_at_cursor, custom_row, move, toggle
 from asks.core.focus import Focus
 from asks.core.model import Answer, Outcome, Question, QuestionRef, Resolution, ResolutionKind
+from asks.core.refusal import Refusal
 from asks.core.tabs import ReviewKey, TabKey, TabStrip
 from asks.host.waits import Wait, WaitBook
+from asks.store.projection import Projection
 
 
 class PanelCommand(enum.StrEnum):
@@ -55,13 +57,13 @@ class HostCore(Protocol):
 
     focus: Focus
     mode: PanelMode
+    projection: Projection
 
     def question(self, ref: QuestionRef) -> Question: ...
     def is_pending(self, ref: QuestionRef) -> bool: ...
     def save(self, resolutions: Sequence[Resolution], source: str = "panel") -> bool: ...
     def settle_waits(self, refs: Sequence[QuestionRef]) -> None: ...
     def finish_wait(self, wait: Wait, outcome: Outcome, reason: str = "") -> None: ...
-    def toggle_collapse_nowait(self) -> object: ...
     def say(self, notice: str) -> str: ...
 
 
@@ -203,7 +205,54 @@ class PanelCommands:
         self.core.mode = PanelMode.PAUSED
 
     def _collapse(self, tab: TabKey | None) -> None:
-        self.core.toggle_collapse_nowait()
+        self.toggle_collapse()
+
+    # -- focus requests (the host notifies after each) ---------------------------------------
+    def enter_panel(self, question_id: str | None) -> Refusal | None:
+        """Give the panel the keyboard, on ``question_id``'s tab if given."""
+        core = self.core
+        if not self.strip.tabs:
+            return self._refuse(Refusal.NO_QUESTIONS)
+        if core.focus.foreign_active:
+            return self._refuse(Refusal.PROMPT_OPEN)
+        if question_id is not None:
+            ref = core.projection.current.get(question_id)
+            if ref is None or ref not in self.strip:
+                core.say(f"No pending question with id {question_id}.")
+                return Refusal.UNKNOWN_QUESTION
+            self.strip.select(ref)
+        core.focus.enter_panel()
+        core.mode = PanelMode.EXPANDED
+        return None
+
+    def toggle_focus(self) -> Refusal | None:
+        """Chat → panel; panel → its origin, or (a blocker waits) the next required tab."""
+        if not self.core.focus.panel_focused:
+            return self.enter_panel(None)
+        self.armed = None
+        if self.waits:
+            self.select_required(step=1)
+        else:
+            self.core.focus.leave_panel()
+        return None
+
+    def toggle_collapse(self) -> Refusal | None:
+        """Collapse or expand; refused while a required question waits (rule 4)."""
+        core = self.core
+        self.armed = None
+        if self.waits:
+            core.say("A required question is waiting; it cannot be collapsed.")
+            return Refusal.BLOCKER_WAITING
+        if core.mode is PanelMode.COLLAPSED:
+            core.mode = PanelMode.EXPANDED
+        else:
+            core.mode = PanelMode.COLLAPSED
+            core.focus.leave_panel()
+        return None
+
+    def _refuse(self, refusal: Refusal) -> Refusal:
+        self.core.say(refusal.text)
+        return refusal
 
     # -- tabs ---------------------------------------------------------------------------------
     def is_required(self, tab: TabKey) -> bool:

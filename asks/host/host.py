@@ -26,7 +26,6 @@ import attrs
 import trio
 
 from asks import contract
-from asks.contract import ResultEnvelope
 from asks.core import events as ev
 from asks.core.answers import answer_problem
 from asks.core.drafts import Draft, DraftBook
@@ -46,6 +45,8 @@ from asks.core.refusal import Refusal
 from asks.core.tabs import TabKey, TabStrip
 from asks.host import calls
 from asks.host.commands import PanelCommand, PanelCommands, PanelMode
+from asks.host.lifecycle import WaitLife
+from asks.host.stats import HostStatistics
 from asks.host.waits import ToolReply, Wait, WaitBook
 from asks.store.entries import (
     ChatMessage,
@@ -53,34 +54,17 @@ from asks.store.entries import (
     FeedbackDelivered,
     Record,
     Resolved,
-    ToolResult,
     Withdrawn,
 )
-from asks.store.journal import Journal, StorageError, StorageState
+from asks.store.journal import Journal, StorageError
 from asks.store.outbox import DeliveryMode, Feedback, Outbox
 from asks.store.projection import Projection
 
 if TYPE_CHECKING:
     from asks.host.ports import AgentPort, PanelPort, SurfacePort
 
-AnswerRefusal = Refusal  # the name surfaces used before refusals were unified
-
-__all__ = ["AnswerRefusal", "HostStatistics", "PanelCommand", "PanelMode", "QuestionHost",
+__all__ = ["HostStatistics", "PanelCommand", "PanelMode", "QuestionHost",
            "ToolReply", "Wait", "answer_problem"]
-
-
-@attrs.frozen
-class HostStatistics:
-    """Snapshot for the status line."""
-
-    pending: int
-    saved_undelivered: int
-    live_waits: int
-    storage: StorageState
-    agent_running: bool
-    focus_owner: str
-    mode: PanelMode
-    notice: str | None
 
 
 class QuestionHost:
@@ -110,6 +94,7 @@ class QuestionHost:
         self._drafts = DraftBook()
         self._strip = TabStrip()
         self._panel = PanelCommands(self, self.waits, self._drafts, self._strip)
+        self._life = WaitLife(self, self.waits, self._strip)
         self._changes = Signal()
         self._events: Listeners[ev.HostEvent] = Listeners()
         self._ports: tuple[AgentPort, PanelPort, SurfacePort] | None = None
@@ -274,7 +259,7 @@ class QuestionHost:
         refs = self.outbox.refs()
         if not refs:
             return None
-        items = [self._item(ref) for ref in refs]
+        items = [self.item(ref) for ref in refs]
         text = contract.feedback_text(items)
         mode = DeliveryMode.STEER if self.agent_running else DeliveryMode.WAKE
         record = self.append(FeedbackDelivered(refs, text, mode.value))
@@ -322,28 +307,17 @@ class QuestionHost:
 
     def defer_nowait(self, question_id: str) -> Refusal | None:
         """End the wait holding ``question_id`` as deferred (its questions stay pending)."""
-        wait = self._wait_of_id(question_id)
-        if wait is None:
-            return Refusal.NOT_BLOCKING
-        self.finish_wait(wait, Outcome.DEFERRED)
-        self._changed()
-        return None
+        return self._then_changed(self._life.defer(question_id))
 
     def submit_partial_nowait(self, question_id: str) -> Refusal | None:
         """End the wait holding ``question_id`` now: what was saved is delivered (``partial``),
         the rest stays pending. Refused if nothing of the wait was saved yet."""
-        wait = self._wait_of_id(question_id)
-        if wait is None:
-            return Refusal.NOT_BLOCKING
-        if all(r in self.projection.pending for r in wait.refs):
-            return Refusal.NOTHING_ANSWERED
-        self.finish_wait(wait, Outcome.PARTIAL)
-        self._changed()
-        return None
+        return self._then_changed(self._life.submit_partial(question_id))
 
-    def _wait_of_id(self, question_id: str) -> Wait | None:
-        ref = self.projection.current.get(question_id)
-        return None if ref is None else self.waits.of_ref(ref)
+    def _then_changed(self, refusal: Refusal | None) -> Refusal | None:
+        if refusal is None:
+            self._changed()
+        return refusal
 
     # ====================================================================== UI side
     def key_route(self, now: float) -> Route:
@@ -388,50 +362,19 @@ class QuestionHost:
     def enter_panel_nowait(self, question_id: str | None = None) -> Refusal | None:
         """Open the panel with focus (``/asks [ID]``, focus toggle); a refusal changes nothing."""
         self.notice = None
-        if not self.tabs:
-            return self._refuse(Refusal.NO_QUESTIONS)
-        if self.focus.foreign_active:
-            return self._refuse(Refusal.PROMPT_OPEN)
-        if question_id is not None:
-            ref = self.projection.current.get(question_id)
-            if ref is None or ref not in self._strip:
-                self.say(f"No pending question with id {question_id}.")
-                return Refusal.UNKNOWN_QUESTION
-            self._strip.select(ref)
-        self.focus.enter_panel()
-        self.mode = PanelMode.EXPANDED
-        self._changed()
-        return None
+        return self._then_changed(self._panel.enter_panel(question_id))
 
     def toggle_focus_nowait(self) -> Refusal | None:
         """The focus-toggle key: chat → panel; panel → back to the origin, or while a
         blocker is pending, to the next required tab (rule 4)."""
         self.notice = None
-        if not self.focus.panel_focused:
-            return self.enter_panel_nowait()
-        self._panel.disarm()
-        if self.waits:
-            self._panel.select_required(step=1)
-        else:
-            self.focus.leave_panel()
-        self._changed()
-        return None
+        return self._then_changed(self._panel.toggle_focus())
 
     def toggle_collapse_nowait(self) -> Refusal | None:
         """The collapse key (anywhere): collapse or expand the panel; refused while a
         required question waits (rule 4)."""
         self.notice = None
-        self._panel.disarm()
-        if self.waits:
-            self.say("A required question is waiting; it cannot be collapsed.")
-            return Refusal.BLOCKER_WAITING
-        if self.mode is PanelMode.COLLAPSED:
-            self.mode = PanelMode.EXPANDED
-        else:
-            self.mode = PanelMode.COLLAPSED
-            self.focus.leave_panel()
-        self._changed()
-        return None
+        return self._then_changed(self._panel.toggle_collapse())
 
     def begin_foreign_nowait(self, prompt: FocusTarget) -> None:
         self.focus.begin_foreign(prompt)
@@ -467,90 +410,20 @@ class QuestionHost:
         self._events.emit(ev.QuestionAsked(call_id, refs, blocking, questions[0].source))
 
     def open_wait(self, call_id: str, refs: tuple[QuestionRef, ...]) -> Wait:
-        wait = Wait(call_id, refs)
-        self._strip.invalidate()
-        pending = tuple(r for r in refs if r in self.projection.pending)
-        self.waits.add(wait, pending)
-        for ref in refs:
-            if ref not in self.projection.pending:
-                self.outbox.claim(ref)
-        source = self.projection.question(refs[0]).source
-        self._events.emit(ev.WaitOpened(call_id, refs, source))
-        if not pending:
-            self.finish_wait(wait, Outcome.ANSWERED)
-        return wait
+        return self._life.open_wait(call_id, refs)
 
     def settle_waits(self, refs: Iterable[QuestionRef]) -> None:
         """Finish every wait whose questions are all closed now."""
-        live = {w for r in refs if (w := self.waits.of_ref(r)) is not None}
-        for wait in live:
-            if all(r not in self.projection.pending for r in wait.refs):
-                self.finish_wait(wait, self._closed_outcome(wait))
-
-    def _closed_outcome(self, wait: Wait) -> Outcome:
-        kinds = [self.projection.by_ref[r].status for r in wait.refs]
-        if all(k is QuestionStatus.WITHDRAWN for k in kinds):
-            return Outcome.WITHDRAWN
-        if all(k is QuestionStatus.DECLINED for k in kinds):
-            return Outcome.DECLINED
-        return Outcome.ANSWERED
+        self._life.settle_waits(refs)
 
     def finish_wait(self, wait: Wait, outcome: Outcome, reason: str = "") -> None:
-        """Write the tool result (the receipt), end the lease, then move focus."""
-        envelope, delivered = self._wait_envelope(wait, outcome, reason)
-        record = self.append(
-            ToolResult(wait.call_id, envelope.outcome, envelope.text, envelope.details, delivered)
-        )
-        self.waits.remove(wait)
-        self._strip.invalidate()
-        for ref in wait.refs:
-            self.outbox.release(ref)
-        reply: ToolReply = envelope if record is not None else contract.result_not_saved(
-            self.journal.state.value
-        )
-        wait.finish(reply)
-        self._events.emit(ev.WaitEnded(wait.call_id, wait.refs, outcome))
-        if record is not None and delivered:
-            self._events.emit(ev.Delivered(delivered, ev.DeliveryChannel.TOOL_RESULT))
-        self.outbox.signal()
-        if not self.waits:
-            self._after_last_wait()
+        self._life.finish_wait(wait, outcome, reason)
 
-    def _wait_envelope(
-        self, wait: Wait, outcome: Outcome, reason: str
-    ) -> tuple[ResultEnvelope, tuple[QuestionRef, ...]]:
-        states = [self.projection.by_ref[r] for r in wait.refs]
-        questions = [s.question for s in states]
-        pending = [s.question for s in states if s.status is QuestionStatus.PENDING]
-        resolved = tuple(s.question.ref for s in states if s.resolution is not None)
-        call_id = wait.call_id
-        match outcome:
-            case Outcome.ANSWERED | Outcome.PARTIAL:
-                items = [self._item(r) for r in resolved]
-                return contract.answered_result(call_id, items, pending), resolved
-            case Outcome.DECLINED:
-                return contract.declined_result(call_id, questions), resolved
-            case Outcome.DEFERRED:
-                return contract.deferred_result(call_id, pending), ()
-            case Outcome.WITHDRAWN:
-                return contract.withdrawn_result(call_id, questions), ()
-            case _:
-                return contract.interrupted_result(call_id, pending, reason), ()
+    def emit(self, event: ev.HostEvent) -> None:
+        self._events.emit(event)
 
-    def _after_last_wait(self) -> None:
-        """Rule 5/6: whatever ended the last blocker, focus goes back where the claim took it
-        from: the async tab the panel showed (if still pending), else the loan origin."""
-        claim = self.focus.end_claim()
-        if claim is None:
-            return
+    def recompute_tabs(self) -> None:
         self._recompute_tabs()
-        prior = claim.prior_tab
-        if isinstance(prior, QuestionRef) and prior in self._strip:
-            self._strip.select(prior)
-        elif self.focus.panel_focused:
-            self.focus.leave_panel()
-        else:  # a foreign prompt sits on top of the panel: it will return to the origin
-            self.focus.return_foreign_to_origin()
 
     # ====================================================================== saving (core)
     def append(self, entry: Entry) -> Record | None:
@@ -577,7 +450,7 @@ class QuestionHost:
         self.outbox.signal()
         return True
 
-    def _item(self, ref: QuestionRef) -> tuple[Question, Resolution]:
+    def item(self, ref: QuestionRef) -> tuple[Question, Resolution]:
         state = self.projection.by_ref[ref]
         assert state.resolution is not None
         return state.question, state.resolution

@@ -36,7 +36,7 @@ import secrets
 from collections.abc import Mapping
 from functools import partial
 from typing import Final
-from urllib.parse import parse_qs, parse_qsl, quote, urlsplit
+from urllib.parse import parse_qs, quote, urlsplit
 
 import attrs
 import hypercorn.config
@@ -44,21 +44,30 @@ import hypercorn.trio
 import trio
 from hypercorn.typing import ASGIReceiveCallable, ASGISendCallable, HTTPScope, Scope
 
+from asks.core import events as ev
+from asks.core.answers import answer_problem
 from asks.core.model import (
-    MAX_CUSTOM_TEXT,
-    Answer,
-    AnswerKind,
     QuestionRef,
-    QuestionSpec,
     QuestionStatus,
 )
-from asks.host.host import AnswerRefusal, QuestionHost, answer_problem
-from asks.sanitize import sanitize_text
+from asks.core.refusal import Refusal
+from asks.host.ports import SurfacePort
 from asks.surfaces import web_page
+from asks.surfaces.web_forms import (
+    MAX_BODY,
+    HttpError,
+    Response,
+    answer_from_form,
+    conflict,
+    forbidden,
+    is_ascii_number,
+    parse_form,
+    question_ref,
+    single,
+    too_large,
+)
 from asks.surfaces.web_page import QuestionView, Withdrawal
 
-MAX_BODY: Final = 64 * 1024  # bytes of one POST body
-MAX_FIELDS: Final = 16  # form fields of one POST (4 options + 7 named fields, with room)
 MAX_EVENT_CLIENTS: Final = 32  # concurrent /events streams
 KEEPALIVE: Final = 15.0  # seconds between SSE comment lines
 RECENT_WITHDRAWN: Final = 10  # "withdrawn by the agent" notices kept
@@ -73,10 +82,6 @@ _SECURITY_HEADERS: Final = (
     (b"x-frame-options", b"DENY"),
     (b"cache-control", b"no-store"),
 )
-_FORM_FIELDS: Final = frozenset(
-    {"csrf", "question", "incarnation", "action", "choice", "option", "custom", "notes"}
-)
-_HTML: Final = "text/html; charset=utf-8"
 
 
 def is_loopback(bind_host: str) -> bool:
@@ -111,31 +116,6 @@ class WebStatistics:
     last_error: str | None
 
 
-@attrs.frozen
-class _Response:
-    status: int
-    body: bytes = b""
-    content_type: str = _HTML
-    location: str | None = None
-
-
-class _HttpError(Exception):
-    """Stop handling a request and answer ``status`` with a short page."""
-
-    def __init__(self, status: int, title: str, text: str, *, back: bool = True) -> None:
-        super().__init__(title)
-        self.status, self.title, self.text, self.back = status, title, text, back
-
-
-def _too_large() -> _HttpError:
-    return _HttpError(413, "Too large", f"The form is over {MAX_BODY // 1024} KiB.")
-
-
-def _forbidden(text: str = "Forbidden.") -> _HttpError:
-    """403 with no data: no question text, no link with the token."""
-    return _HttpError(403, "Forbidden", text, back=False)
-
-
 def _bind_spec(bind_host: str, port: int) -> str:
     host = bind_host.strip("[]")
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
@@ -157,7 +137,7 @@ class WebBridge:
     the URL), :attr:`url` is ``http://HOST:PORT/?token=…``.
     """
 
-    host: QuestionHost
+    host: SurfacePort
     bind_host: str = "127.0.0.1"
     port: int = 0
     token: str = attrs.field(factory=lambda: secrets.token_urlsafe(32), repr=False)
@@ -169,7 +149,6 @@ class WebBridge:
     _running: bool = attrs.field(default=False, init=False)
     _clients: set[trio.MemorySendChannel[int]] = attrs.field(factory=set, init=False)
     _version: int = attrs.field(default=0, init=False)
-    _seen: tuple[int, int] = attrs.field(default=(-1, -1), init=False)
     _shown: tuple[tuple[QuestionRef, ...], frozenset[QuestionRef]] = attrs.field(
         default=((), frozenset()), init=False
     )
@@ -211,8 +190,8 @@ class WebBridge:
         config.accesslog = None
         config.include_server_header = False
         config.graceful_timeout = 2.0
-        unsubscribe = self.host.subscribe(self._host_changed)
-        self._host_changed()
+        unsubscribe = self.host.subscribe_events(self._host_event)
+        self._refresh()
         serve = partial(
             hypercorn.trio.serve, self._app, config,
             shutdown_trigger=self._closing.wait, mode="asgi",
@@ -259,22 +238,22 @@ class WebBridge:
         self._clients.clear()
 
     # ====================================================================== host → page
-    def _host_changed(self) -> None:
-        """Host listener (called on every host change, keystrokes too): cheap unless the
-        journal grew or the waits changed; bumps the version only if the list changed."""
-        seen = (self.host.projection.records, len(self.host.live_waits))
-        if seen == self._seen:
-            return
-        self._seen = seen
+    def _host_event(self, event: ev.HostEvent) -> None:
+        """Typed host events (not keystrokes): a withdrawal is kept as a notice; anything that
+        can change the list of pending questions or their blocking flags re-reads it."""
+        if isinstance(event, ev.QuestionsWithdrawn):
+            for ref in event.refs:
+                spec = self.host.question(ref).spec
+                self._withdrawn.appendleft(Withdrawal(ref.id, spec.header, spec.question))
+        if not isinstance(event, ev.Delivered | ev.StorageFailed):
+            self._refresh()
+
+    def _refresh(self) -> None:
+        """Bump the version (and tell every event stream) only if the list changed."""
         pending = tuple(self.host.projection.pending)
         blocking = frozenset(r for r in pending if self.host.wait_for(r) is not None)
         if (pending, blocking) == self._shown:
             return
-        for ref in set(self._shown[0]).difference(pending):
-            state = self.host.projection.by_ref[ref]
-            if state.status is QuestionStatus.WITHDRAWN:
-                spec = state.question.spec
-                self._withdrawn.appendleft(Withdrawal(ref.id, spec.header, spec.question))
         self._shown = (pending, blocking)
         self._version += 1
         for sender in list(self._clients):
@@ -305,14 +284,14 @@ class WebBridge:
             return  # websockets: refused by the server (the app never accepts)
         try:
             response = await self._handle(scope, receive, send)
-        except _HttpError as refused:
+        except HttpError as refused:
             token = self.token if refused.back else None
             body = web_page.message(refused.title, refused.text, token=token)
-            response = _Response(refused.status, body.encode())
+            response = Response(refused.status, body.encode())
         except Exception as exc:  # answered 500; the server (and the REPL) go on
             self._errors += 1
             self._last_error = f"{type(exc).__name__}: {exc}"
-            response = _Response(500, web_page.message("Error", "Internal error.", token=None)
+            response = Response(500, web_page.message("Error", "Internal error.", token=None)
                                  .encode())
         if response is not None:
             if response.status >= 400:
@@ -321,19 +300,19 @@ class WebBridge:
 
     async def _handle(
         self, scope: HTTPScope, receive: ASGIReceiveCallable, send: ASGISendCallable
-    ) -> _Response | None:
+    ) -> Response | None:
         headers = _headers(scope)
         if not self._host_allowed(headers.get("host")):
-            raise _HttpError(400, "Bad request", "Wrong Host header.", back=False)
+            raise HttpError(400, "Bad request", "Wrong Host header.", back=False)
         query = parse_qs(scope["query_string"].decode("latin-1"), keep_blank_values=True)
         given = query.get("token", [])
         if len(given) != 1 or not hmac.compare_digest(given[0].encode(), self.token.encode()):
-            raise _forbidden()
+            raise forbidden()
         method, path = scope["method"], scope["path"]
         if method == "POST" and path == "/answer":
             return await self._answer(headers, receive)
         if method != "GET":
-            raise _HttpError(405, "Method not allowed", f"{method} is not allowed here.")
+            raise HttpError(405, "Method not allowed", f"{method} is not allowed here.")
         match path:
             case "/":
                 flash = query.get("flash", [""])[0]
@@ -350,14 +329,14 @@ class WebBridge:
                 await self._events(receive, send)
                 return None
             case "/app.js":
-                return _Response(200, web_page.APP_JS.encode(), "text/javascript; charset=utf-8")
+                return Response(200, web_page.APP_JS.encode(), "text/javascript; charset=utf-8")
             case "/app.css":
-                return _Response(200, web_page.APP_CSS.encode(), "text/css; charset=utf-8")
-        raise _HttpError(404, "Not found", "There is no such page.")
+                return Response(200, web_page.APP_CSS.encode(), "text/css; charset=utf-8")
+        raise HttpError(404, "Not found", "There is no such page.")
 
     @staticmethod
-    def _html(text: str) -> _Response:
-        return _Response(200, text.encode())
+    def _html(text: str) -> Response:
+        return Response(200, text.encode())
 
     def _host_allowed(self, value: str | None) -> bool:
         if value is None:
@@ -374,60 +353,60 @@ class WebBridge:
             return False
 
     # ====================================================================== POST /answer
-    async def _answer(self, headers: Mapping[str, str], receive: ASGIReceiveCallable) -> _Response:
+    async def _answer(self, headers: Mapping[str, str], receive: ASGIReceiveCallable) -> Response:
         fetch_site = headers.get("sec-fetch-site")
         if fetch_site is not None and fetch_site not in ("same-origin", "none"):
-            raise _forbidden("Cross-site request refused.")
+            raise forbidden("Cross-site request refused.")
         origin = headers.get("origin")
         # Referrer-Policy: no-referrer makes browsers send "Origin: null" on our own form
         # posts; that is accepted only with the browser's own "Sec-Fetch-Site: same-origin".
         if origin is not None and not (origin == "null" and fetch_site == "same-origin"):
             parts = urlsplit(origin)
             if parts.scheme != "http" or not self._host_allowed(parts.netloc):
-                raise _forbidden("Cross-site request refused.")
+                raise forbidden("Cross-site request refused.")
         content_type = headers.get("content-type", "").split(";")[0].strip().lower()
         if content_type != "application/x-www-form-urlencoded":
-            raise _HttpError(400, "Bad request", "Send the form as a plain HTML form.")
-        fields = _parse_form(await _read_body(headers, receive))
-        csrf = _single(fields, "csrf")
+            raise HttpError(400, "Bad request", "Send the form as a plain HTML form.")
+        fields = parse_form(await _read_body(headers, receive))
+        csrf = single(fields, "csrf")
         if csrf is None or not hmac.compare_digest(csrf.encode(), self.csrf_token.encode()):
-            raise _HttpError(403, "Forbidden", "The form's CSRF token is missing or wrong; "
+            raise HttpError(403, "Forbidden", "The form's CSRF token is missing or wrong; "
                            "reload the page and try again.")
-        ref = _question_ref(fields)
+        ref = question_ref(fields)
         state = self.host.projection.by_ref.get(ref)
         if state is None:
-            raise _HttpError(404, "Unknown question", f"There is no question {ref.id}.")
+            raise HttpError(404, "Unknown question", f"There is no question {ref.id}.")
         if state.status is not QuestionStatus.PENDING:
-            raise _conflict(state.status)
-        action = _single(fields, "action") or "answer"
+            raise conflict(state.status)
+        action = single(fields, "action") or "answer"
         if action not in ("answer", "decline"):
-            raise _HttpError(400, "Bad request", "Unknown action.")
-        answer = None if action == "decline" else _answer_from_form(state.question.spec, fields)
+            raise HttpError(400, "Bad request", "Unknown action.")
+        answer = None if action == "decline" else answer_from_form(state.question.spec, fields)
         refusal = self.host.answer_from_nowait(ref.id, ref.incarnation, answer, source="web")
         match refusal:
             case None:
                 self._answers += 1
                 flash = "declined" if answer is None else "saved"
                 back = f"/?token={quote(self.token, safe='')}&flash={flash}"
-                return _Response(303, location=back)
-            case AnswerRefusal.ALREADY_ANSWERED:
-                raise _conflict(QuestionStatus.ANSWERED)
-            case AnswerRefusal.WITHDRAWN:
-                raise _conflict(QuestionStatus.WITHDRAWN)
-            case AnswerRefusal.INVALID_ANSWER:
+                return Response(303, location=back)
+            case Refusal.ALREADY_ANSWERED:
+                raise conflict(QuestionStatus.ANSWERED)
+            case Refusal.WITHDRAWN:
+                raise conflict(QuestionStatus.WITHDRAWN)
+            case Refusal.INVALID_ANSWER:
                 assert answer is not None
                 problem = answer_problem(state.question.spec, answer) or "Invalid answer."
-                raise _HttpError(400, "Bad request", problem)
-            case AnswerRefusal.NOT_SAVED:
+                raise HttpError(400, "Bad request", problem)
+            case Refusal.NOT_SAVED:
                 why = self.host.notice or "storage error"
-                raise _HttpError(503, "Not saved", f"Not saved: {why}")
+                raise HttpError(503, "Not saved", f"Not saved: {why}")
             case _:
-                raise _HttpError(404, "Unknown question", f"There is no question {ref.id}.")
+                raise HttpError(404, "Unknown question", f"There is no question {ref.id}.")
 
     # ====================================================================== GET /events
     async def _events(self, receive: ASGIReceiveCallable, send: ASGISendCallable) -> None:
         if len(self._clients) >= MAX_EVENT_CLIENTS or self._closing.is_set():
-            raise _HttpError(503, "Busy", "Too many open pages.")
+            raise HttpError(503, "Busy", "Too many open pages.")
         sender, receiver = trio.open_memory_channel[int](1)
         self._clients.add(sender)
         disconnected = False
@@ -485,113 +464,28 @@ def _headers(scope: HTTPScope) -> dict[str, str]:
     for name, value in scope["headers"]:
         key = name.decode("latin-1").lower()
         if key in found and key in ("host", "origin", "content-type", "content-length"):
-            raise _HttpError(400, "Bad request", f"Repeated {key} header.", back=False)
+            raise HttpError(400, "Bad request", f"Repeated {key} header.", back=False)
         found[key] = value.decode("latin-1")
     return found
 
 
 async def _read_body(headers: Mapping[str, str], receive: ASGIReceiveCallable) -> bytes:
     declared = headers.get("content-length")
-    if declared is not None and (not _is_ascii_number(declared) or int(declared) > MAX_BODY):
-        raise _too_large()
+    if declared is not None and (not is_ascii_number(declared) or int(declared) > MAX_BODY):
+        raise too_large()
     body = bytearray()
     while True:
         message = await receive()
         if message["type"] != "http.request":
-            raise _HttpError(400, "Bad request", "The request ended early.")
+            raise HttpError(400, "Bad request", "The request ended early.")
         body += message["body"]
         if len(body) > MAX_BODY:
-            raise _too_large()
+            raise too_large()
         if not message["more_body"]:
             return bytes(body)
 
 
-def _parse_form(body: bytes) -> dict[str, list[str]]:
-    try:
-        pairs = parse_qsl(
-            body.decode("utf-8"), keep_blank_values=True, strict_parsing=bool(body),
-            encoding="utf-8", errors="strict", max_num_fields=MAX_FIELDS,
-        )
-    except ValueError as exc:  # UnicodeDecodeError too
-        raise _HttpError(400, "Bad request", "The form could not be read.") from exc
-    fields: dict[str, list[str]] = {}
-    for name, value in pairs:
-        if name not in _FORM_FIELDS:
-            raise _HttpError(400, "Bad request", f"Unexpected form field {name[:40]!r}.")
-        fields.setdefault(name, []).append(value)
-    for name, values in fields.items():
-        if name != "option" and len(values) > 1:
-            raise _HttpError(400, "Bad request", f"The field {name!r} was sent twice.")
-    return fields
-
-
-def _is_ascii_number(text: str) -> bool:
-    """Only ``0``–``9``: ``str.isdigit`` also accepts ``²`` (which ``int`` refuses) and ``١``
-    (which ``int`` reads as 1), so neither may reach ``int``."""
-    return bool(text) and text.isascii() and text.isdigit()
-
-
-def _single(fields: Mapping[str, list[str]], name: str) -> str | None:
-    values = fields.get(name)
-    return values[0] if values else None
-
-
-def _question_ref(fields: Mapping[str, list[str]]) -> QuestionRef:
-    qid, incarnation = _single(fields, "question"), _single(fields, "incarnation")
-    if not qid or incarnation is None or not _is_ascii_number(incarnation) or len(incarnation) > 18:
-        raise _HttpError(400, "Bad request", "The form does not name a question.")
-    return QuestionRef(qid, int(incarnation))
-
-
-def _text_field(fields: Mapping[str, list[str]], name: str, what: str) -> str:
-    text = sanitize_text(_single(fields, name) or "").strip()
-    if len(text) > MAX_CUSTOM_TEXT:
-        raise _HttpError(400, "Too long", f"{what} is longer than {MAX_CUSTOM_TEXT} characters.")
-    return text
-
-
-def _option_index(spec: QuestionSpec, value: str) -> int:
-    if not _is_ascii_number(value) or int(value) >= len(spec.options):
-        raise _HttpError(400, "Bad request", "That option does not exist.")
-    return int(value)
-
-
-def _answer_from_form(spec: QuestionSpec, fields: Mapping[str, list[str]]) -> Answer:
-    """The answer a submitted form gives, with the panel's shapes (see ``answer_problem``)."""
-    custom = _text_field(fields, "custom", "The answer") or None
-    notes = _text_field(fields, "notes", "The notes")
-    choice, checked = _single(fields, "choice"), fields.get("option", [])
-    if spec.multi_select:
-        if choice is not None:
-            raise _HttpError(400, "Bad request", "This question takes checkboxes.")
-        indices = sorted({_option_index(spec, v) for v in checked})
-        if not indices and custom is None:
-            raise _HttpError(400, "Nothing chosen", "Check an option or type an answer.")
-        return Answer(AnswerKind.MULTI, tuple(indices), custom, notes)
-    if checked:
-        raise _HttpError(400, "Bad request", "This question takes one answer.")
-    if choice is None or choice == "custom":
-        if custom is None:
-            what = "Type an answer first." if choice or not spec.options else (
-                "Choose an option or type an answer.")
-            raise _HttpError(400, "Nothing chosen", what)
-        return Answer(AnswerKind.CUSTOM, (), custom, notes)
-    index = _option_index(spec, choice)
-    if custom is not None:
-        raise _HttpError(400, "Two answers", "You chose an option and also typed an answer: "
-                       "choose “Type something.” to send the text, or clear it.")
-    return Answer(AnswerKind.OPTION, (index,), None, notes)
-
-
-def _conflict(status: QuestionStatus) -> _HttpError:
-    if status is QuestionStatus.WITHDRAWN:
-        return _HttpError(409, "Withdrawn", "This question was withdrawn by the agent; "
-                        "your answer was not saved.")
-    return _HttpError(409, "Already answered", "This question was already answered (in the "
-                    "terminal or another tab); your answer was not saved. Nothing was sent twice.")
-
-
-async def _send_response(send: ASGISendCallable, response: _Response) -> None:
+async def _send_response(send: ASGISendCallable, response: Response) -> None:
     headers = [(b"content-type", response.content_type.encode()), *_SECURITY_HEADERS]
     if response.location is not None:
         headers.append((b"location", response.location.encode()))

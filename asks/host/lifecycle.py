@@ -1,0 +1,159 @@
+"""The life of a wait: opening it, settling it when its questions close, finishing it once.
+
+:class:`WaitLife` is the host's collaborator for the waits seam. Finishing a wait writes its
+``tool_result`` line — the receipt of what it delivers — before the lease ends and anyone is
+told (save before notify); then the wait's caller gets its reply, the outbox may release
+claimed answers, and, when the last wait ended, focus goes back where the claim took it from
+(focus rule 5): the async tab the panel showed, if still pending, else the loan origin.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Protocol
+
+import attrs
+
+from asks import contract
+from asks.contract import ResultEnvelope
+from asks.core import events as ev
+from asks.core.focus import Focus
+from asks.core.model import Outcome, Question, QuestionRef, QuestionStatus, Resolution
+from asks.core.refusal import Refusal
+from asks.core.tabs import TabStrip
+from asks.host.waits import ToolReply, Wait, WaitBook
+from asks.store.entries import Entry, Record, ToolResult
+from asks.store.journal import Journal
+from asks.store.outbox import Outbox
+from asks.store.projection import Projection
+
+
+class WaitCore(Protocol):
+    """What the wait lifecycle needs from the orchestrator."""
+
+    journal: Journal
+    projection: Projection
+    outbox: Outbox
+    focus: Focus
+
+    def append(self, entry: Entry) -> Record | None: ...
+    def emit(self, event: ev.HostEvent) -> None: ...
+    def item(self, ref: QuestionRef) -> tuple[Question, Resolution]: ...
+    def recompute_tabs(self) -> None: ...
+
+
+@attrs.define(eq=False)
+class WaitLife:
+    """Opens, settles and finishes waits (see module docstring)."""
+
+    core: WaitCore
+    book: WaitBook
+    strip: TabStrip
+
+    def open_wait(self, call_id: str, refs: tuple[QuestionRef, ...]) -> Wait:
+        wait = Wait(call_id, refs)
+        self.strip.invalidate()
+        pending = tuple(r for r in refs if r in self.core.projection.pending)
+        self.book.add(wait, pending)
+        for ref in refs:
+            if ref not in self.core.projection.pending:
+                self.core.outbox.claim(ref)
+        source = self.core.projection.question(refs[0]).source
+        self.core.emit(ev.WaitOpened(call_id, refs, source))
+        if not pending:
+            self.finish_wait(wait, Outcome.ANSWERED)
+        return wait
+
+    def settle_waits(self, refs: Iterable[QuestionRef]) -> None:
+        """Finish every wait whose questions are all closed now."""
+        live = {w for r in refs if (w := self.book.of_ref(r)) is not None}
+        for wait in live:
+            if all(r not in self.core.projection.pending for r in wait.refs):
+                self.finish_wait(wait, self._closed_outcome(wait))
+
+    def _closed_outcome(self, wait: Wait) -> Outcome:
+        kinds = [self.core.projection.by_ref[r].status for r in wait.refs]
+        if all(k is QuestionStatus.WITHDRAWN for k in kinds):
+            return Outcome.WITHDRAWN
+        if all(k is QuestionStatus.DECLINED for k in kinds):
+            return Outcome.DECLINED
+        return Outcome.ANSWERED
+
+    def finish_wait(self, wait: Wait, outcome: Outcome, reason: str = "") -> None:
+        """Write the tool result (the receipt), end the lease, then move focus."""
+        envelope, delivered = self._wait_envelope(wait, outcome, reason)
+        record = self.core.append(
+            ToolResult(wait.call_id, envelope.outcome, envelope.text, envelope.details, delivered)
+        )
+        self.book.remove(wait)
+        self.strip.invalidate()
+        for ref in wait.refs:
+            self.core.outbox.release(ref)
+        reply: ToolReply = envelope if record is not None else contract.result_not_saved(
+            self.core.journal.state.value
+        )
+        wait.finish(reply)
+        self.core.emit(ev.WaitEnded(wait.call_id, wait.refs, outcome))
+        if record is not None and delivered:
+            self.core.emit(ev.Delivered(delivered, ev.DeliveryChannel.TOOL_RESULT))
+        self.core.outbox.signal()
+        if not self.book:
+            self._after_last_wait()
+
+    def _wait_envelope(
+        self, wait: Wait, outcome: Outcome, reason: str
+    ) -> tuple[ResultEnvelope, tuple[QuestionRef, ...]]:
+        states = [self.core.projection.by_ref[r] for r in wait.refs]
+        questions = [s.question for s in states]
+        pending = [s.question for s in states if s.status is QuestionStatus.PENDING]
+        resolved = tuple(s.question.ref for s in states if s.resolution is not None)
+        call_id = wait.call_id
+        match outcome:
+            case Outcome.ANSWERED | Outcome.PARTIAL:
+                items = [self.core.item(r) for r in resolved]
+                return contract.answered_result(call_id, items, pending), resolved
+            case Outcome.DECLINED:
+                return contract.declined_result(call_id, questions), resolved
+            case Outcome.DEFERRED:
+                return contract.deferred_result(call_id, pending), ()
+            case Outcome.WITHDRAWN:
+                return contract.withdrawn_result(call_id, questions), ()
+            case _:
+                return contract.interrupted_result(call_id, pending, reason), ()
+
+    def _after_last_wait(self) -> None:
+        """Rule 5/6: whatever ended the last blocker, focus goes back where the claim took it
+        from: the async tab the panel showed (if still pending), else the loan origin."""
+        claim = self.core.focus.end_claim()
+        if claim is None:
+            return
+        self.core.recompute_tabs()
+        prior = claim.prior_tab
+        if isinstance(prior, QuestionRef) and prior in self.strip:
+            self.strip.select(prior)
+        elif self.core.focus.panel_focused:
+            self.core.focus.leave_panel()
+        else:  # a foreign prompt sits on top of the panel: it will return to the origin
+            self.core.focus.return_foreign_to_origin()
+
+
+    # -- ending a wait on request (other surfaces) ------------------------------------------
+    def _of_id(self, question_id: str) -> Wait | None:
+        ref = self.core.projection.current.get(question_id)
+        return None if ref is None else self.book.of_ref(ref)
+
+    def defer(self, question_id: str) -> Refusal | None:
+        wait = self._of_id(question_id)
+        if wait is None:
+            return Refusal.NOT_BLOCKING
+        self.finish_wait(wait, Outcome.DEFERRED)
+        return None
+
+    def submit_partial(self, question_id: str) -> Refusal | None:
+        wait = self._of_id(question_id)
+        if wait is None:
+            return Refusal.NOT_BLOCKING
+        if all(r in self.core.projection.pending for r in wait.refs):
+            return Refusal.NOTHING_ANSWERED
+        self.finish_wait(wait, Outcome.PARTIAL)
+        return None
