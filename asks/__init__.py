@@ -1,7 +1,124 @@
-"""asks: an inline async-question panel for terminal chat REPLs — the pure core.
+"""asks: an inline async-question panel for terminal chat REPLs — the public API.
 
-This package never imports urwid (only :mod:`asks.cli`, the composition root, may import
-:mod:`widgets`). See NOTES.md for the state model and DESIGN.md for the product.
+Everything an embedder needs is importable from here (``from asks import QuestionHost``);
+:data:`__all__` is the list. Names are loaded lazily (PEP 562), so ``import asks.core.model``
+never pays for trio, urwid or the store, and the pure core never imports urwid: only
+:mod:`asks.widgets` (the urwid layer) and :mod:`asks.cli` (our REPL's composition root) do.
+
+The layers (DESIGN §2): ``asks.core`` (pure values and state machines) ← ``asks.store``,
+``asks.contract`` ← ``asks.host`` (the question host and its ports) ← ``asks.agent`` ←
+``asks.surfaces`` (web bridge, headless, line mode) ← ``asks.widgets`` ← ``asks.cli``.
+The README's "Embedding the panel" section is the guide; NOTES.md has the state model.
 """
 
-__version__ = "0.1.0"
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from asks.core.version import __version__
+
+if TYPE_CHECKING:
+    from asks.contract import Guidance, ResultEnvelope, ToolError, anthropic_tool, openai_tool
+    from asks.core.events import (
+        AnswerSaved,
+        Delivered,
+        DeliveryChannel,
+        EventKind,
+        HostEvent,
+        QuestionAsked,
+        QuestionsWithdrawn,
+        StorageFailed,
+        WaitEnded,
+        WaitOpened,
+    )
+    from asks.core.focus import FocusTarget
+    from asks.core.model import Answer, AnswerKind, Outcome, Question, QuestionRef
+    from asks.core.refusal import Refusal
+    from asks.host.commands import PanelCommand, PanelMode
+    from asks.host.host import QuestionHost
+    from asks.host.ports import AgentPort, PanelPort, SurfacePort
+    from asks.host.stats import HostStatistics
+    from asks.store.journal import Journal, StorageError, StorageState
+    from asks.store.outbox import DeliveryMode, Feedback
+    from asks.surfaces.web import WebBridge
+    from asks.widgets.keymap import Keymap, build_keymap
+    from asks.widgets.layer import LAYER_PALETTE, AsksLayer
+
+_WHERE = {
+    "Guidance": "asks.contract", "ResultEnvelope": "asks.contract", "ToolError": "asks.contract",
+    "anthropic_tool": "asks.contract", "openai_tool": "asks.contract",
+    **dict.fromkeys(
+        ("AnswerSaved", "Delivered", "DeliveryChannel", "EventKind", "HostEvent",
+         "QuestionAsked", "QuestionsWithdrawn", "StorageFailed", "WaitEnded", "WaitOpened"),
+        "asks.core.events",
+    ),
+    "FocusTarget": "asks.core.focus",
+    **dict.fromkeys(("Answer", "AnswerKind", "Outcome", "Question", "QuestionRef"),
+                    "asks.core.model"),
+    "Refusal": "asks.core.refusal",
+    "PanelCommand": "asks.host.commands", "PanelMode": "asks.host.commands",
+    "QuestionHost": "asks.host.host",
+    "AgentPort": "asks.host.ports", "PanelPort": "asks.host.ports",
+    "SurfacePort": "asks.host.ports",
+    "HostStatistics": "asks.host.stats",
+    "Journal": "asks.store.journal", "StorageError": "asks.store.journal",
+    "StorageState": "asks.store.journal",
+    "DeliveryMode": "asks.store.outbox", "Feedback": "asks.store.outbox",
+    "WebBridge": "asks.surfaces.web",
+    "Keymap": "asks.widgets.keymap", "build_keymap": "asks.widgets.keymap",
+    "AsksLayer": "asks.widgets.layer", "LAYER_PALETTE": "asks.widgets.layer",
+}
+
+__all__ = [
+    "LAYER_PALETTE",
+    "AgentPort",
+    "Answer",
+    "AnswerKind",
+    "AnswerSaved",
+    "AsksLayer",
+    "Delivered",
+    "DeliveryChannel",
+    "DeliveryMode",
+    "EventKind",
+    "Feedback",
+    "FocusTarget",
+    "Guidance",
+    "HostEvent",
+    "HostStatistics",
+    "Journal",
+    "Keymap",
+    "Outcome",
+    "PanelCommand",
+    "PanelMode",
+    "PanelPort",
+    "Question",
+    "QuestionAsked",
+    "QuestionHost",
+    "QuestionRef",
+    "QuestionsWithdrawn",
+    "Refusal",
+    "ResultEnvelope",
+    "StorageError",
+    "StorageFailed",
+    "StorageState",
+    "SurfacePort",
+    "ToolError",
+    "WaitEnded",
+    "WaitOpened",
+    "WebBridge",
+    "__version__",
+    "anthropic_tool",
+    "build_keymap",
+    "openai_tool",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """Load a public name on first use (see the module docstring)."""
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'asks' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

@@ -13,6 +13,9 @@
 ``asks -p PROMPT``          one turn without UI, the answer on stdout (``-p -`` or a bare ``-p``:
                             the prompt is read from stdin); see asks/surfaces/headless.py
 ``asks sessions``           list sessions with their pending counts
+``asks --line``             plain lines instead of the full screen (also chosen when stdin or
+                            stdout is not a terminal, or ``TERM=dumb``); see
+                            asks/surfaces/line.py
 ``--data-dir DIR``          where sessions live (default: the XDG data dir)
 ``--config FILE``           config file (default: $XDG_CONFIG_HOME/asks/config.toml)
 
@@ -45,7 +48,7 @@ from typing import Any
 import attrs
 import trio
 
-from asks import __version__
+from asks.core.version import __version__
 from asks.agent import replay
 from asks.agent.choice import Configured, Wanted, choose, last_choice, record_of
 from asks.agent.loop import Agent, Model, Tool, TurnOutcome, context_from_journal
@@ -67,7 +70,7 @@ from asks.store.journal import (
     default_data_dir,
     list_sessions,
 )
-from asks.surfaces import headless, listing
+from asks.surfaces import headless, hooks, line, listing
 from asks.widgets.app import Session, WebOptions, run_repl
 from asks.widgets.keymap import Keymap, build_keymap, parse_key_spec
 
@@ -114,6 +117,9 @@ def build_parser() -> argparse.ArgumentParser:
         "-p", "--print", dest="prompt", nargs="?", const="-", metavar="PROMPT",
         help="run one turn without UI and print the answer ('-' or nothing: read stdin)",
     )
+    parser.add_argument("--line", action="store_true",
+                        help="plain lines instead of the full screen (automatic without a "
+                             "terminal or with TERM=dumb)")
     parser.add_argument("--web", action="store_true",
                         help="also serve the pending questions to a browser (URL in the status)")
     parser.add_argument("--web-host", default="127.0.0.1", metavar="HOST",
@@ -154,6 +160,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_headless(args, data_dir, config, prompt)
         if args.allow_commands:
             raise UsageError("--allow-commands is only for -p (the REPL asks before each command)")
+        if line.wanted(args.line, os.environ, sys.stdin, sys.stdout):
+            return run_line(args, data_dir, config)
         keymap = keymap_from(config, warnings)
         return run(args, data_dir, config, keymap, warnings=warnings)
     except SessionNotFound:
@@ -283,7 +291,11 @@ def run(
                 if warm_up is not None:
                     nursery.start_soon(_warm_up_later, warm_up)
                 try:
-                    await run_repl(session, keymap, opening_turn=not resumed, web=web)
+                    async with hooks.running(
+                        session.host.surface_port, journal.session_id, config.hooks.commands(),
+                        config.hooks.timeout, report=_transcript_notice(session.transcript),
+                    ):
+                        await run_repl(session, keymap, opening_turn=not resumed, web=web)
                 finally:
                     nursery.cancel_scope.cancel()
                     await _close(model)
@@ -292,6 +304,53 @@ def run(
     print(f"Session {journal.session_id} saved. Resume it with: "
           f"{resume_hint(args, journal.session_id)}")
     return 0
+
+
+def run_line(args: argparse.Namespace, data_dir: Path, config: Config) -> int:
+    """Line mode (asks/surfaces/line.py): the same session as plain lines; exit 0, or 130
+    after a second Ctrl+C. Config warnings were printed on stderr already."""
+    if args.web:
+        print("asks: --web is not available in line mode; ignored", file=sys.stderr)
+    journal, records, resumed, source = open_session(
+        args, data_dir, SessionMode.INTERACTIVE, config
+    )
+    with journal:
+        session = build_session(journal, records, source, resumed=resumed,
+                                guidance=config.guidance,
+                                command_timeout=config.tools.command_timeout)
+        gc.freeze()
+
+        async def main() -> line.Exit:
+            try:
+                async with hooks.running(
+                    session.host.surface_port, journal.session_id, config.hooks.commands(),
+                    config.hooks.timeout, report=_stderr_notice,
+                ):
+                    return await line.serve(
+                        session.host.panel_port, session.agent, session.transcript,
+                        session.broker, opening_turn=not resumed,
+                    )
+            finally:
+                await _close(session.agent.model)
+
+        ended = trio.run(main)
+    print(f"Session {journal.session_id} saved. Resume it with: "
+          f"{resume_hint(args, journal.session_id)}", flush=True)
+    return ended.status
+
+
+def _transcript_notice(transcript: Transcript) -> Callable[[str], None]:
+    """A hook failure in the REPL: a transcript notice."""
+
+    def notice(text: str) -> None:
+        transcript.add(EntryKind.NOTICE, text)
+
+    return notice
+
+
+def _stderr_notice(text: str) -> None:
+    """A hook failure in line mode: one line on stderr."""
+    print(f"asks: {text}", file=sys.stderr, flush=True)
 
 
 def run_headless(

@@ -70,6 +70,7 @@ class PtyApp:
         rows: int = 30,
         env: dict[str, str] | None = None,
         cwd: Path | None = None,
+        program: Sequence[str] = ("-m", "asks"),
     ) -> None:
         self.screen = pyte.Screen(cols, rows)
         self.stream = pyte.ByteStream(self.screen)
@@ -80,7 +81,7 @@ class PtyApp:
             p for p in (str(ROOT), full_env.get("PYTHONPATH", "")) if p
         )
         self.proc = ptyprocess.PtyProcess.spawn(
-            [sys.executable, "-m", "asks", *args],
+            [sys.executable, *program, *args],
             dimensions=(rows, cols),
             env=full_env,
             cwd=str(cwd or ROOT),

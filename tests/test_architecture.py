@@ -40,8 +40,6 @@ MAX_LINES = 500
 # list must only shrink: a listed file may not grow past its recorded size, no file may be added,
 # and an entry goes once its file is split (the size test prints the entries that can go).
 OVERSIZE_ALLOWED: dict[str, int] = {
-    "asks/host/host.py": 863,  # QuestionHost, being split along its seams (issue 9, item 5)
-    "asks/surfaces/web.py": 600,  # the web bridge: not yet split
 }
 
 
@@ -57,6 +55,7 @@ class Layer(enum.Enum):
     WIDGETS = "widgets"
     CONFIG = "config"
     CLI = "cli"
+    API = "api"  # asks/__init__.py: the public facade (lazy re-exports for embedders)
 
 
 _BELOW_HOST = frozenset({Layer.CORE, Layer.STORE, Layer.CONTRACT})
@@ -74,12 +73,13 @@ MAY_IMPORT: dict[Layer, frozenset[Layer]] = {
     Layer.SURFACES: _BELOW_UI,
     Layer.WIDGETS: _BELOW_UI | {Layer.WIDGETS},
     Layer.CONFIG: _BELOW_UI | {Layer.CONFIG},
-    Layer.CLI: frozenset(Layer),
+    Layer.CLI: frozenset(Layer) - {Layer.API},
+    Layer.API: frozenset(Layer) - {Layer.CLI, Layer.CONFIG},
 }
 
 # Modules that are layers by themselves; every other module is in the layer of its sub-package.
 _MODULE_LAYERS = {
-    "asks": Layer.CORE,
+    "asks": Layer.API,
     "asks.sanitize": Layer.CORE,
     "asks.config": Layer.CONFIG,
     "asks.cli": Layer.CLI,
@@ -211,15 +211,17 @@ def test_the_checker_flags_upward_urwid_and_folder_imports() -> None:
         "from ..store import journal\n"
     )
     problems = violations(imports_in("asks.core.x", source, False, known))
-    assert len(problems) == 5, problems
+    assert len(problems) == 6, problems
+    assert any(":8 imports asks (api)" in p for p in problems)  # the facade is for embedders
     assert any("asks.core.x:3 imports asks.host.host (host)" in p for p in problems)
     assert any(":5 imports urwid" in p for p in problems)
     assert any(":6 imports widgets" in p for p in problems)
     assert any(":7 imports asks.host (host)" in p for p in problems)
     assert any(":9 imports asks.store.journal (store)" in p for p in problems)
-    assert violations(imports_in("asks.widgets.x", source, False, known)) == [
-        "asks.widgets.x:6 imports widgets: import asks.widgets.…, never the repo folder `widgets`"
-    ]
+    widget_problems = violations(imports_in("asks.widgets.x", source, False, known))
+    assert len(widget_problems) == 2, widget_problems
+    assert any(":6 imports widgets" in p for p in widget_problems)
+    assert any(":8 imports asks (api)" in p for p in widget_problems)
     assert violations(imports_in("asks.config", "import asks.widgets.app\n", False, known))
 
 

@@ -40,10 +40,13 @@ from asks.core.refusal import Refusal
 from asks.host.ports import PanelPort
 from asks.widgets.external import edit_externally
 from asks.widgets.keymap import Command, Context, Keymap, build_keymap
+from asks.widgets.panel import PALETTE as PANEL_PALETTE
 from asks.widgets.panel import QuestionPanel
 from asks.widgets.panel.markup import Size
 from asks.widgets.status import left_markup
 from asks.widgets.typeahead import TypeAhead
+
+LAYER_PALETTE = PANEL_PALETTE  # urwid palette entries the layer draws with (add your own)
 
 
 def ring_terminal_bell() -> None:
@@ -256,4 +259,4 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         self._nursery.start_soon(edit_externally, self._loop, self.port, self.panel)
 
 
-__all__ = ["AsksLayer", "FocusTarget", "ring_terminal_bell"]
+__all__ = ["LAYER_PALETTE", "AsksLayer", "FocusTarget", "ring_terminal_bell"]

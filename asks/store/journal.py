@@ -46,7 +46,7 @@ from typing import Self
 
 import attrs
 
-from asks import __version__
+from asks.core.version import __version__
 from asks.store.entries import Entry, Record, SessionMode, SessionStarted, encode
 from asks.store.files import (
     SUFFIX,

@@ -141,7 +141,7 @@ def _question(view: QuestionView, token: str, csrf: str) -> str:
     action = f"/answer?token={quote(token, safe='')}"
     return (
         f'<article class="question {state}" id="{_line(dom_id)}" data-state="{state}">'
-        f'<header><span class="chip">{_line(spec.header)}</span> '
+        f'<header><span class="chip">{_line(spec.header)}</span>{_source(q.source)} '
         f'<span class="badge">{badge}</span> <code>{_line(q.id)}</code></header>'
         f'<p class="text">{_t(spec.question)}</p>{context}'
         f'<form method="post" action="{html.escape(action, quote=True)}">'
@@ -261,3 +261,8 @@ APP_JS: Final = """\
   });
 })();
 """
+
+
+def _source(source: str | None) -> str:
+    """Who asked (several agents on one host), escaped; nothing for the only agent."""
+    return f' <span class="source">asked by {_line(source)}</span>' if source else ""

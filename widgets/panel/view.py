@@ -251,7 +251,10 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         """The sanitised chip text of a question (cached: a question never changes)."""
         header = self._headers.get(ref)
         if header is None:
-            header = sanitize_line(self._host.question(ref).spec.header) or "?"
+            question = self._host.question(ref)
+            header = sanitize_line(question.spec.header) or "?"
+            if question.source:  # several agents share the host: say who asked
+                header = f"{header} ({sanitize_line(question.source)})"
             self._headers[ref] = header
         return header
 

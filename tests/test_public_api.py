@@ -1,0 +1,193 @@
+"""The embedding contract (DESIGN §2): the public API, typed events, and a wrong embedding
+getting a clear error — plus the minimal embedding demo, run under a real pty."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import urwid
+from helpers import Rig, call, q
+from pty_harness import PtyApp
+
+import asks
+from asks.core import events as ev
+from asks.core.focus import TYPING_GUARD
+from asks.core.model import Answer, AnswerKind, Outcome
+from asks.store.journal import Journal, read_records
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = ROOT / "demos" / "embed_minimal.py"
+
+
+def test_every_public_name_resolves() -> None:
+    for name in asks.__all__:
+        assert getattr(asks, name) is not None, name
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        _ = asks.nothing  # type: ignore[attr-defined]
+
+
+def test_the_core_and_the_facade_import_no_ui() -> None:
+    code = (
+        "import sys, asks, asks.core.model, asks.core.focus, asks.core.events; "
+        "print(sorted(m for m in ('urwid', 'trio', 'asks.widgets') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def private_uses(path: Path) -> list[str]:
+    """``x._name`` on anything but ``self``, and imports of ``_names`` from asks."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_"):
+            private = not node.attr.startswith("__")
+            if private and not (isinstance(node.value, ast.Name) and node.value.id == "self"):
+                found.append(f"{path.name}:{node.lineno} .{node.attr}")
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("asks"):
+            found += [f"{path.name}:{node.lineno} {a.name}" for a in node.names
+                      if a.name.startswith("_") and not a.name.startswith("__")]
+    return found
+
+
+@pytest.mark.parametrize("path", [ROOT / "widgets" / "app.py", DEMO], ids=lambda p: p.name)
+def test_our_repl_and_the_demo_use_no_private_name(path: Path) -> None:
+    assert private_uses(path) == []
+
+
+def test_the_demo_imports_only_the_public_facade() -> None:
+    tree = ast.parse(DEMO.read_text(encoding="utf-8"))
+    modules = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert {m for m in modules if m and m.startswith("asks")} == {"asks"}
+
+
+# ---------------------------------------------------------------------------- bad embedding
+def test_a_layer_outside_trio_says_how_to_run_it(tmp_path: Path) -> None:
+    rig = Rig.create(tmp_path)
+    layer = asks.AsksLayer(rig.host.panel_port, urwid.Edit())
+    with pytest.raises(RuntimeError, match="needs a running trio loop"):
+        layer.keypress((40,), "a")
+
+
+def test_two_hosts_on_one_journal_are_refused(tmp_path: Path) -> None:
+    rig = Rig.create(tmp_path)
+    with pytest.raises(ValueError, match="already has a QuestionHost"):
+        asks.QuestionHost(rig.journal)
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [("x" * 25, "longer than 24"), ("bad\x1b[2J", "control characters"), ("  ", "non-empty")],
+)
+def test_a_bad_source_label_names_the_fix(tmp_path: Path, source: str, message: str) -> None:
+    rig = Rig.create(tmp_path)
+    with pytest.raises(ValueError, match=message):
+        rig.host.start_call_nowait("c1", call(q("Which?")), source=source)
+    assert rig.host.projection.calls == {}
+
+
+# ---------------------------------------------------------------------------- typed events
+def test_typed_events_follow_the_journal(tmp_path: Path) -> None:
+    rig = Rig.create(tmp_path)
+    seen: list[tuple[ev.HostEvent, int]] = []
+    rig.host.subscribe_events(lambda e: seen.append((e, len(rig.lines()))))
+    rig.host.start_call_nowait("c1", call(q("Async?"), blocking=False), source="planner")
+    rig.host.start_call_nowait("c2", call(q("Blocking?")), source="reviewer")
+    rig.clock.past_guard()
+    ref = rig.ref("c2")
+    rig.answer_option(ref, 1)
+    rig.host.answer_from_nowait(rig.ref("c1").id, rig.ref("c1").incarnation,
+                                Answer(AnswerKind.OPTION, (0,)), source="web")
+    rig.host.turn_ended_nowait()
+    assert rig.host.take_feedback_nowait() is not None
+
+    kinds = [type(e).__name__ for e, _ in seen]
+    assert kinds == ["QuestionAsked", "QuestionAsked", "WaitOpened", "AnswerSaved", "WaitEnded",
+                     "Delivered", "AnswerSaved", "Delivered"]
+    asked = [e for e, _ in seen if isinstance(e, ev.QuestionAsked)]
+    assert [(a.blocking, a.source) for a in asked] == [(False, "planner"), (True, "reviewer")]
+    ended = next(e for e, _ in seen if isinstance(e, ev.WaitEnded))
+    assert ended.outcome is Outcome.ANSWERED and ended.call_id == "c2"
+    channels = [e.channel for e, _ in seen if isinstance(e, ev.Delivered)]
+    assert channels == [ev.DeliveryChannel.TOOL_RESULT, ev.DeliveryChannel.WAKE]
+    assert [e.source for e, _ in seen if isinstance(e, ev.AnswerSaved)] == ["panel", "web"]
+    for event, lines_then in seen:  # save before notify: the line was on disk already
+        if isinstance(event, ev.AnswerSaved):
+            resolved = [r for r in rig.lines()[:lines_then] if r["type"] == "resolved"]
+            assert any(r["resolutions"][0]["ref"]["id"] == event.refs[0].id for r in resolved)
+    questions = [q for q in rig.host.projection.by_ref.values()]
+    assert {s.question.source for s in questions} == {"planner", "reviewer"}
+
+
+def test_source_labels_survive_a_resume(tmp_path: Path) -> None:
+    rig = Rig.create(tmp_path)
+    rig.host.start_call_nowait("c1", call(q("Async?"), blocking=False), source="planner")
+    host = rig.crash_and_reopen()
+    [state] = host.projection.by_ref.values()
+    assert state.question.source == "planner"
+
+
+def test_withdraw_and_storage_failure_events(tmp_path: Path) -> None:
+    rig = Rig.create(tmp_path)
+    seen: list[ev.HostEvent] = []
+    rig.host.subscribe_events(seen.append)
+    ref = rig.async_question("c1", "Which?")
+    assert rig.host.withdraw_nowait([ref.id], "not needed") is None
+    rig.ops.fail_next_append()
+    rig.host.start_call_nowait("c2", call(q("Another?"), blocking=False))
+    withdrawn = next(e for e in seen if isinstance(e, ev.QuestionsWithdrawn))
+    assert withdrawn.refs == (ref,) and withdrawn.reason == "not needed"
+    assert isinstance(seen[-1], ev.StorageFailed) and "Not saved" in seen[-1].message
+
+
+# ---------------------------------------------------------------------------- the demo
+def test_the_minimal_embedding_runs_under_a_pty(tmp_path: Path) -> None:
+    app = PtyApp([str(tmp_path)], program=[str(DEMO)], rows=30, cols=100)
+    try:
+        app.wait_for("Type ask, block or withdraw")
+        app.type("ask")
+        app.press("enter")
+        app.wait_for(r"planner: Questions sent to the user without blocking")
+        app.wait_for(r"\[DB \(planner\)\]")
+        app.type("block")
+        app.press("enter")
+        app.wait_for(r"Questions \(2\) ⚠ required")
+        app.wait_for(r"Ship \(reviewer\)")
+        time.sleep(TYPING_GUARD + 0.2)  # the typing guard: a pause before the panel takes keys
+        app.wait_for(r"│ › 1\. Yes")
+        app.press("down")
+        app.wait_for(r"│ › 2\. Not yet")
+        app.press("enter")
+        app.wait_for(r'reviewer: User has answered your questions: "Ship it now\?"="Not yet"')
+        app.type("withdraw")  # the keyboard is back in the editor
+        app.press("enter")
+        app.wait_for("planner withdrew its question")
+        app.wait_for("Asks: none pending")
+        app.press("ctrl c")
+        assert app.wait_exit() == 0
+    finally:
+        app.close()
+    [journal] = tmp_path.glob("*.jsonl")
+    records = read_records(journal.stem, data_dir=tmp_path)
+    kinds = [type(r.entry).__name__ for r in records]
+    assert kinds.count("Resolved") == 1 and kinds.count("Withdrawn") == 1
+    assert Journal  # the demo's session is an ordinary journal: it replays
+
+
+def test_the_core_only_demo_runs_without_urwid() -> None:
+    code = (
+        "import runpy, sys; runpy.run_path(sys.argv[1], run_name='__main__'); "
+        "print('urwid' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(ROOT / "demos" / "core_only.py")],
+        capture_output=True, text=True, check=True, cwd=ROOT,
+    )
+    assert "event: answer saved from chatbot" in out.stdout
+    assert 'answer "SQLite"' in out.stdout and "agent woken (wake)" in out.stdout
+    assert out.stdout.strip().endswith("False")  # the core never needed urwid
