@@ -29,6 +29,12 @@ What it holds (TOML)::
     [tools]
     command_timeout = 120             # seconds before run_command's process group is killed
 
+    [hooks]                           # a command (argv list, no shell) per event name, run
+    wait_opened = ["notify-send", "asks", "The agent is waiting for you"]  # with the event
+    timeout = 10                      # as JSON on stdin (asks/surfaces/hooks.py); seconds
+    # event names: question_asked wait_opened wait_ended answer_saved delivered withdrawn
+    # storage_failed
+
 Semantics of :func:`load_config`:
 
 * A missing default file is the normal case: defaults, no warning. A missing ``--config`` file,
@@ -55,6 +61,7 @@ from typing import Any, Final, TypeVar
 import attrs
 
 from asks.contract import DEFAULT_GUIDANCE, Guidance
+from asks.core.events import EventKind
 from asks.sanitize import sanitize_line
 
 DEFAULT_FOCUS_TOGGLE_KEY: Final = "shift tab"
@@ -62,6 +69,7 @@ DEFAULT_COLLAPSE_KEY: Final = "ctrl ]"
 KEY_OFF: Final = "off"  # collapse_key value that disables collapsing (not passed to the parser)
 DEFAULT_TIMEOUT: Final = 60.0
 DEFAULT_COMMAND_TIMEOUT: Final = 120.0
+DEFAULT_HOOK_TIMEOUT: Final = 10.0
 _SHORT_DEFAULT: Final = 40  # longer default values are not quoted in warnings
 
 S = TypeVar("S")
@@ -96,6 +104,29 @@ class ToolsConfig:
     command_timeout: float = DEFAULT_COMMAND_TIMEOUT
 
 
+Argv = tuple[str, ...]
+
+
+@attrs.frozen
+class HooksConfig:
+    """``[hooks]``: a command per event name (an :class:`EventKind` value; ``None``: no hook),
+    and the seconds each run may take."""
+
+    question_asked: Argv | None = None
+    wait_opened: Argv | None = None
+    wait_ended: Argv | None = None
+    answer_saved: Argv | None = None
+    delivered: Argv | None = None
+    withdrawn: Argv | None = None
+    storage_failed: Argv | None = None
+    timeout: float = DEFAULT_HOOK_TIMEOUT
+
+    def commands(self) -> dict[EventKind, Argv]:
+        """The configured hooks by event."""
+        found = ((kind, getattr(self, kind.value)) for kind in EventKind)
+        return {kind: argv for kind, argv in found if argv is not None}
+
+
 @attrs.frozen
 class Config:
     """The whole configuration. ``path`` is the file that was consulted (it may not exist)."""
@@ -105,6 +136,7 @@ class Config:
     guidance: Guidance = DEFAULT_GUIDANCE
     model: ModelConfig = ModelConfig()
     tools: ToolsConfig = ToolsConfig()
+    hooks: HooksConfig = HooksConfig()
 
 
 # -- the schema, as data ---------------------------------------------------------------------
@@ -138,6 +170,12 @@ def _is_temperature(value: object) -> bool:
     return math.isfinite(value) and value >= 0
 
 
+def _is_argv(value: object) -> bool:
+    """A command as an argv list: non-empty, strings only, a program name first."""
+    return (isinstance(value, list) and bool(value) and all(isinstance(v, str) for v in value)
+            and bool(value[0].strip()) and not any("\x00" in v for v in value))
+
+
 def _is_positive_number(value: object) -> bool:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return False
@@ -146,6 +184,7 @@ def _is_positive_number(value: object) -> bool:
 
 _STRING = "a string"
 _NAME = "a non-empty string"
+_ARGV = 'a command as a list of strings, e.g. ["notify-send", "asks"]'
 
 _TABLES: Final[Mapping[str, Mapping[str, _Rule]]] = MappingProxyType(
     {
@@ -178,6 +217,12 @@ _TABLES: Final[Mapping[str, Mapping[str, _Rule]]] = MappingProxyType(
                 "command_timeout": _Rule(
                     "command_timeout", "a positive number", _is_positive_number, float
                 ),
+            }
+        ),
+        "hooks": MappingProxyType(
+            {
+                **{kind.value: _Rule(kind.value, _ARGV, _is_argv, tuple) for kind in EventKind},
+                "timeout": _Rule("timeout", "a positive number", _is_positive_number, float),
             }
         ),
     }
@@ -249,6 +294,7 @@ def _build(path: Path, document: Mapping[str, Any]) -> tuple[Config, list[str]]:
         guidance=section("guidance", defaults.guidance),
         model=section("model", defaults.model),
         tools=section("tools", defaults.tools),
+        hooks=section("hooks", defaults.hooks),
     )
     return config, warnings
 

@@ -1,0 +1,486 @@
+"""Line mode (DESIGN §5 "Other surfaces"): the session as plain lines, where no full screen can
+be drawn (stdin or stdout not a terminal, ``TERM=dumb``, or ``--line``).
+
+Same host, journal, delivery, resume and models as the REPL; only the surface differs. Answers
+are saved through the :class:`~asks.host.ports.SurfacePort` with source ``line``, so they are
+journaled and delivered exactly once like every other answer.
+
+What it prints (asks/surfaces/line_io.py, line_prompts.py): the transcript as plain lines
+(sanitised, no escape sequences), each async question once when it arrives (id, header,
+question, options), withdrawals and storage failures.
+
+What a line means depends on what is asked when it is *taken* (never when it was read ahead):
+
+1. a permission prompt is open → ``Allow …? [y/N]``;
+2. a blocking wait holds a pending question → that question (one at a time, in the group's
+   order, ``answer>``): a number, ``1,3`` for a multi-select, or the person's own text; notes
+   after `` //``; ``/decline`` declines this question; ``/later`` defers the wait (its
+   questions stay pending); in a group of several, an empty line submits what was answered so
+   far after a ``[y/N]`` confirmation (the rest stay pending);
+3. ``/asks ID`` picked a pending question → the same prompt (``/later`` leaves it pending);
+4. otherwise chat (``you>``): a message for the agent, ``/asks`` (list), ``/asks ID``,
+   ``/help``, ``/quit``. When stdin is a terminal, chat is also read while the agent works (a
+   message waits for the next turn; ``/asks ID`` answers mid-turn, the answer is steered in);
+   from a pipe nothing is taken while the agent works, so ``printf 'hello\\n1\\n'`` sends
+   "hello" and answers the question the turn asks with "1".
+
+Bad input (an out-of-range number, ``1,,9``, an unknown id, an unknown command) gets one line
+saying why and the same prompt again; nothing is saved from it.
+
+Ending: end of input ends the session once the running turn has finished (its reply is
+printed): a blocking question that meets it ends its wait ``interrupted`` (the host detaches,
+so later asks get ``no_ui``), an open permission prompt is denied, pending questions stay
+pending, saved answers still reach the agent. Ctrl+C interrupts the running turn (or denies
+an open prompt); a second Ctrl+C before the next line is taken or the next turn starts quits
+with status 130. ``/quit`` quits at once (status 0). The caller prints the resume command.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import io
+import signal
+import sys
+from collections.abc import Mapping, Sequence
+from typing import Final, TextIO
+
+import attrs
+import trio
+
+from asks.agent.loop import Agent, AgentState
+from asks.agent.prompts import Prompt, PromptBroker
+from asks.agent.transcript import EntryKind, Transcript
+from asks.core.events import HostEvent, QuestionAsked, QuestionsWithdrawn, StorageFailed
+from asks.core.model import Answer, QuestionRef
+from asks.core.refusal import Refusal
+from asks.host.ports import PanelPort
+from asks.sanitize import sanitize_line
+from asks.store.journal import StorageState
+from asks.surfaces.line_io import LineReader, Output, TranscriptPrinter
+from asks.surfaces.line_prompts import (
+    arrival_lines,
+    parse_answer,
+    parse_yes_no,
+    pending_lines,
+    question_lines,
+)
+
+SOURCE: Final = "line"
+CHAT_PROMPT: Final = "you> "
+ANSWER_PROMPT: Final = "answer> "
+PARTIAL_PROMPT: Final = "Submit the answers given so far? The rest stay pending. [y/N] "
+HELP: Final = (
+    "-- Line mode: type a message and press Enter to send it to the agent.",
+    "   /asks lists pending questions · /asks ID answers one · /help · /quit",
+    "   At a question: an option number (1,3 for several) or your own text; notes after //;",
+    "   /decline declines it, /later defers it. In a group, an empty line submits what you",
+    "   answered so far. Ctrl+C interrupts the agent, twice quits. End of input (Ctrl+D)",
+    "   ends the session after the running turn.",
+)
+
+
+class Exit(enum.StrEnum):
+    """Why line mode ended."""
+
+    END_OF_INPUT = "end_of_input"
+    QUIT = "quit"
+    INTERRUPTED = "interrupted"  # a second Ctrl+C
+
+    @property
+    def status(self) -> int:
+        return 130 if self is Exit.INTERRUPTED else 0
+
+
+# ---------------------------------------------------------------------------- what is asked
+@attrs.frozen
+class Chat:
+    idle: bool  # the agent waits for the person (the prompt is shown only then)
+
+
+@attrs.frozen
+class Permission:
+    prompt: Prompt
+
+
+@attrs.frozen
+class Asking:
+    ref: QuestionRef
+    call_id: str | None  # the blocking call waiting for it; None: picked with /asks ID
+    position: tuple[int, int] | None = None  # (n, of) in its group
+
+
+class _State(enum.Enum):
+    BUSY = "busy"  # piped input: the agent works and asks nothing, so no line is taken
+    DRAINING = "draining"  # input ended: the running turn finishes
+    DONE = "done"  # input ended and nothing runs any more
+    AGAIN = "again"  # a line was refused: the same prompt again
+    CHANGED = "changed"  # what was asked went away before a line came
+
+
+Need = Chat | Permission | Asking | _State
+Handled = Exit | _State | None
+
+
+@attrs.define(eq=False)
+class LineMode:
+    """One line-mode session over a host, its agent, transcript and prompt broker."""
+
+    port: PanelPort
+    agent: Agent
+    transcript: Transcript
+    broker: PromptBroker
+    out: Output
+    reader: LineReader
+    _picked: QuestionRef | None = None
+    _eof: bool = False
+    _armed: bool = False  # Ctrl+C was pressed once: the next one quits
+    _expect_turn: bool = False  # the opening turn has not started yet
+    _sent: int = 0  # chat messages sent
+    _started: int = 0  # of those, how many started their turn
+    _seen: int = 0  # transcript entries looked at
+    _exit: Exit | None = None
+    _change: trio.Event = attrs.Factory(trio.Event)
+    _scope: trio.CancelScope = attrs.Factory(trio.CancelScope)
+
+    async def run(self, *, opening_turn: bool) -> Exit:
+        """Serve until end of input, ``/quit`` or a second Ctrl+C (module docstring)."""
+        self._expect_turn = opening_turn and self.agent.model.opens_sessions
+        TranscriptPrinter(self.transcript, self.out).start()
+        self._seen = len(self.transcript.entries)
+        if self.port.projection.pending:
+            self.out.lines(self._pending())
+        self.port.subscribe(self._changed)
+        self.port.subscribe_events(self._event)
+        self.broker.subscribe(self._changed)
+        self.agent.subscribe(self._agent_changed)
+        self.transcript.subscribe(self._transcript_changed)
+        exit_ = Exit.QUIT
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self.reader.run)
+            nursery.start_soon(self._signals)
+            nursery.start_soon(functools.partial(self.agent.run, opening_turn=opening_turn))
+            with self._scope:
+                exit_ = await self._serve()
+            self.port.detach_ui_nowait()  # live waits end interrupted; questions stay pending
+            nursery.cancel_scope.cancel()
+        return self._exit or exit_
+
+    # -- the loop ----------------------------------------------------------------------------
+    async def _serve(self) -> Exit:
+        while True:
+            need = self._need()
+            if need is _State.DONE:
+                return Exit.END_OF_INPUT
+            if isinstance(need, _State):
+                await self._until_changed(need)
+                continue
+            handled = await self._serve_need(need)
+            if isinstance(handled, Exit):
+                return handled
+
+    def _need(self) -> Need:
+        prompt = self.broker.current
+        if prompt is not None and prompt.answer is None:
+            return Permission(prompt)
+        pending = self.port.projection.pending
+        for wait in self.port.live_waits:
+            for number, ref in enumerate(wait.refs, start=1):
+                if ref in pending:
+                    return Asking(ref, wait.call_id, (number, len(wait.refs)))
+        if self._picked is not None and self._picked in pending:
+            return Asking(self._picked, None)
+        busy = self._busy()
+        if self._eof:
+            return _State.DRAINING if busy else _State.DONE
+        if busy and not self.out.interactive:
+            return _State.BUSY
+        return Chat(idle=not busy)
+
+    def _busy(self) -> bool:
+        """The agent works, or is about to (a turn queued, feedback to wake it)."""
+        stats = self.port.statistics()
+        feedback = stats.saved_undelivered > 0 and stats.storage is StorageState.OK
+        working = self.agent.state is AgentState.WORKING
+        return working or self._expect_turn or self._sent > self._started or feedback
+
+    async def _serve_need(self, need: Chat | Permission | Asking) -> Handled:
+        if self._eof:
+            return self._nobody_there(need)
+        self._introduce(need)
+        while True:
+            prompt = _prompt_text(need)
+            if prompt is not None:
+                self.out.prompt(prompt)
+            line = await self._line_unless_changed(need)
+            if isinstance(line, _State):  # CHANGED
+                self.out.hide_prompt()
+                return None
+            if line is None:
+                self.out.hide_prompt()
+                self._end_of_input()
+                return None
+            text = sanitize_line(line).strip()
+            self.out.took(text)
+            self._armed = False
+            handled = await self._handle(need, text)
+            if handled is not _State.AGAIN:
+                return handled
+
+    def _introduce(self, need: Need) -> None:
+        if isinstance(need, Asking):
+            question = self.port.question(need.ref)
+            required = need.call_id is not None
+            self.out.lines(question_lines(question, position=need.position, required=required))
+            if required:
+                self.out.bell()
+
+    async def _line_unless_changed(self, need: Need) -> str | _State | None:
+        """The next line, or CHANGED when ``need`` goes away first (a line is never lost)."""
+        got: list[str | _State | None] = []
+        async with trio.open_nursery() as nursery:
+
+            async def read() -> None:
+                got.append(await self.reader.next_line())
+                nursery.cancel_scope.cancel()
+
+            async def watch() -> None:
+                await self._until_changed(need)
+                got.append(_State.CHANGED)
+                nursery.cancel_scope.cancel()
+
+            nursery.start_soon(read)
+            nursery.start_soon(watch)
+        return next((item for item in got if item is not _State.CHANGED), _State.CHANGED)
+
+    async def _until_changed(self, need: Need) -> None:
+        while self._need() == need:
+            await self._change.wait()
+
+    # -- what a line does ----------------------------------------------------------------------
+    async def _handle(self, need: Chat | Permission | Asking, text: str) -> Handled:
+        if isinstance(need, Permission):
+            return self._permission(text)
+        if isinstance(need, Chat):
+            return self._chat(text)
+        return await self._question(need, text)
+
+    def _chat(self, text: str) -> Handled:
+        if text.startswith("/"):
+            return self._command(text.split())
+        if text:
+            busy = self._busy()
+            self._sent += 1
+            self.agent.send_nowait(text)
+            if busy:
+                self.out.line("-- Sent: the agent reads it when its current turn ends.")
+        return None
+
+    def _command(self, words: Sequence[str]) -> Handled:
+        name, args = words[0], words[1:]
+        if name == "/quit":
+            return Exit.QUIT
+        if name == "/help":
+            self.out.lines(list(HELP))
+        elif name == "/asks" and args:
+            self._pick(args[0])
+        elif name == "/asks":
+            self.out.lines(self._pending())
+        else:
+            self.out.line(f"-- Unknown command {sanitize_line(name)}. Try /help.")
+        return None
+
+    def _pick(self, question_id: str) -> None:
+        ref = self.port.projection.current.get(question_id)
+        if ref is None or ref not in self.port.projection.pending:
+            self.out.line(f"-- No pending question with id {question_id}. (/asks lists them.)")
+            return
+        self._picked = ref
+
+    def _pending(self) -> list[str]:
+        port = self.port
+        return pending_lines(
+            (port.question(ref), port.wait_for(ref) is not None) for ref in port.projection.pending
+        )
+
+    def _permission(self, text: str) -> Handled:
+        yes = parse_yes_no(text)
+        if yes is None:
+            self.out.line("-- Answer y or n.")
+            return _State.AGAIN
+        self.broker.answer_nowait(yes)
+        return None
+
+    async def _question(self, need: Asking, text: str) -> Handled:
+        if text.startswith("/"):
+            return self._question_command(need, text.split())
+        if not text:
+            wait = self.port.wait_for(need.ref)
+            if wait is not None and len(wait.refs) > 1:
+                return await self._confirm_partial(need)
+            self.out.line("-- Type an answer, or /decline or /later.")
+            return _State.AGAIN
+        answer = parse_answer(self.port.question(need.ref).spec, text)
+        if isinstance(answer, str):
+            self.out.line(f"-- {answer}")
+            return _State.AGAIN
+        return self._save(need, answer)
+
+    def _question_command(self, need: Asking, words: Sequence[str]) -> Handled:
+        name = words[0]
+        if name == "/decline":
+            return self._save(need, None)
+        if name == "/later":
+            return self._later(need)
+        if name == "/quit":
+            return Exit.QUIT
+        if name == "/help":
+            self.out.lines(list(HELP))
+        elif name == "/asks" and len(words) == 1:
+            self.out.lines(self._pending())
+        elif name == "/asks":
+            self.out.line("-- Answer this question first, or /later.")
+        else:
+            self.out.line(f"-- Unknown command {sanitize_line(name)}. Try /help.")
+        return _State.AGAIN
+
+    def _later(self, need: Asking) -> Handled:
+        if need.call_id is None:
+            self._picked = None
+            self.out.line(f"-- {need.ref.id} stays pending (/asks {need.ref.id} to answer it).")
+            return None
+        refusal = self.port.defer_nowait(need.ref.id)
+        if refusal is not None:
+            self.out.line(f"-- {refusal.text}")
+            return _State.AGAIN
+        self.out.line("-- Deferred: the questions stay pending (/asks lists them).")
+        return None
+
+    def _save(self, need: Asking, answer: Answer | None) -> Handled:
+        ref = need.ref
+        refusal = self.port.answer_from_nowait(ref.id, ref.incarnation, answer, SOURCE)
+        if refusal is Refusal.NOT_SAVED:
+            self.out.line("-- Not saved: storage failed. Nothing was sent; try again.")
+            return _State.AGAIN
+        if refusal is Refusal.INVALID_ANSWER:
+            self.out.line(f"-- {refusal.text}")
+            return _State.AGAIN
+        if refusal is not None:
+            self.out.line(f"-- {refusal.text}")
+        elif need.call_id is None:
+            self._picked = None
+            what = "Declined" if answer is None else "Saved"
+            self.out.line(f"-- {what}: the agent gets it at its next step.")
+        return None
+
+    async def _confirm_partial(self, need: Asking) -> Handled:
+        self.out.prompt(PARTIAL_PROMPT)
+        line = await self._line_unless_changed(need)
+        if isinstance(line, _State):  # CHANGED
+            self.out.hide_prompt()
+            return None
+        if line is None:
+            self.out.hide_prompt()
+            self._end_of_input()
+            return None
+        text = sanitize_line(line).strip()
+        self.out.took(text)
+        if parse_yes_no(text) is not True:
+            self.out.line("-- Not submitted.")
+            return _State.AGAIN
+        refusal = self.port.submit_partial_nowait(need.ref.id)
+        if refusal is not None:
+            self.out.line(f"-- {refusal.text}")
+            return _State.AGAIN
+        return None
+
+    # -- ending ---------------------------------------------------------------------------------
+    def _end_of_input(self) -> None:
+        self._eof = True
+        if self.port.live_waits or self._busy():
+            self.out.line("-- End of input: the agent finishes its turn; questions stay pending.")
+        self._nobody_there(self._need())
+
+    def _nobody_there(self, need: Need) -> Handled:
+        """Input has ended: nobody can answer what is asked now or later."""
+        self._picked = None
+        if isinstance(need, Permission):
+            self.broker.answer_nowait(False)
+        self.port.detach_ui_nowait()  # blocking waits end interrupted; new asks get no_ui
+        return None
+
+    async def _signals(self) -> None:
+        with trio.open_signal_receiver(signal.SIGINT) as received:
+            async for _ in received:
+                self._ctrl_c()
+
+    def _ctrl_c(self) -> None:
+        """Interrupt the turn (or deny the prompt); a second Ctrl+C quits (module docstring)."""
+        if self._armed:
+            self._exit = Exit.INTERRUPTED
+            self._scope.cancel()
+            return
+        self._armed = True
+        if self.broker.current is not None:
+            self.broker.answer_nowait(False)
+        if not self.agent.interrupt_nowait():
+            self.out.line("-- Press Ctrl+C again to quit.")
+
+    # -- listeners ------------------------------------------------------------------------------
+    def _changed(self) -> None:
+        self._change.set()
+        self._change = trio.Event()
+
+    def _agent_changed(self) -> None:
+        if self.agent.state is AgentState.WORKING:
+            self._expect_turn = False
+            self._armed = False  # a new turn: the next Ctrl+C interrupts it
+        self._changed()
+
+    def _transcript_changed(self) -> None:
+        entries = self.transcript.entries
+        self._started += sum(1 for e in entries[self._seen:] if e.kind is EntryKind.USER)
+        self._seen = len(entries)
+        self._changed()
+
+    def _event(self, event: HostEvent) -> None:
+        if isinstance(event, QuestionAsked) and not event.blocking:
+            for ref in event.refs:
+                self.out.lines(arrival_lines(self.port.question(ref)))
+        elif isinstance(event, QuestionsWithdrawn):
+            ids = ", ".join(ref.id for ref in event.refs)
+            self.out.line(f"-- Withdrawn by the agent: {ids}.")
+        elif isinstance(event, StorageFailed):
+            self.out.line(f"-- {sanitize_line(event.message)}")
+
+
+def _prompt_text(need: Chat | Permission | Asking) -> str | None:
+    if isinstance(need, Chat):
+        return CHAT_PROMPT if need.idle else None
+    if isinstance(need, Permission):
+        return f"{sanitize_line(need.prompt.text)}? [y/N] "
+    return ANSWER_PROMPT
+
+
+def wanted(requested: bool, env: Mapping[str, str], stdin: TextIO, stdout: TextIO) -> bool:
+    """Line mode instead of the full screen: asked for (``--line``), stdin or stdout not a
+    terminal, or ``TERM=dumb``."""
+    return requested or not stdin.isatty() or not stdout.isatty() or env.get("TERM") == "dumb"
+
+
+async def serve(
+    port: PanelPort,
+    agent: Agent,
+    transcript: Transcript,
+    broker: PromptBroker,
+    *,
+    opening_turn: bool,
+    stdin: TextIO = sys.stdin,
+    stdout: TextIO = sys.stdout,
+) -> Exit:
+    """Run one line-mode session on ``stdin``/``stdout`` (module docstring)."""
+    if isinstance(stdout, io.TextIOWrapper):
+        stdout.reconfigure(errors="replace")  # a non-UTF-8 terminal gets "?" for what it lacks
+    out = Output(stdout, interactive=stdin.isatty())
+    mode = LineMode(port, agent, transcript, broker, out, LineReader(stdin.fileno()))
+    return await mode.run(opening_turn=opening_turn)
