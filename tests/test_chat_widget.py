@@ -178,3 +178,42 @@ def test_editing_keys_are_handled_by_the_edit(editor: ChatEditor) -> None:
     assert press(editor, "backspace", "left", "home") == [None, None, None]
     assert editor.text == "ab"
     assert editor.edit.edit_pos == 0
+
+
+def test_tab_lists_commands_and_completes_an_argument(sent: list[str]) -> None:
+    hints: list[str] = []
+    ids = ("q-0a1b2c3d4e", "q-0a9f000000", "q-7777777777")
+    editor = ChatEditor(
+        sent.append, ("/asks", "/help", "/quit"),
+        arguments=lambda command: ids if command == "/asks" else (), on_hint=hints.append,
+    )
+    typed(editor, "/")
+    assert press(editor, "tab") == [None]
+    assert hints == ["/asks /help /quit"]  # several matches are listed
+    editor.set_text("/asks q-0a")
+    assert press(editor, "tab") == [None]
+    assert editor.text == "/asks q-0a"  # common prefix of two ids, both listed
+    assert hints[-1] == "q-0a1b2c3d4e q-0a9f000000"
+    typed(editor, "1")
+    press(editor, "tab")
+    assert editor.text == "/asks q-0a1b2c3d4e "
+    editor.set_text("/help x")
+    assert press(editor, "tab") == ["tab"]  # nothing to complete there
+
+
+def test_readline_keys(editor: ChatEditor) -> None:
+    typed(editor, "one two three")
+    press(editor, "ctrl a")
+    assert editor.edit.edit_pos == 0
+    press(editor, "meta f")
+    assert editor.edit.edit_pos == 3
+    press(editor, "ctrl k")
+    assert editor.text == "one"
+    press(editor, "ctrl e")
+    typed(editor, " four five")
+    press(editor, "ctrl w")
+    assert editor.text == "one four "
+    press(editor, "meta b")
+    assert editor.edit.edit_pos == 4
+    press(editor, "ctrl u")
+    assert editor.text == "four " and editor.edit.edit_pos == 0

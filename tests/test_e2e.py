@@ -719,3 +719,16 @@ def test_web_flag_serves_questions_and_a_browser_answer_reaches_the_agent(
     assert again.status_code == 409  # already answered: never a second delivery
     assert app.text().count("WEB-ANSWER") == 1
     assert httpx.get(origin + "/", timeout=10).status_code == 403  # no token, no data
+
+
+def test_an_idle_ctrl_c_hint_is_transient(launch: Launcher) -> None:
+    """Ctrl+C with nothing to interrupt says how to quit in the status line, not as a
+    permanent transcript line; the next key clears it."""
+    app = launch.start(script="wake.toml")
+    app.wait_for(r"idle$")
+    app.press("ctrl c")
+    app.wait_for(r"Press Ctrl\+C again to quit\.")
+    assert "Press Ctrl+C again" in status_line(app)
+    app.type("x")  # any other key: the hint goes
+    app.wait_gone(r"Press Ctrl\+C again")
+    assert app.proc.isalive()

@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # the bridge (hypercorn: ~0.1 s to import) loads only when as
 
 SLASH_COMMANDS = ("/asks", "/help", "/quit", "/web")
 QUIT_WINDOW = 2.0  # seconds in which a second Ctrl+C quits
+MIN_SIZE = (24, 8)  # columns, rows: below this the screen only says it is too small
 
 Size = tuple[()] | tuple[int] | tuple[int, int]
 
@@ -69,7 +70,9 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
         self.clock = clock
         self.transcript_view = transcript.TranscriptView(session.transcript)
         self.prompt_view = prompt.PromptView(session.broker, keymap)
-        self.chat = chat.ChatEditor(self._submit, SLASH_COMMANDS, keymap)
+        self.chat = chat.ChatEditor(
+            self._submit, SLASH_COMMANDS, keymap, arguments=self._arguments, on_hint=self._say
+        )
         self.layer = AsksLayer(
             session.host.panel_port, self.chat, keymap=keymap, prompt=self.prompt_view,
             clock=clock,
@@ -78,6 +81,7 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
         self.quitting = False
         self.on_web_request: Callable[[], None] = lambda: None
         self.web_url: str | None = None
+        self.hint = ""  # transient, in the status line: gone at the next key
         self._last_ctrl_c = -QUIT_WINDOW
         self._status_shown: tuple[object, ...] = ()
         super().__init__(
@@ -92,6 +96,16 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
         session.broker.subscribe(lambda: self._changed("broker"))
         session.agent.subscribe(lambda: self._changed("status"))
         session.host.subscribe_events(self._host_event)
+
+    def _arguments(self, command: str) -> tuple[str, ...]:
+        """What Tab completes after ``/asks``: the ids of the pending questions."""
+        if command != "/asks":
+            return ()
+        return tuple(ref.id for ref in self.session.host.projection.pending)
+
+    def _say(self, hint: str) -> None:
+        self.hint = hint
+        self._changed("status")
 
     def _host_event(self, event: HostEvent) -> None:
         """An answer saved on another surface leaves the panel: say so in the transcript."""
@@ -125,14 +139,18 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
 
     def _update_status(self) -> None:
         """Update the status line when what it shows changed (an update redraws it)."""
-        shown = (self.session.host.statistics(), self.session.agent.state, self.web_url or "")
+        extra = " · ".join(part for part in (self.hint, self.web_url or "") if part)
+        shown = (self.session.host.statistics(), self.session.agent.state, extra)
         if shown != self._status_shown:
             self._status_shown = shown
             self.status.update(*shown)
 
     def render(self, size: Size, focus: bool = False) -> urwid.Canvas:
         if len(size) == 2:
-            self.panel.max_rows = self._panel_rows(size[1])
+            cols, rows = size
+            if cols < MIN_SIZE[0] or rows < MIN_SIZE[1]:
+                return too_small(cols, rows)
+            self.panel.max_rows = self._panel_rows(rows)
         self._refresh_if_stale()
         return super().render(size, focus)
 
@@ -146,6 +164,9 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
     # -- keys ------------------------------------------------------------------------------
     def keypress(self, size: Size, key: str) -> str | None:
         cols = size[0] if size else 80
+        if self.hint:
+            self.hint = ""
+            self._changed("status")
         self._refresh_if_stale()
         if self.keymap.command_for(Context.GLOBAL, key) is Command.INTERRUPT:
             self._ctrl_c()
@@ -173,7 +194,8 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
             self.session.broker.answer_nowait(False)
         if self.session.agent.interrupt_nowait():
             return  # the agent's own notice says so; a second Ctrl+C soon after quits
-        self.session.transcript.add(EntryKind.NOTICE, "Press Ctrl+C again to quit.")
+        self.hint = "Press Ctrl+C again to quit."  # transient: the next key clears it
+        self._changed("status")
 
     # -- chat commands -----------------------------------------------------------------------
     def _submit(self, text: str) -> None:
@@ -201,6 +223,13 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
     def _quit(self) -> None:
         self.quitting = True
         raise urwid.ExitMainLoop()
+
+
+def too_small(cols: int, rows: int) -> urwid.Canvas:
+    """One line saying the terminal is too small (nothing else fits honestly)."""
+    need = f"asks needs {MIN_SIZE[0]}×{MIN_SIZE[1]}; this is {cols}×{rows}"
+    text = urwid.Text(need, wrap="ellipsis")
+    return urwid.Filler(text, valign="top").render((cols, rows))
 
 
 SURFACE_NAMES = {"web": "in the browser", "line": "in line mode"}

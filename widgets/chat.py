@@ -9,7 +9,9 @@ A multi-line :class:`urwid.Edit` with the caption ``"› "``. Its keys come from
   ``meta enter``; terminals with extended keys may send ``shift enter``).
 * ``tab`` — complete a slash command while the text is a command word in progress (starts with
   ``/``, no whitespace): one match completes it with a trailing space, several complete their
-  common prefix. Handled when at least one command matches, else returned.
+  common prefix and are listed through ``on_hint``. After a command and a space, its argument
+  is completed the same way from ``arguments(command)`` (e.g. ``/asks q-`` → pending ids).
+  Handled when at least one candidate matches, else returned.
 * ``up`` on the first row / ``down`` on the last row — walk the history of messages submitted
   in this editor (newest first); walking down past the newest brings back the text that was
   being typed. Returned when there is nowhere to go.
@@ -50,9 +52,14 @@ class ChatEditor(urwid.WidgetWrap[urwid.Edit]):
         on_submit: Callable[[str], None],
         commands: Sequence[str] = DEFAULT_COMMANDS,
         keymap: Keymap | None = None,
+        *,
+        arguments: Callable[[str], Sequence[str]] = lambda command: (),
+        on_hint: Callable[[str], None] = lambda hint: None,
     ) -> None:
         self._on_submit = on_submit
         self._keymap = keymap or build_keymap()
+        self._arguments = arguments
+        self._on_hint = on_hint
         self._commands = tuple(commands)
         self._history: list[str] = []
         self._history_index: int | None = None  # into _history while walking it
@@ -155,16 +162,26 @@ class ChatEditor(urwid.WidgetWrap[urwid.Edit]):
             self._on_submit(text)
 
     def _complete(self) -> bool:
-        """Complete a slash command; return whether any command matched."""
+        """Complete a slash command or its argument; return whether any candidate matched."""
         text = self.text
-        if not text.startswith("/") or any(ch.isspace() for ch in text):
+        if not text.startswith("/") or "\n" in text:
             return False
-        matches = [c for c in self._commands if c.startswith(text)]
+        command, space, argument = text.partition(" ")
+        if not space:
+            return self._complete_word("", text, self._commands)
+        if " " in argument or command not in self._commands:
+            return False
+        return self._complete_word(command + " ", argument, self._arguments(command))
+
+    def _complete_word(self, head: str, word: str, candidates: Sequence[str]) -> bool:
+        matches = [c for c in candidates if c.startswith(word)]
         if not matches:
             return False
         completed = matches[0] + " " if len(matches) == 1 else _common_prefix(matches)
-        if completed != text:
-            self.set_text(completed)
+        if len(matches) > 1:
+            self._on_hint(" ".join(matches))
+        if head + completed != self.text:
+            self.set_text(head + completed)
         return True
 
     def _walk_history(self, step: int) -> bool:
