@@ -47,7 +47,7 @@ QUEUE_SIZE: Final = 256
 
 def payload(event: HostEvent, session_id: str, port: SurfacePort) -> dict[str, Any]:
     """The JSON object a hook reads for ``event`` (module docstring)."""
-    data: dict[str, Any] = attrs.asdict(event, retain_collection_types=False)
+    data: dict[str, Any] = attrs.asdict(event)  # tuples become lists, enums stay str values
     data["session_id"] = session_id
     refs: Sequence[QuestionRef] = getattr(event, "refs", ())
     if refs:
@@ -109,7 +109,12 @@ class HookRunner:
         argv = self.commands.get(event.kind)
         if not argv:
             return
-        data = json.dumps(payload(event, self.session_id, self.port), ensure_ascii=False)
+        try:  # an event listener runs inside the host: nothing may raise from here
+            data = json.dumps(payload(event, self.session_id, self.port), ensure_ascii=False)
+        except Exception as exc:  # a hook must never break the session
+            self._report_once(event.kind, f"Hook {event.kind.value} failed: its event could "
+                              f"not be written as JSON ({type(exc).__name__}).")
+            return
         try:
             self._send.send_nowait(_Job(event.kind, tuple(argv), data.encode()))
         except trio.WouldBlock:
