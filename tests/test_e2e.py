@@ -732,3 +732,17 @@ def test_an_idle_ctrl_c_hint_is_transient(launch: Launcher) -> None:
     app.type("x")  # any other key: the hint goes
     app.wait_gone(r"Press Ctrl\+C again")
     assert app.proc.isalive()
+
+
+def test_small_terminals_keep_the_question_and_the_editor(launch: Launcher) -> None:
+    """At 30×10 the focused panel shows the question (hints shrink to one row) above the
+    editor and status line; below 24×8 one line says the terminal is too small."""
+    app = launch.start(script="wake.toml", cols=30, rows=10)
+    app.wait_for(r"Questions \(1\)")
+    enter_panel(app)
+    app.wait_for(r"Pick a number\?")
+    screen = lines(app)
+    assert screen[-1].startswith("Asks:") and screen[-2].startswith("›")
+    tiny = launch.start(script="wake.toml", cols=12, rows=6)
+    tiny.wait_for(r"^Too small")
+    assert tiny.proc.isalive()

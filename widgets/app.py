@@ -227,8 +227,8 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
 
 def too_small(cols: int, rows: int) -> urwid.Canvas:
     """One line saying the terminal is too small (nothing else fits honestly)."""
-    need = f"asks needs {MIN_SIZE[0]}×{MIN_SIZE[1]}; this is {cols}×{rows}"
-    text = urwid.Text(need, wrap="ellipsis")
+    need = f"Too small: asks needs {MIN_SIZE[0]}×{MIN_SIZE[1]}, this is {cols}×{rows}."
+    text = urwid.Text(need, wrap="any")
     return urwid.Filler(text, valign="top").render((cols, rows))
 
 

@@ -170,10 +170,13 @@ class Frame(urwid.Widget):
         span = self.body.cursor_span(inner)
         if span is not None and self.scroll.anchor != (self.anchor, span, window):
             start, rows = span[0] + offset, span[1]
+            lowest = max(0, start + min(rows, window) - window)  # least scroll showing it
+            before = self.scroll.anchor
+            resized = isinstance(before, tuple) and before[2] != window
             if start < top:
                 top = start
-            elif start + min(rows, window) > top + window:
-                top = start + min(rows, window) - window
+            elif start + min(rows, window) > top + window or resized:
+                top = lowest  # a new window size: as much of the question as fits above
             self.scroll.anchor = (self.anchor, span, window)
         self.scroll.top = top
         return top
