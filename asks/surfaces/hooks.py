@@ -20,8 +20,9 @@ Semantics:
 * A failing hook (non-zero exit, cannot be started, timed out) is reported once per event
   name through ``report`` (the REPL: a transcript notice; line mode: a stderr line); later
   failures of that hook are silent. Nothing a hook does raises into the session.
-* When the session ends normally, events already queued still run, for at most ``timeout``
-  seconds in all; a cancelled ending (a second Ctrl+C) drops them.
+* When the session ends (``/quit``, end of input, Ctrl+C twice), events already queued — the
+  ``wait_ended`` of waits the ending interrupted included — still run, for at most
+  ``timeout`` seconds in all; only a cancelled caller drops them.
 """
 
 from __future__ import annotations

@@ -17,7 +17,8 @@ What a line means depends on what is asked when it is *taken* (never when it was
    after `` //``; ``/decline`` declines this question; ``/later`` defers the wait (its
    questions stay pending); in a group of several, an empty line submits what was answered so
    far after a ``[y/N]`` confirmation (the rest stay pending);
-3. ``/asks ID`` picked a pending question → the same prompt (``/later`` leaves it pending);
+3. ``/asks ID`` picked a pending question → the same prompt (``/later`` leaves it pending)
+   (what a line does at a question: asks/surfaces/line_questions.py);
 4. otherwise chat (``you>``): a message for the agent, ``/asks`` (list), ``/asks ID``,
    ``/help``, ``/quit``. When stdin is a terminal, chat is also read while the agent works (a
    message waits for the next turn; ``/asks ID`` answers mid-turn, the answer is steered in);
@@ -52,24 +53,16 @@ from asks.agent.loop import Agent, AgentState
 from asks.agent.prompts import Prompt, PromptBroker
 from asks.agent.transcript import EntryKind, Transcript
 from asks.core.events import HostEvent, QuestionAsked, QuestionsWithdrawn, StorageFailed
-from asks.core.model import Answer, QuestionRef
-from asks.core.refusal import Refusal
+from asks.core.model import QuestionRef
 from asks.host.ports import PanelPort
 from asks.sanitize import sanitize_line
 from asks.store.journal import StorageState
 from asks.surfaces.line_io import LineReader, Output, TranscriptPrinter
-from asks.surfaces.line_prompts import (
-    arrival_lines,
-    parse_answer,
-    parse_yes_no,
-    pending_lines,
-    question_lines,
-)
+from asks.surfaces.line_prompts import arrival_lines, parse_yes_no, pending_lines, question_lines
+from asks.surfaces.line_questions import Asking, QuestionPrompt, Step
 
-SOURCE: Final = "line"
 CHAT_PROMPT: Final = "you> "
 ANSWER_PROMPT: Final = "answer> "
-PARTIAL_PROMPT: Final = "Submit the answers given so far? The rest stay pending. [y/N] "
 HELP: Final = (
     "-- Line mode: type a message and press Enter to send it to the agent.",
     "   /asks lists pending questions · /asks ID answers one · /help · /quit",
@@ -103,23 +96,16 @@ class Permission:
     prompt: Prompt
 
 
-@attrs.frozen
-class Asking:
-    ref: QuestionRef
-    call_id: str | None  # the blocking call waiting for it; None: picked with /asks ID
-    position: tuple[int, int] | None = None  # (n, of) in its group
-
-
 class _State(enum.Enum):
     BUSY = "busy"  # piped input: the agent works and asks nothing, so no line is taken
     DRAINING = "draining"  # input ended: the running turn finishes
     DONE = "done"  # input ended and nothing runs any more
-    AGAIN = "again"  # a line was refused: the same prompt again
     CHANGED = "changed"  # what was asked went away before a line came
+    ENDED = "ended"  # the input ended before a line came
 
 
 Need = Chat | Permission | Asking | _State
-Handled = Exit | _State | None
+Handled = Exit | Step | None
 
 
 @attrs.define(eq=False)
@@ -132,6 +118,7 @@ class LineMode:
     broker: PromptBroker
     out: Output
     reader: LineReader
+    questions: QuestionPrompt = attrs.field(init=False)
     _picked: QuestionRef | None = None
     _eof: bool = False
     _armed: bool = False  # Ctrl+C was pressed once: the next one quits
@@ -142,6 +129,9 @@ class LineMode:
     _exit: Exit | None = None
     _change: trio.Event = attrs.Factory(trio.Event)
     _scope: trio.CancelScope = attrs.Factory(trio.CancelScope)
+
+    def __attrs_post_init__(self) -> None:
+        self.questions = QuestionPrompt(self.port, self.out)
 
     async def run(self, *, opening_turn: bool) -> Exit:
         """Serve until end of input, ``/quit`` or a second Ctrl+C (module docstring)."""
@@ -209,23 +199,30 @@ class LineMode:
             return self._nobody_there(need)
         self._introduce(need)
         while True:
-            prompt = _prompt_text(need)
-            if prompt is not None:
-                self.out.prompt(prompt)
-            line = await self._line_unless_changed(need)
-            if isinstance(line, _State):  # CHANGED
-                self.out.hide_prompt()
+            text = await self._take(need, _prompt_text(need))
+            if isinstance(text, _State):
                 return None
-            if line is None:
-                self.out.hide_prompt()
-                self._end_of_input()
-                return None
-            text = sanitize_line(line).strip()
-            self.out.took(text)
-            self._armed = False
             handled = await self._handle(need, text)
-            if handled is not _State.AGAIN:
+            if handled is Step.DONE and isinstance(need, Asking) and not need.required:
+                self._picked = None  # answered, declined or left: back to chat
+            if handled is not Step.AGAIN:
                 return handled
+
+    async def _take(self, need: Need, prompt: str | None) -> str | _State:
+        """Prompt (if any) and take the next line for ``need``, sanitised: or CHANGED when
+        ``need`` went away first, or ENDED at the end of input."""
+        if prompt is not None:
+            self.out.prompt(prompt)
+        line = await self._line_unless_changed(need)
+        if line is None or isinstance(line, _State):
+            self.out.hide_prompt()
+            if line is None:
+                self._end_of_input()
+            return _State.ENDED if line is None else _State.CHANGED
+        text = sanitize_line(line).strip()
+        self.out.took(text)
+        self._armed = False
+        return text
 
     def _introduce(self, need: Need) -> None:
         if isinstance(need, Asking):
@@ -259,11 +256,26 @@ class LineMode:
 
     # -- what a line does ----------------------------------------------------------------------
     async def _handle(self, need: Chat | Permission | Asking, text: str) -> Handled:
+        """Commands any prompt takes (``/quit``, ``/help``, ``/asks``), then the need's own."""
+        again = None if isinstance(need, Chat) else Step.AGAIN
+        if text == "/quit":
+            return Exit.QUIT
+        if text == "/help":
+            self.out.lines(list(HELP))
+            return again
+        if text == "/asks":
+            self.out.lines(self._pending())
+            return again
         if isinstance(need, Permission):
             return self._permission(text)
         if isinstance(need, Chat):
             return self._chat(text)
-        return await self._question(need, text)
+
+        async def confirm(prompt: str) -> str | None:
+            taken = await self._take(need, prompt)
+            return None if isinstance(taken, _State) else taken
+
+        return await self.questions.handle(need, text, confirm)
 
     def _chat(self, text: str) -> Handled:
         if text.startswith("/"):
@@ -277,17 +289,10 @@ class LineMode:
         return None
 
     def _command(self, words: Sequence[str]) -> Handled:
-        name, args = words[0], words[1:]
-        if name == "/quit":
-            return Exit.QUIT
-        if name == "/help":
-            self.out.lines(list(HELP))
-        elif name == "/asks" and args:
-            self._pick(args[0])
-        elif name == "/asks":
-            self.out.lines(self._pending())
+        if words[0] == "/asks" and len(words) == 2:
+            self._pick(words[1])
         else:
-            self.out.line(f"-- Unknown command {sanitize_line(name)}. Try /help.")
+            self.out.line(f"-- Unknown command {sanitize_line(' '.join(words))}. Try /help.")
         return None
 
     def _pick(self, question_id: str) -> None:
@@ -307,91 +312,8 @@ class LineMode:
         yes = parse_yes_no(text)
         if yes is None:
             self.out.line("-- Answer y or n.")
-            return _State.AGAIN
+            return Step.AGAIN
         self.broker.answer_nowait(yes)
-        return None
-
-    async def _question(self, need: Asking, text: str) -> Handled:
-        if text.startswith("/"):
-            return self._question_command(need, text.split())
-        if not text:
-            wait = self.port.wait_for(need.ref)
-            if wait is not None and len(wait.refs) > 1:
-                return await self._confirm_partial(need)
-            self.out.line("-- Type an answer, or /decline or /later.")
-            return _State.AGAIN
-        answer = parse_answer(self.port.question(need.ref).spec, text)
-        if isinstance(answer, str):
-            self.out.line(f"-- {answer}")
-            return _State.AGAIN
-        return self._save(need, answer)
-
-    def _question_command(self, need: Asking, words: Sequence[str]) -> Handled:
-        name = words[0]
-        if name == "/decline":
-            return self._save(need, None)
-        if name == "/later":
-            return self._later(need)
-        if name == "/quit":
-            return Exit.QUIT
-        if name == "/help":
-            self.out.lines(list(HELP))
-        elif name == "/asks" and len(words) == 1:
-            self.out.lines(self._pending())
-        elif name == "/asks":
-            self.out.line("-- Answer this question first, or /later.")
-        else:
-            self.out.line(f"-- Unknown command {sanitize_line(name)}. Try /help.")
-        return _State.AGAIN
-
-    def _later(self, need: Asking) -> Handled:
-        if need.call_id is None:
-            self._picked = None
-            self.out.line(f"-- {need.ref.id} stays pending (/asks {need.ref.id} to answer it).")
-            return None
-        refusal = self.port.defer_nowait(need.ref.id)
-        if refusal is not None:
-            self.out.line(f"-- {refusal.text}")
-            return _State.AGAIN
-        self.out.line("-- Deferred: the questions stay pending (/asks lists them).")
-        return None
-
-    def _save(self, need: Asking, answer: Answer | None) -> Handled:
-        ref = need.ref
-        refusal = self.port.answer_from_nowait(ref.id, ref.incarnation, answer, SOURCE)
-        if refusal is Refusal.NOT_SAVED:
-            self.out.line("-- Not saved: storage failed. Nothing was sent; try again.")
-            return _State.AGAIN
-        if refusal is Refusal.INVALID_ANSWER:
-            self.out.line(f"-- {refusal.text}")
-            return _State.AGAIN
-        if refusal is not None:
-            self.out.line(f"-- {refusal.text}")
-        elif need.call_id is None:
-            self._picked = None
-            what = "Declined" if answer is None else "Saved"
-            self.out.line(f"-- {what}: the agent gets it at its next step.")
-        return None
-
-    async def _confirm_partial(self, need: Asking) -> Handled:
-        self.out.prompt(PARTIAL_PROMPT)
-        line = await self._line_unless_changed(need)
-        if isinstance(line, _State):  # CHANGED
-            self.out.hide_prompt()
-            return None
-        if line is None:
-            self.out.hide_prompt()
-            self._end_of_input()
-            return None
-        text = sanitize_line(line).strip()
-        self.out.took(text)
-        if parse_yes_no(text) is not True:
-            self.out.line("-- Not submitted.")
-            return _State.AGAIN
-        refusal = self.port.submit_partial_nowait(need.ref.id)
-        if refusal is not None:
-            self.out.line(f"-- {refusal.text}")
-            return _State.AGAIN
         return None
 
     # -- ending ---------------------------------------------------------------------------------

@@ -1,0 +1,131 @@
+"""Line mode at a question: what a typed line does to the question being asked.
+
+One question at a time (asks/surfaces/line.py decides which): a blocking wait's next pending
+question, or one picked with ``/asks ID``. A line is
+
+* ``/decline`` — declines this question (saved, source ``line``);
+* ``/later`` — a blocking question: its wait ends *deferred* (its questions stay pending);
+  a picked async question: it is left pending;
+* empty — in a group of several questions, submits what was answered so far after a ``[y/N]``
+  confirmation (the rest stay pending); otherwise a problem;
+* otherwise an answer (asks/surfaces/line_prompts.py), saved through the surface port.
+
+A line that gives no answer, or an answer the host refuses as not fitting or not saved,
+prints one line saying why; the caller asks again. Nothing is saved from such a line.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Final
+
+import attrs
+
+from asks.core.model import Answer, QuestionRef
+from asks.core.refusal import Refusal
+from asks.host.ports import SurfacePort
+from asks.sanitize import sanitize_line
+from asks.surfaces.line_io import Output
+from asks.surfaces.line_prompts import parse_answer, parse_yes_no
+
+SOURCE: Final = "line"
+PARTIAL_PROMPT: Final = "Submit the answers given so far? The rest stay pending. [y/N] "
+
+
+class Step(enum.Enum):
+    """What became of the question after a line."""
+
+    DONE = "done"  # answered, declined, deferred, left: ask what is next
+    AGAIN = "again"  # the line gave nothing: the same prompt again
+
+
+@attrs.frozen
+class Asking:
+    """A question asked now."""
+
+    ref: QuestionRef
+    call_id: str | None  # the blocking call waiting for it; None: picked with /asks ID
+    position: tuple[int, int] | None = None  # (n, of) in its group
+
+    @property
+    def required(self) -> bool:
+        return self.call_id is not None
+
+
+Confirm = Callable[[str], Awaitable[str | None]]  # a prompt → the line typed (None: none came)
+
+
+@attrs.define(eq=False)
+class QuestionPrompt:
+    """Applies lines to the question asked (module docstring)."""
+
+    port: SurfacePort
+    out: Output
+
+    async def handle(self, need: Asking, text: str, confirm: Confirm) -> Step:
+        """Apply one (sanitised, stripped) line to the question ``need`` asks."""
+        if text.startswith("/"):
+            return self._command(need, text.split())
+        if not text:
+            wait = self.port.wait_for(need.ref)
+            if wait is not None and len(wait.refs) > 1:
+                return await self._partial(need, confirm)
+            self.out.line("-- Type an answer, or /decline or /later.")
+            return Step.AGAIN
+        answer = parse_answer(self.port.question(need.ref).spec, text)
+        if isinstance(answer, str):
+            self.out.line(f"-- {answer}")
+            return Step.AGAIN
+        return self._save(need, answer)
+
+    def _command(self, need: Asking, words: Sequence[str]) -> Step:
+        name = words[0]
+        if name == "/decline":
+            return self._save(need, None)
+        if name == "/later":
+            return self._later(need)
+        if name == "/asks":
+            self.out.line("-- Answer this question first, or /later.")
+        else:
+            self.out.line(f"-- Unknown command {sanitize_line(name)}. Try /help.")
+        return Step.AGAIN
+
+    def _later(self, need: Asking) -> Step:
+        qid = need.ref.id
+        if not need.required:
+            self.out.line(f"-- {qid} stays pending (/asks {qid} to answer it).")
+            return Step.DONE
+        refusal = self.port.defer_nowait(qid)
+        if refusal is not None:
+            self.out.line(f"-- {refusal.text}")
+            return Step.AGAIN
+        self.out.line("-- Deferred: the questions stay pending (/asks lists them).")
+        return Step.DONE
+
+    def _save(self, need: Asking, answer: Answer | None) -> Step:
+        ref = need.ref
+        refusal = self.port.answer_from_nowait(ref.id, ref.incarnation, answer, SOURCE)
+        if refusal is Refusal.NOT_SAVED:
+            self.out.line("-- Not saved: storage failed. Nothing was sent; try again.")
+            return Step.AGAIN
+        if refusal is not None:  # invalid, or answered/withdrawn elsewhere meanwhile
+            self.out.line(f"-- {refusal.text}")
+            return Step.AGAIN if refusal is Refusal.INVALID_ANSWER else Step.DONE
+        if not need.required:
+            what = "Declined" if answer is None else "Saved"
+            self.out.line(f"-- {what}: the agent gets it at its next step.")
+        return Step.DONE
+
+    async def _partial(self, need: Asking, confirm: Confirm) -> Step:
+        line = await confirm(PARTIAL_PROMPT)
+        if line is None:
+            return Step.DONE  # the question went away, or the input ended
+        if parse_yes_no(line) is not True:
+            self.out.line("-- Not submitted.")
+            return Step.AGAIN
+        refusal = self.port.submit_partial_nowait(need.ref.id)
+        if refusal is not None:
+            self.out.line(f"-- {refusal.text}")
+            return Step.AGAIN
+        return Step.DONE
