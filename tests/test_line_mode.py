@@ -416,3 +416,14 @@ def test_kill_at_a_blocking_question_then_answer_it_after_resume(
     assert [r["outcome"] for r in session.of_type("tool_result")] == ["interrupted"]
     assert len(session.of_type("feedback_delivered")) == 1
     assert_delivered_exactly_once(session)
+
+
+def test_unknown_commands_say_so_and_quit_ends_at_once(session: Session) -> None:
+    done = session.run("2\n/nope\n/asks\n/quit\nnever sent\n", script="line_block.toml")
+    assert_clean_end(done, session)
+    lines = out_lines(done)
+    assert "-- Unknown command /nope. Try /help." in lines
+    assert "-- No pending questions." in lines
+    assert not any("never sent" in line for line in lines)
+    assert not any(r["type"] == "chat_message" and "never sent" in r["content"]
+                   for r in session.records())
