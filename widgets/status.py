@@ -23,6 +23,7 @@ from typing import Final
 import urwid
 
 from asks.agent.loop import AgentState
+from asks.core.i18n import N_, _, ngettext
 from asks.host.host import HostStatistics
 from asks.sanitize import sanitize_line
 from asks.store.journal import StorageState
@@ -30,8 +31,8 @@ from asks.store.journal import StorageState
 Markup = list[tuple[str, str] | str]
 
 SEPARATOR: Final = " · "
-STORAGE_WARNING: Final = "⚠ storage unconfirmed — answers are not being saved"
-AGENT_LABELS: Final = {AgentState.IDLE: "idle", AgentState.WORKING: "working…"}
+STORAGE_WARNING: Final = N_("⚠ storage unconfirmed — answers are not being saved")
+AGENT_LABELS: Final = {AgentState.IDLE: N_("idle"), AgentState.WORKING: N_("working…")}
 
 PALETTE: Final = (
     ("status", "light gray", "dark blue", "default"),
@@ -46,10 +47,16 @@ PALETTE: Final = (
 
 def asks_markup(stats: HostStatistics) -> Markup:
     """``Asks: 2 pending · 1 saved feedback · /asks`` (see module docstring)."""
-    count = f"{stats.pending} pending" if stats.pending else "none pending"
-    markup: Markup = [("status.asks", f"Asks: {count}")]
-    if stats.saved_undelivered:
-        markup += [SEPARATOR, f"{stats.saved_undelivered} saved feedback"]
+    pending = stats.pending
+    count = (
+        ngettext("Asks: {count} pending", "Asks: {count} pending", pending).format(count=pending)
+        if pending
+        else _("Asks: none pending")
+    )
+    markup: Markup = [("status.asks", count)]
+    if saved := stats.saved_undelivered:
+        feedback = ngettext("{count} saved feedback", "{count} saved feedback", saved)
+        markup += [SEPARATOR, feedback.format(count=saved)]
     if stats.pending:
         markup += [SEPARATOR, ("status.hint", "/asks")]
     return markup
@@ -59,7 +66,7 @@ def left_markup(stats: HostStatistics, extra: str = "") -> Markup:
     """Everything on the left of the row, most important first."""
     markup: Markup = []
     if stats.storage is StorageState.UNCONFIRMED:
-        markup += [("status.warning", STORAGE_WARNING), SEPARATOR]
+        markup += [("status.warning", _(STORAGE_WARNING)), SEPARATOR]
     markup += asks_markup(stats)
     notice = sanitize_line(stats.notice or "").strip()
     if notice:
@@ -82,7 +89,7 @@ class StatusLine(urwid.WidgetWrap["urwid.AttrMap[urwid.Columns]"]):
     def update(self, stats: HostStatistics, agent_state: AgentState, extra: str = "") -> None:
         self._left.set_text(left_markup(stats, extra))
         state = AgentState(agent_state)
-        self._right.set_text((f"status.{state.value}", AGENT_LABELS[state]))
+        self._right.set_text((f"status.{state.value}", _(AGENT_LABELS[state])))
 
     @property
     def left_text(self) -> str:

@@ -9,8 +9,11 @@ offered for required tabs, ``pause`` for the others, ``next tab`` when there are
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 import urwid
 
+from asks.core.i18n import N_, _
 from asks.core.model import QuestionRef
 from asks.core.tabs import ReviewKey, TabKey
 from asks.host.commands import PanelCommand
@@ -46,27 +49,30 @@ class Footer:
         host, keymap = self._host, self._keymap
         context = Context.REPLY if editing else Context.PANEL
         if host.focus.foreign_active:
-            return "Answer the open prompt first."
+            return _("Answer the open prompt first.")
         if host.focus.panel_focused and not host.focus.keys_to_panel:
-            return "Your keys still go where you were typing; pause typing to answer here."
+            return _("Your keys still go where you were typing; pause typing to answer here.")
         if not host.focus.panel_focused:
-            return keymap.hints(Context.CHAT, [Command.FOCUS_TOGGLE, Command.COLLAPSE])
+            return localized_hints(keymap, Context.CHAT, [Command.FOCUS_TOGGLE, Command.COLLAPSE])
         armed = _ARMED.get(host.armed) if host.armed is not None else None
         if armed is not None:
             command, what = armed
             key = keymap.key_in(context, command) or ""
-            return f"Press {pretty_key(key)} again to {what} · any other key keeps it"
+            return _("Press {key} again to {action} · any other key keeps it").format(
+                key=pretty_key(key), action=_(what)
+            )
         required = host.is_required(tab)
         leave = [C.PANEL_DECLINE, C.PANEL_DEFER] if required else [C.PANEL_DECLINE, C.PANEL_PAUSE]
         many = [C.PANEL_NEXT_TAB] if len(host.tabs) > 1 else []
         if isinstance(tab, ReviewKey):
-            labels = {C.PANEL_CONFIRM: "submit", C.PANEL_DECLINE: "decline all (twice)"}
-            return keymap.hints(Context.PANEL, [C.PANEL_CONFIRM, *many, *leave], labels)
+            labels = {C.PANEL_CONFIRM: N_("submit"), C.PANEL_DECLINE: N_("decline all (twice)")}
+            return localized_hints(keymap, Context.PANEL, [C.PANEL_CONFIRM, *many, *leave], labels)
         if editing:
             commands = [C.PANEL_CONFIRM, C.REPLY_NEWLINE, *many, *leave, C.PANEL_NOTES]
-            labels = {C.PANEL_NOTES: "close notes"} if notes_open else {}
-            return keymap.hints(Context.REPLY, commands, {C.PANEL_CONFIRM: "submit", **labels})
-        return keymap.hints(Context.PANEL, self._option_hints(tab, many, leave))
+            labels = {C.PANEL_NOTES: N_("close notes")} if notes_open else {}
+            labels = {C.PANEL_CONFIRM: N_("submit"), **labels}
+            return localized_hints(keymap, Context.REPLY, commands, labels)
+        return localized_hints(keymap, Context.PANEL, self._option_hints(tab, many, leave))
 
     def _option_hints(
         self, ref: QuestionRef, many: list[Command], leave: list[Command]
@@ -79,6 +85,21 @@ class Footer:
 
 C = Command
 _ARMED = {
-    PanelCommand.DECLINE: (Command.PANEL_DECLINE, "decline"),
-    PanelCommand.CLEAR_DRAFT: (Command.PANEL_CLEAR_DRAFT, "clear the draft"),
+    PanelCommand.DECLINE: (Command.PANEL_DECLINE, N_("decline")),
+    PanelCommand.CLEAR_DRAFT: (Command.PANEL_CLEAR_DRAFT, N_("clear the draft")),
 }
+
+
+def localized_hints(
+    keymap: Keymap,
+    context: Context,
+    commands: Sequence[Command],
+    labels: Mapping[Command, str] | None = None,
+    *,
+    every_key: bool = False,
+) -> str:
+    """:meth:`Keymap.hints` with every label (the keymap's help label, or ``labels``'s) in the
+    language in force; command ids and key names stay as they are."""
+    shown = {command: _((labels or {}).get(command) or keymap.label(command))
+             for command in commands}
+    return keymap.hints(context, commands, shown, every_key=every_key)

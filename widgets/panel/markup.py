@@ -12,6 +12,8 @@ from typing import TypeAlias, TypeVar
 
 import urwid
 
+from asks.core.i18n import N_
+
 Size: TypeAlias = tuple[()] | tuple[int] | tuple[int, int]
 Markup: TypeAlias = str | tuple[Hashable, "Markup"] | list["Markup"]
 W = TypeVar("W", bound=urwid.Widget)
@@ -21,8 +23,8 @@ DEFAULT_MAX_ROWS = 14
 BORDER_COLS = 2  # "│ " on the left, " │" on the right
 OPTION_PREFIX = 5  # "› 1. "
 CHECK_PREFIX = 4  # "[x] "
-NOTES_CAPTION = "Notes: "
-PLACEHOLDER = "Type something."
+NOTES_CAPTION = N_("Notes: ")  # translated where shown, like PLACEHOLDER
+PLACEHOLDER = N_("Type something.")  # the person's row; the model's reserved label is English
 
 
 def rows_of(widget: urwid.Widget, cols: int) -> int:

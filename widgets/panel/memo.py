@@ -12,6 +12,7 @@ from collections.abc import Callable, Hashable
 
 import urwid
 
+from asks.core.i18n import language
 from asks.widgets.panel.markup import Markup, W, frozen, text_widget
 
 
@@ -29,7 +30,9 @@ class Memo:
         self._widgets: dict[Hashable, urwid.Widget] = {}
 
     def get(self, key: Hashable, build: Callable[[], W]) -> W:
-        """The widget kept under ``key``, or a new one from ``build()``."""
+        """The widget kept under ``key``, or a new one from ``build()`` (per language: a
+        language switch rebuilds what is shown)."""
+        key = (language(), key)
         widget = self._widgets.get(key)
         if widget is None:
             if len(self._widgets) >= self._limit:

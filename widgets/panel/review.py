@@ -15,6 +15,7 @@ from collections.abc import Callable, Hashable
 
 import urwid
 
+from asks.core.i18n import _, ngettext
 from asks.core.model import QuestionRef
 from asks.core.tabs import ReviewKey
 from asks.host.ports import PanelPort
@@ -54,7 +55,7 @@ class ReviewTab:
             missing += unanswered
         answered = len(refs) - missing
         summary = self._review_summary(answered, missing)
-        title = self._memo.text("review", ("panel.question", "Review your answers"))
+        title = self._memo.text("review", ("panel.question", _("Review your answers")))
         after = (self._memo.text("review", ("panel.hint", summary)),)
         return title, Body(lead=(), rows=tuple(rows), after=after), (tab, host.notice)
 
@@ -64,15 +65,15 @@ class ReviewTab:
     def _review_row(self, number: int, ref: QuestionRef) -> tuple[urwid.Widget, bool]:
         host = self._host
         if ref not in host.tabs:
-            answer: Markup = ("panel.answer", "→ (already answered)")
+            answer: Markup = ("panel.answer", "→ " + _("(already answered)"))
             return self._review_item(number, ref, answer), False
         staged = host.draft(ref).staged
         spec = host.question(ref).spec
         if staged is None:
-            return self._review_item(number, ref, ("panel.unanswered", "(unanswered)")), True
+            return self._review_item(number, ref, ("panel.unanswered", _("(unanswered)"))), True
         text = sanitize_line(staged.text(spec))
         if staged.notes:
-            text += f"  (notes: {sanitize_line(staged.notes)})"
+            text += "  " + _("(notes: {notes})").format(notes=sanitize_line(staged.notes))
         return self._review_item(number, ref, ("panel.answer", f"→ {text}")), False
 
     def _review_item(self, number: int, ref: QuestionRef, answer: Markup) -> urwid.Widget:
@@ -91,10 +92,11 @@ class ReviewTab:
         key = self._keymap.key_in(Context.PANEL, Command.PANEL_CONFIRM)
         enter = "Enter" if key is None else pretty_key(key)
         if answered == 0:
-            return "Answer at least one question first, or decline or answer later."
+            return _("Answer at least one question first, or decline or answer later.")
         if missing:
-            return (
-                f"{enter} submits {answered} answer{'s' * (answered != 1)} now; "
-                f"{missing} stay{'s' * (missing == 1)} pending."
-            )
-        return f"{enter} submits all answers."
+            submits = ngettext(
+                "{key} submits {count} answer now;", "{key} submits {count} answers now;", answered
+            ).format(key=enter, count=answered)
+            stay = ngettext("{count} stays pending.", "{count} stay pending.", missing)
+            return f"{submits} {stay.format(count=missing)}"
+        return _("{key} submits all answers.").format(key=enter)

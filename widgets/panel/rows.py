@@ -18,6 +18,7 @@ from collections.abc import Callable, Hashable
 import urwid
 
 from asks.core.drafts import Draft, custom_row, next_row, row_count
+from asks.core.i18n import _, language
 from asks.core.model import Question, QuestionRef
 from asks.core.tabs import TabKey
 from asks.sanitize import sanitize_line, sanitize_text
@@ -33,6 +34,7 @@ from asks.widgets.panel.markup import (
     prefixed,
     rows_of,
     text_widget,
+    width_of,
 )
 from asks.widgets.panel.memo import Memo
 
@@ -66,6 +68,7 @@ class Row(urwid.Widget):
     ) -> urwid.Widget:
         """The row for ``inputs``; ``draw()`` gives its prefix markup and its body (markup, or
         a widget such as an editor) and is called only when the inputs changed."""
+        inputs = (language(), inputs)  # a language switch redraws the row
         if inputs != self._inputs:
             self._inputs = inputs
             prefix, body = draw()
@@ -234,7 +237,7 @@ class QuestionRows:
             return prefix, self._reply_row
         if draft.custom_text.strip():
             return prefix, ("panel.option", sanitize_text(draft.custom_text))
-        return prefix, ("panel.placeholder", PLACEHOLDER)
+        return prefix, ("panel.placeholder", _(PLACEHOLDER))
 
     def _next_row(
         self, ref: QuestionRef, question: Question, draft: Draft, active: bool
@@ -245,11 +248,11 @@ class QuestionRows:
         attr = "panel.next" if ready else "panel.dim"
         prefix: list[Markup] = [self._marker(draft, row, active), f"{row + 1}. "]
         inputs = (draft.cursor == row, active, ready)
-        return self._row(ref, row, OPTION_PREFIX).show(inputs, lambda: (prefix, (attr, "Next")))
+        return self._row(ref, row, OPTION_PREFIX).show(inputs, lambda: (prefix, (attr, _("Next"))))
 
     def _notes_rows(self, draft: Draft, notes_open: bool) -> tuple[urwid.Widget, ...]:
-        caption = ("panel.notes", NOTES_CAPTION)
-        width = len(NOTES_CAPTION)
+        caption = ("panel.notes", _(NOTES_CAPTION))
+        width = width_of(caption[1])
         if notes_open:
             return (self._memo.get(("notes",), lambda: prefixed(caption, width, self._notes_row)),)
         if draft.notes.strip():
@@ -269,7 +272,7 @@ class QuestionRows:
     ) -> tuple[urwid.Edit, int, int] | None:
         """The active editor, its index among the body's rows and its prefix width."""
         if notes_open:
-            return self._notes, count, len(NOTES_CAPTION)
+            return self._notes, count, width_of(_(NOTES_CAPTION))
         if draft.cursor == custom_row(question.spec):
             return self._reply, custom_row(question.spec), OPTION_PREFIX
         return None
@@ -287,7 +290,7 @@ class QuestionRows:
         lines = "\n".join(f"│ {line}" for line in text.split("\n"))
         return urwid.Pile(
             [
-                text_widget(("panel.preview.title", "Preview")),
+                text_widget(("panel.preview.title", _("Preview"))),
                 text_widget(("panel.preview", lines), "clip"),
             ]
         )

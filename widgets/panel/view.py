@@ -37,6 +37,7 @@ from collections.abc import Hashable
 import urwid
 
 from asks.core.drafts import Draft, custom_row, row_count
+from asks.core.i18n import N_, _, language, ngettext
 from asks.core.model import QuestionRef
 from asks.core.tabs import ReviewKey, TabKey
 from asks.host.commands import PanelMode
@@ -44,7 +45,7 @@ from asks.host.ports import PanelPort
 from asks.sanitize import sanitize_line
 from asks.widgets.keymap import PANEL_COMMANDS, ROW_JUMPS, Command, Context, Keymap
 from asks.widgets.panel.body import Body
-from asks.widgets.panel.footer import Footer
+from asks.widgets.panel.footer import Footer, localized_hints
 from asks.widgets.panel.frame import DOTTED, SOLID, Border, Frame, Scroll
 from asks.widgets.panel.markup import (
     BORDER_COLS,
@@ -74,7 +75,7 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         self._host = host
         self._keymap = keymap
         self._max_rows = max_rows
-        self._reply = urwid.Edit(multiline=True, placeholder=("panel.placeholder", PLACEHOLDER))
+        self._reply = urwid.Edit(multiline=True, placeholder=("panel.placeholder", _(PLACEHOLDER)))
         self._notes = urwid.Edit(multiline=True)
         self._memo = Memo()
         self._question_rows = QuestionRows(self._memo, self._reply, self._notes)
@@ -84,7 +85,7 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         self._notes_open = False
         self._scrolls: dict[TabKey, Scroll] = {}
         self._headers: dict[QuestionRef, str] = {}
-        self._names: tuple[tuple[TabKey, ...], list[str], list[int]] = ((), [], [])
+        self._names: tuple[tuple[TabKey, ...], list[str], list[int], str] = ((), [], [], "")
         self._frame: Frame | None = None
         super().__init__(urwid.Pile([]))
         self.refresh()
@@ -142,6 +143,9 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
             self._shown, self._notes_open = tab, False
             self._reply.set_edit_text(draft.custom_text)
             self._reply.set_edit_pos(min(draft.caret, len(draft.custom_text)))
+        placeholder = ("panel.placeholder", _(PLACEHOLDER))  # follows a language switch
+        if self._reply.placeholder != placeholder:
+            self._reply.placeholder = placeholder
         if self._reply.edit_text != draft.custom_text:
             self._reply.set_edit_text(draft.custom_text)
         if self._notes.edit_text != draft.notes:
@@ -153,29 +157,33 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
 
     def _collapsed(self) -> urwid.Widget:
         count = self._pending_count()
-        noun = "question" if count == 1 else "questions"
+        pending = ngettext("{count} question pending", "{count} questions pending", count)
         keymap = self._keymap
-        hint = keymap.hints(Context.CHAT, [Command.COLLAPSE], {Command.COLLAPSE: "expand"})
-        hint = hint or keymap.hints(
-            Context.CHAT, [Command.FOCUS_TOGGLE], {Command.FOCUS_TOGGLE: "open"}
+        hint = localized_hints(
+            keymap, Context.CHAT, [Command.COLLAPSE], {Command.COLLAPSE: N_("expand")}
         )
-        return text_widget(("panel.dim", f"▸ {count} {noun} pending · {hint}"), "ellipsis")
+        hint = hint or localized_hints(
+            keymap, Context.CHAT, [Command.FOCUS_TOGGLE], {Command.FOCUS_TOGGLE: N_("open")}
+        )
+        line = f"▸ {pending.format(count=count)} · {hint}"
+        return text_widget(("panel.dim", line), "ellipsis")
 
     def _paused(self) -> urwid.Widget:
         refs = [t for t in self._host.tabs if isinstance(t, QuestionRef)]
         headers = " · ".join(sanitize_line(self._host.question(r).spec.header) for r in refs[:3])
         more = f" · +{len(refs) - 3}" if len(refs) > 3 else ""
-        noun = "question" if len(refs) == 1 else "questions"
-        hint = self._keymap.hints(
+        pending = ngettext("{count} question pending:", "{count} questions pending:", len(refs))
+        hint = localized_hints(
+            self._keymap,
             Context.CHAT,
             [Command.FOCUS_TOGGLE, Command.COLLAPSE],
-            {Command.FOCUS_TOGGLE: "to answer"},
+            {Command.FOCUS_TOGGLE: N_("to answer")},
         )
         return urwid.Pile(
             [
                 text_widget(
                     [
-                        ("panel.card", f"‖ {len(refs)} {noun} pending: "),
+                        ("panel.card", f"‖ {pending.format(count=len(refs))} "),
                         ("panel.title", headers + more),
                     ],
                     "ellipsis",
@@ -214,11 +222,11 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         focused = host.focus.keys_to_panel
         glyphs = SOLID if focused else DOTTED
         count = self._pending_count()
-        title: list[Markup] = [("panel.title", f"Questions ({count})")]
+        title: list[Markup] = [("panel.title", _("Questions ({count})").format(count=count))]
         if host.live_waits:
-            title.append(("panel.warning", " ⚠ required"))
+            title.append(("panel.warning", " ⚠ " + _("required")))
             if host.focus.claim_waiting:
-                title.append(("panel.warning", " · after the open prompt"))
+                title.append(("panel.warning", " · " + _("after the open prompt")))
             return Border(glyphs, "panel.border.warning", title)
         return Border(glyphs, "panel.border.focus" if focused else "panel.border", title)
 
@@ -242,9 +250,9 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
 
     def _chip_names(self, tabs: tuple[TabKey, ...]) -> tuple[list[str], list[int]]:
         """The chip names of ``tabs`` and their widths (kept while the tabs are the same)."""
-        if self._names[0] is not tabs:
-            names = ["Review" if isinstance(t, ReviewKey) else self._header(t) for t in tabs]
-            self._names = (tabs, names, [width_of(name) for name in names])
+        if self._names[0] is not tabs or self._names[3] != language():
+            names = [_("Review") if isinstance(t, ReviewKey) else self._header(t) for t in tabs]
+            self._names = (tabs, names, [width_of(name) for name in names], language())
         return self._names[1], self._names[2]
 
     def _header(self, ref: QuestionRef) -> str:

@@ -1,0 +1,255 @@
+"""Localization (asks/core/i18n.py, asks/locale): language choice, catalogs, plurals, fallback,
+the model's text staying English, and the panel in German and Chinese (golden screens).
+
+The catalog tests read the ``.po`` sources with Babel (the ``dev`` extra) and re-extract the
+messages from the sources (``tools/i18n.py``): every catalog translates every message, keeps
+every ``{placeholder}``, and its committed ``.mo`` is the compiled ``.po``. Regenerate with
+``.venv/bin/python tools/i18n.py all`` after changing a marked string.
+"""
+
+from __future__ import annotations
+
+import gettext
+import importlib.util
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+import urwid
+from helpers import Rig, q
+from test_panel_widget import (
+    ask_async,
+    check_golden,
+    database_question,
+    focused,
+    make_panel,
+    press,
+    screen,
+)
+
+from asks.core import i18n
+from asks.core.i18n import Translator, choose_language, normalize
+from asks.core.model import RESERVED_LABELS
+
+ROOT = Path(__file__).resolve().parent.parent
+TRANSLATED = ("de", "es", "fr", "ja", "pt", "pt_BR", "ru", "uk", "zh")
+FIELD = re.compile(r"\{[a-z_]*\}")
+
+
+def load_tool() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("i18n_tool", ROOT / "tools" / "i18n.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+TOOL = load_tool()
+
+
+@pytest.fixture
+def rig(tmp_path: Path) -> Iterator[Rig]:
+    made = Rig.create(tmp_path)
+    yield made
+    made.journal.close()
+
+
+# ---------------------------------------------------------------- choosing the language
+
+
+def test_codes_normalize_to_the_shipped_catalogs() -> None:
+    assert normalize("de_DE.UTF-8") == "de"
+    assert normalize("pt-BR") == normalize("pt_BR.utf8") == normalize("pt_br") == "pt_BR"
+    assert normalize("pt_PT.UTF-8") == "pt"
+    assert normalize("zh_CN.UTF-8") == normalize("zh") == "zh"
+    assert normalize("ja_JP.eucJP") == "ja"
+    assert normalize("sr_RS@latin") is None
+    assert normalize("C") is normalize("POSIX") is normalize("C.UTF-8") is normalize("") is None
+
+
+def test_flag_then_config_then_lc_all_lc_messages_lang_then_english() -> None:
+    env = {"LC_ALL": "fr_FR.UTF-8", "LC_MESSAGES": "ru_RU.UTF-8", "LANG": "de_DE.UTF-8"}
+    assert choose_language("ja", "es", env) == "ja"
+    assert choose_language(None, "es", env) == "es"
+    assert choose_language(None, None, env) == "fr"
+    assert choose_language(None, None, {**env, "LC_ALL": ""}) == "ru"
+    assert choose_language(None, None, {"LANG": "de_DE.UTF-8"}) == "de"
+    assert choose_language(None, None, {}) == "en"
+    # POSIX: the first non-empty variable decides, even when it names no catalog
+    assert choose_language(None, None, {"LC_ALL": "C", "LANG": "de_DE.UTF-8"}) == "en"
+    assert choose_language(None, None, {"LC_ALL": "sv_SE.UTF-8", "LANG": "de"}) == "en"
+
+
+def test_switch_changes_the_language_in_place_and_refuses_unknown_codes() -> None:
+    translator = Translator("de")
+    with i18n.use(translator):
+        assert i18n._("Review") == "Übersicht" and i18n.language() == "de"
+        assert translator.switch("zh_CN.UTF-8")
+        assert i18n._("Review") == "检查" and i18n.language() == "zh"
+        assert not translator.switch("xx")
+        assert translator.language == "zh"
+        assert translator.switch("en") and i18n._("Review") == "Review"
+    assert i18n.active() is None and i18n._("Review") == "Review" and i18n.language() == "en"
+
+
+# ---------------------------------------------------------------- the catalogs
+
+
+def test_every_catalog_translates_every_message_keeping_placeholders() -> None:
+    template = TOOL.extract()
+    wanted = {message.id for message in template if message.id}
+    assert len(wanted) > 50
+    langs = {lang for lang, _po in TOOL.po_files()}
+    assert langs == set(TRANSLATED)
+    problems = []
+    for lang, po in TOOL.po_files():
+        catalog = TOOL.read(po, lang)
+        have = {message.id for message in catalog if message.id}
+        problems += [f"{lang}: missing {m!r}" for m in sorted(map(str, wanted - have))]
+        problems += [f"{lang}: obsolete {m!r}" for m in sorted(map(str, have - wanted))]
+        for message in catalog:
+            if not message.id:
+                continue
+            ids = message.id if isinstance(message.id, tuple) else (message.id,)
+            strings = message.string if isinstance(message.string, tuple) else (message.string,)
+            if message.fuzzy or not all(strings):
+                problems.append(f"{lang}: untranslated {ids[0]!r}")
+                continue
+            fields = set(FIELD.findall(ids[-1]))
+            for string in strings:
+                if set(FIELD.findall(string)) != fields:
+                    problems.append(f"{lang}: placeholders of {ids[0]!r} in {string!r}")
+    assert not problems, "\n".join(problems)  # nothing falls back to English
+
+
+def test_the_committed_mo_files_are_the_compiled_po_files() -> None:
+    for lang, po in TOOL.po_files():
+        mo = po.with_suffix(".mo")
+        assert mo.exists(), f"{mo} missing: run tools/i18n.py compile"
+        assert mo.read_bytes() == TOOL.mo_bytes(TOOL.read(po, lang)), f"{mo} is stale"
+
+
+def test_plural_forms_follow_each_language() -> None:
+    one, many = "{count} question pending", "{count} questions pending"
+
+    def forms(lang: str, *counts: int) -> list[str]:
+        translator = Translator(lang)
+        return [translator.ngettext(one, many, n).format(count=n) for n in counts]
+
+    assert forms("en", 1, 2, 0) == ["1 question pending", "2 questions pending",
+                                     "0 questions pending"]
+    assert forms("de", 1, 2) == ["1 Frage offen", "2 Fragen offen"]
+    assert forms("ru", 1, 3, 5, 11, 21, 22, 25) == [
+        "1 вопрос ожидает", "3 вопроса ожидают", "5 вопросов ожидают", "11 вопросов ожидают",
+        "21 вопрос ожидает", "22 вопроса ожидают", "25 вопросов ожидают",
+    ]
+    assert forms("uk", 1, 2, 5) == ["1 питання очікує", "2 питання очікують",
+                                     "5 питань очікують"]
+    assert forms("fr", 0, 1, 2) == ["0 question en attente", "1 question en attente",
+                                    "2 questions en attente"]  # French: 0 is singular
+    assert forms("pt_BR", 0, 2)[0] == "0 pergunta pendente"
+    assert forms("pt", 0, 1)[0] == "0 perguntas pendentes"
+    assert forms("zh", 1, 7) == ["1 个问题待答", "7 个问题待答"]
+    assert forms("ja", 1, 7) == ["1 件の質問が保留中", "7 件の質問が保留中"]
+
+
+def test_a_message_missing_from_a_catalog_falls_back_to_english(tmp_path: Path) -> None:
+    folder = tmp_path / "de" / "LC_MESSAGES"
+    folder.mkdir(parents=True)
+    catalog = TOOL.read(ROOT / "asks/locale/de/LC_MESSAGES/asks.po", "de")
+    del catalog["Review"]
+    (folder / "asks.mo").write_bytes(TOOL.mo_bytes(catalog))
+    translator = Translator("de", catalogs=tmp_path)
+    assert translator.gettext("Review") == "Review"
+    assert translator.gettext("Preview") == "Vorschau"
+    assert translator.gettext("never marked") == "never marked"
+    assert translator.ngettext("{n} x", "{n} xs", 2) == "{n} xs"
+    shutil.rmtree(folder)
+    assert Translator("de", catalogs=tmp_path).gettext("Preview") == "Preview"  # no catalog
+
+
+def test_every_shipped_catalog_loads_with_gettext() -> None:
+    for lang in TRANSLATED:
+        translation = gettext.translation("asks", i18n.CATALOGS, [lang])
+        assert translation.gettext("Review") != "Review", lang
+
+
+def test_what_the_model_reads_stays_english_in_every_locale() -> None:
+    from asks.contract import DEFAULT_GUIDANCE  # noqa: PLC0415
+
+    for lang in TRANSLATED:
+        with i18n.use(Translator(lang)):
+            assert RESERVED_LABELS == ("Other", "Type something.", "Next")
+            assert DEFAULT_GUIDANCE.description.startswith(DEFAULT_GUIDANCE.description[:20])
+    template = TOOL.extract()
+    marked_in = {path for message in template for path, _line in message.locations}
+    assert not any(path.startswith(("asks/contract/", "asks/agent/prompts")) for path in marked_in)
+
+
+# ---------------------------------------------------------------- the panel in other languages
+
+
+def test_golden_panel_in_german(rig: Rig) -> None:
+    ask_async(rig, "c1", database_question())
+    rig.async_question("c2", "Ship the release today?", header="Release")
+    with i18n.use(Translator("de")):
+        panel = make_panel(rig)
+        focused(rig)
+        lines = screen(panel)
+        text = "\n".join(lines)
+        assert "Fragen (2)" in lines[0] and "4. Etwas eingeben." in text
+        assert "Enter bestätigen" in text and "Esc pausieren" in text and "↑↓ wählen" in text
+        check_golden("de_single_focused", lines)
+        press(panel, "meta d")
+        assert "Alt+D erneut drücken: ablehnen" in "\n".join(screen(panel))
+
+
+def test_golden_review_in_german(rig: Rig) -> None:
+    with i18n.use(Translator("de")):
+        panel = make_panel(rig)
+        rig.blocker(
+            "c1",
+            q("Which region?", header="Region", options=("eu-west", "us-east")),
+            q("Which instance size?", header="Size", options=("small", "large")),
+        )
+        rig.clock.past_guard()
+        press(panel, "enter", "tab")
+        lines = screen(panel)
+        text = "\n".join(lines)
+        assert "[● Übersicht]" in text and "⚠ erforderlich" in lines[0]
+        assert "Enter sendet jetzt 1 Antwort ab; 1 bleibt offen." in text
+        check_golden("de_review", lines)
+
+
+def chinese_question() -> dict[str, object]:
+    return {
+        "question": "服务应该使用哪个数据库？请考虑备份和运维成本，以及团队对每个系统的熟悉程度。",
+        "header": "数据库",
+        "options": [
+            {"label": "Postgres", "description": "可靠且广为人知；需要一台服务器。"},
+            {"label": "SQLite", "description": "一个文件，不需要服务器。"},
+            {"label": "Café ñandú", "description": "Combining: e\u0301 n\u0303 — one column each."},
+        ],
+    }
+
+
+def test_golden_panel_in_chinese_lays_out_wide_text(rig: Rig) -> None:
+    ask_async(rig, "c1", chinese_question())
+    rig.async_question("c2", "今天发布吗？", header="发布")
+    with i18n.use(Translator("zh")):
+        panel = make_panel(rig, max_rows=30)
+        focused(rig)
+        for cols in (80, 41, 30):
+            canvas = panel.render((cols,), focus=True)
+            rows = [line.decode("utf-8") for line in canvas.text]
+            widths = {urwid.calc_width(row, 0, len(row)) for row in rows}
+            assert widths == {cols}, (cols, rows)  # every row exactly fills the width
+            framed = [row for row in rows if row.startswith(("│", "╎"))]
+            assert framed and all(row.rstrip().endswith(("│", "╎", "↓")) for row in framed)
+        lines = screen(panel, 41)
+        assert "问题 (2)" in lines[0] and "4. 输入内容。" in "\n".join(lines)
+        check_golden("zh_single_focused_41", lines)
+        check_golden("zh_single_focused_80", screen(panel))
