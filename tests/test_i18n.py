@@ -251,5 +251,7 @@ def test_golden_panel_in_chinese_lays_out_wide_text(rig: Rig) -> None:
             assert framed and all(row.rstrip().endswith(("│", "╎", "↓")) for row in framed)
         lines = screen(panel, 41)
         assert "问题 (2)" in lines[0] and "4. 输入内容。" in "\n".join(lines)
+        assert any("Alt+N 备注" in line for line in lines)  # a hint is never split
+        assert any("Alt+D 拒绝 (按两次)" in line for line in lines)
         check_golden("zh_single_focused_41", lines)
         check_golden("zh_single_focused_80", screen(panel))

@@ -7,8 +7,9 @@ columns (``urwid.calc_width``), not characters.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Hashable
-from typing import TypeAlias, TypeVar
+from typing import Any, TypeAlias, TypeVar
 
 import urwid
 
@@ -37,8 +38,49 @@ def cols_of(size: Size) -> int:
     return size[0] if size else 0
 
 
+class KeepTogether(urwid.StandardTextLayout):
+    """urwid's layout, except that text joined by no-break spaces (footer hints) is not broken
+    before a wide character either: urwid breaks before any CJK character, which would split
+    ``Alt+N 备注``. Such text wraps at plain spaces only; a run wider than the row wraps
+    anywhere. Text without both no-break spaces and wide characters is laid out by urwid."""
+
+    def calculate_text_segments(
+        self, text: str | bytes, width: int, wrap: Any
+    ) -> list[list[tuple[int, int, int | bytes] | tuple[int, int]]]:
+        if (wrap != "space" or not isinstance(text, str) or "\u00a0" not in text
+                or "\n" in text or width_of(text) <= len(text)):
+            return super().calculate_text_segments(text, width, wrap)
+        lines: list[list[tuple[int, int, int | bytes] | tuple[int, int]]] = []
+        start = end = 0
+        for word in re.finditer(r"[^ ]+", text):
+            if end > start and width_of(text[start : word.end()]) <= width:
+                end = word.end()
+                continue
+            if end > start:
+                lines.append([(width_of(text[start:end]), start, end)])
+            start, end = word.start(), word.end()
+            if width_of(text[start:end]) > width:  # wider than the row: urwid's wrapping
+                for line in super().calculate_text_segments(text[start:end], width, "any"):
+                    lines.append([_shifted(seg, start) for seg in line])
+                start = end
+        if end > start:
+            lines.append([(width_of(text[start:end]), start, end)])
+        return lines or [[]]
+
+
+def _shifted(
+    seg: tuple[int, int, int | bytes] | tuple[int, int], by: int
+) -> tuple[int, int, int | bytes] | tuple[int, int]:
+    if len(seg) == 3 and isinstance(seg[2], int):
+        return (seg[0], seg[1] + by, seg[2] + by)
+    return seg if len(seg) == 3 else (seg[0], seg[1] + by)
+
+
+KEEP_TOGETHER = KeepTogether()
+
+
 def text_widget(markup: Markup, wrap: str = "space") -> urwid.Text:
-    return urwid.Text(markup, wrap=wrap)  # type: ignore[arg-type]
+    return urwid.Text(markup, wrap=wrap, layout=KEEP_TOGETHER)  # type: ignore[arg-type]
 
 
 def prefixed(prefix: Markup, width: int, body: urwid.Widget) -> urwid.Columns:
