@@ -456,11 +456,13 @@ def build_session(
     model = build_model(source, guidance, seen=len(messages))
     if resumed:
         replay_transcript(transcript, host, model.name)
-    broker = PromptBroker(host)
+    broker = PromptBroker(host.panel_port)
     tools: list[Tool] = (scripted_tools() if isinstance(source, Script)
                          else real_tools(Path.cwd(), command_timeout))
     confirm = broker.confirm if ui_attached else _allow if allow_commands else headless.deny
-    agent = Agent(host, model, tools, transcript, confirm, messages=messages, guidance=guidance)
+    agent = Agent(
+        host.agent_port, model, tools, transcript, confirm, messages=messages, guidance=guidance
+    )
     if resumed:
         agent.close_open_calls(RESTARTED)
     return Session(host, agent, transcript, broker)

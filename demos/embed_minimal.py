@@ -145,8 +145,7 @@ async def main(data_dir: Path) -> None:
     async with trio.open_nursery() as nursery:
         nursery.start_soon(agent.run)
         async with screen.layer.running(loop):
-            with loop.start():
-                await loop.event_loop.run_async()  # type: ignore[attr-defined]
+            await loop.event_loop.run_async()  # type: ignore[attr-defined]
         host.detach_ui_nowait()
         nursery.cancel_scope.cancel()
     journal.close()

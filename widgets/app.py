@@ -25,17 +25,20 @@ import urwid
 from asks.agent.loop import Agent, AgentState
 from asks.agent.prompts import PromptBroker
 from asks.agent.transcript import EntryKind, Transcript
+from asks.core import i18n
 from asks.core.events import AnswerSaved, HostEvent
+from asks.core.i18n import N_, _
 from asks.host.host import QuestionHost
 from asks.sanitize import sanitize_line
 from asks.widgets import chat, panel, prompt, status, transcript
 from asks.widgets.keymap import Command, Context, Keymap
 from asks.widgets.layer import AsksLayer
+from asks.widgets.panel.footer import localized_hints
 
 if TYPE_CHECKING:  # the bridge (hypercorn: ~0.1 s to import) loads only when asked for
     from asks.surfaces.web import WebBridge
 
-SLASH_COMMANDS = ("/asks", "/help", "/quit", "/web")
+SLASH_COMMANDS = ("/asks", "/help", "/language", "/quit", "/web")
 QUIT_WINDOW = 2.0  # seconds in which a second Ctrl+C quits
 MIN_SIZE = (24, 8)  # columns, rows: below this the screen only says it is too small
 
@@ -194,7 +197,7 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
             self.session.broker.answer_nowait(False)
         if self.session.agent.interrupt_nowait():
             return  # the agent's own notice says so; a second Ctrl+C soon after quits
-        self.hint = "Press Ctrl+C again to quit."  # transient: the next key clears it
+        self.hint = _("Press Ctrl+C again to quit.")  # transient: the next key clears it
         self._changed("status")
 
     # -- chat commands -----------------------------------------------------------------------
@@ -217,8 +220,30 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
             self.on_web_request()
         elif name == "/help":
             notes.add(EntryKind.NOTICE, help_text(self.keymap), "help")
+        elif name == "/language":
+            notes.add(EntryKind.NOTICE, self._switch_language(args[0] if args else None))
         else:
-            notes.add(EntryKind.NOTICE, f"Unknown command {name}. Try /help.")
+            notes.add(EntryKind.NOTICE, _("Unknown command {name}. Try /help.").format(name=name))
+
+    def _switch_language(self, code: str | None) -> str:
+        """``/language [CODE]``: say the language in force, or switch to ``CODE`` and redraw
+        the panel and the status line in it (the transcript keeps what it said)."""
+        translator = i18n.active()
+        if translator is None:  # an embedding that entered no translator scope
+            return _("Languages are not available here.")
+        available = ", ".join(i18n.LANGUAGES)
+        if code is None:
+            return _("Language: {name} ({code}). Available: {codes}.").format(
+                name=i18n.LANGUAGE_NAMES[translator.language], code=translator.language,
+                codes=available)
+        if not translator.switch(code):
+            return _("Unknown language {code}. Available: {codes}.").format(
+                code=code, codes=available)
+        self._status_shown = ()
+        self.panel.refresh()
+        self._changed("status")
+        return _("Language: {name} ({code}).").format(
+            name=i18n.LANGUAGE_NAMES[translator.language], code=translator.language)
 
     def _quit(self) -> None:
         self.quitting = True
@@ -232,36 +257,45 @@ def too_small(cols: int, rows: int) -> urwid.Canvas:
     return urwid.Filler(text, valign="top").render((cols, rows))
 
 
-SURFACE_NAMES = {"web": "in the browser", "line": "in line mode"}
+SURFACE_NAMES = {"web": N_("in the browser"), "line": N_("in line mode")}
 
 
 def elsewhere_lines(host: QuestionHost, event: AnswerSaved) -> list[str]:
     """``Checks answered in the browser: Lint`` for each question the event saved."""
-    where = SURFACE_NAMES.get(event.source, f"from {event.source}")
+    named = SURFACE_NAMES.get(event.source)
+    where = _(named) if named else _("from {source}").format(source=event.source)
     lines = []
     for ref in event.refs:
         state = host.projection.by_ref[ref]
         answer = state.resolution.answer if state.resolution is not None else None
         header = sanitize_line(state.question.spec.header)
         if answer is None:
-            lines.append(f"{header} declined {where}.")
+            lines.append(_("{header} declined {where}.").format(header=header, where=where))
         else:
             text = sanitize_line(answer.text(state.question.spec))
-            lines.append(f"{header} answered {where}: {text}")
+            line = _("{header} answered {where}: {text}")
+            lines.append(line.format(header=header, where=where, text=text))
     return lines
 
 
 def help_text(keymap: Keymap) -> str:
     """``/help``: the slash commands, then what each context's keys do (from the keymap)."""
     lines = [
-        "Commands: /asks [ID] open pending questions · /web answer from a browser · "
-        "/help · /quit"
+        _("Commands: /asks [ID] open pending questions · /web answer from a browser · "
+          "/language [CODE] show or switch the language · /help · /quit")
     ]
-    names = {Context.CHAT: "chat", Context.PANEL: "panel", Context.REPLY: "reply editor",
-             Context.PROMPT: "permission prompt"}
+    names = {Context.CHAT: N_("chat"), Context.PANEL: N_("panel"),
+             Context.REPLY: N_("reply editor"), Context.PROMPT: N_("permission prompt")}
     for context, name in names.items():
-        lines.append(f"{name}: {keymap.help_line(context)}")
+        lines.append(f"{_(name)}: {help_line(keymap, context)}")
     return "\n".join(lines)
+
+
+def help_line(keymap: Keymap, context: Context) -> str:
+    """:meth:`Keymap.help_line` with its labels in the language in force."""
+    commands = [b.command for b in keymap.bindings if b.context is context]
+    commands += [b.command for b in keymap.bindings if b.context is Context.GLOBAL]
+    return localized_hints(keymap, context, list(dict.fromkeys(commands)), every_key=True)
 
 
 # ---------------------------------------------------------------------------- run
@@ -297,8 +331,7 @@ async def run_repl(
             bridge.request()
         nursery.start_soon(_run_agent, session.agent, opening_turn)
         async with repl.layer.running(loop):
-            with loop.start():
-                await event_loop.run_async()
+            await event_loop.run_async()
         session.host.detach_ui_nowait()
         nursery.cancel_scope.cancel()
 
@@ -315,7 +348,8 @@ class _WebStarter:
     def request(self) -> None:
         notes = self.repl.session.transcript
         if self.bridge is not None:
-            notes.add(EntryKind.NOTICE, f"Answer in a browser: {self.bridge.url or 'starting…'}")
+            url = self.bridge.url or _("starting…")
+            notes.add(EntryKind.NOTICE, _("Answer in a browser: {url}").format(url=url))
             return
         from asks.surfaces.web import WebBridge  # noqa: PLC0415 (lazy: see the import note above)
 
@@ -331,10 +365,11 @@ class _WebStarter:
             url = await self.nursery.start(bridge.run)
         except OSError as exc:
             self.bridge = None
-            notes.add(EntryKind.ERROR, f"The web bridge could not start: {exc}", "web")
+            notes.add(EntryKind.ERROR, _("The web bridge could not start: {error}").format(
+                error=exc), "web")
             return
         self.repl.web_url = f"web: {url}"
-        notes.add(EntryKind.NOTICE, f"Answer in a browser: {url}")
+        notes.add(EntryKind.NOTICE, _("Answer in a browser: {url}").format(url=url))
 
 
 async def _run_agent(agent: Agent, opening_turn: bool) -> None:

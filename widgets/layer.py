@@ -100,26 +100,29 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
     # -- embedding ---------------------------------------------------------------------------
     @contextlib.asynccontextmanager
     async def running(self, loop: urwid.MainLoop) -> AsyncIterator[AsksLayer]:
-        """Run the layer's background work (typing-guard timer, Ctrl+G) with ``loop``.
-
-        Enter it inside trio, before ``loop.start()``::
+        """Start ``loop``'s screen and run the layer's background work (typing-guard timer,
+        Ctrl+G) until the block ends; then stop the loop. Use it inside trio::
 
             async with layer.running(loop):
-                with loop.start():
-                    await loop.event_loop.run_async()
+                await loop.event_loop.run_async()
+
+        Keys typed while the program started (before the screen took the terminal) are read
+        first and handed to the loop before any later key, in order.
         """
         _trio_now()  # a clear error outside trio
         self._loop = loop
         self._typeahead.capture(loop.screen)
-        async with trio.open_nursery() as nursery:
-            self._nursery = nursery
-            nursery.start_soon(self._guard_timer)
-            try:
-                yield self
-            finally:
-                nursery.cancel_scope.cancel()
-                self._nursery = None
-                self._loop = None
+        with loop.start():
+            self._typeahead.deliver(loop)
+            async with trio.open_nursery() as nursery:
+                self._nursery = nursery
+                nursery.start_soon(self._guard_timer)
+                try:
+                    yield self
+                finally:
+                    nursery.cancel_scope.cancel()
+                    self._nursery = None
+                    self._loop = None
 
     def status_text(self) -> str:
         """``Asks: 2 pending · 1 saved feedback · /asks`` (plus the host's notice)."""
@@ -175,8 +178,6 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
 
     def render(self, size: Size, focus: bool = False) -> urwid.Canvas:
         self._refresh_if_stale()
-        if self._loop is not None:
-            self._typeahead.deliver(self._loop)
         return super().render(size, focus)
 
     def _refresh_if_stale(self) -> None:

@@ -4,7 +4,9 @@ urwid's raw screen puts the terminal in cbreak mode with ``TCSAFLUSH``, which di
 the person already typed (the tty driver holds it until Enter). :meth:`TypeAhead.capture`
 runs just before the screen starts: it reads those bytes (briefly non-canonical, then the
 original mode is restored), and :meth:`TypeAhead.deliver` feeds them, decoded by urwid's own
-key parser, to the main loop once the first frame is drawn — as if typed then.
+key parser, to the main loop right after the screen started and before the loop reads any
+later key — so they arrive first and in order. (A key typed in the microseconds between the
+capture and urwid's own terminal set-up can still be flushed by urwid: NOTES, known gaps.)
 """
 
 from __future__ import annotations
@@ -44,7 +46,8 @@ class TypeAhead:
             termios.tcsetattr(fd, termios.TCSANOW, original)
 
     def deliver(self, loop: urwid.MainLoop) -> None:
-        """Hand captured keys to ``loop`` right after the current frame (once)."""
+        """Hand the captured keys to ``loop`` now (once): call it after ``loop.start()`` and
+        before the loop runs, so no later key overtakes them."""
         if not self._pending:
             return
         codes, self._pending = list(self._pending), b""
@@ -55,7 +58,8 @@ class TypeAhead:
             if len(rest) >= len(codes):
                 break
             codes = rest
-        loop.event_loop.alarm(0, lambda: loop.process_input(typed))
+        if typed:
+            loop.process_input(typed)
 
 
 def _input_fd(screen: urwid.BaseScreen) -> int | None:

@@ -50,7 +50,7 @@ from asks.agent.events import Message, ModelError, ModelEvent, ModelNotice, Text
 from asks.agent.lines import call_summary, outcome_summary, questions_summary, result_summary
 from asks.agent.reply import SAID_NOTHING, ReplyReader
 from asks.agent.transcript import EntryKind, Transcript
-from asks.host.host import QuestionHost
+from asks.host.ports import AgentPort
 from asks.store.entries import ChatMessage, FeedbackDelivered, Record, ToolResult
 
 FEEDBACK_ROLE = "user"
@@ -76,7 +76,7 @@ class Model(Protocol):
 class ToolContext(Protocol):
     """What a tool may use while it runs."""
 
-    host: QuestionHost
+    host: AgentPort
     transcript: Transcript
 
     async def confirm(self, text: str) -> bool: ...
@@ -133,7 +133,7 @@ def _message_from_chat(entry: ChatMessage) -> Message:
 class Agent:
     """Runs turns for one session (see module docstring)."""
 
-    host: QuestionHost
+    host: AgentPort
     model: Model
     tools: Sequence[Tool]
     transcript: Transcript
@@ -416,7 +416,7 @@ class _ToolRun:
     """The :class:`ToolContext` of one tool call: the agent's host and transcript, and a
     confirm that records the person's decision in the transcript."""
 
-    host: QuestionHost
+    host: AgentPort
     transcript: Transcript
     _confirm: Callable[[str], Any]
 

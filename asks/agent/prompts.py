@@ -14,7 +14,7 @@ import attrs
 import trio
 
 from asks.core.focus import FocusTarget
-from asks.host.host import QuestionHost
+from asks.host.ports import PanelPort
 
 
 @attrs.define(eq=False)
@@ -31,7 +31,7 @@ class Prompt:
 class PromptBroker:
     """Raises prompts through the host's focus model; the UI renders :attr:`current`."""
 
-    host: QuestionHost
+    host: PanelPort
     current: Prompt | None = None
     _listeners: list[Callable[[], None]] = attrs.Factory(list)
 

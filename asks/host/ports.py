@@ -87,6 +87,18 @@ class AgentPort(_Port):
         """What the journal holds about a tool call (its result, once journaled)."""
         return self._host.projection.calls.get(call_id)
 
+    @property
+    def projection(self) -> Projection:
+        """Read-only use: the conversation and questions on disk (e.g. for replies to retries)."""
+        return self._host.projection
+
+    def question(self, ref: QuestionRef) -> Question:
+        return self._host.question(ref)
+
+    def wait_of_call(self, call_id: str) -> Wait | None:
+        """The live wait of a tool call (its ``? asked:`` card shows once it waits)."""
+        return self._host.wait_of_call(call_id)
+
 
 class SurfacePort(_Port):
     """The view of other surfaces: web bridge, line mode, notifiers (module docstring)."""
