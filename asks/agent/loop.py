@@ -50,10 +50,13 @@ from asks.agent.events import Message, ModelError, ModelEvent, ModelNotice, Text
 from asks.agent.lines import call_summary, outcome_summary, questions_summary, result_summary
 from asks.agent.reply import SAID_NOTHING, ReplyReader
 from asks.agent.transcript import EntryKind, Transcript
+from asks.core.listeners import Signal
 from asks.host.ports import AgentPort
 from asks.store.entries import ChatMessage, FeedbackDelivered, Record, ToolResult
 
 FEEDBACK_ROLE = "user"
+WAKE_RETRY = 1.0  # seconds before retrying a wake whose receipt could not be written
+WAKE_RETRY_MAX = 30.0  # … doubling up to this (a full disk must not make the agent spin)
 __all__ = ["Message", "ModelError", "ModelEvent", "ModelNotice", "TextDelta", "ToolCall"]
 
 
@@ -144,15 +147,15 @@ class Agent:
     _inbox_send: trio.MemorySendChannel[str] = attrs.field(init=False)
     _inbox: trio.MemoryReceiveChannel[str] = attrs.field(init=False)
     _turn_scope: trio.CancelScope | None = None
-    _listeners: list[Callable[[], None]] = attrs.Factory(list)
+    _changes: Signal = attrs.Factory(Signal)
 
     def __attrs_post_init__(self) -> None:
         self._inbox_send, self._inbox = trio.open_memory_channel[str](math.inf)
 
     # -- the UI side ---------------------------------------------------------------------
     def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener)
+        """Call ``listener`` after every change; returns an unsubscribe function."""
+        return self._changes.subscribe(listener)
 
     def send_nowait(self, text: str) -> None:
         """The person sent a chat message; it starts (or queues for) the next turn."""
@@ -170,14 +173,20 @@ class Agent:
         """Serve forever: user messages and feedback wakes, one turn at a time."""
         if opening_turn and self.model.opens_sessions:
             await self._turn(None)
+        backoff = 0.0
         while True:
-            text = await self._next_trigger()
+            text = await self._next_trigger(backoff)
             if text is None:
-                self._steer()  # while still idle: the host marks this delivery a *wake*
+                # while still idle: the host marks this delivery a *wake*
+                if not self._steer():  # its receipt could not be written (storage): no turn,
+                    backoff = min(max(2 * backoff, WAKE_RETRY), WAKE_RETRY_MAX)  # try later
+                    continue
+                backoff = 0.0
             await self._turn(text)
 
-    async def _next_trigger(self) -> str | None:
-        """The next user message, or ``None`` when saved feedback wakes the agent."""
+    async def _next_trigger(self, feedback_after: float = 0.0) -> str | None:
+        """The next user message, or ``None`` when saved feedback wakes the agent (not before
+        ``feedback_after`` seconds: the back-off after a wake whose receipt failed)."""
         try:
             return self._inbox.receive_nowait()
         except trio.WouldBlock:
@@ -190,6 +199,7 @@ class Agent:
                 nursery.cancel_scope.cancel()
 
             async def feedback() -> None:
+                await trio.sleep(feedback_after)
                 await self.host.wait_for_feedback()
                 result.append(None)
                 nursery.cancel_scope.cancel()
@@ -257,11 +267,15 @@ class Agent:
                 if card is not None and self.host.wait_of_call(call.id) is not None:
                     card.show()  # it is waiting: the host accepted it
 
-    def _steer(self) -> None:
+    def _steer(self) -> bool:
+        """Take saved feedback into the context; False if there was none to take (nothing
+        saved, or its receipt could not be journaled: then it stays in the outbox)."""
         feedback = self.host.take_feedback_nowait()
-        if feedback is not None:
-            self.messages.append(Message(FEEDBACK_ROLE, feedback.text))  # journaled as receipt
-            self.transcript.add(EntryKind.FEEDBACK, feedback.text, feedback.mode.value)
+        if feedback is None:
+            return False
+        self.messages.append(Message(FEEDBACK_ROLE, feedback.text))  # journaled as receipt
+        self.transcript.add(EntryKind.FEEDBACK, feedback.text, feedback.mode.value)
+        return True
 
     async def _model_call(self) -> tuple[ToolCall, ...]:
         """One model call read through the provider edge (asks/agent/reply.py). A completed
@@ -385,8 +399,7 @@ class Agent:
 
     def _set_state(self, state: AgentState) -> None:
         self.state = state
-        for listener in list(self._listeners):
-            listener()
+        self._changes.emit()
 
 
 @attrs.define(eq=False)

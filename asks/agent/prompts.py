@@ -14,6 +14,7 @@ import attrs
 import trio
 
 from asks.core.focus import FocusTarget
+from asks.core.listeners import Signal
 from asks.host.ports import PanelPort
 
 
@@ -33,11 +34,11 @@ class PromptBroker:
 
     host: PanelPort
     current: Prompt | None = None
-    _listeners: list[Callable[[], None]] = attrs.Factory(list)
+    _changes: Signal = attrs.Factory(Signal)
 
     def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener)
+        """Call ``listener`` after every change; returns an unsubscribe function."""
+        return self._changes.subscribe(listener)
 
     async def confirm(self, text: str) -> bool:
         """Ask yes/no; returns the answer (``False`` if cancelled)."""
@@ -61,5 +62,4 @@ class PromptBroker:
             prompt._done.set()
 
     def _notify(self) -> None:
-        for listener in list(self._listeners):
-            listener()
+        self._changes.emit()

@@ -14,6 +14,8 @@ from collections.abc import Callable
 
 import attrs
 
+from asks.core.listeners import Signal
+
 
 class EntryKind(enum.StrEnum):
     USER = "user"  # the person's chat message
@@ -42,11 +44,11 @@ class Transcript:
     """Ordered entries plus change listeners."""
 
     entries: list[Entry] = attrs.Factory(list)
-    _listeners: list[Callable[[], None]] = attrs.Factory(list)
+    _changes: Signal = attrs.Factory(Signal)
 
     def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener)
+        """Call ``listener`` after every change; returns an unsubscribe function."""
+        return self._changes.subscribe(listener)
 
     def add(self, kind: EntryKind, text: str, title: str = "", *, done: bool = True) -> Entry:
         entry = Entry(kind, text, title, done)
@@ -64,5 +66,4 @@ class Transcript:
         self._notify()
 
     def _notify(self) -> None:
-        for listener in list(self._listeners):
-            listener()
+        self._changes.emit()
