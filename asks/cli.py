@@ -19,13 +19,9 @@
 ``--data-dir DIR``          where sessions live (default: the XDG data dir)
 ``--config FILE``           config file (default: $XDG_CONFIG_HOME/asks/config.toml)
 
-Which model: the flags, then — on ``--resume``/``--continue`` — the model the session recorded,
-then ``[model]`` in the config file, else the built-in tour (asks/agent/choice.py). A session
-records its model (never the key) when it starts or the model changes, and the exit line gives
-the whole command to resume it (``--data-dir``/``--config`` included when they were given).
-The provider modules and their SDKs are only imported for a real model. A scripted model gets
-the simulated tools; a real one gets ``run_command`` (real, after permission), ``read_file``
-and ``withdraw_question``, working in the directory asks was started in.
+Which model, and how a session records and resumes it: asks/agent/choice.py. Scripted models
+get the simulated tools, real ones ``run_command`` (after permission), ``read_file`` and
+``withdraw_question`` in the start directory (asks/agent/tools.py).
 
 Bad flags, unknown sessions, unusable scripts and a missing API key for a remote server give
 one clear line on stderr and a non-zero exit, and write nothing. A data dir that cannot be
@@ -39,7 +35,6 @@ import argparse
 import contextlib
 import gc
 import os
-import shlex
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -48,18 +43,27 @@ from typing import Any
 import attrs
 import trio
 
-from asks.core.version import __version__
 from asks.agent import replay
-from asks.agent.choice import Configured, Wanted, choose, last_choice, record_of
+from asks.agent.choice import (
+    Configured,
+    Wanted,
+    allow_all,
+    build_model,
+    choose,
+    last_choice,
+    record_of,
+    resume_command,
+)
 from asks.agent.loop import Agent, Model, Tool, TurnOutcome, context_from_journal
 from asks.agent.prompts import PromptBroker
 from asks.agent.provider import Provider, Settings
-from asks.agent.scripted import Script, ScriptedModel, ScriptError
+from asks.agent.scripted import Script, ScriptError
 from asks.agent.shell import DEFAULT_TIMEOUT
 from asks.agent.tools import real_tools, scripted_tools
 from asks.agent.transcript import EntryKind, Transcript
 from asks.config import Config, load_config, with_key_fallbacks
 from asks.contract import DEFAULT_GUIDANCE, Guidance
+from asks.core.version import __version__
 from asks.host.host import QuestionHost
 from asks.store.entries import ModelChosen, Record, SessionMode
 from asks.store.journal import (
@@ -229,9 +233,8 @@ def open_journal(
 def open_session(
     args: argparse.Namespace, data_dir: Path, mode: SessionMode, config: Config
 ) -> tuple[Journal, list[Record], bool, Script | Settings]:
-    """The journal, its records, whether resumed, and the model to use (module docstring). A
-    new session's model is settled before anything is written; a resumed one's from its
-    record. The choice is journaled when it differs from the session's last record."""
+    """The journal, its records, whether resumed, and the model: a new session's is settled
+    before anything is written, a resumed one's from its record; journaled when it changed."""
     source = None if resume_id(args, data_dir) else model_source(args, config, os.environ)
     journal, records, resumed = open_journal(args, data_dir, mode)
     try:
@@ -251,13 +254,7 @@ def open_session(
 
 
 def resume_hint(args: argparse.Namespace, session_id: str) -> str:
-    """The command that resumes this session the same way (the model is in its record)."""
-    words = ["asks", "--resume", session_id]
-    if args.data_dir is not None:
-        words += ["--data-dir", os.path.abspath(args.data_dir)]
-    if args.config is not None:
-        words += ["--config", os.path.abspath(args.config)]
-    return shlex.join(words)
+    return resume_command(session_id, args.data_dir, args.config)
 
 
 def run(
@@ -459,31 +456,13 @@ def build_session(
     broker = PromptBroker(host.panel_port)
     tools: list[Tool] = (scripted_tools() if isinstance(source, Script)
                          else real_tools(Path.cwd(), command_timeout))
-    confirm = broker.confirm if ui_attached else _allow if allow_commands else headless.deny
+    confirm = broker.confirm if ui_attached else allow_all if allow_commands else headless.deny
     agent = Agent(
         host.agent_port, model, tools, transcript, confirm, messages=messages, guidance=guidance
     )
     if resumed:
         agent.close_open_calls(RESTARTED)
     return Session(host, agent, transcript, broker)
-
-
-def build_model(source: Script | Settings, guidance: Guidance, *, seen: int = 0) -> Model:
-    """The scripted model, or the provider's (its module and SDK imported only now)."""
-    if isinstance(source, Script):
-        return ScriptedModel(source, seen=seen)
-    if source.provider is Provider.ANTHROPIC:
-        from asks.agent.anthropic_model import AnthropicModel  # noqa: PLC0415 — only for it
-
-        return AnthropicModel(source, guidance)
-    from asks.agent.openai_model import OpenAIModel  # noqa: PLC0415 — only with a model
-
-    return OpenAIModel(source, guidance)
-
-
-async def _allow(text: str) -> bool:
-    """``-p --allow-commands``: every permission prompt is answered "yes"."""
-    return True
 
 
 def replay_transcript(transcript: Transcript, host: QuestionHost, model_name: str) -> None:

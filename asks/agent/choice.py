@@ -17,18 +17,24 @@ The key is read from the environment variable named by ``[model] api_key_env`` w
 describes the chosen provider, else the provider's default (``OPENAI_API_KEY``,
 ``ANTHROPIC_API_KEY``); it is never recorded. An unknown provider name is a usage error that
 names the choices. :func:`record_of` is the journal entry describing a choice;
-:func:`last_choice` finds the latest one in a session's records.
+:func:`last_choice` finds the latest one in a session's records; :func:`build_model` makes the
+model (a provider's module and SDK are imported only then); :func:`resume_command` is the
+command that resumes a session the same way.
 """
 
 from __future__ import annotations
 
+import os
+import shlex
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import attrs
 
+from asks import contract
+from asks.agent.loop import Model
 from asks.agent.provider import Provider, Settings, resolve_settings
-from asks.agent.scripted import Script, builtin_tour, load_script
+from asks.agent.scripted import Script, ScriptedModel, builtin_tour, load_script
 from asks.store.entries import ModelChosen, Record
 
 SCRIPTED = "scripted"  # the provider name recorded for scripted models
@@ -130,3 +136,32 @@ def _real(
     return resolve_settings(name, base_url, config.api_key_env, configured.timeout, env,
                             stream=configured.stream, provider=provider,
                             temperature=configured.temperature)
+
+
+def build_model(source: Script | Settings, guidance: contract.Guidance, *, seen: int = 0) -> Model:
+    """The scripted model, or the provider's (its module and SDK imported only now)."""
+    if isinstance(source, Script):
+        return ScriptedModel(source, seen=seen)
+    if source.provider is Provider.ANTHROPIC:
+        from asks.agent.anthropic_model import AnthropicModel  # noqa: PLC0415 — only for it
+
+        return AnthropicModel(source, guidance)
+    from asks.agent.openai_model import OpenAIModel  # noqa: PLC0415 — only with a model
+
+    return OpenAIModel(source, guidance)
+
+
+async def allow_all(text: str) -> bool:
+    """``-p --allow-commands``: every permission prompt is answered "yes"."""
+    return True
+
+
+def resume_command(session_id: str, data_dir: Path | None, config: Path | None) -> str:
+    """``asks --resume ID`` plus the ``--data-dir``/``--config`` that were given (absolute):
+    the model is in the session's record, so nothing else is needed."""
+    words = ["asks", "--resume", session_id]
+    if data_dir is not None:
+        words += ["--data-dir", os.path.abspath(data_dir)]
+    if config is not None:
+        words += ["--config", os.path.abspath(config)]
+    return shlex.join(words)
