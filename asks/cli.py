@@ -18,6 +18,11 @@
                             asks/surfaces/line.py
 ``--data-dir DIR``          where sessions live (default: the XDG data dir)
 ``--config FILE``           config file (default: $XDG_CONFIG_HOME/asks/config.toml)
+``--locale CODE``           the person's language (de, en, es, fr, ja, pt, pt-BR, ru, uk, zh);
+                            else ``[ui] locale``, then ``LC_ALL``/``LC_MESSAGES``/``LANG``
+
+The composition root builds the one :class:`~asks.core.i18n.Translator` and runs everything
+inside its scope (``/language`` switches it in place); what the model reads stays English.
 
 Which model, and how a session records and resumes it: asks/agent/choice.py. Scripted models
 get the simulated tools, real ones ``run_command`` (after permission), ``read_file`` and
@@ -63,6 +68,8 @@ from asks.agent.tools import real_tools, scripted_tools
 from asks.agent.transcript import EntryKind, Transcript
 from asks.config import Config, load_config, with_key_fallbacks
 from asks.contract import DEFAULT_GUIDANCE, Guidance
+from asks.core import i18n
+from asks.core.i18n import _
 from asks.core.version import __version__
 from asks.host.host import QuestionHost
 from asks.store.entries import ModelChosen, Record, SessionMode
@@ -111,6 +118,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--script", type=Path, metavar="FILE", help="run a script file")
     parser.add_argument("--data-dir", type=Path, metavar="DIR", help="where sessions are kept")
     parser.add_argument("--config", type=Path, metavar="FILE", help="config file to read")
+    parser.add_argument("--locale", type=i18n.locale, metavar="CODE",
+                        help="the language shown: " + ", ".join(i18n.LANGUAGES)
+                             + " (default: [ui] locale, then LC_ALL, LC_MESSAGES, LANG)")
     parser.add_argument("--model", metavar="NAME", help="the model's name at the provider")
     parser.add_argument("--provider", choices=[p.value for p in Provider],
                         help="the model's API: openai (any compatible server) or anthropic")
@@ -153,24 +163,35 @@ def _port(text: str) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    translator = i18n.Translator(i18n.choose_language(args.locale, None, os.environ))
+    with i18n.use(translator):
+        return dispatch(args, translator)
+
+
+def dispatch(args: argparse.Namespace, translator: i18n.Translator) -> int:
+    """Run what the arguments ask for, in the person's language (``[ui] locale`` is known once
+    the config is read)."""
     data_dir = args.data_dir or default_data_dir()
     try:
         if args.command == "sessions":
             return print_sessions(data_dir)
         warnings: list[str] = []  # also shown in the REPL, where stderr is hidden
         config = read_config(args.config, warnings)
+        translator.switch(i18n.choose_language(args.locale, config.ui.locale, os.environ))
         prompt = read_prompt(args.prompt) if args.prompt is not None else None
         if prompt is not None:
             return run_headless(args, data_dir, config, prompt)
         if args.allow_commands:
-            raise UsageError("--allow-commands is only for -p (the REPL asks before each command)")
+            raise UsageError(
+                _("--allow-commands is only for -p (the REPL asks before each command)")
+            )
         if line.wanted(args.line, os.environ, sys.stdin, sys.stdout):
             return run_line(args, data_dir, config)
         keymap = keymap_from(config, warnings)
         return run(args, data_dir, config, keymap, warnings=warnings)
     except SessionNotFound:
-        print(f"asks: no session {args.resume!r} in {data_dir} (list them: asks sessions)",
-              file=sys.stderr)
+        print(_("asks: no session {id} in {dir} (list them: asks sessions)").format(
+            id=repr(args.resume), dir=data_dir), file=sys.stderr)
         return EXIT_USAGE
     except (UsageError, ScriptError, SessionLocked, ValueError) as exc:
         print(f"asks: {exc}", file=sys.stderr)
@@ -187,7 +208,7 @@ def print_sessions(data_dir: Path) -> int:
     except OSError as exc:
         raise storage_problem(f"list the sessions in {data_dir}", exc) from exc
     if not rows:
-        print(f"No sessions in {data_dir}.")
+        print(_("No sessions in {dir}.").format(dir=data_dir))
         return 0
     print("\n".join(listing.table(rows)))
     return 0
@@ -208,7 +229,7 @@ def read_prompt(value: str) -> str:
     """``-p TEXT`` is the prompt; ``-p -`` (or a bare ``-p``) reads it from stdin to EOF."""
     text = sys.stdin.read().rstrip("\n") if value == "-" else value
     if not text.strip():
-        raise UsageError("the prompt is empty")
+        raise UsageError(_("the prompt is empty"))
     return text
 
 
@@ -298,8 +319,8 @@ def run(
                     await _close(model)
 
         trio.run(main)
-    print(f"Session {journal.session_id} saved. Resume it with: "
-          f"{resume_hint(args, journal.session_id)}")
+    print(_("Session {id} saved. Resume it with: {command}").format(
+        id=journal.session_id, command=resume_hint(args, journal.session_id)))
     return 0
 
 
@@ -307,7 +328,7 @@ def run_line(args: argparse.Namespace, data_dir: Path, config: Config) -> int:
     """Line mode (asks/surfaces/line.py): the same session as plain lines; exit 0, or 130
     after a second Ctrl+C. Config warnings were printed on stderr already."""
     if args.web:
-        print("asks: --web is not available in line mode; ignored", file=sys.stderr)
+        print(_("asks: --web is not available in line mode; ignored"), file=sys.stderr)
     journal, records, resumed, source = open_session(
         args, data_dir, SessionMode.INTERACTIVE, config
     )
@@ -331,8 +352,8 @@ def run_line(args: argparse.Namespace, data_dir: Path, config: Config) -> int:
                 await _close(session.agent.model)
 
         ended = trio.run(main)
-    print(f"Session {journal.session_id} saved. Resume it with: "
-          f"{resume_hint(args, journal.session_id)}", flush=True)
+    print(_("Session {id} saved. Resume it with: {command}").format(
+        id=journal.session_id, command=resume_hint(args, journal.session_id)), flush=True)
     return ended.status
 
 
@@ -372,8 +393,8 @@ def run_headless(
 
         outcome = trio.run(main)
     status = headless.report(session.agent, outcome)
-    print(f"asks: session {journal.session_id} saved ({resume_hint(args, journal.session_id)})",
-          file=sys.stderr)
+    print(_("asks: session {id} saved ({command})").format(
+        id=journal.session_id, command=resume_hint(args, journal.session_id)), file=sys.stderr)
     return status
 
 
@@ -419,7 +440,7 @@ def _warn(warning: str, seen: list[str] | None) -> None:
 
 def config_notice(warning: str) -> str:
     """A config warning as a transcript notice: ``Config warning: PATH: …``."""
-    return f"Config warning: {warning.removeprefix('asks: ')}"
+    return _("Config warning: {warning}").format(warning=warning.removeprefix("asks: "))
 
 
 def resume_id(args: argparse.Namespace, data_dir: Path) -> str | None:

@@ -26,6 +26,9 @@ What it holds (TOML)::
     stream = true                     # false: one non-streamed reply per model call
     temperature = 0                   # optional, a number >= 0 (default: the server's)
 
+    [ui]
+    locale = "de"                     # the person's language (else LC_ALL/LC_MESSAGES/LANG)
+
     [tools]
     command_timeout = 120             # seconds before run_command's process group is killed
 
@@ -62,6 +65,7 @@ import attrs
 
 from asks.contract import DEFAULT_GUIDANCE, Guidance
 from asks.core.events import EventKind
+from asks.core.i18n import LANGUAGES, normalize
 from asks.sanitize import sanitize_line
 
 DEFAULT_FOCUS_TOGGLE_KEY: Final = "shift tab"
@@ -95,6 +99,14 @@ class ModelConfig:
     stream: bool = True
     provider: str | None = None
     temperature: float | None = None
+
+
+@attrs.frozen
+class UiConfig:
+    """``[ui]``: the language of every person-facing string (``None``: from the environment;
+    asks/core/i18n.py), a supported code such as ``de`` or ``pt-BR``."""
+
+    locale: str | None = None
 
 
 @attrs.frozen
@@ -137,6 +149,7 @@ class Config:
     model: ModelConfig = ModelConfig()
     tools: ToolsConfig = ToolsConfig()
     hooks: HooksConfig = HooksConfig()
+    ui: UiConfig = UiConfig()
 
 
 # -- the schema, as data ---------------------------------------------------------------------
@@ -182,6 +195,10 @@ def _is_positive_number(value: object) -> bool:
     return math.isfinite(value) and value > 0
 
 
+def _is_locale(value: object) -> bool:
+    return isinstance(value, str) and normalize(value) is not None
+
+
 _STRING = "a string"
 _NAME = "a non-empty string"
 _ARGV = 'a command as a list of strings, e.g. ["notify-send", "asks"]'
@@ -218,6 +235,9 @@ _TABLES: Final[Mapping[str, Mapping[str, _Rule]]] = MappingProxyType(
                     "command_timeout", "a positive number", _is_positive_number, float
                 ),
             }
+        ),
+        "ui": MappingProxyType(
+            {"locale": _Rule("locale", f"one of {', '.join(LANGUAGES)}", _is_locale)}
         ),
         "hooks": MappingProxyType(
             {
@@ -295,6 +315,7 @@ def _build(path: Path, document: Mapping[str, Any]) -> tuple[Config, list[str]]:
         model=section("model", defaults.model),
         tools=section("tools", defaults.tools),
         hooks=section("hooks", defaults.hooks),
+        ui=section("ui", defaults.ui),
     )
     return config, warnings
 

@@ -15,7 +15,7 @@ import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 
 import pytest
 import urwid
@@ -255,3 +255,81 @@ def test_golden_panel_in_chinese_lays_out_wide_text(rig: Rig) -> None:
         assert any("Alt+D 拒绝 (按两次)" in line for line in lines)
         check_golden("zh_single_focused_41", lines)
         check_golden("zh_single_focused_80", screen(panel))
+
+
+# ---------------------------------------------------------------- the CLI and the transcript
+
+
+def test_cli_messages_follow_lang_and_locale_flag(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from asks.cli import main  # noqa: PLC0415
+
+    for name in ("LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LANG", "de_DE.UTF-8")
+    assert main(["--data-dir", str(tmp_path), "sessions"]) == 0
+    assert capsys.readouterr().out == f"Keine Sitzungen in {tmp_path}.\n"
+    assert main(["--locale", "ja", "--data-dir", str(tmp_path), "sessions"]) == 0
+    assert capsys.readouterr().out == f"{tmp_path} にセッションはありません。\n"
+    assert i18n.active() is None  # the scope ends with main
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--locale", "xx", "sessions"])
+    assert exit_info.value.code == 2
+    assert "argument --locale: invalid locale value: 'xx'" in capsys.readouterr().err
+
+
+def test_cli_takes_ui_locale_from_the_config_unless_the_flag_says(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from asks.cli import main  # noqa: PLC0415
+
+    monkeypatch.setenv("LC_ALL", "ru_RU.UTF-8")
+    config = tmp_path / "config.toml"
+    config.write_text('[ui]\nlocale = "pt-BR"\n', encoding="utf-8")
+    assert main(["--config", str(config), "--allow-commands"]) == 2
+    assert capsys.readouterr().err == (
+        "asks: --allow-commands é só para -p (a REPL pergunta antes de cada comando)\n"
+    )
+    assert main(["--config", str(config), "--locale", "uk", "--allow-commands"]) == 2
+    assert "лише для -p" in capsys.readouterr().err
+    config.write_text('[ui]\nlocale = "klingon"\n', encoding="utf-8")
+    assert main(["--config", str(config), "--allow-commands"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert "[ui] locale must be one of en, de, es" in err[0]  # a warning, then Russian (LC_ALL)
+    assert err[1] == "asks: --allow-commands только для -p (REPL спрашивает перед каждой командой)"
+
+
+def test_help_transcript_prompt_and_resume_notice_in_german() -> None:
+    from asks.agent.replay import resumed_notice  # noqa: PLC0415
+    from asks.agent.transcript import Entry, EntryKind  # noqa: PLC0415
+    from asks.widgets.app import help_text  # noqa: PLC0415
+    from asks.widgets.keymap import build_keymap  # noqa: PLC0415
+    from asks.widgets.prompt import prompt_markup  # noqa: PLC0415
+    from asks.widgets.transcript import entry_prefix  # noqa: PLC0415
+
+    english = help_text(build_keymap())
+    with i18n.use(Translator("de")):
+        german = help_text(build_keymap())
+        assert german.splitlines()[0].startswith("Befehle: /asks [ID] offene Fragen öffnen")
+        assert "Panel: ↑↓ wählen · Space umschalten · Enter bestätigen" in german
+        assert "Chat: Shift+Tab antworten · Enter senden" in german
+        assert entry_prefix(Entry(EntryKind.USER, "hi")) == "du › "
+        assert entry_prefix(Entry(EntryKind.RESULT, "x", title="answered")) == (
+            "✔ Ergebnis (beantwortet): "
+        )
+        assert entry_prefix(Entry(EntryKind.ERROR, "x", title="ask_user_question")) == (
+            "✖ ask_user_question: "  # a tool's name is not translated
+        )
+        prompt = SimpleNamespace(text="run `ls`?", answer=None)  # what prompt_markup reads
+        markup = str(prompt_markup(prompt))  # type: ignore[arg-type]
+        assert "⚠ Berechtigung: " in markup and "y erlauben · n verweigern" in markup
+        prompt.answer = False
+        assert "→ verweigert" in str(prompt_markup(prompt))  # type: ignore[arg-type]
+        assert resumed_notice("s1", 2, 1) == (
+            "Sitzung s1 fortgesetzt: 2 offen, 1 gespeicherte Antwort zuzustellen."
+        )
+    with i18n.use(Translator("ru")):
+        assert resumed_notice("s1", 0, 5).endswith("к доставке 5 сохранённых ответов.")
+    assert english.splitlines()[0].startswith("Commands: /asks [ID] open pending questions")
+    assert len(english.splitlines()) == len(german.splitlines())

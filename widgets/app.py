@@ -27,7 +27,8 @@ from asks.agent.prompts import PromptBroker
 from asks.agent.transcript import EntryKind, Transcript
 from asks.core import i18n
 from asks.core.events import AnswerSaved, HostEvent
-from asks.core.i18n import N_, _
+from asks.core.i18n import N_
+from asks.core.i18n import translate as _
 from asks.host.host import QuestionHost
 from asks.sanitize import sanitize_line
 from asks.widgets import chat, panel, prompt, status, transcript

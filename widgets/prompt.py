@@ -23,8 +23,10 @@ from typing import Final
 import urwid
 
 from asks.agent.prompts import Prompt, PromptBroker
+from asks.core.i18n import N_, _
 from asks.sanitize import sanitize_text
 from asks.widgets.keymap import Command, Context, Keymap, build_keymap
+from asks.widgets.panel.footer import localized_hints
 
 Size = tuple[int]
 Markup = list[tuple[str, str] | str]
@@ -39,17 +41,18 @@ PALETTE: Final = (
 
 def prompt_hint(keymap: Keymap) -> str:
     """``  y allow · n deny`` from the keymap."""
-    labels = {Command.PROMPT_YES: "allow", Command.PROMPT_NO: "deny"}
-    return "  " + keymap.hints(Context.PROMPT, [Command.PROMPT_YES, Command.PROMPT_NO], labels)
+    labels = {Command.PROMPT_YES: N_("allow"), Command.PROMPT_NO: N_("deny")}
+    commands = [Command.PROMPT_YES, Command.PROMPT_NO]
+    return "  " + localized_hints(keymap, Context.PROMPT, commands, labels)
 
 
 def prompt_markup(prompt: Prompt, keymap: Keymap | None = None) -> Markup:
     """``⚠ Permission: TEXT  y allow · n deny`` (or the choice once answered)."""
-    markup: Markup = [("prompt.title", "⚠ Permission: "), sanitize_text(prompt.text)]
+    markup: Markup = [("prompt.title", _("⚠ Permission: ")), sanitize_text(prompt.text)]
     if prompt.answer is None:
         markup.append(("prompt.hint", prompt_hint(keymap or build_keymap())))
     else:
-        markup.append(("prompt.hint", "  → allowed" if prompt.answer else "  → denied"))
+        markup.append(("prompt.hint", "  → " + (_("allowed") if prompt.answer else _("denied"))))
     return markup
 
 

@@ -34,6 +34,7 @@ import urwid
 from urwid.widget import AbstractFlowWidget as FlowWidget
 
 from asks.agent.transcript import Entry, EntryKind, Transcript
+from asks.core.i18n import N_, _
 from asks.sanitize import sanitize_line, sanitize_text
 
 BoxSize = tuple[int, int]
@@ -41,7 +42,11 @@ Markup = list[tuple[str, str] | str]
 
 STREAMING_MARK: Final = " …"
 CARD_INDENT: Final = 2
-SCROLLED_MARK: Final = "↓ scrolled up · PgDn for the newest"
+SCROLLED_MARK: Final = N_("↓ scrolled up · PgDn for the newest")
+# entry titles that are words of ours (outcomes, delivery modes, decisions), for extraction
+TITLES: Final = (N_("answered"), N_("partial"), N_("declined"), N_("deferred"), N_("withdrawn"),
+                 N_("interrupted"), N_("steer"), N_("wake"), N_("allowed"), N_("denied"),
+                 N_("model error"), N_("agent error"), N_("web"))
 
 PALETTE: Final = (
     ("transcript.user", "light cyan,bold", "default", "bold"),
@@ -62,27 +67,27 @@ PALETTE: Final = (
 
 def scrolled_mark(unseen: int) -> str:
     """The marker row of a view that does not follow (module docstring)."""
-    return f"↓ {unseen} new below · PgDn" if unseen else SCROLLED_MARK
+    return _("↓ {count} new below · PgDn").format(count=unseen) if unseen else _(SCROLLED_MARK)
 
 
 def entry_prefix(entry: Entry) -> str:
     """The colour-free label that starts an entry's first row."""
-    title = sanitize_line(entry.title)
+    title = sanitize_line(_(entry.title))
     match entry.kind:
         case EntryKind.USER:
-            return "you › "
+            return _("you › ")
         case EntryKind.AGENT:
-            return f"agent ({title}) › " if title else "agent › "
+            return _("agent ({title}) › ").format(title=title) if title else _("agent › ")
         case EntryKind.TOOL:
             return "⚙ "
         case EntryKind.QUESTION:
-            return "? asked: "
+            return _("? asked: ")
         case EntryKind.RESULT:
-            return f"✔ result ({title}): " if title else "✔ result: "
+            return _("✔ result ({title}): ").format(title=title) if title else _("✔ result: ")
         case EntryKind.FEEDBACK:
-            return f"✉ feedback ({title}): " if title else "✉ feedback: "
+            return _("✉ feedback ({title}): ").format(title=title) if title else _("✉ feedback: ")
         case EntryKind.DECISION:
-            return f"⚑ permission {title}: " if title else "⚑ permission: "
+            return _("⚑ permission {title}: ").format(title=title) if title else _("⚑ permission: ")
         case EntryKind.ERROR:
             return f"✖ {title}: " if title else "✖ "
         case EntryKind.NOTICE:
@@ -178,7 +183,7 @@ class TranscriptView(urwid.WidgetWrap["urwid.ListBox[int]"]):
             return
         cols, rows = self._size
         body = (cols, rows - 1) if self._following and rows >= 2 else self._size
-        for _ in range(abs(pages)):
+        for _page in range(abs(pages)):
             self._listbox.keypress(body, key)
         self._update_following(body)
 

@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from asks import contract
+from asks.core.i18n import _
 
 MAX_CALL_LINE: Final = 120
 MAX_OUTCOME: Final = 100
@@ -82,11 +83,12 @@ def result_summary(envelope: contract.ResultEnvelope) -> str:
     lines = [_answer_line(a) for a in details.get("answers", []) if isinstance(a, dict)]
     pending = [str(p) for p in details.get("pending", [])]
     if pending:
-        lines.append(f"pending: {', '.join(pending)} (answer any time: Shift+Tab or /asks)")
+        ids = ", ".join(pending)
+        lines.append(_("pending: {ids} (answer any time: Shift+Tab or /asks)").format(ids=ids))
     return "\n".join(lines) or envelope.outcome.value
 
 
 def _answer_line(answer: Mapping[str, Any]) -> str:
     line = f"{answer.get('question', '')} → {answer.get('answer') or answer.get('kind', '')}"
     notes = str(answer.get("notes") or "").strip()
-    return f"{line} (notes: {notes})" if notes else line
+    return f"{line} " + _("(notes: {notes})").format(notes=notes) if notes else line

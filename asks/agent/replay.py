@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from asks.agent.lines import call_summary, outcome_summary, result_summary
 from asks.agent.transcript import EntryKind, Transcript
 from asks.contract import TOOL_NAME, ResultEnvelope
+from asks.core.i18n import ngettext
 from asks.store.entries import ChatMessage, FeedbackDelivered, Record, ToolResult
 from asks.store.projection import Projection
 
@@ -47,10 +48,12 @@ def rebuild(
 
 
 def resumed_notice(session_id: str, pending: int, undelivered: int) -> str:
-    return (
-        f"Resumed session {session_id}: {pending} pending, "
-        f"{plural(undelivered, 'saved answer')} to deliver."
+    text = ngettext(
+        "Resumed session {id}: {pending} pending, {count} saved answer to deliver.",
+        "Resumed session {id}: {pending} pending, {count} saved answers to deliver.",
+        undelivered,
     )
+    return text.format(id=session_id, pending=pending, count=undelivered)
 
 
 def _tool_messages(records: Sequence[Record]) -> dict[str, str]:

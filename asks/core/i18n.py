@@ -18,11 +18,11 @@ catalog's ``Plural-Forms`` rule via :meth:`Translator.ngettext`.
 
 The scoped holder: the composition root builds one translator and enters :func:`use`, a
 :class:`contextvars.ContextVar` scope (trio tasks and urwid callbacks started inside it see
-the same translator). Widgets and surfaces call :func:`_` / :func:`ngettext`, which read that
-scope; outside any scope (an embedder that never enters one, unit tests) they return the
-English text unchanged. :func:`N_` marks a constant for extraction without translating it, for
-translation where it is shown. :func:`language` names the language now in force, for caches
-whose keys must change when the language does.
+the same translator). Widgets and surfaces call :func:`_` (alias :func:`translate`) and
+:func:`ngettext`, which read that scope; outside any scope (an embedder that never enters
+one, unit tests) they return the English text unchanged. :func:`N_` marks a constant for
+extraction without translating it, for translation where it is shown. :func:`language` names
+the language now in force, for caches whose keys must change when the language does.
 """
 
 from __future__ import annotations
@@ -64,6 +64,14 @@ def normalize(code: str) -> str | None:
     if f"{language}_{region.upper()}" in LANGUAGE_NAMES:
         return f"{language}_{region.upper()}"
     return language if language in LANGUAGE_NAMES else None
+
+
+def locale(code: str) -> str:
+    """The supported language ``code`` names (an argparse type: ``ValueError`` otherwise)."""
+    language = normalize(code)
+    if language is None:
+        raise ValueError(code)
+    return language
 
 
 def choose_language(
@@ -111,6 +119,8 @@ class Translator:
         return True
 
     def gettext(self, message: str) -> str:
+        if not message:  # gettext("") is the catalog's header
+            return message
         return self._translations.gettext(message) or message
 
     def ngettext(self, singular: str, plural: str, count: int) -> str:
@@ -143,10 +153,13 @@ def language() -> str:
     return ENGLISH if translator is None else translator.language
 
 
-def _(message: str) -> str:
+def translate(message: str) -> str:
     """``message`` in the language in force (English when it has no translation)."""
     translator = _ACTIVE.get(None)
     return message if translator is None else translator.gettext(message)
+
+
+_ = translate  # the conventional name, which extraction looks for
 
 
 def ngettext(singular: str, plural: str, count: int) -> str:
