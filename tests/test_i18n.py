@@ -16,8 +16,11 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
+from urllib.parse import urlsplit
 
+import httpx
 import pytest
+import trio
 import urwid
 from helpers import Rig, q
 from test_panel_widget import (
@@ -33,6 +36,7 @@ from test_panel_widget import (
 from asks.core import i18n
 from asks.core.i18n import Translator, choose_language, normalize
 from asks.core.model import RESERVED_LABELS
+from asks.surfaces.web import WebBridge
 
 ROOT = Path(__file__).resolve().parent.parent
 TRANSLATED = ("de", "es", "fr", "ja", "pt", "pt_BR", "ru", "uk", "zh")
@@ -333,3 +337,45 @@ def test_help_transcript_prompt_and_resume_notice_in_german() -> None:
         assert resumed_notice("s1", 0, 5).endswith("к доставке 5 сохранённых ответов.")
     assert english.splitlines()[0].startswith("Commands: /asks [ID] open pending questions")
     assert len(english.splitlines()) == len(german.splitlines())
+
+
+# ---------------------------------------------------------------- the web page
+
+
+async def test_the_web_page_is_served_in_the_language_in_force(
+    rig: Rig, nursery: trio.Nursery
+) -> None:
+    rig.async_question("c1", "Which database?", header="DB")
+    rig.blocker("c2", q("Which caches?", header="Cache", multi=True), q("Why?", options=None))
+    translator = Translator("fr")
+    with i18n.use(translator):  # as the REPL runs it: the bridge's tasks start in the scope
+        bridge = WebBridge(rig.host.surface_port)
+        await nursery.start(bridge.run)
+    assert bridge.url is not None
+    parts = urlsplit(bridge.url)
+    async with httpx.AsyncClient(base_url=f"http://{parts.netloc}", timeout=10) as client:
+        page = (await client.get(f"/?token={bridge.token}")).text
+        assert '<html lang="fr">' in page and "<title>Questions — asks</title>" in page
+        assert "<h1>Questions de l&#x27;agent</h1>" in page
+        assert "L&#x27;agent attend ceci (2 questions posées ensemble)" in page
+        assert "Posée en arrière-plan" in page
+        assert page.count('placeholder="Saisissez quelque chose."') == 3
+        assert ">Valider</button>" in page and ">Refuser</button>" in page
+        assert "Which caches?" in page  # the model's text stays as it was asked
+        translator.switch("zh")  # /language zh: the next page follows
+        page = (await client.get(f"/?token={bridge.token}")).text
+        assert '<html lang="zh">' in page and ">提交</button>" in page
+    bridge.close()
+
+
+def test_extraction_sees_every_marked_literal() -> None:
+    """Babel reads no calls inside f-strings: every ``_("…")`` literal in the sources must be
+    in the template, or it would silently stay English."""
+    marked = re.compile(r"""(?<![\w.])(?:_|_h|N_)\(\s*(["'])((?:(?!\1).)+)\1\s*\)""")
+    wanted = {message.id for message in TOOL.extract() if message.id}
+    found = set()
+    for source in TOOL.SOURCES:
+        for path in source.rglob("*.py"):
+            found |= {m.group(2) for m in marked.finditer(path.read_text(encoding="utf-8"))}
+    missed = {text for text in found if text not in wanted and "\\" not in text}
+    assert len(found) > 100 and not missed, sorted(missed)

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 LOCALE = ROOT / "asks" / "locale"
 TEMPLATE = LOCALE / "asks.pot"
 SOURCES = (ROOT / "asks", ROOT / "widgets")  # asks/widgets is a symlink os.walk skips
-KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2)}
+KEYWORDS = {"_": None, "_h": None, "N_": None, "ngettext": (1, 2)}  # _h: web_page.py
 
 
 def keymap_labels() -> list[str]:

@@ -21,6 +21,8 @@ from urllib.parse import quote
 
 import attrs
 
+from asks.core import i18n
+from asks.core.i18n import N_, _, ngettext
 from asks.core.model import MAX_CUSTOM_TEXT, Question
 from asks.sanitize import sanitize_line, sanitize_text
 
@@ -42,7 +44,7 @@ class Withdrawal:
     text: str
 
 
-FLASHES: Final = {"saved": "Saved. The agent gets your answer.", "declined": "Declined."}
+FLASHES: Final = {"saved": N_("Saved. The agent gets your answer."), "declined": N_("Declined.")}
 
 
 def _t(s: str) -> str:
@@ -55,6 +57,11 @@ def _line(s: str) -> str:
     return html.escape(sanitize_line(s), quote=True)
 
 
+def _h(message: str) -> str:
+    """Our ``message`` in the language in force, escaped (a translation is text, not HTML)."""
+    return html.escape(_(message), quote=True)
+
+
 def page(
     views: Sequence[QuestionView],
     withdrawn: Sequence[Withdrawal],
@@ -65,14 +72,17 @@ def page(
     flash: str | None = None,
 ) -> str:
     """The whole page: header, flash message, the live list."""
-    note = FLASHES.get(flash or "")
+    note = _(FLASHES.get(flash or "", ""))
+    heading = _h("Questions from the agent")
     flash_html = f'<p class="flash" role="status">{html.escape(note)}</p>' if note else ""
     return _document(
-        "Questions — asks",
+        _("Questions — asks"),
         token,
-        f"<header><h1>Questions from the agent</h1></header>{flash_html}"
+        f"<header><h1>{heading}</h1></header>{flash_html}"
         + live(views, withdrawn, version=version, token=token, csrf=csrf)
-        + '<p class="hint">This page updates by itself; without JavaScript, reload it.</p>',
+        + '<p class="hint">'
+        + html.escape(_("This page updates by itself; without JavaScript, reload it."))
+        + "</p>",
     )
 
 
@@ -90,10 +100,12 @@ def live(
         groups.setdefault(view.question.group_id, []).append(view)
     body = "".join(_group(group, token, csrf) for group in groups.values())
     if not groups:
-        body = '<p class="empty">No pending questions.</p>'
+        body = '<p class="empty">' + _h("No pending questions.") + "</p>"
+    withdrawn_text = html.escape(_("{header}: “{text}” ({id}) was withdrawn by the agent."))
     notices = "".join(
-        f'<li class="withdrawn">{_line(w.header)}: “{_line(w.text)}” ({_line(w.question_id)})'
-        " was withdrawn by the agent.</li>"
+        '<li class="withdrawn">'
+        + withdrawn_text.format(header=_line(w.header), text=_line(w.text), id=_line(w.question_id))
+        + "</li>"
         for w in withdrawn
     )
     notices_html = f'<ul class="notices">{notices}</ul>' if notices else ""
@@ -102,9 +114,11 @@ def live(
 
 def _group(views: Sequence[QuestionView], token: str, csrf: str) -> str:
     blocking = any(v.blocking for v in views)
-    title = "The agent is waiting for this" if blocking else "Asked in the background"
+    title = _("The agent is waiting for this") if blocking else _("Asked in the background")
     if len(views) > 1:
-        title += f" ({len(views)} questions asked together)"
+        together = ngettext("({count} question asked together)",
+                            "({count} questions asked together)", len(views))
+        title += " " + together.format(count=len(views))
     articles = "".join(_question(v, token, csrf) for v in views)
     kind = "blocking" if blocking else "async"
     return f'<section class="group {kind}"><h2>{html.escape(title)}</h2>{articles}</section>'
@@ -114,7 +128,7 @@ def _question(view: QuestionView, token: str, csrf: str) -> str:
     q = view.question
     spec = q.spec
     state = "blocking" if view.blocking else "async"
-    badge = "blocking — the agent waits" if view.blocking else "async"
+    badge = html.escape(_("blocking — the agent waits") if view.blocking else _("async"))
     context = f'<pre class="context">{_t(spec.context)}</pre>' if spec.context else ""
     if spec.multi_select:
         kind, name = "checkbox", "option"
@@ -134,10 +148,12 @@ def _question(view: QuestionView, token: str, csrf: str) -> str:
     if spec.options and not spec.multi_select:
         rows.append(
             '<li><label><input type="radio" name="choice" value="custom"> '
-            '<span class="label">Type something.</span></label></li>'
+            '<span class="label">' + _h("Type something.") + "</span></label></li>"
         )
     options = f'<ul class="options">{"".join(rows)}</ul>' if rows else ""
     dom_id = f"{q.id}-{q.ref.incarnation}"
+    your, placeholder, notes = _h("Your answer"), _h("Type something."), _h("Notes (optional)")
+    submit, decline = _h("Submit"), _h("Decline")
     action = f"/answer?token={quote(token, safe='')}"
     return (
         f'<article class="question {state}" id="{_line(dom_id)}" data-state="{state}">'
@@ -149,21 +165,23 @@ def _question(view: QuestionView, token: str, csrf: str) -> str:
         f'<input type="hidden" name="question" value="{_line(q.id)}">'
         f'<input type="hidden" name="incarnation" value="{q.ref.incarnation}">'
         f"{options}"
-        f'<label class="custom">Your answer<textarea name="custom" maxlength="{MAX_CUSTOM_TEXT}"'
-        ' rows="2" placeholder="Type something."></textarea></label>'
-        f'<label class="notes">Notes (optional)<textarea name="notes" maxlength="{MAX_CUSTOM_TEXT}"'
-        ' rows="1"></textarea></label>'
-        '<p class="actions"><button type="submit" name="action" value="answer">Submit</button> '
-        '<button type="submit" name="action" value="decline" class="decline">Decline</button></p>'
+        f'<label class="custom">{your}<textarea name="custom"'
+        f' maxlength="{MAX_CUSTOM_TEXT}" rows="2" placeholder="{placeholder}">'
+        "</textarea></label>"
+        f'<label class="notes">{notes}<textarea name="notes"'
+        f' maxlength="{MAX_CUSTOM_TEXT}" rows="1"></textarea></label>'
+        '<p class="actions"><button type="submit" name="action" value="answer">'
+        f'{submit}</button> <button type="submit" name="action" value="decline"'
+        f' class="decline">{decline}</button></p>'
         "</form></article>"
     )
 
 
 def message(title: str, text: str, *, token: str | None) -> str:
     """A short page for an error or a conflict, with a link back to the list if allowed."""
+    label = _h("Back to the questions")
     back = (
-        f'<p><a href="/?token={html.escape(quote(token, safe=""), quote=True)}">'
-        "Back to the questions</a></p>"
+        f'<p><a href="/?token={html.escape(quote(token, safe=""), quote=True)}">{label}</a></p>'
         if token else ""
     )
     body = f"<h1>{html.escape(title)}</h1><p class=\"message\">{html.escape(text)}</p>{back}"
@@ -180,7 +198,8 @@ def _document(title: str, token: str | None, body: str) -> str:
             f'<script src="/app.js?token={query}" defer></script>'
         )
     return (
-        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        f'<!doctype html><html lang="{i18n.language().replace("_", "-")}"><head>'
+        '<meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{html.escape(title)}</title>{assets}</head><body>{body}</body></html>"
     )
@@ -265,4 +284,5 @@ APP_JS: Final = """\
 
 def _source(source: str | None) -> str:
     """Who asked (several agents on one host), escaped; nothing for the only agent."""
-    return f' <span class="source">asked by {_line(source)}</span>' if source else ""
+    asked_by = html.escape(_("asked by {source}")).format(source=_line(source or ""))
+    return f' <span class="source">{asked_by}</span>' if source else ""
