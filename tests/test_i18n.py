@@ -379,3 +379,32 @@ def test_extraction_sees_every_marked_literal() -> None:
             found |= {m.group(2) for m in marked.finditer(path.read_text(encoding="utf-8"))}
     missed = {text for text in found if text not in wanted and "\\" not in text}
     assert len(found) > 100 and not missed, sorted(missed)
+
+
+def test_line_mode_prompts_and_refusals_in_german() -> None:
+    from asks.agent.transcript import Entry, EntryKind  # noqa: PLC0415
+    from asks.core.model import Option, QuestionSpec  # noqa: PLC0415
+    from asks.surfaces import line_prompts  # noqa: PLC0415
+
+    three = QuestionSpec("Pick?", "H", (Option("Red"), Option("Green"), Option("Blue")))
+    multi = QuestionSpec("Pick some?", "H", three.options, multi_select=True)
+    english = line_prompts.how_to_answer(three, required=True)
+    assert english == "  Type an option number (1-3) or your own answer · notes after // · " \
+                      "/decline · /later defers it"
+    with i18n.use(Translator("de")):
+        assert line_prompts.how_to_answer(three, required=True) == (
+            "  Gib eine Optionsnummer ein (1-3) oder eine eigene Antwort · Notizen nach // · "
+            "/decline · /later stellt sie zurück"
+        )
+        assert "Optionsnummern ein (etwa 1,3; 1-3)" in line_prompts.how_to_answer(
+            multi, required=False)
+        assert line_prompts.parse_answer(three, "7") == "Es gibt keine Option 7: wähle 1-3."
+        assert line_prompts.parse_answer(three, "1,2") == (
+            "Diese Frage nimmt eine Antwort: gib eine Nummer ein."
+        )
+        assert line_prompts.pending_lines([]) == ["-- Keine offenen Fragen."]
+        entry = Entry(EntryKind.RESULT, "x", title="declined")
+        assert line_prompts.entry_prefix(entry) == "Ergebnis (abgelehnt): "
+        assert line_prompts.entry_prefix(Entry(EntryKind.USER, "hi")) == "du> "
+    with i18n.use(Translator("ja")):
+        assert line_prompts.parse_answer(three, " // x") == "メモの前に回答を入力してください。"

@@ -24,6 +24,7 @@ from typing import Final
 
 from asks.agent.transcript import Entry, EntryKind
 from asks.core.answers import answer_problem
+from asks.core.i18n import N_, _
 from asks.core.model import Answer, AnswerKind, Question, QuestionSpec
 from asks.sanitize import sanitize_line, sanitize_text
 
@@ -33,15 +34,15 @@ _NUMBERS: Final = re.compile(r"[0-9,\s]*[0-9][0-9,\s]*")
 _NOTES: Final = re.compile(r"(?:^|\s)//")
 _SEPARATOR: Final = re.compile(r"\s*,\s*|\s+")
 
-PREFIXES: Final = {
-    EntryKind.USER: "you> ",
-    EntryKind.AGENT: "agent> ",
-    EntryKind.TOOL: "tool: ",
-    EntryKind.QUESTION: "asked: ",
-    EntryKind.RESULT: "result{title}: ",
-    EntryKind.FEEDBACK: "feedback{title}: ",
-    EntryKind.DECISION: "permission{title}: ",
-    EntryKind.ERROR: "error{title}: ",
+PREFIXES: Final = {  # translated where shown
+    EntryKind.USER: N_("you> "),
+    EntryKind.AGENT: N_("agent> "),
+    EntryKind.TOOL: N_("tool: "),
+    EntryKind.QUESTION: N_("asked: "),
+    EntryKind.RESULT: N_("result{title}: "),
+    EntryKind.FEEDBACK: N_("feedback{title}: "),
+    EntryKind.DECISION: N_("permission{title}: "),
+    EntryKind.ERROR: N_("error{title}: "),
     EntryKind.NOTICE: "-- ",
 }
 
@@ -49,9 +50,9 @@ PREFIXES: Final = {
 # ---------------------------------------------------------------------------- transcript
 def entry_prefix(entry: Entry) -> str:
     """The label that starts an entry's first line (``result (answered): ``, ``-- ``, …)."""
-    title = sanitize_line(entry.title).strip()
+    title = sanitize_line(_(entry.title)).strip()
     shown = f" ({title})" if title and entry.kind is not EntryKind.AGENT else ""
-    return PREFIXES[entry.kind].format(title=shown)
+    return _(PREFIXES[entry.kind]).format(title=shown)
 
 
 def block(prefix: str, text: str) -> list[str]:
@@ -80,7 +81,7 @@ def option_lines(spec: QuestionSpec) -> list[str]:
         if option.description:
             lines.append(under + sanitize_line(option.description))
         if option.preview:
-            lines.append(f"{under}preview:")
+            lines.append(under + _("preview:"))
             lines += [f"{under}| {line}".rstrip()
                       for line in sanitize_text(option.preview).strip("\n").split("\n")]
     return lines
@@ -90,20 +91,22 @@ def how_to_answer(spec: QuestionSpec, *, required: bool) -> str:
     """The hint line under a question: what a line may be."""
     count = len(spec.options)
     if spec.is_free_text:
-        what = "Type your answer"
+        what = _("Type your answer")
     elif spec.multi_select:
-        what = f"Type option numbers (like 1,3; 1-{count}) or your own answer"
+        what = _("Type option numbers (like 1,3; 1-{count}) or your own answer").format(count=count)
     else:
-        what = f"Type an option number (1-{count}) or your own answer"
-    later = "/later defers it" if required else "/later leaves it pending"
-    return f"{INDENT}{what} · notes after {NOTES_MARK} · /decline · {later}"
+        what = _("Type an option number (1-{count}) or your own answer").format(count=count)
+    later = _("/later defers it") if required else _("/later leaves it pending")
+    notes = _("notes after {mark}").format(mark=NOTES_MARK)
+    return f"{INDENT}{what} · {notes} · /decline · {later}"
 
 
 def question_lines(question: Question, *, position: tuple[int, int] | None = None,
                    required: bool) -> list[str]:
     """The whole question as the per-question prompt shows it."""
-    where = f" · {position[0]} of {position[1]}" if position and position[1] > 1 else ""
-    marker = "required" if required else "async"
+    where = (" · " + _("{number} of {total}").format(number=position[0], total=position[1])
+             if position and position[1] > 1 else "")
+    marker = _("required") if required else _("async")
     lines = [f"? {question_heading(question)}  ({question.id} · {marker}{where})"]
     if question.spec.context:
         lines += block(INDENT, sanitize_text(question.spec.context).strip("\n"))
@@ -112,17 +115,20 @@ def question_lines(question: Question, *, position: tuple[int, int] | None = Non
 
 def arrival_lines(question: Question) -> list[str]:
     """An async question announced once when it arrives: id, header, question, options."""
-    head = f"? new question {question.id} {question_heading(question)}"
-    return [f"{head}  (answer: /asks {question.id})", *option_lines(question.spec)]
+    head = _("? new question {id} {heading}").format(
+        id=question.id, heading=question_heading(question))
+    answer = _("(answer: /asks {id})").format(id=question.id)
+    return [f"{head}  {answer}", *option_lines(question.spec)]
 
 
 def pending_lines(questions: Iterable[tuple[Question, bool]]) -> list[str]:
     """``/asks``: one line per pending question (required ones marked)."""
-    rows = [f"{INDENT}{q.id} {question_heading(q)}{' (required)' if required else ''}"
+    required_mark = " (" + _("required") + ")"
+    rows = [f"{INDENT}{q.id} {question_heading(q)}{required_mark if required else ''}"
             for q, required in questions]
     if not rows:
-        return ["-- No pending questions."]
-    return [f"-- {len(rows)} pending (answer one: /asks ID):", *rows]
+        return ["-- " + _("No pending questions.")]
+    return ["-- " + _("{count} pending (answer one: /asks ID):").format(count=len(rows)), *rows]
 
 
 # ---------------------------------------------------------------------------- answers
@@ -139,7 +145,7 @@ def parse_answer(spec: QuestionSpec, line: str) -> Answer | str:
     """The answer a typed line gives ``spec``, or a sentence saying why it gives none."""
     text, notes = split_notes(sanitize_line(line))
     if not text:
-        return "Type an answer before the notes."
+        return _("Type an answer before the notes.")
     if spec.options and _NUMBERS.fullmatch(text):
         answer: Answer | str = _choice(spec, text, notes)
     elif spec.multi_select:
@@ -156,14 +162,14 @@ def _choice(spec: QuestionSpec, text: str, notes: str) -> Answer | str:
     parts = _SEPARATOR.split(text.strip(" ,")) if text.strip(" ,") else []
     count = len(spec.options)
     if not parts or "" in parts or text.strip() != text.strip(" ,"):
-        return f"“{text}” is not a list of option numbers: write them like 1,3."
+        return _("“{text}” is not a list of option numbers: write them like 1,3.").format(text=text)
     numbers = [int(part) for part in parts]
     wrong = next((n for n in numbers if not 1 <= n <= count), None)
     if wrong is not None:
-        return f"There is no option {wrong}: choose 1-{count}."
+        return _("There is no option {number}: choose 1-{count}.").format(number=wrong, count=count)
     if not spec.multi_select:
         if len(numbers) > 1:
-            return "This question takes one answer: type one number."
+            return _("This question takes one answer: type one number.")
         return Answer(AnswerKind.OPTION, (numbers[0] - 1,), None, notes)
     return Answer(AnswerKind.MULTI, tuple(sorted({n - 1 for n in numbers})), None, notes)
 
