@@ -408,3 +408,35 @@ def test_line_mode_prompts_and_refusals_in_german() -> None:
         assert line_prompts.entry_prefix(Entry(EntryKind.USER, "hi")) == "du> "
     with i18n.use(Translator("ja")):
         assert line_prompts.parse_answer(three, " // x") == "メモの前に回答を入力してください。"
+
+
+def test_an_open_panel_follows_a_language_switch(rig: Rig) -> None:
+    translator = Translator("en")
+    with i18n.use(translator):
+        panel = make_panel(rig, max_rows=30)
+        rig.blocker(
+            "c1",
+            q("Which region?", header="Region", options=("eu-west", "us-east")),
+            q("Which instance size?", header="Size", options=("small", "large")),
+        )
+        rig.clock.past_guard()
+        before = "\n".join(screen(panel))
+        assert "Questions (2) ⚠ required" in before and "3. Type something." in before
+        assert "Review]" not in before and " ● Review " in before
+        press(panel, "down", "down")  # onto Type something.: the reply editor's placeholder
+        editing = screen(panel)
+        assert "3. Type something." in "\n".join(editing)
+        translator.switch("zh")
+        panel.refresh()  # what /language does (the host did not change)
+        after = "\n".join(screen(panel))
+        assert "问题 (2) ⚠ 必答" in after and " ● 检查 " in after
+        assert "3. 输入内容。" in after and "Type something." not in after  # the placeholder
+        assert "Enter 提交 · Alt+Enter 换行" in after and "submit" not in after
+        translator.switch("en")
+        panel.refresh()
+        assert screen(panel) == editing
+        press(panel, "up", "up")  # off the editor: the row itself draws Type something.
+        assert "3. Type something." in "\n".join(screen(panel))
+        translator.switch("de")
+        panel.refresh()
+        assert "3. Etwas eingeben." in "\n".join(screen(panel))
