@@ -13,6 +13,9 @@ import gettext
 import importlib.util
 import re
 import shutil
+import subprocess
+import sys
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
@@ -440,3 +443,25 @@ def test_an_open_panel_follows_a_language_switch(rig: Rig) -> None:
         translator.switch("de")
         panel.refresh()
         assert "3. Etwas eingeben." in "\n".join(screen(panel))
+
+
+def test_the_wheel_ships_the_compiled_catalogs(tmp_path: Path) -> None:
+    from test_architecture import build_wheel  # noqa: PLC0415
+
+    wheel = build_wheel(tmp_path)
+    names = set(zipfile.ZipFile(wheel).namelist())
+    shipped = {f"asks/locale/{lang}/LC_MESSAGES/asks.mo" for lang in TRANSLATED}
+    assert shipped <= names, sorted(shipped - names)
+    unpacked = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(unpacked)
+    probe = (
+        "from asks.core.i18n import CATALOGS, Translator; "
+        "print(CATALOGS); print(Translator('uk').gettext('Review'))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(unpacked)!r}); {probe}"],
+        capture_output=True, text=True, check=False, cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    catalogs, review = done.stdout.splitlines()
+    assert Path(catalogs).is_relative_to(unpacked) and review == "Перевірка"

@@ -253,7 +253,8 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
 
 def too_small(cols: int, rows: int) -> urwid.Canvas:
     """One line saying the terminal is too small (nothing else fits honestly)."""
-    need = f"Too small: asks needs {MIN_SIZE[0]}×{MIN_SIZE[1]}, this is {cols}×{rows}."
+    need = _("Too small: asks needs {need}, this is {size}.").format(
+        need=f"{MIN_SIZE[0]}×{MIN_SIZE[1]}", size=f"{cols}×{rows}")
     text = urwid.Text(need, wrap="any")
     return urwid.Filler(text, valign="top").render((cols, rows))
 
