@@ -65,7 +65,7 @@ import attrs
 
 from asks.contract import DEFAULT_GUIDANCE, Guidance
 from asks.core.events import EventKind
-from asks.core.i18n import LANGUAGES, normalize
+from asks.core.i18n import LANGUAGES, N_, _, normalize
 from asks.sanitize import sanitize_line
 
 DEFAULT_FOCUS_TOGGLE_KEY: Final = "shift tab"
@@ -199,9 +199,10 @@ def _is_locale(value: object) -> bool:
     return isinstance(value, str) and normalize(value) is not None
 
 
-_STRING = "a string"
-_NAME = "a non-empty string"
-_ARGV = 'a command as a list of strings, e.g. ["notify-send", "asks"]'
+_STRING = N_("a string")  # the expected values, translated where a warning says them
+_NAME = N_("a non-empty string")
+_ARGV = N_('a command as a list of strings, e.g. ["notify-send", "asks"]')
+_POSITIVE = N_("a positive number")
 
 _TABLES: Final[Mapping[str, Mapping[str, _Rule]]] = MappingProxyType(
     {
@@ -223,26 +224,26 @@ _TABLES: Final[Mapping[str, Mapping[str, _Rule]]] = MappingProxyType(
                 "name": _Rule("name", _NAME, _is_name),
                 "base_url": _Rule("base_url", _NAME, _is_name),
                 "api_key_env": _Rule("api_key_env", _NAME, _is_name),
-                "timeout": _Rule("timeout", "a positive number", _is_positive_number, float),
-                "stream": _Rule("stream", "true or false", _is_bool),
+                "timeout": _Rule("timeout", _POSITIVE, _is_positive_number, float),
+                "stream": _Rule("stream", N_("true or false"), _is_bool),
                 "provider": _Rule("provider", _NAME, _is_name),
-                "temperature": _Rule("temperature", "a number >= 0", _is_temperature, float),
+                "temperature": _Rule("temperature", N_("a number >= 0"), _is_temperature, float),
             }
         ),
         "tools": MappingProxyType(
             {
                 "command_timeout": _Rule(
-                    "command_timeout", "a positive number", _is_positive_number, float
+                    "command_timeout", _POSITIVE, _is_positive_number, float
                 ),
             }
         ),
         "ui": MappingProxyType(
-            {"locale": _Rule("locale", f"one of {', '.join(LANGUAGES)}", _is_locale)}
+            {"locale": _Rule("locale", N_("one of {codes}"), _is_locale)}
         ),
         "hooks": MappingProxyType(
             {
                 **{kind.value: _Rule(kind.value, _ARGV, _is_argv, tuple) for kind in EventKind},
-                "timeout": _Rule("timeout", "a positive number", _is_positive_number, float),
+                "timeout": _Rule("timeout", _POSITIVE, _is_positive_number, float),
             }
         ),
     }
@@ -282,25 +283,29 @@ def _read(path: Path, *, explicit: bool) -> tuple[dict[str, Any] | None, str | N
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        return None, _warn(path, "no such file; using the defaults") if explicit else None
+        return None, _warn(path, _("no such file; using the defaults")) if explicit else None
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
-        return None, _warn(path, f"cannot be read ({reason}); using the defaults")
+        return None, _warn(path, _("cannot be read ({reason}); using the defaults").format(
+            reason=reason))
     try:
         return tomllib.loads(data.decode("utf-8")), None
     except UnicodeDecodeError:
-        return None, _warn(path, "is not valid UTF-8; using the defaults")
+        return None, _warn(path, _("is not valid UTF-8; using the defaults"))
     except tomllib.TOMLDecodeError as exc:
-        return None, _warn(path, f"is not valid TOML ({exc}); using the defaults")
+        return None, _warn(path, _("is not valid TOML ({error}); using the defaults").format(
+            error=exc))
 
 
 def _build(path: Path, document: Mapping[str, Any]) -> tuple[Config, list[str]]:
     warnings: list[str] = []
     for name in document:
         if name not in _TABLES:
-            label = _table_label(name) if isinstance(document[name], dict) else _key_label(name)
-            kind = "table" if isinstance(document[name], dict) else "key"
-            warnings.append(_warn(path, f"unknown {kind} {label}; ignored"))
+            if isinstance(document[name], dict):
+                unknown = _("unknown table {name}; ignored").format(name=_table_label(name))
+            else:
+                unknown = _("unknown key {name}; ignored").format(name=_key_label(name))
+            warnings.append(_warn(path, unknown))
     defaults = Config(path=path)
 
     def section(table: str, default: S) -> S:
@@ -323,17 +328,21 @@ def _build(path: Path, document: Mapping[str, Any]) -> tuple[Config, list[str]]:
 def _section(path: Path, table: str, raw: object, default: S, warnings: list[str]) -> S:
     """The section of ``table`` from ``raw``, with defaults for every rejected key."""
     if not isinstance(raw, dict):
-        warnings.append(_warn(path, f"[{table}] must be a table; using its defaults"))
+        message = _("[{table}] must be a table; using its defaults").format(table=table)
+        warnings.append(_warn(path, message))
         return default
     rules = _TABLES[table]
     accepted: dict[str, object] = {}
     for key, value in raw.items():
         rule = rules.get(key)
         if rule is None:
-            warnings.append(_warn(path, f"unknown key [{table}] {_key_label(key)}; ignored"))
+            label = f"[{table}] {_key_label(key)}"
+            warnings.append(_warn(path, _("unknown key {name}; ignored").format(name=label)))
         elif not rule.accepts(value):
             shown = _show_default(getattr(default, rule.attribute))
-            message = f"[{table}] {key} must be {rule.expected}; using the default {shown}"
+            expected = _(rule.expected).format(codes=", ".join(LANGUAGES))
+            message = _("{key} must be {expected}; using the default {default}").format(
+                key=f"[{table}] {key}", expected=expected, default=shown)
             warnings.append(_warn(path, message))
         else:
             accepted[rule.attribute] = rule.convert(value)
@@ -362,10 +371,9 @@ def with_key_fallbacks(config: Config, validate: Callable[[str], str]) -> tuple[
             default: str = getattr(defaults, name)
             checked[name] = default
             detail = sanitize_line(str(exc))
-            message = (
-                f"[keys] {name} {_quote(value)} is not a valid key ({detail}); "
-                f"using the default {_quote(default)}"
-            )
+            message = _("{key} {value} is not a valid key ({detail}); using the default {default}")
+            message = message.format(key=f"[keys] {name}", value=_quote(value), detail=detail,
+                                     default=_quote(default))
             warnings.append(_warn(config.path, message))
     keys = attrs.evolve(config.keys, **checked)
     return attrs.evolve(config, keys=keys), warnings

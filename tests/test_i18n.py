@@ -303,7 +303,7 @@ def test_cli_takes_ui_locale_from_the_config_unless_the_flag_says(
     config.write_text('[ui]\nlocale = "klingon"\n', encoding="utf-8")
     assert main(["--config", str(config), "--allow-commands"]) == 2
     err = capsys.readouterr().err.splitlines()
-    assert "[ui] locale must be one of en, de, es" in err[0]  # a warning, then Russian (LC_ALL)
+    assert "[ui] locale должно быть одним из: en, de, es" in err[0]  # in Russian (LC_ALL)
     assert err[1] == "asks: --allow-commands только для -p (REPL спрашивает перед каждой командой)"
 
 
