@@ -524,3 +524,12 @@ def test_a_one_row_window_shows_both_marks(rig: Rig) -> None:
     press(panel, "page down")
     lines = screen(panel)
     assert len(lines) == 5 and lines[2].endswith("↕")
+
+
+def test_repeated_headers_get_a_distinguishing_number(rig: Rig) -> None:
+    rig.async_question("c1", "Bump the major version?", header="Versioning")
+    rig.async_question("c2", "Tag the release?", header="Versioning")
+    panel = make_panel(rig)
+    focused(rig)
+    strip = screen(panel)[1]
+    assert "Versioning" in strip and "Versioning 2" in strip

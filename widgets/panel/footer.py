@@ -32,17 +32,23 @@ class Footer:
         self._keymap = keymap
         self._memo = memo
 
-    def build(self, tab: TabKey, *, editing: bool, notes_open: bool) -> urwid.Widget:
-        """The footer for ``tab``; ``editing``: an editor is active, ``notes_open``: notes."""
+    def build(
+        self, tab: TabKey, *, editing: bool, notes_open: bool, compact: bool = False
+    ) -> urwid.Widget:
+        """The footer for ``tab``; ``editing``: an editor is active, ``notes_open``: notes;
+        ``compact`` (a short panel): one row of hints, cut with an ellipsis, so the question
+        keeps the room."""
         notice, hints = self._host.notice, self._hints(tab, editing, notes_open)
-        return self._memo.get(("footer", notice, hints), lambda: self._build(notice, hints))
+        key = ("footer", notice, hints, compact)
+        return self._memo.get(key, lambda: self._build(notice, hints, compact))
 
     @staticmethod
-    def _build(notice: str | None, hints: str) -> urwid.Widget:
+    def _build(notice: str | None, hints: str, compact: bool) -> urwid.Widget:
         rows: list[urwid.Widget] = []
+        wrap = "ellipsis" if compact else "space"
         if notice:
-            rows.append(text_widget(("panel.notice", sanitize_line(notice))))
-        rows.append(text_widget(("panel.hint", unbreakable(hints))))
+            rows.append(text_widget(("panel.notice", sanitize_line(notice)), wrap))
+        rows.append(text_widget(("panel.hint", unbreakable(hints)), wrap))
         return urwid.Pile(rows)
 
     def _hints(self, tab: TabKey, editing: bool, notes_open: bool) -> str:

@@ -61,6 +61,8 @@ from asks.widgets.panel.review import ReviewTab
 from asks.widgets.panel.rows import QuestionRows
 from asks.widgets.panel.tabbar import ChipState, TabBar
 
+COMPACT_ROWS = 12  # a panel shorter than this gets one row of key hints
+
 
 class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
     """The question panel over ``host`` (see module docstring). Flow widget."""
@@ -208,7 +210,8 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
             question=question,
             body=body,
             footer=self._footer.build(
-                tab, editing=self._editing(tab), notes_open=self._notes_open
+                tab, editing=self._editing(tab), notes_open=self._notes_open,
+                compact=self._max_rows < COMPACT_ROWS,
             ),
             max_rows=self._max_rows,
             scroll=scroll,
@@ -251,7 +254,9 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
     def _chip_names(self, tabs: tuple[TabKey, ...]) -> tuple[list[str], list[int]]:
         """The chip names of ``tabs`` and their widths (kept while the tabs are the same)."""
         if self._names[0] is not tabs or self._names[3] != language():
-            names = [_("Review") if isinstance(t, ReviewKey) else self._header(t) for t in tabs]
+            names = _numbered(
+                [_("Review") if isinstance(t, ReviewKey) else self._header(t) for t in tabs]
+            )
             self._names = (tabs, names, [width_of(name) for name in names], language())
         return self._names[1], self._names[2]
 
@@ -365,3 +370,13 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
                 self._host.set_custom_text_nowait(edit.edit_text, edit.edit_pos)
             self.refresh()
         return unused
+
+
+def _numbered(names: list[str]) -> list[str]:
+    """Repeated chip names get a number from their second use: ``Versioning``, ``Versioning 2``."""
+    seen: dict[str, int] = {}
+    out = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        out.append(name if seen[name] == 1 else f"{name} {seen[name]}")
+    return out
