@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -227,3 +228,20 @@ def test_repl_runs_hooks_and_shows_a_failure_as_a_notice(tmp_path: Path) -> None
     (record,) = [json.loads(line) for line in out.read_text().splitlines()]
     assert record["env"] == "wait_opened"
     assert record["payload"]["questions"][0]["question"] == "Pick a colour?"
+
+
+def test_an_osc_9_hook_reaches_the_terminal_through_asks_tty(tmp_path: Path) -> None:
+    osc9 = ["sh", "-c", 'printf "\\033]9;%s\\007" "asks is waiting" > "$ASKS_TTY"']
+    write_config(tmp_path / "config", {"wait_opened": osc9})
+    app = PtyApp(["--line", "--data-dir", str(tmp_path / "data"), "--script",
+                  str(SCRIPTS / "line_block.toml")], cols=120, rows=40,
+                 env={"XDG_CONFIG_HOME": str(tmp_path / "config")})
+    try:
+        app.wait_for(r"^answer>")
+        for _ in range(int(WAIT / 0.02)):
+            if b"\x1b]9;asks is waiting\x07" in app.raw_bytes():
+                break
+            time.sleep(0.02)
+        assert b"\x1b]9;asks is waiting\x07" in app.raw_bytes()
+    finally:
+        app.close()

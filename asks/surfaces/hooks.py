@@ -11,7 +11,10 @@ Semantics:
   events are serialised: the event's fields as ``attrs.asdict`` gives them, ``session_id``,
   and, for events naming questions, ``questions``: id, incarnation, header, question and
   option labels as single sanitised lines, so a hook may print them to a terminal), and the
-  environment variables ``ASKS_EVENT`` (the event name) and ``ASKS_SESSION``.
+  environment variables ``ASKS_EVENT`` (the event name), ``ASKS_SESSION`` and — when asks
+  runs on a terminal — ``ASKS_TTY``, that terminal's device (a hook runs without a
+  controlling terminal, so ``/dev/tty`` does not work there; an OSC 9 notification is written
+  to ``$ASKS_TTY``).
 * It never blocks the session: events go to a bounded queue (:data:`QUEUE_SIZE`; an event
   that does not fit is dropped, reported once) and one runner task runs them in order in the
   caller's nursery.
@@ -91,6 +94,7 @@ class HookRunner:
     commands: Mapping[EventKind, Sequence[str]]
     timeout: float
     report: Callable[[str], None]
+    terminal: str | None = None  # the device of the terminal asks runs on (``ASKS_TTY``)
     _runs: int = 0
     _failures: int = 0
     _dropped: int = 0
@@ -139,7 +143,10 @@ class HookRunner:
                                   "Later failures of this hook are not reported.")
 
     def _environment(self, kind: EventKind) -> dict[str, str]:
-        return {**os.environ, "ASKS_EVENT": kind.value, "ASKS_SESSION": self.session_id}
+        env = {**os.environ, "ASKS_EVENT": kind.value, "ASKS_SESSION": self.session_id}
+        if self.terminal is not None:
+            env["ASKS_TTY"] = self.terminal
+        return env
 
     def _report_once(self, key: EventKind | None, text: str) -> None:
         if key not in self._reported:
@@ -175,6 +182,14 @@ async def _kill_group(process: trio.Process) -> None:
         os.killpg(process.pid, signal.SIGKILL)
 
 
+def _terminal() -> str | None:
+    """The terminal device on stdout, if stdout is a terminal."""
+    with contextlib.suppress(OSError, ValueError):
+        if os.isatty(1):
+            return os.ttyname(1)
+    return None
+
+
 @contextlib.asynccontextmanager
 async def running(
     port: SurfacePort,
@@ -188,7 +203,7 @@ async def running(
     if not commands:
         yield None
         return
-    runner = HookRunner(port, session_id, commands, timeout, report)
+    runner = HookRunner(port, session_id, commands, timeout, report, _terminal())
     unsubscribe = port.subscribe_events(runner.offer)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(runner.run)
