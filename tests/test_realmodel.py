@@ -74,6 +74,7 @@ class Session:
             "XDG_CONFIG_HOME": str(tmp / "config"),
             "XDG_DATA_HOME": str(tmp / "xdg-data"),
             "OPENAI_API_KEY": "",  # a loopback server needs none: never send a real one
+            "LC_ALL": "C.UTF-8",  # the screen patterns below are the English texts
         }
         self.apps: list[PtyApp] = []
 
@@ -299,12 +300,12 @@ HEADLESS_PROMPT = (
 
 
 def test_headless_prompt_with_a_tool_call(session: Session) -> None:
-    """``asks -p``: the model calls ``run_command``; with nobody to allow it the call is
-    denied (the command does not run), the result goes back to the model, and its final reply
-    is printed on stdout."""
+    """``asks -p --allow-commands``: the model calls ``run_command``, the command runs for real
+    in the directory asks was started in, its result goes back to the model, and the model's
+    final reply is printed on stdout."""
     work = session.data_dir.parent / "work"
     work.mkdir()
-    argv = [sys.executable, "-m", "asks", *session.argv("-p", HEADLESS_PROMPT)]
+    argv = [sys.executable, "-m", "asks", *session.argv("-p", HEADLESS_PROMPT, "--allow-commands")]
     env = {**os.environ, **session.env, "PYTHONPATH": str(ROOT)}
     out, err = work.parent / "stdout", work.parent / "stderr"
     with out.open("wb") as stdout, err.open("wb") as stderr:
@@ -328,7 +329,7 @@ def test_headless_prompt_with_a_tool_call(session: Session) -> None:
     answers = [r for r in of_type(records, "chat_message") if r["role"] == "tool"
                and {"tool_call_id": call["id"]} in r["tool_calls"]]
     assert answers, f"no result for {call}"
-    assert not (work / MARKER).exists(), "a command ran in -p without --allow-commands"
+    assert (work / MARKER).is_file(), "the command did not run in the start directory"
     final = assistant_after(records, answers[0]["seq"])
     assert final and final[-1]["content"].strip(), "no final reply after the result"
     assert out.read_text() == final[-1]["content"].rstrip("\n") + "\n"
