@@ -12,9 +12,9 @@ sends no temperature, so the server default is what every request uses; the test
 back from ``/slots``), one slot (``-np 1``) so consecutive requests reuse the cached prompt
 prefix, a fixed seed, and at most :data:`MAX_TOKENS` tokens per reply.
 
-:meth:`LlamaServer.progress` lets waits depend on progress: a slot that is processing a
+:meth:`LlamaServer.processing` lets waits depend on progress: a slot that is processing a
 request is progress, an idle server is not. :meth:`LlamaServer.slot` shows what the last
-request was (its rendered prompt and sampling parameters).
+request was (its prompt as rendered through the chat template, and its sampling parameters).
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ CONTEXT = 8192
 MAX_TOKENS = 512  # per reply (a tool call takes ~80-200): bounds a rambling reply's time
 START_TIMEOUT = 300.0  # seconds for the model to load, while the process lives
 POLL = 0.25
+_POLL_NOISE = ("GET /slots", "GET /health", "all slots are idle")
 
 
 class ServerError(RuntimeError):
@@ -119,10 +120,13 @@ class LlamaServer:
             self.proc.wait()
 
     def log_tail(self, lines: int = 40) -> str:
+        """The log's last ``lines``, without the lines of the tests' own polling."""
         try:
-            return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
+            text = self.log.read_text(errors="replace")
         except OSError:
             return "(no log)"
+        kept = [line for line in text.splitlines() if not any(n in line for n in _POLL_NOISE)]
+        return "\n".join(kept[-lines:])
 
     # -- reading the server --------------------------------------------------------------
     def _get(self, path: str, *, quiet: bool = False) -> Any:
@@ -141,9 +145,7 @@ class LlamaServer:
         assert isinstance(slots, list) and len(slots) == 1, slots
         return dict(slots[0])
 
-    def progress(self) -> tuple[bool, int]:
-        """(processing now, tokens decoded by the current or last task)."""
-        slot = self._get("/slots", quiet=True)
-        if not isinstance(slot, list) or not slot:
-            return False, 0
-        return bool(slot[0].get("is_processing")), int(slot[0]["next_token"]["n_decoded"])
+    def processing(self) -> bool:
+        """True while the slot works on a request (reading the prompt or generating)."""
+        slots = self._get("/slots", quiet=True)
+        return isinstance(slots, list) and bool(slots) and bool(slots[0].get("is_processing"))

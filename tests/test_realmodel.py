@@ -66,7 +66,7 @@ class Session:
         self.server = server
         self.data_dir = tmp / "data"
         (tmp / "config" / "asks").mkdir(parents=True)
-        # A cold prompt (~1.3k tokens of system prompt and tools) takes 30-120 s to process on
+        # A cold prompt (~1.6k tokens of system prompt and tools) takes 30-140 s to process on
         # 2 busy cores before the first byte: more than the default 60 s read timeout, and a
         # retry would start the prompt over.
         (tmp / "config" / "asks" / "config.toml").write_text(f"[model]\ntimeout = {CAP:g}\n")
@@ -124,7 +124,7 @@ def wait_progress(
     seen = observe()
     while not done():
         now = time.monotonic()
-        busy, _ = server.progress()
+        busy = server.processing()
         current = observe()
         if busy or current != seen:
             seen, last_move = current, now
