@@ -746,3 +746,21 @@ def test_small_terminals_keep_the_question_and_the_editor(launch: Launcher) -> N
     tiny = launch.start(script="wake.toml", cols=12, rows=6)
     tiny.wait_for(r"^Too small")
     assert tiny.proc.isalive()
+
+
+def test_ctrl_g_edits_the_reply_in_the_external_editor(launch: Launcher, tmp_path: Path) -> None:
+    """Ctrl+G: the draft goes to $VISUAL in a private 0600 file ending in a newline (so the
+    editor's line is not glued to the draft), and what the editor wrote comes back."""
+    log = tmp_path / "editor.log"
+    launch.env["VISUAL"] = f"{sys.executable} {Path(__file__).with_name('fake_editor.py')}"
+    launch.env["FAKE_EDITOR_LOG"] = str(log)
+    app = launch.start(script="wake.toml")
+    app.wait_for(r"╎ Pick a number\?")
+    enter_panel(app)
+    app.press("3")  # the Type something. row
+    app.type("my draft")
+    app.wait_for(r"my draft")
+    app.press("ctrl g")
+    app.wait_for(r"added by the editor")
+    assert log.read_text().split(" ", 2)[:2] == ["600", "True"]
+    assert "my draft" in app.text()

@@ -86,7 +86,8 @@ def test_lookup_uses_context_then_global_and_shift_tab_is_prev_tab_inside_the_pa
     assert keymap.command_for(X.PROMPT, "y") is C.PROMPT_YES
     assert keymap.command_for(X.PANEL, "y") is None
     assert keymap.command_for(X.REPLY, " ") is None  # space types a space in the editor
-    assert keymap.command_for(X.PANEL, "9") is C.PANEL_ROW_9
+    assert keymap.command_for(X.PANEL, "6") is C.PANEL_ROW_6
+    assert keymap.command_for(X.PANEL, "7") is None  # no question has a 7th row
     assert keymap.command_for(X.CHAT, "ctrl u") is C.CHAT_KILL_START
     assert keymap.keys_for(C.PANEL_NOTES) == ("meta n",)
     assert keymap.keys_for(C.CHAT_NEWLINE) == ("meta enter", "shift enter")
@@ -109,7 +110,7 @@ def test_hints_come_from_the_table() -> None:
     assert toggles == "Shift+Tab answer · Ctrl+] collapse"
     assert keymap.hints(X.PANEL, [C.PANEL_CONFIRM], {C.PANEL_CONFIRM: "submit"}) == "Enter submit"
     jumps = keymap.hints(X.PANEL, [C.PANEL_PAGE_UP, C.PANEL_PAGE_DOWN, *ROW_JUMPS])
-    assert jumps == "PgUp/PgDn scroll · 1–9 jump"
+    assert jumps == "PgUp/PgDn scroll · 1–6 jump"
     assert "Alt+Enter/Shift+Enter newline" in keymap.help_line(X.REPLY)
     # Inside the panel Shift+Tab is "previous tab": the focus toggle has no key there.
     assert keymap.hints(X.PANEL, [C.FOCUS_TOGGLE, C.PANEL_DECLINE]) == "Alt+D decline (twice)"

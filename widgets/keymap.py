@@ -72,10 +72,7 @@ class Command(enum.StrEnum):
     PANEL_ROW_3 = "panel.option_3"
     PANEL_ROW_4 = "panel.option_4"
     PANEL_ROW_5 = "panel.option_5"
-    PANEL_ROW_6 = "panel.option_6"
-    PANEL_ROW_7 = "panel.option_7"
-    PANEL_ROW_8 = "panel.option_8"
-    PANEL_ROW_9 = "panel.option_9"
+    PANEL_ROW_6 = "panel.option_6"  # 4 options + Type something. + Next: six rows at most
     REPLY_NEWLINE = "reply.newline"
     CHAT_SEND = "chat.send"
     CHAT_NEWLINE = "chat.newline"
@@ -111,7 +108,7 @@ PANEL_COMMANDS: Mapping[Command, PanelCommand] = MappingProxyType(
         Command.PANEL_CLEAR_DRAFT: PanelCommand.CLEAR_DRAFT,
     }
 )
-ROW_JUMPS: tuple[Command, ...] = tuple(Command(f"panel.option_{n}") for n in range(1, 10))
+ROW_JUMPS: tuple[Command, ...] = tuple(Command(f"panel.option_{n}") for n in range(1, 7))
 
 
 class Handler(enum.StrEnum):

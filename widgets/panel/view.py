@@ -24,7 +24,7 @@ typing guard) and calls :meth:`QuestionPanel.keypress_for` with the tab it was a
 the cursor is on ``Type something.`` or the notes editor is open, the key context is ``REPLY``:
 its bindings run first (Enter confirms, Alt+Enter inserts a newline), then the editor gets the
 key, and keys it does not use fall back to the ``PANEL`` context. Otherwise ``PANEL`` bindings
-become ``host.command_nowait(PanelCommand, tab)``; digits 1–9 only move the cursor to that row.
+become ``host.command_nowait(PanelCommand, tab)``; digits 1–6 only move the cursor to that row.
 Unhandled keys are returned, as urwid expects.
 
 All model text goes through :mod:`asks.sanitize` before it reaches a widget.
