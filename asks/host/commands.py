@@ -56,7 +56,6 @@ class HostCore(Protocol):
     """What panel commands need from the orchestrator."""
 
     focus: Focus
-    mode: PanelMode
     projection: Projection
 
     def question(self, ref: QuestionRef) -> Question: ...
@@ -76,6 +75,7 @@ class PanelCommands:
     drafts: DraftBook
     strip: TabStrip
     armed: tuple[PanelCommand, TabKey] | None = None
+    mode: PanelMode = PanelMode.EXPANDED  # expanded, paused (Esc) or collapsed
 
     def run(self, command: PanelCommand, tab: TabKey | None) -> None:
         if command in CONFIRMED and tab is not None and self.armed != (command, tab):
@@ -86,6 +86,11 @@ class PanelCommands:
 
     def disarm(self) -> None:
         self.armed = None
+
+    def claimed(self) -> None:
+        """A blocker claimed the keyboard: show the panel open, on the first required tab."""
+        self.mode = PanelMode.EXPANDED
+        self.select_required(step=0)
 
     def _arm(self, command: PanelCommand, tab: TabKey) -> None:
         if command is PanelCommand.CLEAR_DRAFT and not self._has_draft(tab):
@@ -202,7 +207,7 @@ class PanelCommands:
                 self.core.say("A required question is waiting: answer, Decline or Defer it.")
             return
         self.core.focus.leave_panel()
-        self.core.mode = PanelMode.PAUSED
+        self.mode = PanelMode.PAUSED
 
     def _collapse(self, tab: TabKey | None) -> None:
         self.toggle_collapse()
@@ -222,7 +227,7 @@ class PanelCommands:
                 return Refusal.UNKNOWN_QUESTION
             self.strip.select(ref)
         core.focus.enter_panel()
-        core.mode = PanelMode.EXPANDED
+        self.mode = PanelMode.EXPANDED
         return None
 
     def toggle_focus(self) -> Refusal | None:
@@ -243,10 +248,10 @@ class PanelCommands:
         if self.waits:
             core.say("A required question is waiting; it cannot be collapsed.")
             return Refusal.BLOCKER_WAITING
-        if core.mode is PanelMode.COLLAPSED:
-            core.mode = PanelMode.EXPANDED
+        if self.mode is PanelMode.COLLAPSED:
+            self.mode = PanelMode.EXPANDED
         else:
-            core.mode = PanelMode.COLLAPSED
+            self.mode = PanelMode.COLLAPSED
             core.focus.leave_panel()
         return None
 

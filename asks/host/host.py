@@ -87,7 +87,6 @@ class QuestionHost:
         self.outbox = Outbox(self.projection)
         self.waits = WaitBook()
         self.ui_attached = ui_attached
-        self.mode = PanelMode.EXPANDED
         self.notice: str | None = None
         self.agent_running = False
         self._clock = clock
@@ -144,6 +143,11 @@ class QuestionHost:
     @property
     def tabs(self) -> tuple[TabKey, ...]:
         return self._strip.tabs
+
+    @property
+    def mode(self) -> PanelMode:
+        """Expanded, paused (Esc) or collapsed; the panel seam owns it."""
+        return self._panel.mode
 
     @property
     def selected(self) -> TabKey | None:
@@ -489,8 +493,7 @@ class QuestionHost:
         """Rule 3: claim focus for live waits now, or wait behind a foreign prompt."""
         self.focus.request_claim(self._clock(), self.selected)
         if self.focus.claim is not None:
-            self.mode = PanelMode.EXPANDED
-            self._panel.select_required(step=0)
+            self._panel.claimed()
 
     def _notify(self) -> None:
         self._changes.emit()
