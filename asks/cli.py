@@ -104,9 +104,10 @@ def storage_problem(what: str, exc: OSError | StorageError) -> StartupError:
     """``cannot WHAT: No space left on device (PATH)``: the OS reason, never ``[Errno N]``."""
     cause = exc.__cause__ if isinstance(exc, StorageError) else exc
     if not isinstance(cause, OSError) or not cause.strerror:
-        return StartupError(f"cannot {what}: {exc}")
+        return StartupError(_("cannot {what}: {reason}").format(what=what, reason=exc))
     where = f" ({cause.filename})" if cause.filename and str(cause.filename) not in what else ""
-    return StartupError(f"cannot {what}: {cause.strerror}{where}")
+    reason = f"{cause.strerror}{where}"
+    return StartupError(_("cannot {what}: {reason}").format(what=what, reason=reason))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -206,7 +207,7 @@ def print_sessions(data_dir: Path) -> int:
     try:
         rows = listing.session_rows(data_dir)
     except OSError as exc:
-        raise storage_problem(f"list the sessions in {data_dir}", exc) from exc
+        raise storage_problem(_("list the sessions in {dir}").format(dir=data_dir), exc) from exc
     if not rows:
         print(_("No sessions in {dir}.").format(dir=data_dir))
         return 0
@@ -246,8 +247,9 @@ def open_journal(
     except (SessionNotFound, SessionLocked):
         raise
     except (OSError, StorageError) as exc:
-        what = "start a new session" if session_id is None else f"open session {session_id!r}"
-        raise storage_problem(f"{what} in {data_dir}", exc) from exc
+        what = (_("start a new session in {dir}") if session_id is None
+                else _("open session {id} in {dir}")).format(id=repr(session_id), dir=data_dir)
+        raise storage_problem(what, exc) from exc
     return journal, list(records), True
 
 
@@ -266,8 +268,9 @@ def open_session(
             records.append(journal.append(chosen))
     except StorageError as exc:
         journal.close()
-        raise storage_problem(f"write to session {journal.session_id!r} in {data_dir}",
-                              exc) from exc
+        what = _("write to session {id} in {dir}").format(id=repr(journal.session_id),
+                                                          dir=data_dir)
+        raise storage_problem(what, exc) from exc
     except BaseException:
         journal.close()
         raise
@@ -428,7 +431,8 @@ def keymap_from(config: Config, seen: list[str] | None = None) -> Keymap:
     try:
         return build_keymap(config.keys.focus_toggle_key, config.keys.collapse_key)
     except ValueError as exc:  # e.g. a key that clashes with another binding
-        _warn(f"asks: {config.path}: {exc}; using the default keys", seen)
+        _warn(_("asks: {path}: {error}; using the default keys").format(
+            path=config.path, error=exc), seen)
         return build_keymap()
 
 
@@ -449,7 +453,7 @@ def resume_id(args: argparse.Namespace, data_dir: Path) -> str | None:
     if args.cont:
         sessions = list_sessions(data_dir)
         if not sessions:
-            raise UsageError(f"no session to continue in {data_dir}")
+            raise UsageError(_("no session to continue in {dir}").format(dir=data_dir))
         return sessions[0].session_id
     return None
 

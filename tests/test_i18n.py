@@ -465,3 +465,16 @@ def test_the_wheel_ships_the_compiled_catalogs(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     catalogs, review = done.stdout.splitlines()
     assert Path(catalogs).is_relative_to(unpacked) and review == "Перевірка"
+
+
+def test_a_startup_failure_is_one_line_in_the_persons_language(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from asks.cli import main  # noqa: PLC0415
+
+    not_a_dir = tmp_path / "file"
+    not_a_dir.write_text("x", encoding="utf-8")
+    assert main(["--locale", "de", "--data-dir", str(not_a_dir), "sessions"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"asks: Sitzungen in {not_a_dir} auflisten nicht möglich: ")
+    assert err.count("\n") == 1
