@@ -59,6 +59,9 @@ class ScreenTimeoutError(AssertionError):
     """The expected text did not appear; the message holds the screen as it was."""
 
 
+_LOCALE_VARIABLES = frozenset({"LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"})
+
+
 class PtyApp:
     """One running ``asks`` process on a pty of ``cols`` × ``rows``."""
 
@@ -76,7 +79,10 @@ class PtyApp:
         self.stream = pyte.ByteStream(self.screen)
         self.raw = bytearray()
         self._lock = threading.Lock()
-        full_env = {**os.environ, "TERM": "xterm-256color", "PYTHONUNBUFFERED": "1", **(env or {})}
+        # The person's language comes from the test (env), never from the machine running it.
+        inherited = {k: v for k, v in os.environ.items() if k not in _LOCALE_VARIABLES}
+        full_env = {**inherited, "LANG": "C.UTF-8", "TERM": "xterm-256color",
+                    "PYTHONUNBUFFERED": "1", **(env or {})}
         full_env["PYTHONPATH"] = os.pathsep.join(
             p for p in (str(ROOT), full_env.get("PYTHONPATH", "")) if p
         )

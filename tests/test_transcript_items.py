@@ -147,8 +147,8 @@ async def test_a_blocking_card_is_drawn_while_it_waits(tmp_path: Path) -> None:
     rig = Rig(tmp_path, [call("c1", "ask_user_question", questions=[COLOR])])
     async with trio.open_nursery() as nursery:
         nursery.start_soon(rig.turn)
-        await rig.until(lambda: rig.host.live_waits)
-        assert rig.shown(EntryKind.QUESTION) == [(EntryKind.QUESTION, "Color?")]
+        await rig.until(lambda: rig.host.live_waits and rig.shown(EntryKind.QUESTION))
+        assert rig.shown(EntryKind.QUESTION) == [(EntryKind.QUESTION, "Color?")]  # while waiting
         rig.host.enter_panel_nowait()
         rig.host.command_nowait(PanelCommand.CONFIRM)
     assert rig.shown(EntryKind.QUESTION) == [(EntryKind.QUESTION, "Color?")]  # drawn once
