@@ -371,6 +371,53 @@ async def test_the_web_page_is_served_in_the_language_in_force(
     bridge.close()
 
 
+def test_refusals_and_notices_reach_the_person_in_german(rig: Rig) -> None:
+    """The host's refusals and notices (what the panel and /asks show) follow the language in
+    force; outside a scope, and in what the model reads, they stay English."""
+    from asks.core.refusal import Refusal  # noqa: PLC0415
+
+    port = rig.host.panel_port
+    with i18n.use(Translator("de")):
+        assert port.enter_panel_nowait() is Refusal.NO_QUESTIONS
+        assert rig.host.notice == "Keine offenen Fragen."
+        rig.blocker("c1", q("Which region?", header="Region"))
+        assert port.toggle_collapse_nowait() is Refusal.BLOCKER_WAITING
+        assert rig.host.notice == (
+            "Eine erforderliche Frage wartet; das Panel lässt sich nicht einklappen.")
+        assert port.enter_panel_nowait("q-nope") is Refusal.UNKNOWN_QUESTION
+        assert rig.host.notice == "Keine offene Frage mit der ID q-nope."
+        assert Refusal.NOT_SAVED.text == (
+            "Nicht gespeichert: das Speichern ist fehlgeschlagen. Dein Entwurf bleibt erhalten.")
+        rig.ops.fail_next_append("resolved")
+        rig.answer_option(rig.ref("c1"), 0)
+        notice = rig.host.notice or ""
+        assert notice.startswith("Nicht gespeichert: ") and notice.endswith(
+            " Dein Entwurf bleibt erhalten.")
+    assert port.toggle_collapse_nowait() is Refusal.BLOCKER_WAITING
+    assert rig.host.notice == "A required question is waiting; it cannot be collapsed."
+    assert Refusal.NOT_SAVED.text == "Not saved: storage failed. Your draft is kept."
+    assert rig.ref("c1") in rig.host.projection.pending  # the failed save kept it pending
+
+
+async def test_web_error_pages_in_german(rig: Rig, nursery: trio.Nursery) -> None:
+    ref = rig.async_question("c1", "Which database?", header="DB")
+    with i18n.use(Translator("de")):
+        bridge = WebBridge(rig.host.surface_port)
+        await nursery.start(bridge.run)
+    assert bridge.url is not None
+    parts = urlsplit(bridge.url)
+    async with httpx.AsyncClient(base_url=f"http://{parts.netloc}", timeout=10) as client:
+        data = {"csrf": bridge.csrf_token, "question": ref.id,
+                "incarnation": str(ref.incarnation), "choice": "0", "custom": "both"}
+        both = await client.post(f"/answer?token={bridge.token}", data=data)
+        assert both.status_code == 400 and "<h1>Zwei Antworten</h1>" in both.text
+        assert "wähle „Etwas eingeben.“, um den Text zu senden" in both.text
+        missing = await client.get(f"/nowhere?token={bridge.token}")
+        assert missing.status_code == 404 and "Diese Seite gibt es nicht." in missing.text
+    bridge.close()
+    assert rig.host.projection.pending  # the refused form saved nothing
+
+
 def test_extraction_sees_every_marked_literal() -> None:
     """Babel reads no calls inside f-strings: every ``_("…")`` literal in the sources must be
     in the template, or it would silently stay English."""

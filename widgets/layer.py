@@ -36,6 +36,7 @@ import trio
 import urwid
 
 from asks.core.focus import FocusTarget
+from asks.core.i18n import _
 from asks.core.refusal import Refusal
 from asks.host.ports import PanelPort
 from asks.widgets.external import edit_externally
@@ -135,7 +136,7 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         if refusal is None:
             return None
         if refusal is Refusal.UNKNOWN_QUESTION and question_id is not None:
-            return f"No pending question with id {question_id}."
+            return _("No pending question with id {id}.").format(id=question_id)
         return refusal.text
 
     # -- rendering ---------------------------------------------------------------------------

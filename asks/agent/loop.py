@@ -50,6 +50,7 @@ from asks.agent.events import Message, ModelError, ModelEvent, ModelNotice, Text
 from asks.agent.lines import call_summary, outcome_summary, questions_summary, result_summary
 from asks.agent.reply import SAID_NOTHING, ReplyReader
 from asks.agent.transcript import EntryKind, Transcript
+from asks.core.i18n import _
 from asks.core.listeners import Signal
 from asks.host.ports import AgentPort
 from asks.store.entries import ChatMessage, FeedbackDelivered, Record, ToolResult
@@ -298,7 +299,7 @@ class Agent:
         text = reader.text(complete=True)
         self._append(Message("assistant", text, calls))
         if not text and not calls:
-            self.transcript.add(EntryKind.NOTICE, SAID_NOTHING)
+            self.transcript.add(EntryKind.NOTICE, _(SAID_NOTHING))
         return calls
 
     def _unique(self, calls: Sequence[ToolCall]) -> tuple[ToolCall, ...]:
@@ -369,7 +370,7 @@ class Agent:
     def _interrupted(self) -> None:
         self.host.interrupt_nowait("the person interrupted the turn (Ctrl+C)")
         self.close_open_calls("interrupted by the person (Ctrl+C)")
-        self.transcript.add(EntryKind.NOTICE, "Interrupted. Pending questions stay open.")
+        self.transcript.add(EntryKind.NOTICE, _("Interrupted. Pending questions stay open."))
 
     def close_open_calls(self, reason: str) -> None:
         """Give every tool call in the context a result if it has none (after an interrupt,

@@ -26,8 +26,9 @@ import attrs
 from asks.agent.edge import encodable, encodable_arguments, is_punctuation
 from asks.agent.events import ModelEvent, ModelNotice, ToolCall
 from asks.agent.transcript import Entry, EntryKind, Transcript
+from asks.core.i18n import N_
 
-SAID_NOTHING: Final = "The model said nothing (an empty reply)."
+SAID_NOTHING: Final = N_("The model said nothing (an empty reply).")  # shown translated
 
 
 @attrs.define(eq=False)

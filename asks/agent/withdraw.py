@@ -19,6 +19,7 @@ import attrs
 from asks import contract
 from asks.agent.loop import ToolCall, ToolContext
 from asks.agent.transcript import EntryKind
+from asks.core.i18n import _
 from asks.core.model import QuestionStatus
 
 
@@ -54,6 +55,8 @@ class WithdrawTool:
         if refused is not None:
             return refused.text
         listing = ", ".join(f'"{q.spec.question}"' for q in questions)
-        reason = f" ({request.reason})" if request.reason else ""
-        context.transcript.add(EntryKind.NOTICE, f"The agent withdrew {listing}{reason}.")
+        notice = (_("The agent withdrew {questions} ({reason}).") if request.reason
+                  else _("The agent withdrew {questions}."))
+        context.transcript.add(EntryKind.NOTICE, notice.format(questions=listing,
+                                                               reason=request.reason))
         return contract.withdrawn_text(questions, request.reason)

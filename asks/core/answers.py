@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from asks.core.i18n import _
 from asks.core.model import MAX_CUSTOM_TEXT, Answer, AnswerKind, QuestionSpec
 
 
 def answer_problem(spec: QuestionSpec, answer: Answer) -> str | None:
-    """Why ``answer`` cannot answer ``spec`` (a sentence for a person), or ``None`` if it can.
+    """Why ``answer`` cannot answer ``spec`` (a sentence for a person, translated), or ``None``.
 
     The shapes the panel produces: ``option`` = exactly one option of a single-select question;
     ``multi`` = distinct options (sorted) of a multi-select question and/or custom text, at least
@@ -15,19 +16,19 @@ def answer_problem(spec: QuestionSpec, answer: Answer) -> str | None:
     """
     indices = answer.option_indices
     if any(i < 0 or i >= len(spec.options) for i in indices):
-        return "That option does not exist."
+        return _("That option does not exist.")
     if answer.custom_text is not None and len(answer.custom_text) > MAX_CUSTOM_TEXT:
-        return f"The answer is longer than {MAX_CUSTOM_TEXT} characters."
+        return _("The answer is longer than {count} characters.").format(count=MAX_CUSTOM_TEXT)
     if len(answer.notes) > MAX_CUSTOM_TEXT:
-        return f"The notes are longer than {MAX_CUSTOM_TEXT} characters."
+        return _("The notes are longer than {count} characters.").format(count=MAX_CUSTOM_TEXT)
     has_text = bool(answer.custom_text and answer.custom_text.strip())
     match answer.kind:
         case AnswerKind.OPTION if spec.multi_select or len(indices) != 1:
-            return "Choose exactly one option."
+            return _("Choose exactly one option.")
         case AnswerKind.MULTI if not spec.multi_select:
-            return "This question takes one answer."
+            return _("This question takes one answer.")
         case AnswerKind.MULTI if list(indices) != sorted(set(indices)) or not (indices or has_text):
-            return "Check at least one option or type an answer."
+            return _("Check at least one option or type an answer.")
         case AnswerKind.CUSTOM if spec.multi_select or indices or not has_text:
-            return "Type an answer first."
+            return _("Type an answer first.")
     return None

@@ -13,6 +13,7 @@ from typing import Final
 
 import attrs
 
+from asks.core.i18n import _
 from asks.core.model import Answer, AnswerKind, QuestionRef, QuestionSpec
 
 
@@ -87,11 +88,12 @@ def answer_at_cursor(draft: Draft, spec: QuestionSpec) -> Answer | str:
     if spec.multi_select:
         custom = _custom(draft)
         if not draft.checked and custom is None:
-            return "Check at least one option or type an answer, then choose Next."
+            return _("Check at least one option or type an answer, then choose {next}.").format(
+                next=_("Next"))
         return Answer(AnswerKind.MULTI, tuple(sorted(draft.checked)), custom, notes)
     if draft.cursor < len(spec.options):
         return Answer(AnswerKind.OPTION, (draft.cursor,), None, notes)
     custom = _custom(draft)
     if custom is None:
-        return "Type an answer first."
+        return _("Type an answer first.")
     return Answer(AnswerKind.CUSTOM, (), custom, notes)

@@ -2,12 +2,15 @@
 
 Every ``*_nowait`` request of the panel, the layer and other surfaces (web, line mode) that can
 be refused returns ``Refusal | None``; :attr:`Refusal.text` is the sentence shown to the person
-(the host also puts it in its notice). Nothing is changed when a request is refused.
+(the host also puts it in its notice), in the person's language (:mod:`asks.core.i18n`;
+English outside a translator scope). Nothing is changed when a request is refused.
 """
 
 from __future__ import annotations
 
 import enum
+
+from asks.core.i18n import N_, _
 
 
 class Refusal(enum.StrEnum):
@@ -24,18 +27,18 @@ class Refusal(enum.StrEnum):
 
     @property
     def text(self) -> str:
-        return _TEXT[self]
+        return _(_TEXT[self])
 
 
 _TEXT = {
-    Refusal.NO_QUESTIONS: "No pending questions.",
-    Refusal.PROMPT_OPEN: "Finish the open prompt first.",
-    Refusal.UNKNOWN_QUESTION: "No pending question with that id.",
-    Refusal.BLOCKER_WAITING: "A required question is waiting: answer, Decline or Defer it.",
-    Refusal.NOT_BLOCKING: "This question is not blocking; it simply stays pending.",
-    Refusal.ALREADY_ANSWERED: "That question was already answered.",
-    Refusal.WITHDRAWN: "That question was withdrawn by the agent.",
-    Refusal.INVALID_ANSWER: "That answer does not fit the question.",
-    Refusal.NOTHING_ANSWERED: "Answer at least one question first, or Decline or Defer.",
-    Refusal.NOT_SAVED: "Not saved: storage failed. Your draft is kept.",
+    Refusal.NO_QUESTIONS: N_("No pending questions."),
+    Refusal.PROMPT_OPEN: N_("Finish the open prompt first."),
+    Refusal.UNKNOWN_QUESTION: N_("No pending question with that id."),
+    Refusal.BLOCKER_WAITING: N_("A required question is waiting: answer, Decline or Defer it."),
+    Refusal.NOT_BLOCKING: N_("This question is not blocking; it simply stays pending."),
+    Refusal.ALREADY_ANSWERED: N_("That question was already answered."),
+    Refusal.WITHDRAWN: N_("That question was withdrawn by the agent."),
+    Refusal.INVALID_ANSWER: N_("That answer does not fit the question."),
+    Refusal.NOTHING_ANSWERED: N_("Answer at least one question first, or Decline or Defer."),
+    Refusal.NOT_SAVED: N_("Not saved: storage failed. Your draft is kept."),
 }

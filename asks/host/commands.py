@@ -20,6 +20,7 @@ import attrs
 
 from asks.core.drafts import Draft, DraftBook, answer_at_cursor, custom_row, move, toggle
 from asks.core.focus import Focus
+from asks.core.i18n import _
 from asks.core.model import Answer, Outcome, Question, QuestionRef, Resolution, ResolutionKind
 from asks.core.refusal import Refusal
 from asks.core.tabs import ReviewKey, TabKey, TabStrip
@@ -171,7 +172,7 @@ class PanelCommands:
             if self.core.is_pending(r) and self.drafts.get(r).staged is not None
         ]
         if not staged:
-            self.core.say("Answer at least one question first, or Decline or Defer.")
+            self.core.say(Refusal.NOTHING_ANSWERED.text)
             return False
         if not self.core.save(staged):
             return False
@@ -194,7 +195,7 @@ class PanelCommands:
     def _defer(self, tab: TabKey | None) -> None:
         wait = self.waits.of_tab(tab)
         if wait is None:
-            self.core.say("This question is not blocking; it simply stays pending.")
+            self.core.say(Refusal.NOT_BLOCKING.text)
             return
         self.core.finish_wait(wait, Outcome.DEFERRED)
 
@@ -204,7 +205,7 @@ class PanelCommands:
             if tab is not None and not self.is_required(tab):
                 self.select_required(step=0)
             else:
-                self.core.say("A required question is waiting: answer, Decline or Defer it.")
+                self.core.say(Refusal.BLOCKER_WAITING.text)
             return
         self.core.focus.leave_panel()
         self.mode = PanelMode.PAUSED
@@ -223,7 +224,7 @@ class PanelCommands:
         if question_id is not None:
             ref = core.projection.current.get(question_id)
             if ref is None or ref not in self.strip:
-                core.say(f"No pending question with id {question_id}.")
+                core.say(_("No pending question with id {id}.").format(id=question_id))
                 return Refusal.UNKNOWN_QUESTION
             self.strip.select(ref)
         core.focus.enter_panel()
@@ -246,7 +247,7 @@ class PanelCommands:
         core = self.core
         self.armed = None
         if self.waits:
-            core.say("A required question is waiting; it cannot be collapsed.")
+            core.say(_("A required question is waiting; it cannot be collapsed."))
             return Refusal.BLOCKER_WAITING
         if self.mode is PanelMode.COLLAPSED:
             self.mode = PanelMode.EXPANDED

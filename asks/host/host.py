@@ -30,6 +30,7 @@ from asks.core import events as ev
 from asks.core.answers import answer_problem
 from asks.core.drafts import Draft, DraftBook
 from asks.core.focus import Focus, FocusTarget, Route
+from asks.core.i18n import _
 from asks.core.listeners import Listeners, Signal
 from asks.core.model import (
     Answer,
@@ -375,8 +376,7 @@ class QuestionHost:
         return self._then_changed(self._panel.toggle_focus())
 
     def toggle_collapse_nowait(self) -> Refusal | None:
-        """The collapse key (anywhere): collapse or expand the panel; refused while a
-        required question waits (rule 4)."""
+        """The collapse key: collapse or expand the panel; refused while a blocker waits."""
         self.notice = None
         return self._then_changed(self._panel.toggle_collapse())
 
@@ -435,7 +435,7 @@ class QuestionHost:
         try:
             record = self.journal.append(entry)
         except StorageError as exc:
-            message = self.say(f"Not saved: {exc}")
+            message = self.say(_("Not saved: {why}").format(why=exc))
             self._events.emit(ev.StorageFailed(message))
             return None
         self.projection.apply(record)
@@ -445,7 +445,7 @@ class QuestionHost:
     def save(self, resolutions: Sequence[Resolution], source: str = "panel") -> bool:
         """Save resolutions (one line); on success drop their drafts and signal the outbox."""
         if self.append(Resolved(tuple(resolutions), source)) is None:
-            self.say(f"{self.notice} Your draft is kept.")
+            self.say(_("{notice} Your draft is kept.").format(notice=self.notice))
             return False
         refs = tuple(r.ref for r in resolutions)
         for ref in refs:

@@ -53,6 +53,7 @@ from asks.agent.loop import Agent, AgentState
 from asks.agent.prompts import Prompt, PromptBroker
 from asks.agent.transcript import EntryKind, Transcript
 from asks.core.events import HostEvent, QuestionAsked, QuestionsWithdrawn, StorageFailed
+from asks.core.i18n import N_, _
 from asks.core.model import QuestionRef
 from asks.host.ports import PanelPort
 from asks.sanitize import sanitize_line
@@ -61,15 +62,15 @@ from asks.surfaces.line_io import LineReader, Output, TranscriptPrinter
 from asks.surfaces.line_prompts import arrival_lines, parse_yes_no, pending_lines, question_lines
 from asks.surfaces.line_questions import Asking, QuestionPrompt, Step
 
-CHAT_PROMPT: Final = "you> "
-ANSWER_PROMPT: Final = "answer> "
-HELP: Final = (
-    "-- Line mode: type a message and press Enter to send it to the agent.",
-    "   /asks lists pending questions · /asks ID answers one · /help · /quit",
-    "   At a question: an option number (1,3 for several) or your own text; notes after //;",
-    "   /decline declines it, /later defers it. In a group, an empty line submits what you",
-    "   answered so far. Ctrl+C interrupts the agent, twice quits. End of input (Ctrl+D)",
-    "   ends the session after the running turn.",
+CHAT_PROMPT: Final = N_("you> ")  # these three are shown translated
+ANSWER_PROMPT: Final = N_("answer> ")
+HELP: Final = N_(
+    "-- Line mode: type a message and press Enter to send it to the agent.\n"
+    "   /asks lists pending questions · /asks ID answers one · /help · /quit\n"
+    "   At a question: an option number (1,3 for several) or your own text; notes after //;\n"
+    "   /decline declines it, /later defers it. In a group, an empty line submits what you\n"
+    "   answered so far. Ctrl+C interrupts the agent, twice quits. End of input (Ctrl+D)\n"
+    "   ends the session after the running turn."
 )
 
 
@@ -261,7 +262,7 @@ class LineMode:
         if text == "/quit":
             return Exit.QUIT
         if text == "/help":
-            self.out.lines(list(HELP))
+            self.out.lines(_(HELP).split("\n"))
             return again
         if text == "/asks":
             self.out.lines(self._pending())
@@ -285,20 +286,22 @@ class LineMode:
             self._sent += 1
             self.agent.send_nowait(text)
             if busy:
-                self.out.line("-- Sent: the agent reads it when its current turn ends.")
+                self.out.line("-- " + _("Sent: the agent reads it when its current turn ends."))
         return None
 
     def _command(self, words: Sequence[str]) -> Handled:
         if words[0] == "/asks" and len(words) == 2:
             self._pick(words[1])
         else:
-            self.out.line(f"-- Unknown command {sanitize_line(' '.join(words))}. Try /help.")
+            unknown = _("Unknown command {command}. Try /help.")
+            self.out.line("-- " + unknown.format(command=sanitize_line(" ".join(words))))
         return None
 
     def _pick(self, question_id: str) -> None:
         ref = self.port.projection.current.get(question_id)
         if ref is None or ref not in self.port.projection.pending:
-            self.out.line(f"-- No pending question with id {question_id}. (/asks lists them.)")
+            self.out.line("-- " + _("No pending question with id {id}. (/asks lists them.)").format(
+                id=sanitize_line(question_id)))
             return
         self._picked = ref
 
@@ -311,7 +314,7 @@ class LineMode:
     def _permission(self, text: str) -> Handled:
         yes = parse_yes_no(text)
         if yes is None:
-            self.out.line("-- Answer y or n.")
+            self.out.line("-- " + _("Answer y or n."))
             return Step.AGAIN
         self.broker.answer_nowait(yes)
         return None
@@ -320,7 +323,8 @@ class LineMode:
     def _end_of_input(self) -> None:
         self._eof = True
         if self.port.live_waits or self._busy():
-            self.out.line("-- End of input: the agent finishes its turn; questions stay pending.")
+            ending = _("End of input: the agent finishes its turn; questions stay pending.")
+            self.out.line("-- " + ending)
         self._nobody_there(self._need())
 
     def _nobody_there(self, need: Need) -> Handled:
@@ -346,7 +350,7 @@ class LineMode:
         if self.broker.current is not None:
             self.broker.answer_nowait(False)
         if not self.agent.interrupt_nowait():
-            self.out.line("-- Press Ctrl+C again to quit.")
+            self.out.line("-- " + _("Press Ctrl+C again to quit."))
 
     # -- listeners ------------------------------------------------------------------------------
     def _changed(self) -> None:
@@ -371,17 +375,17 @@ class LineMode:
                 self.out.lines(arrival_lines(self.port.question(ref)))
         elif isinstance(event, QuestionsWithdrawn):
             ids = ", ".join(ref.id for ref in event.refs)
-            self.out.line(f"-- Withdrawn by the agent: {ids}.")
+            self.out.line("-- " + _("Withdrawn by the agent: {ids}.").format(ids=ids))
         elif isinstance(event, StorageFailed):
             self.out.line(f"-- {sanitize_line(event.message)}")
 
 
 def _prompt_text(need: Chat | Permission | Asking) -> str | None:
     if isinstance(need, Chat):
-        return CHAT_PROMPT if need.idle else None
+        return _(CHAT_PROMPT) if need.idle else None
     if isinstance(need, Permission):
-        return f"{sanitize_line(need.prompt.text)}? [y/N] "
-    return ANSWER_PROMPT
+        return _("{question}? [y/N] ").format(question=sanitize_line(need.prompt.text))
+    return _(ANSWER_PROMPT)
 
 
 def wanted(requested: bool, env: Mapping[str, str], stdin: TextIO, stdout: TextIO) -> bool:

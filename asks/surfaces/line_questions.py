@@ -22,6 +22,7 @@ from typing import Final
 
 import attrs
 
+from asks.core.i18n import N_, _
 from asks.core.model import Answer, QuestionRef
 from asks.core.refusal import Refusal
 from asks.host.ports import SurfacePort
@@ -30,7 +31,7 @@ from asks.surfaces.line_io import Output
 from asks.surfaces.line_prompts import parse_answer, parse_yes_no
 
 SOURCE: Final = "line"
-PARTIAL_PROMPT: Final = "Submit the answers given so far? The rest stay pending. [y/N] "
+PARTIAL_PROMPT: Final = N_("Submit the answers given so far? The rest stay pending. [y/N] ")
 
 
 class Step(enum.Enum):
@@ -71,7 +72,7 @@ class QuestionPrompt:
             wait = self.port.wait_for(need.ref)
             if wait is not None and len(wait.refs) > 1:
                 return await self._partial(need, confirm)
-            self.out.line("-- Type an answer, or /decline or /later.")
+            self.out.line("-- " + _("Type an answer, or /decline or /later."))
             return Step.AGAIN
         answer = parse_answer(self.port.question(need.ref).spec, text)
         if isinstance(answer, str):
@@ -86,43 +87,45 @@ class QuestionPrompt:
         if name == "/later":
             return self._later(need)
         if name == "/asks":
-            self.out.line("-- Answer this question first, or /later.")
+            self.out.line("-- " + _("Answer this question first, or /later."))
         else:
-            self.out.line(f"-- Unknown command {sanitize_line(name)}. Try /help.")
+            unknown = _("Unknown command {command}. Try /help.")
+            self.out.line("-- " + unknown.format(command=sanitize_line(name)))
         return Step.AGAIN
 
     def _later(self, need: Asking) -> Step:
         qid = need.ref.id
         if not need.required:
-            self.out.line(f"-- {qid} stays pending (/asks {qid} to answer it).")
+            self.out.line("-- " + _("{id} stays pending (/asks {id} to answer it).").format(id=qid))
             return Step.DONE
         refusal = self.port.defer_nowait(qid)
         if refusal is not None:
             self.out.line(f"-- {refusal.text}")
             return Step.AGAIN
-        self.out.line("-- Deferred: the questions stay pending (/asks lists them).")
+        self.out.line("-- " + _("Deferred: the questions stay pending (/asks lists them)."))
         return Step.DONE
 
     def _save(self, need: Asking, answer: Answer | None) -> Step:
         ref = need.ref
         refusal = self.port.answer_from_nowait(ref.id, ref.incarnation, answer, SOURCE)
         if refusal is Refusal.NOT_SAVED:
-            self.out.line("-- Not saved: storage failed. Nothing was sent; try again.")
+            self.out.line("-- " + _("Not saved: storage failed. Nothing was sent; try again."))
             return Step.AGAIN
         if refusal is not None:  # invalid, or answered/withdrawn elsewhere meanwhile
             self.out.line(f"-- {refusal.text}")
             return Step.AGAIN if refusal is Refusal.INVALID_ANSWER else Step.DONE
         if not need.required:
-            what = "Declined" if answer is None else "Saved"
-            self.out.line(f"-- {what}: the agent gets it at its next step.")
+            what = (_("Declined: the agent gets it at its next step.") if answer is None
+                    else _("Saved: the agent gets it at its next step."))
+            self.out.line("-- " + what)
         return Step.DONE
 
     async def _partial(self, need: Asking, confirm: Confirm) -> Step:
-        line = await confirm(PARTIAL_PROMPT)
+        line = await confirm(_(PARTIAL_PROMPT))
         if line is None:
             return Step.DONE  # the question went away, or the input ended
         if parse_yes_no(line) is not True:
-            self.out.line("-- Not submitted.")
+            self.out.line("-- " + _("Not submitted."))
             return Step.AGAIN
         refusal = self.port.submit_partial_nowait(need.ref.id)
         if refusal is not None:

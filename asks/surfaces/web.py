@@ -46,6 +46,7 @@ from hypercorn.typing import ASGIReceiveCallable, ASGISendCallable, HTTPScope, S
 
 from asks.core import events as ev
 from asks.core.answers import answer_problem
+from asks.core.i18n import _
 from asks.core.model import (
     QuestionRef,
     QuestionStatus,
@@ -65,6 +66,7 @@ from asks.surfaces.web_forms import (
     question_ref,
     single,
     too_large,
+    unknown_question,
 )
 from asks.surfaces.web_page import QuestionView, Withdrawal
 
@@ -291,7 +293,7 @@ class WebBridge:
         except Exception as exc:  # answered 500; the server (and the REPL) go on
             self._errors += 1
             self._last_error = f"{type(exc).__name__}: {exc}"
-            response = Response(500, web_page.message("Error", "Internal error.", token=None)
+            response = Response(500, web_page.message(_("Error"), _("Internal error."), token=None)
                                  .encode())
         if response is not None:
             if response.status >= 400:
@@ -303,7 +305,7 @@ class WebBridge:
     ) -> Response | None:
         headers = _headers(scope)
         if not self._host_allowed(headers.get("host")):
-            raise HttpError(400, "Bad request", "Wrong Host header.", back=False)
+            raise HttpError(400, _("Bad request"), _("Wrong Host header."), back=False)
         query = parse_qs(scope["query_string"].decode("latin-1"), keep_blank_values=True)
         given = query.get("token", [])
         if len(given) != 1 or not hmac.compare_digest(given[0].encode(), self.token.encode()):
@@ -312,7 +314,8 @@ class WebBridge:
         if method == "POST" and path == "/answer":
             return await self._answer(headers, receive)
         if method != "GET":
-            raise HttpError(405, "Method not allowed", f"{method} is not allowed here.")
+            raise HttpError(405, _("Method not allowed"),
+                            _("{method} is not allowed here.").format(method=method))
         match path:
             case "/":
                 flash = query.get("flash", [""])[0]
@@ -332,7 +335,7 @@ class WebBridge:
                 return Response(200, web_page.APP_JS.encode(), "text/javascript; charset=utf-8")
             case "/app.css":
                 return Response(200, web_page.APP_CSS.encode(), "text/css; charset=utf-8")
-        raise HttpError(404, "Not found", "There is no such page.")
+        raise HttpError(404, _("Not found"), _("There is no such page."))
 
     @staticmethod
     def _html(text: str) -> Response:
@@ -356,31 +359,31 @@ class WebBridge:
     async def _answer(self, headers: Mapping[str, str], receive: ASGIReceiveCallable) -> Response:
         fetch_site = headers.get("sec-fetch-site")
         if fetch_site is not None and fetch_site not in ("same-origin", "none"):
-            raise forbidden("Cross-site request refused.")
+            raise forbidden(_("Cross-site request refused."))
         origin = headers.get("origin")
         # Referrer-Policy: no-referrer makes browsers send "Origin: null" on our own form
         # posts; that is accepted only with the browser's own "Sec-Fetch-Site: same-origin".
         if origin is not None and not (origin == "null" and fetch_site == "same-origin"):
             parts = urlsplit(origin)
             if parts.scheme != "http" or not self._host_allowed(parts.netloc):
-                raise forbidden("Cross-site request refused.")
+                raise forbidden(_("Cross-site request refused."))
         content_type = headers.get("content-type", "").split(";")[0].strip().lower()
         if content_type != "application/x-www-form-urlencoded":
-            raise HttpError(400, "Bad request", "Send the form as a plain HTML form.")
+            raise HttpError(400, _("Bad request"), _("Send the form as a plain HTML form."))
         fields = parse_form(await _read_body(headers, receive))
         csrf = single(fields, "csrf")
         if csrf is None or not hmac.compare_digest(csrf.encode(), self.csrf_token.encode()):
-            raise HttpError(403, "Forbidden", "The form's CSRF token is missing or wrong; "
-                           "reload the page and try again.")
+            raise HttpError(403, _("Forbidden"), _("The form's CSRF token is missing or wrong; "
+                                                  "reload the page and try again."))
         ref = question_ref(fields)
         state = self.host.projection.by_ref.get(ref)
         if state is None:
-            raise HttpError(404, "Unknown question", f"There is no question {ref.id}.")
+            raise unknown_question(ref.id)
         if state.status is not QuestionStatus.PENDING:
             raise conflict(state.status)
         action = single(fields, "action") or "answer"
         if action not in ("answer", "decline"):
-            raise HttpError(400, "Bad request", "Unknown action.")
+            raise HttpError(400, _("Bad request"), _("Unknown action."))
         answer = None if action == "decline" else answer_from_form(state.question.spec, fields)
         refusal = self.host.answer_from_nowait(ref.id, ref.incarnation, answer, source="web")
         match refusal:
@@ -395,18 +398,18 @@ class WebBridge:
                 raise conflict(QuestionStatus.WITHDRAWN)
             case Refusal.INVALID_ANSWER:
                 assert answer is not None
-                problem = answer_problem(state.question.spec, answer) or "Invalid answer."
-                raise HttpError(400, "Bad request", problem)
+                problem = answer_problem(state.question.spec, answer) or _("Invalid answer.")
+                raise HttpError(400, _("Bad request"), problem)
             case Refusal.NOT_SAVED:
-                why = self.host.notice or "storage error"
-                raise HttpError(503, "Not saved", f"Not saved: {why}")
+                why = self.host.notice or _("storage error")
+                raise HttpError(503, _("Not saved"), _("Not saved: {why}").format(why=why))
             case _:
-                raise HttpError(404, "Unknown question", f"There is no question {ref.id}.")
+                raise unknown_question(ref.id)
 
     # ====================================================================== GET /events
     async def _events(self, receive: ASGIReceiveCallable, send: ASGISendCallable) -> None:
         if len(self._clients) >= MAX_EVENT_CLIENTS or self._closing.is_set():
-            raise HttpError(503, "Busy", "Too many open pages.")
+            raise HttpError(503, _("Busy"), _("Too many open pages."))
         sender, receiver = trio.open_memory_channel[int](1)
         self._clients.add(sender)
         disconnected = False
@@ -464,7 +467,8 @@ def _headers(scope: HTTPScope) -> dict[str, str]:
     for name, value in scope["headers"]:
         key = name.decode("latin-1").lower()
         if key in found and key in ("host", "origin", "content-type", "content-length"):
-            raise HttpError(400, "Bad request", f"Repeated {key} header.", back=False)
+            raise HttpError(400, _("Bad request"), _("Repeated {name} header.").format(name=key),
+                            back=False)
         found[key] = value.decode("latin-1")
     return found
 
@@ -477,7 +481,7 @@ async def _read_body(headers: Mapping[str, str], receive: ASGIReceiveCallable) -
     while True:
         message = await receive()
         if message["type"] != "http.request":
-            raise HttpError(400, "Bad request", "The request ended early.")
+            raise HttpError(400, _("Bad request"), _("The request ended early."))
         body += message["body"]
         if len(body) > MAX_BODY:
             raise too_large()

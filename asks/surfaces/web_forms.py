@@ -3,7 +3,8 @@
 Pure functions over bytes and :class:`~asks.core.model.QuestionSpec` (no I/O): a urlencoded
 body becomes fields (known names only, no repeats but ``option``, ≤ ``MAX_FIELDS``), the
 fields become a question ref and an :class:`~asks.core.model.Answer` with the panel's shapes.
-Numbers are ASCII digits only. Every problem is an :class:`HttpError` with a short page text.
+Numbers are ASCII digits only. Every problem is an :class:`HttpError` with a short page text,
+in the person's language (:mod:`asks.core.i18n`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from urllib.parse import parse_qsl
 
 import attrs
 
+from asks.core.i18n import _
 from asks.core.model import (
     MAX_CUSTOM_TEXT,
     Answer,
@@ -49,12 +51,13 @@ class HttpError(Exception):
 
 
 def too_large() -> HttpError:
-    return HttpError(413, "Too large", f"The form is over {MAX_BODY // 1024} KiB.")
+    too_large = _("The form is over {size} KiB.").format(size=MAX_BODY // 1024)
+    return HttpError(413, _("Too large"), too_large)
 
 
-def forbidden(text: str = "Forbidden.") -> HttpError:
+def forbidden(text: str | None = None) -> HttpError:
     """403 with no data: no question text, no link with the token."""
-    return HttpError(403, "Forbidden", text, back=False)
+    return HttpError(403, _("Forbidden"), text or _("Forbidden."), back=False)
 
 
 def parse_form(body: bytes) -> dict[str, list[str]]:
@@ -64,15 +67,17 @@ def parse_form(body: bytes) -> dict[str, list[str]]:
             encoding="utf-8", errors="strict", max_num_fields=MAX_FIELDS,
         )
     except ValueError as exc:  # UnicodeDecodeError too
-        raise HttpError(400, "Bad request", "The form could not be read.") from exc
+        raise HttpError(400, _("Bad request"), _("The form could not be read.")) from exc
     fields: dict[str, list[str]] = {}
     for name, value in pairs:
         if name not in FORM_FIELDS:
-            raise HttpError(400, "Bad request", f"Unexpected form field {name[:40]!r}.")
+            raise HttpError(400, _("Bad request"),
+                            _("Unexpected form field {name}.").format(name=repr(name[:40])))
         fields.setdefault(name, []).append(value)
     for name, values in fields.items():
         if name != "option" and len(values) > 1:
-            raise HttpError(400, "Bad request", f"The field {name!r} was sent twice.")
+            raise HttpError(400, _("Bad request"),
+                            _("The field {name} was sent twice.").format(name=repr(name)))
     return fields
 
 
@@ -90,55 +95,64 @@ def single(fields: Mapping[str, list[str]], name: str) -> str | None:
 def question_ref(fields: Mapping[str, list[str]]) -> QuestionRef:
     qid, incarnation = single(fields, "question"), single(fields, "incarnation")
     if not qid or incarnation is None or not is_ascii_number(incarnation) or len(incarnation) > 18:
-        raise HttpError(400, "Bad request", "The form does not name a question.")
+        raise HttpError(400, _("Bad request"), _("The form does not name a question."))
     return QuestionRef(qid, int(incarnation))
 
 
-def text_field(fields: Mapping[str, list[str]], name: str, what: str) -> str:
+def text_field(fields: Mapping[str, list[str]], name: str, too_long: str) -> str:
+    """The sanitised field ``name``; ``too_long`` (with ``{count}``) says it is too long."""
     text = sanitize_text(single(fields, name) or "").strip()
     if len(text) > MAX_CUSTOM_TEXT:
-        raise HttpError(400, "Too long", f"{what} is longer than {MAX_CUSTOM_TEXT} characters.")
+        raise HttpError(400, _("Too long"), too_long.format(count=MAX_CUSTOM_TEXT))
     return text
 
 
 def option_index(spec: QuestionSpec, value: str) -> int:
     if not is_ascii_number(value) or int(value) >= len(spec.options):
-        raise HttpError(400, "Bad request", "That option does not exist.")
+        raise HttpError(400, _("Bad request"), _("That option does not exist."))
     return int(value)
 
 
 def answer_from_form(spec: QuestionSpec, fields: Mapping[str, list[str]]) -> Answer:
     """The answer a submitted form gives, with the panel's shapes (see ``answer_problem``)."""
-    custom = text_field(fields, "custom", "The answer") or None
-    notes = text_field(fields, "notes", "The notes")
+    long_answer = _("The answer is longer than {count} characters.")
+    custom = text_field(fields, "custom", long_answer) or None
+    notes = text_field(fields, "notes", _("The notes are longer than {count} characters."))
     choice, checked = single(fields, "choice"), fields.get("option", [])
     if spec.multi_select:
         if choice is not None:
-            raise HttpError(400, "Bad request", "This question takes checkboxes.")
+            raise HttpError(400, _("Bad request"), _("This question takes checkboxes."))
         indices = sorted({option_index(spec, v) for v in checked})
         if not indices and custom is None:
-            raise HttpError(400, "Nothing chosen", "Check an option or type an answer.")
+            raise HttpError(400, _("Nothing chosen"), _("Check an option or type an answer."))
         return Answer(AnswerKind.MULTI, tuple(indices), custom, notes)
     if checked:
-        raise HttpError(400, "Bad request", "This question takes one answer.")
+        raise HttpError(400, _("Bad request"), _("This question takes one answer."))
     if choice is None or choice == "custom":
         if custom is None:
-            what = "Type an answer first." if choice or not spec.options else (
+            what = _("Type an answer first.") if choice or not spec.options else _(
                 "Choose an option or type an answer.")
-            raise HttpError(400, "Nothing chosen", what)
+            raise HttpError(400, _("Nothing chosen"), what)
         return Answer(AnswerKind.CUSTOM, (), custom, notes)
     index = option_index(spec, choice)
     if custom is not None:
-        raise HttpError(400, "Two answers", "You chose an option and also typed an answer: "
-                       "choose “Type something.” to send the text, or clear it.")
+        both = _("You chose an option and also typed an answer: choose “{label}” to send the "
+                 "text, or clear it.")
+        raise HttpError(400, _("Two answers"), both.format(label=_("Type something.")))
     return Answer(AnswerKind.OPTION, (index,), None, notes)
+
+
+def unknown_question(question_id: str) -> HttpError:
+    text = _("There is no question {id}.").format(id=question_id)
+    return HttpError(404, _("Unknown question"), text)
 
 
 def conflict(status: QuestionStatus) -> HttpError:
     if status is QuestionStatus.WITHDRAWN:
-        return HttpError(409, "Withdrawn", "This question was withdrawn by the agent; "
-                        "your answer was not saved.")
-    return HttpError(409, "Already answered", "This question was already answered (in the "
-                    "terminal or another tab); your answer was not saved. Nothing was sent twice.")
+        return HttpError(409, _("Withdrawn"), _("This question was withdrawn by the agent; "
+                                                "your answer was not saved."))
+    return HttpError(409, _("Already answered"), _(
+        "This question was already answered (in the terminal or another tab); your answer was "
+        "not saved. Nothing was sent twice."))
 
 
