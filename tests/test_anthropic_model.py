@@ -291,6 +291,23 @@ async def test_stop_reasons_are_notices_not_context(tmp_path: Path, server: Fake
     assert [m.content for m in rig.agent.messages if m.role == "assistant"] == ["cut here", "no"]
 
 
+async def test_notices_are_in_the_persons_language(tmp_path: Path, server: FakeAnthropic) -> None:
+    """The person reads stop notices and the empty-reply notice in German; the model's context
+    gets none of them (issue 12)."""
+    from asks.core import i18n  # noqa: PLC0415
+
+    server.queue(Reply("cut here", stop_reason="max_tokens"), Reply(""))
+    rig = Rig(tmp_path, server.url, max_tokens=64)
+    with i18n.use(i18n.Translator("de")):
+        assert await one_turn(rig) is TurnOutcome.FINISHED
+        assert await one_turn(rig, "again") is TurnOutcome.FINISHED
+    assert rig.texts(EntryKind.NOTICE) == [
+        "Die Antwort wurde bei max_tokens (64) abgeschnitten.",
+        "Das Modell hat nichts gesagt (eine leere Antwort).",
+    ]
+    assert [m.content for m in rig.agent.messages if m.role == "assistant"] == ["cut here", ""]
+
+
 # ---------------------------------------------------------------------------- interruption
 @pytest.mark.parametrize("hang", ["before", "after"])
 async def test_ctrl_c_cancels_the_request_in_flight(

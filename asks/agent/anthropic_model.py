@@ -50,13 +50,15 @@ from asks.agent.provider import (
     is_provider_error,
     system_prompt,
 )
+from asks.core.i18n import N_, _
 
-_STOP_NOTICES: Final = {
-    "max_tokens": "The reply was cut off at max_tokens ({max_tokens}).",
-    "refusal": "The model declined to go on (stop_reason: refusal).",
-    "pause_turn": "The server paused the turn (stop_reason: pause_turn); send a message to go on.",
-    "model_context_window_exceeded": "The conversation no longer fits the model's context "
-    "window.",
+_STOP_NOTICES: Final = {  # shown to the person (translated), never in the context
+    "max_tokens": N_("The reply was cut off at max_tokens ({max_tokens})."),
+    "refusal": N_("The model declined to go on (stop_reason: refusal)."),
+    "pause_turn": N_(
+        "The server paused the turn (stop_reason: pause_turn); send a message to go on."),
+    "model_context_window_exceeded": N_("The conversation no longer fits the model's context "
+                                        "window."),
 }
 
 
@@ -197,7 +199,7 @@ class AnthropicModel:
 
     def _notice(self, stop_reason: str | None) -> ModelNotice | None:
         text = _STOP_NOTICES.get(stop_reason or "")
-        return ModelNotice(text.format(max_tokens=self.settings.max_tokens)) if text else None
+        return ModelNotice(_(text).format(max_tokens=self.settings.max_tokens)) if text else None
 
     async def _assembled(self, response: AsyncIterator[Any]) -> AsyncIterator[ModelEvent]:
         """Text as it comes; each tool call when its block stops (module docstring)."""

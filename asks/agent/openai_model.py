@@ -50,6 +50,7 @@ from asks.agent.provider import (
     resolve_settings,
     system_prompt,
 )
+from asks.core.i18n import N_, _
 
 __all__ = [
     "DEFAULT_BASE_URL",
@@ -62,9 +63,9 @@ __all__ = [
     "resolve_settings",
 ]
 
-_FINISH_NOTICES: Final = {
-    "length": "The reply was cut off at the model's length limit.",
-    "content_filter": "The server's content filter cut the reply short.",
+_FINISH_NOTICES: Final = {  # shown to the person (translated), never in the context
+    "length": N_("The reply was cut off at the model's length limit."),
+    "content_filter": N_("The server's content filter cut the reply short."),
 }
 
 
@@ -221,7 +222,7 @@ async def _assembled(response: AsyncIterator[Any]) -> AsyncIterator[ModelEvent]:
     for index in sorted(partial):
         yield partial[index].done()
     if finished in _FINISH_NOTICES:
-        yield ModelNotice(_FINISH_NOTICES[finished])
+        yield ModelNotice(_(_FINISH_NOTICES[finished]))
 
 
 def _whole_reply(completion: Any) -> list[ModelEvent]:
@@ -241,5 +242,5 @@ def _whole_reply(completion: Any) -> list[ModelEvent]:
                                str(function.arguments or "")))
     reason = str(getattr(choices[0], "finish_reason", "") or "")
     if reason in _FINISH_NOTICES:
-        events.append(ModelNotice(_FINISH_NOTICES[reason]))
+        events.append(ModelNotice(_(_FINISH_NOTICES[reason])))
     return events

@@ -31,6 +31,7 @@ from asks.agent.shell import DEFAULT_TIMEOUT, ShellTool
 from asks.agent.toolkit import function_schema
 from asks.agent.transcript import EntryKind
 from asks.agent.withdraw import WithdrawTool
+from asks.core.i18n import _
 
 MAX_WORK_SECONDS: Final = 120.0
 
@@ -70,7 +71,8 @@ class WorkTool:
         seconds = min(max(float(seconds), 0.0), MAX_WORK_SECONDS)
         label = str(args.get("label") or "working")
         await trio.sleep(seconds)
-        context.transcript.add(EntryKind.TOOL, f"{label}: done ({seconds:g}s)", self.name)
+        done = _("{label}: done ({seconds}s)").format(label=label, seconds=f"{seconds:g}")
+        context.transcript.add(EntryKind.TOOL, done, self.name)
         return f"{label}: finished after {seconds:g} seconds."
 
 
