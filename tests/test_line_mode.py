@@ -427,3 +427,22 @@ def test_unknown_commands_say_so_and_quit_ends_at_once(session: Session) -> None
     assert not any("never sent" in line for line in lines)
     assert not any(r["type"] == "chat_message" and "never sent" in r["content"]
                    for r in session.records())
+
+
+def test_line_mode_speaks_the_persons_language_and_the_model_reads_english(
+    session: Session,
+) -> None:
+    session.env.update({"LANG": "de_DE.UTF-8", "LC_ALL": "", "LC_MESSAGES": ""})
+    done = session.run("7\n/nope\n2\n/help\n/quit\n", script="line_block.toml")
+    assert done.returncode == 0, done.stderr.decode()
+    lines = out_lines(done)
+    at = lines.index("antwort> 7")
+    assert lines[at:at + 4] == [
+        "antwort> 7", "-- Es gibt keine Option 7: wähle 1-3.",
+        "antwort> /nope", "-- Unbekannter Befehl /nope. Versuche /help."]
+    assert "Agent> BLOCK-DONE: Green" in lines  # the model's text stays as it said it
+    assert "-- Zeilenmodus: gib eine Nachricht ein und drücke Enter, um sie an den Agenten zu " \
+           "senden." in lines
+    assert "   /asks listet offene Fragen · /asks ID beantwortet eine · /help · /quit" in lines
+    (result,) = session.of_type("tool_result")
+    assert "Green" in result["text"] and "Antwort" not in result["text"]  # what the model reads
