@@ -23,9 +23,9 @@ _DESCRIPTION: Final = (
     "or a free-text answer. Use it for decisions or information only the user has. By "
     "default the call is blocking: it returns once the user has answered, declined, or "
     'chosen to answer later. With "blocking": false it returns at once with a stable id per '
-    "question (like q-1a2b3c4d5e) and you keep working; each answer arrives later as a "
+    "question (q- and 10 hex digits) and you keep working; each answer arrives later as a "
     f'message starting with "{FEEDBACK_PREFIX}". To wait for such a question, call the tool '
-    'with only its id: {"questions": [{"questionId": "q-1a2b3c4d5e"}]}. There is no '
+    'with only the id it returned: {"questions": [{"questionId": "<that id>"}]}. There is no '
     "timeout: silence is never consent."
 )
 _PROMPT_SNIPPET: Final = (

@@ -60,7 +60,7 @@ def withdraw_tool() -> dict[str, Any]:
                         "maxItems": MAX_WITHDRAW,
                         "items": {"type": "string", "minLength": 1, "maxLength": model.MAX_ID},
                         "description": "Ids of pending questions, as ask_user_question "
-                        "returned them (like q-1a2b3c4d5e).",
+                        "returned them (q- and 10 hex digits).",
                     },
                     "reason": {
                         "type": "string",
@@ -82,7 +82,7 @@ def _invalid(message: str) -> ToolError:
 def _ids(raw: object) -> tuple[str, ...] | ToolError:
     if not isinstance(raw, list) or not raw:
         return _invalid('"questionIds" must be a non-empty array of question ids such as '
-                        '["q-1a2b3c4d5e"].')
+                        '["<an id the tool returned>"].')
     if len(raw) > MAX_WITHDRAW:
         return _invalid(f'"questionIds" has {len(raw)} ids; withdraw at most {MAX_WITHDRAW} '
                         "in one call.")
@@ -101,7 +101,7 @@ def validate_withdraw(arguments: object) -> Withdraw | ToolError:
     """Validate decoded JSON arguments (module docstring). Never raises."""
     if not isinstance(arguments, dict):
         return _invalid('The arguments must be a JSON object such as '
-                        '{"questionIds": ["q-1a2b3c4d5e"]}.')
+                        '{"questionIds": ["<an id the tool returned>"]}.')
     for key in arguments:
         if key not in _KEYS:
             return _invalid(f'The call has the unknown key {quote(key)}; the allowed keys are '
