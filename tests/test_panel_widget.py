@@ -20,7 +20,7 @@ import urwid
 from helpers import Rig, call, q
 from urwid.testing import check_flow_sizing, render_text, resolve_attr
 
-from asks.core.model import AnswerKind, QuestionStatus
+from asks.core.model import Answer, AnswerKind, QuestionStatus
 from asks.host.host import PanelCommand, PanelMode, Wait
 from asks.widgets.keymap import build_keymap
 from asks.widgets.layer import AsksLayer
@@ -533,3 +533,19 @@ def test_repeated_headers_get_a_distinguishing_number(rig: Rig) -> None:
     focused(rig)
     strip = screen(panel)[1]
     assert "Versioning" in strip and "Versioning 2" in strip
+
+
+def test_review_shows_what_was_answered_in_the_browser_and_where(rig: Rig) -> None:
+    rig.blocker("c1", q("Which checks?", header="Checks", options=("Lint", "Types")),
+                q("Which target?", header="Target", options=("Linux", "Mac")))
+    panel = make_panel(rig)
+    first = rig.ref("c1", 0)
+    refusal = rig.host.answer_from_nowait(first.id, first.incarnation,
+                                          Answer(AnswerKind.OPTION, (0,)), source="web")
+    assert refusal is None
+    rig.clock.past_guard()
+    rig.host.settle_guard_nowait(rig.clock())
+    press(panel, "tab")  # to the Review tab (Target, then Review)
+    text = "\n".join(screen(panel, 100))
+    assert "→ Lint (in the browser)" in text
+    assert "(already answered)" not in text

@@ -207,6 +207,7 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
             self._slash(text.split())
             return
         self.session.agent.send_nowait(text)
+        self.transcript_view.follow()  # back to the newest, even before the turn shows it
 
     def _slash(self, words: Sequence[str]) -> None:
         name, args = words[0], words[1:]

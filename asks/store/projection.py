@@ -45,6 +45,7 @@ class QuestionState:
     status: QuestionStatus = QuestionStatus.PENDING
     resolution: Resolution | None = None
     delivered: bool = False
+    source: str | None = None  # where the resolution was given (panel, web, line, …)
 
 
 @attrs.define(eq=False)
@@ -95,7 +96,7 @@ class Projection:
                 self._group_asked(entry)
             case Resolved():
                 for resolution in entry.resolutions:
-                    self._resolved(resolution)
+                    self._resolved(resolution, entry.source)
             case FeedbackDelivered():
                 self._mark_delivered(entry.delivered)
                 self.conversation.append(record)
@@ -131,11 +132,12 @@ class Projection:
         self.open_calls.pop(entry.call_id, None)
         self._mark_delivered(entry.delivered)
 
-    def _resolved(self, resolution: Resolution) -> None:
+    def _resolved(self, resolution: Resolution, source: str) -> None:
         state = self.by_ref.get(resolution.ref)
         if state is None or state.status is not QuestionStatus.PENDING:
             return
         state.resolution = resolution
+        state.source = source
         answered = resolution.kind is ResolutionKind.ANSWERED
         status = QuestionStatus.ANSWERED if answered else QuestionStatus.DECLINED
         self._close(resolution.ref, status)

@@ -64,9 +64,8 @@ class ReviewTab:
 
     def _review_row(self, number: int, ref: QuestionRef) -> tuple[urwid.Widget, bool]:
         host = self._host
-        if ref not in host.tabs:
-            answer: Markup = ("panel.answer", "→ " + _("(already answered)"))
-            return self._review_item(number, ref, answer), False
+        if ref not in host.tabs:  # saved already, e.g. in the browser: what, and where
+            return self._review_item(number, ref, ("panel.answer", self._saved(ref))), False
         staged = host.draft(ref).staged
         spec = host.question(ref).spec
         if staged is None:
@@ -75,6 +74,20 @@ class ReviewTab:
         if staged.notes:
             text += "  " + _("(notes: {notes})").format(notes=sanitize_line(staged.notes))
         return self._review_item(number, ref, ("panel.answer", f"→ {text}")), False
+
+    def _saved(self, ref: QuestionRef) -> str:
+        state = self._host.projection.by_ref[ref]
+        answer = state.resolution.answer if state.resolution is not None else None
+        text = _("Declined.") if answer is None else sanitize_line(answer.text(state.question.spec))
+        if state.source in (None, "panel"):
+            return f"→ {text}"
+        if state.source == "web":
+            where = _("in the browser")
+        elif state.source == "line":
+            where = _("in line mode")
+        else:
+            where = _("from {source}").format(source=sanitize_line(state.source))
+        return f"→ {text} ({where})"
 
     def _review_item(self, number: int, ref: QuestionRef, answer: Markup) -> urwid.Widget:
         key = ("review", number, ref, frozen(answer))
