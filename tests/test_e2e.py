@@ -204,7 +204,7 @@ def test_answer_while_work_runs_is_steered_into_the_turn(launch: Launcher) -> No
     rows = lines(app)
     steer = next(i for i, row in enumerate(rows) if "feedback (steer)" in row)
     ack = next(i for i, row in enumerate(rows) if "MID-ACK" in row)
-    work = [i for i, row in enumerate(rows) if re.search(r"stage \d: done", row)]
+    work = [i for i, row in enumerate(rows) if re.search(r"stage \d: finished", row)]
     assert work and work[0] < steer < ack, app.text()  # after a work step, mid-turn
     assert 'answer "Coffee"' in app.text()
     assert "feedback (wake)" not in app.text()

@@ -29,9 +29,7 @@ from asks.agent.loop import Tool, ToolCall, ToolContext
 from asks.agent.read_file import ReadFileTool
 from asks.agent.shell import DEFAULT_TIMEOUT, ShellTool
 from asks.agent.toolkit import function_schema
-from asks.agent.transcript import EntryKind
 from asks.agent.withdraw import WithdrawTool
-from asks.core.i18n import _
 
 MAX_WORK_SECONDS: Final = 120.0
 
@@ -71,9 +69,7 @@ class WorkTool:
         seconds = min(max(float(seconds), 0.0), MAX_WORK_SECONDS)
         label = str(args.get("label") or "working")
         await trio.sleep(seconds)
-        done = _("{label}: done ({seconds}s)").format(label=label, seconds=f"{seconds:g}")
-        context.transcript.add(EntryKind.TOOL, done, self.name)
-        return f"{label}: finished after {seconds:g} seconds."
+        return f"{label}: finished after {seconds:g} seconds."  # its tool line shows it
 
 
 @attrs.frozen
