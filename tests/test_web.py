@@ -525,7 +525,9 @@ async def test_storage_failure_is_503_and_the_question_stays_pending(
     rig.ops.fail_next_append("resolved")
     response = await post(client, bridge, form(bridge, ref, choice="0"))
     assert response.status_code == 503
-    assert "Not saved" in response.text
+    assert "Not saved: storage error" in response.text
+    assert "Not saved: Not saved" not in response.text  # the terminal's notice is not repeated
+    assert "draft is kept" not in response.text  # true of the panel, not of the page
     assert list(rig.host.projection.pending) == [ref]
     assert rig.host.outbox.refs() == ()
     assert (await post(client, bridge, form(bridge, ref, choice="0"))).status_code == 303

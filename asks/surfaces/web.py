@@ -401,7 +401,8 @@ class WebBridge:
                 problem = answer_problem(state.question.spec, answer) or _("Invalid answer.")
                 raise HttpError(400, _("Bad request"), problem)
             case Refusal.NOT_SAVED:
-                why = self.host.notice or _("storage error")
+                # the host's notice is for the terminal ("…your draft is kept"): say it plainly
+                why = _("storage error")
                 raise HttpError(503, _("Not saved"), _("Not saved: {why}").format(why=why))
             case _:
                 raise unknown_question(ref.id)
