@@ -92,11 +92,10 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         self._pause_esc_at = float("-inf")
         self.last_context = Context.CHAT  # where the last key went (for unhandled keys)
         self._had_waits = bool(port.live_waits)
-        self._stale = True
         self._guard_changed = trio.Event()
         super().__init__(urwid.Pile([editor]))
         port.subscribe(self._changed)
-        self._refresh_if_stale()
+        self._refresh()
 
     # -- embedding ---------------------------------------------------------------------------
     @contextlib.asynccontextmanager
@@ -143,8 +142,7 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
     def _changed(self) -> None:
         # Eager, not at render time: a container may size the layer (rows) from a cached
         # canvas before rendering it, so the layout must be current as soon as state changes.
-        self._stale = True
-        self._refresh_if_stale()
+        self._refresh()
         self._guard_changed.set()
         self._invalidate()
         has_waits = bool(self.port.live_waits)
@@ -173,25 +171,14 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
             focused = self.editor
         pile.focus_position = items.index(focused)
 
-    def rows(self, size: tuple[int], focus: bool = False) -> int:
-        self._refresh_if_stale()
-        return super().rows(size, focus)
-
-    def render(self, size: Size, focus: bool = False) -> urwid.Canvas:
-        self._refresh_if_stale()
-        return super().render(size, focus)
-
-    def _refresh_if_stale(self) -> None:
-        if self._stale:
-            self._stale = False
-            self.panel.refresh()
-            self._layout()
+    def _refresh(self) -> None:
+        self.panel.refresh()
+        self._layout()
 
     # -- keys --------------------------------------------------------------------------------
     def keypress(self, size: Size, key: str) -> str | None:
         """Route one key (see module docstring); return it if nothing here uses it."""
         now = self._clock()
-        self._refresh_if_stale()
         focus = self.port.focus
         if focus.foreign_active and focus.owner not in (focus.chat, focus.panel):
             self.last_context = Context.PROMPT
