@@ -13,9 +13,8 @@
 ``asks -p PROMPT``          one turn without UI, the answer on stdout (``-p -`` or a bare ``-p``:
                             the prompt is read from stdin); see asks/surfaces/headless.py
 ``asks sessions``           list sessions with their pending counts
-``asks --line``             plain lines instead of the full screen (also chosen when stdin or
-                            stdout is not a terminal, or ``TERM=dumb``); see
-                            asks/surfaces/line.py
+``asks --line``             plain lines instead of the full screen (also without a terminal,
+                            or with ``TERM=dumb``): asks/surfaces/line.py, terminal.py
 ``--data-dir DIR``          where sessions live (default: the XDG data dir)
 ``--config FILE``           config file (default: $XDG_CONFIG_HOME/asks/config.toml)
 ``--locale CODE``           the person's language (de, en, es, fr, ja, pt, pt-BR, ru, uk, zh);
@@ -81,7 +80,8 @@ from asks.store.journal import (
     default_data_dir,
     list_sessions,
 )
-from asks.surfaces import headless, hooks, line, listing
+from asks.surfaces import headless, hooks
+from asks.surfaces.terminal import line_mode_wanted
 from asks.widgets.app import Session, WebOptions, run_repl
 from asks.widgets.keymap import Keymap, build_keymap, parse_key_spec
 
@@ -186,7 +186,7 @@ def dispatch(args: argparse.Namespace, translator: i18n.Translator) -> int:
             raise UsageError(
                 _("--allow-commands is only for -p (the REPL asks before each command)")
             )
-        if line.wanted(args.line, os.environ, sys.stdin, sys.stdout):
+        if line_mode_wanted(args.line, os.environ, sys.stdin, sys.stdout):
             return run_line(args, data_dir, config)
         keymap = keymap_from(config, warnings)
         return run(args, data_dir, config, keymap, warnings=warnings)
@@ -204,6 +204,7 @@ def dispatch(args: argparse.Namespace, translator: i18n.Translator) -> int:
 
 def print_sessions(data_dir: Path) -> int:
     """``asks sessions``: a table with a header (asks/surfaces/listing.py)."""
+    from asks.surfaces import listing  # noqa: PLC0415 — only for this command
     try:
         rows = listing.session_rows(data_dir)
     except OSError as exc:
@@ -330,6 +331,7 @@ def run(
 def run_line(args: argparse.Namespace, data_dir: Path, config: Config) -> int:
     """Line mode (asks/surfaces/line.py): the same session as plain lines; exit 0, or 130
     after a second Ctrl+C. Config warnings were printed on stderr already."""
+    from asks.surfaces import line  # noqa: PLC0415 — the full-screen REPL never needs it
     if args.web:
         print(_("asks: --web is not available in line mode; ignored"), file=sys.stderr)
     journal, records, resumed, source = open_session(

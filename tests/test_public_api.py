@@ -191,3 +191,13 @@ def test_the_core_only_demo_runs_without_urwid() -> None:
     assert "event: answer saved from chatbot" in out.stdout
     assert 'answer "SQLite"' in out.stdout and "agent woken (wake)" in out.stdout
     assert out.stdout.strip().endswith("False")  # the core never needed urwid
+
+
+def test_starting_the_repl_imports_no_other_surface() -> None:
+    """Launch cost: ``import asks.cli`` leaves line mode, the listing and the web bridge out."""
+    code = (
+        "import sys, asks.cli; print(sorted(m for m in ('asks.surfaces.line', "
+        "'asks.surfaces.listing', 'asks.surfaces.web', 'hypercorn') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

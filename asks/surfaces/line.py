@@ -43,7 +43,7 @@ import functools
 import io
 import signal
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Final, TextIO
 
 import attrs
@@ -61,6 +61,7 @@ from asks.store.journal import StorageState
 from asks.surfaces.line_io import LineReader, Output, TranscriptPrinter
 from asks.surfaces.line_prompts import arrival_lines, parse_yes_no, pending_lines, question_lines
 from asks.surfaces.line_questions import Asking, QuestionPrompt, Step
+from asks.surfaces.terminal import line_mode_wanted
 
 CHAT_PROMPT: Final = N_("you> ")  # these three are shown translated
 ANSWER_PROMPT: Final = N_("answer> ")
@@ -388,10 +389,7 @@ def _prompt_text(need: Chat | Permission | Asking) -> str | None:
     return _(ANSWER_PROMPT)
 
 
-def wanted(requested: bool, env: Mapping[str, str], stdin: TextIO, stdout: TextIO) -> bool:
-    """Line mode instead of the full screen: asked for (``--line``), stdin or stdout not a
-    terminal, or ``TERM=dumb``."""
-    return requested or not stdin.isatty() or not stdout.isatty() or env.get("TERM") == "dumb"
+wanted = line_mode_wanted  # the decision lives in asks/surfaces/terminal.py
 
 
 async def serve(
