@@ -80,7 +80,8 @@ def reason(detail: str) -> str:
 # ------------------------------------------------------------------ host-side errors
 
 
-def _ids(ids: Sequence[str]) -> str:
+def id_list(ids: Sequence[str]) -> str:
+    """The ids named in an error sentence: at most ten, quoted."""
     quoted = ", ".join(quote(i) for i in ids[:10]) + (", …" if len(ids) > 10 else "")
     return f"the id {quoted}" if len(ids) == 1 else f"the ids {quoted}"
 
@@ -88,7 +89,7 @@ def _ids(ids: Sequence[str]) -> str:
 def unknown_question(ids: Sequence[str]) -> ToolError:
     return ToolError(
         ErrorCode.UNKNOWN_QUESTION,
-        f"There is nothing to wait for with {_ids(ids)}: no such question was asked in this "
+        f"There is nothing to wait for with {id_list(ids)}: no such question was asked in this "
         "conversation, or it was withdrawn. Wait only on ids that an earlier "
         "ask_user_question call returned, or ask a new question instead.",
     )
@@ -97,7 +98,7 @@ def unknown_question(ids: Sequence[str]) -> ToolError:
 def already_waiting(ids: Sequence[str]) -> ToolError:
     return ToolError(
         ErrorCode.ALREADY_WAITING,
-        f"Another ask_user_question call is already waiting on {_ids(ids)}. Do not wait twice; "
+        f"Another ask_user_question call is already waiting on {id_list(ids)}. Do not wait twice; "
         "that call's result will carry the answer.",
     )
 

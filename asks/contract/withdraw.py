@@ -20,7 +20,7 @@ from typing import Any, Final
 
 import attrs
 
-from asks.contract.errors import ErrorCode, ToolError, quote
+from asks.contract.errors import ErrorCode, ToolError, id_list, quote
 from asks.core import model
 from asks.core.model import Question
 from asks.sanitize import sanitize_line
@@ -118,15 +118,10 @@ def validate_withdraw(arguments: object) -> Withdraw | ToolError:
     return Withdraw(ids, text)
 
 
-def _listed(ids: Sequence[str]) -> str:
-    quoted = ", ".join(quote(i) for i in ids[:10]) + (", …" if len(ids) > 10 else "")
-    return f"the id {quoted}" if len(ids) == 1 else f"the ids {quoted}"
-
-
 def unknown_to_withdraw(ids: Sequence[str]) -> ToolError:
     return ToolError(
         ErrorCode.UNKNOWN_QUESTION,
-        f"Nothing was withdrawn: {_listed(ids)} name no pending question in this conversation "
+        f"Nothing was withdrawn: {id_list(ids)} name no pending question in this conversation "
         "(never asked, or already withdrawn). Withdraw only ids that ask_user_question "
         "returned and that are still pending.",
     )
@@ -135,7 +130,7 @@ def unknown_to_withdraw(ids: Sequence[str]) -> ToolError:
 def already_answered(ids: Sequence[str]) -> ToolError:
     return ToolError(
         ErrorCode.ALREADY_ANSWERED,
-        f"Nothing was withdrawn: the user already answered (or declined) {_listed(ids)}. An "
+        f"Nothing was withdrawn: the user already answered (or declined) {id_list(ids)}. An "
         "answer cannot be taken back; it reaches you once, as a tool result or a feedback "
         "message. Withdraw only questions that are still pending.",
     )
