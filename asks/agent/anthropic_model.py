@@ -40,12 +40,10 @@ from typing import Any, Final
 
 import attrs
 
-from asks import contract
 from asks.agent.events import Message, ModelError, ModelEvent, ModelNotice, TextDelta, ToolCall
 from asks.agent.provider import (
     STREAM_HINT,
-    LazyClient,
-    Settings,
+    SdkModel,
     describe,
     is_provider_error,
     system_prompt,
@@ -128,26 +126,8 @@ class _ToolBlock:
 
 
 @attrs.define(eq=False)
-class AnthropicModel:
+class AnthropicModel(SdkModel):
     """A `Model` backed by the Anthropic Messages API (module docstring)."""
-
-    settings: Settings
-    guidance: contract.Guidance = contract.DEFAULT_GUIDANCE
-    opens_sessions: bool = False
-    _client: LazyClient = attrs.field(init=False)
-
-    def __attrs_post_init__(self) -> None:
-        self._client = LazyClient(self._build_client)
-
-    @property
-    def name(self) -> str:
-        return self.settings.model
-
-    async def warm_up(self) -> None:
-        await self._client.get()
-
-    async def aclose(self) -> None:
-        await self._client.aclose()
 
     def request(
         self, messages: Sequence[Message], tools: Sequence[dict[str, Any]]

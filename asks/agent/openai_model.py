@@ -35,13 +35,12 @@ from typing import Any, Final
 
 import attrs
 
-from asks import contract
 from asks.agent.events import Message, ModelError, ModelEvent, ModelNotice, TextDelta, ToolCall
 from asks.agent.provider import (
     DEFAULT_BASE_URL,
     PLACEHOLDER_KEY,
     STREAM_HINT,
-    LazyClient,
+    SdkModel,
     Settings,
     SettingsError,
     describe,
@@ -119,28 +118,8 @@ class _PartialCall:
 
 
 @attrs.define(eq=False)
-class OpenAIModel:
+class OpenAIModel(SdkModel):
     """A `Model` backed by an OpenAI-compatible server (module docstring)."""
-
-    settings: Settings
-    guidance: contract.Guidance = contract.DEFAULT_GUIDANCE
-    opens_sessions: bool = False
-    _client: LazyClient = attrs.field(init=False)
-
-    def __attrs_post_init__(self) -> None:
-        self._client = LazyClient(self._build_client)
-
-    @property
-    def name(self) -> str:
-        return self.settings.model
-
-    async def warm_up(self) -> None:
-        """Import the SDK and build the client now (in a worker thread)."""
-        await self._client.get()
-
-    async def aclose(self) -> None:
-        """Close the HTTP connection pool (call once, at the end of the run)."""
-        await self._client.aclose()
 
     def request(
         self, messages: Sequence[Message], tools: Sequence[dict[str, Any]]

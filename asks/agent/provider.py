@@ -157,6 +157,35 @@ class LazyClient:
                 await client.close()
 
 
+@attrs.define(eq=False)
+class SdkModel:
+    """What the SDK-backed models share: settings, guidance, and a client built on first use
+    (subclasses give ``_build_client``, which imports their SDK)."""
+
+    settings: Settings
+    guidance: contract.Guidance = contract.DEFAULT_GUIDANCE
+    opens_sessions: bool = False
+    _client: LazyClient = attrs.field(init=False)
+
+    def __attrs_post_init__(self) -> None:
+        self._client = LazyClient(self._build_client)
+
+    @property
+    def name(self) -> str:
+        return self.settings.model
+
+    async def warm_up(self) -> None:
+        """Import the SDK and build the client now (in a worker thread)."""
+        await self._client.get()
+
+    async def aclose(self) -> None:
+        """Close the HTTP connection pool (call once, at the end of the run)."""
+        await self._client.aclose()
+
+    def _build_client(self) -> Any:
+        raise NotImplementedError
+
+
 # ------------------------------------------------------------------------------- errors
 
 STREAM_HINT: Final = (
