@@ -30,7 +30,7 @@ from asks.host.commands import PanelCommand, PanelMode
 from asks.host.waits import ToolReply, Wait
 from asks.store.entries import ChatMessage
 from asks.store.outbox import Feedback
-from asks.store.projection import CallState, Projection
+from asks.store.projection import Projection
 
 if TYPE_CHECKING:
     from asks.host.host import HostStatistics, QuestionHost
@@ -82,10 +82,6 @@ class AgentPort(_Port):
 
     def record_message_nowait(self, message: ChatMessage) -> bool:
         return self._host.record_message_nowait(message)
-
-    def call_state(self, call_id: str) -> CallState | None:
-        """What the journal holds about a tool call (its result, once journaled)."""
-        return self._host.projection.calls.get(call_id)
 
     @property
     def projection(self) -> Projection:
