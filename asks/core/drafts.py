@@ -37,17 +37,23 @@ class DraftBook:
     """The drafts of one host, keyed by question incarnation (a new incarnation starts empty)."""
 
     _drafts: dict[QuestionRef, Draft] = attrs.Factory(dict)
+    staged_revision: int = 0  # grows whenever any draft's ``staged`` changes (views key on it)
 
     def get(self, ref: QuestionRef) -> Draft:
         return self._drafts.get(ref, EMPTY_DRAFT)
 
     def edit(self, ref: QuestionRef, change: Callable[[Draft], Draft]) -> Draft:
-        draft = self._drafts[ref] = change(self.get(ref))
+        before = self.get(ref)
+        draft = self._drafts[ref] = change(before)
+        if draft.staged != before.staged:
+            self.staged_revision += 1
         return draft
 
     def drop(self, ref: QuestionRef) -> None:
         """The question was saved or withdrawn: its draft has no further use."""
-        self._drafts.pop(ref, None)
+        dropped = self._drafts.pop(ref, None)
+        if dropped is not None and dropped.staged is not None:
+            self.staged_revision += 1
 
 
 def row_count(spec: QuestionSpec) -> int:

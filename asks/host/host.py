@@ -49,14 +49,7 @@ from asks.host.commands import PanelCommand, PanelCommands, PanelMode
 from asks.host.lifecycle import WaitLife
 from asks.host.stats import HostStatistics
 from asks.host.waits import ToolReply, Wait, WaitBook
-from asks.store.entries import (
-    ChatMessage,
-    Entry,
-    FeedbackDelivered,
-    Record,
-    Resolved,
-    Withdrawn,
-)
+from asks.store.entries import ChatMessage, Entry, FeedbackDelivered, Record, Resolved, Withdrawn
 from asks.store.journal import Journal, StorageError
 from asks.store.outbox import DeliveryMode, Feedback, Outbox
 from asks.store.projection import Projection
@@ -146,8 +139,7 @@ class QuestionHost:
         return self._strip.tabs
 
     @property
-    def mode(self) -> PanelMode:
-        """Expanded, paused (Esc) or collapsed; the panel seam owns it."""
+    def mode(self) -> PanelMode:  # expanded, paused (Esc) or collapsed; the panel seam owns it
         return self._panel.mode
 
     @property
@@ -168,6 +160,10 @@ class QuestionHost:
 
     def draft(self, ref: QuestionRef) -> Draft:
         return self._drafts.get(ref)
+
+    def chips_revision(self) -> tuple[int, tuple[Wait, ...]]:
+        """Changes whenever a tab's chip (staged, required) may have: O(waits), not O(tabs)."""
+        return self._drafts.staged_revision, self.live_waits
 
     def wait_for(self, ref: QuestionRef) -> Wait | None:
         return self.waits.of_ref(ref)

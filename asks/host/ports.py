@@ -16,7 +16,7 @@ rules hold whichever port a change comes through.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import TYPE_CHECKING
 
 from asks.contract import ToolError
@@ -166,6 +166,10 @@ class PanelPort(SurfacePort):
 
     def is_required(self, tab: TabKey) -> bool:
         return self._host.is_required(tab)
+
+    def chips_revision(self) -> Hashable:
+        """Equal while no tab's chip state (staged, required) can have changed; cheap."""
+        return self._host.chips_revision()
 
     def wait_of_call(self, call_id: str) -> Wait | None:
         return self._host.wait_of_call(call_id)

@@ -9,11 +9,11 @@ offered for required tabs, ``pause`` for the others, ``next tab`` when there are
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 
 import urwid
 
-from asks.core.i18n import N_, _
+from asks.core.i18n import N_, _, language
 from asks.core.model import QuestionRef
 from asks.core.tabs import ReviewKey, TabKey
 from asks.host.commands import PanelCommand
@@ -23,6 +23,8 @@ from asks.widgets.keymap import Command, Context, Keymap, pretty_key
 from asks.widgets.panel.markup import text_widget, unbreakable
 from asks.widgets.panel.memo import Memo
 
+HINT_LINES = 64  # distinct hint lines kept (a handful per situation)
+
 
 class Footer:
     """Builds the footer of the selected tab (kept in the memo while notice and hints hold)."""
@@ -31,6 +33,7 @@ class Footer:
         self._host = host
         self._keymap = keymap
         self._memo = memo
+        self._lines: dict[Hashable, str] = {}  # hint lines by their inputs (bounded: see _line)
 
     def build(
         self, tab: TabKey, *, editing: bool, notes_open: bool, compact: bool = False
@@ -59,7 +62,7 @@ class Footer:
         if host.focus.panel_focused and not host.focus.keys_to_panel:
             return _("Your keys still go where you were typing; pause typing to answer here.")
         if not host.focus.panel_focused:
-            return localized_hints(keymap, Context.CHAT, [Command.FOCUS_TOGGLE, Command.COLLAPSE])
+            return self._line(Context.CHAT, [Command.FOCUS_TOGGLE, Command.COLLAPSE])
         armed = _ARMED.get(host.armed) if host.armed is not None else None
         if armed is not None:
             command, what = armed
@@ -72,13 +75,25 @@ class Footer:
         many = [C.PANEL_NEXT_TAB] if len(host.tabs) > 1 else []
         if isinstance(tab, ReviewKey):
             labels = {C.PANEL_CONFIRM: N_("submit"), C.PANEL_DECLINE: N_("decline all (twice)")}
-            return localized_hints(keymap, Context.PANEL, [C.PANEL_CONFIRM, *many, *leave], labels)
+            return self._line(Context.PANEL, [C.PANEL_CONFIRM, *many, *leave], labels)
         if editing:
             commands = [C.PANEL_CONFIRM, C.REPLY_NEWLINE, *many, *leave, C.PANEL_NOTES]
             labels = {C.PANEL_NOTES: N_("close notes")} if notes_open else {}
             labels = {C.PANEL_CONFIRM: N_("submit"), **labels}
-            return localized_hints(keymap, Context.REPLY, commands, labels)
-        return localized_hints(keymap, Context.PANEL, self._option_hints(tab, many, leave))
+            return self._line(Context.REPLY, commands, labels)
+        return self._line(Context.PANEL, self._option_hints(tab, many, leave))
+
+    def _line(
+        self, context: Context, commands: list[Command], labels: dict[Command, str] | None = None
+    ) -> str:
+        """:func:`localized_hints`, kept by its inputs (the same few lines recur every key)."""
+        key = (context, tuple(commands), tuple((labels or {}).items()), language())
+        line = self._lines.get(key)
+        if line is None:
+            if len(self._lines) >= HINT_LINES:
+                self._lines.clear()
+            line = self._lines[key] = localized_hints(self._keymap, context, commands, labels)
+        return line
 
     def _option_hints(
         self, ref: QuestionRef, many: list[Command], leave: list[Command]

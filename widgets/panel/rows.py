@@ -39,6 +39,7 @@ from asks.widgets.panel.markup import (
 from asks.widgets.panel.memo import Memo
 
 _UNSET = object()  # inputs no row was drawn for
+ROW_VARIANTS = 8  # input sets a row keeps texts (and canvases) for: cursor here or not, × …
 
 
 class Row(urwid.Widget):
@@ -47,9 +48,13 @@ class Row(urwid.Widget):
 
     It draws exactly like ``urwid.Columns([(width, prefix), body])`` (which it keeps, and uses
     when the body gets no room) but without the general column layout, which is most of the
-    cost of redrawing a row. :meth:`show` re-sets the texts only when the row's inputs changed,
-    so the row keeps its identity (the options :class:`urwid.Pile` holding it can be reused)
-    and unchanged rows keep their cached canvases.
+    cost of redrawing a row. :meth:`show` switches the row to the texts of its inputs; the row
+    keeps its identity (the options :class:`urwid.Pile` holding it can be reused).
+
+    Each set of inputs gets its own pair of text widgets, never changed afterwards, and the
+    row holds the canvases it drew for the last few of them: a cursor moving back and forth
+    between two rows redraws neither (urwid only holds canvases weakly). A body that is a live
+    widget (the reply editor) is drawn every time, as before.
     """
 
     _sizing = frozenset([urwid.FLOW])
@@ -58,40 +63,53 @@ class Row(urwid.Widget):
         super().__init__()
         self._width = width
         self._prefix = urwid.Text("")
-        self._text = urwid.Text("")
-        self._body: urwid.Widget = self._text
-        self._columns = urwid.Columns([(width, self._prefix), self._text])
+        self._body: urwid.Widget = urwid.Text("")
+        self._columns = urwid.Columns([(width, self._prefix), self._body])
         self._inputs: Hashable = _UNSET
+        self._variants: dict[Hashable, tuple[urwid.Text, urwid.Widget]] = {}
+        self._held: dict[tuple[Hashable, int, bool], urwid.Canvas] = {}
 
     def show(
         self, inputs: Hashable, draw: Callable[[], tuple[Markup, Markup | urwid.Widget]]
     ) -> urwid.Widget:
         """The row for ``inputs``; ``draw()`` gives its prefix markup and its body (markup, or
-        a widget such as an editor) and is called only when the inputs changed."""
+        a widget such as an editor) and is called only for inputs not seen lately."""
         inputs = (language(), inputs)  # a language switch redraws the row
         if inputs != self._inputs:
             self._inputs = inputs
-            prefix, body = draw()
-            self._prefix.set_text(prefix)
-            self._set_body(body)
+            variant = self._variants.get(inputs)
+            if variant is None:
+                variant = self._variant(inputs, draw)
+            self._set_parts(*variant)
         return self
 
-    def _set_body(self, body: Markup | urwid.Widget) -> None:
-        if not isinstance(body, urwid.Widget):
-            self._text.set_text(body)
-            body = self._text
-        if body is not self._body:
-            self._body = body
-            columns = self._columns
-            columns.contents[1] = (body, columns.options())
-            columns.focus_position = 1 if body.selectable() else 0
-            self._invalidate()
+    def _variant(
+        self, inputs: Hashable, draw: Callable[[], tuple[Markup, Markup | urwid.Widget]]
+    ) -> tuple[urwid.Text, urwid.Widget]:
+        if len(self._variants) >= ROW_VARIANTS:
+            self._variants.clear()
+            self._held.clear()
+        prefix, body = draw()
+        widget = body if isinstance(body, urwid.Widget) else urwid.Text(body)
+        variant = self._variants[inputs] = (urwid.Text(prefix), widget)
+        return variant
+
+    def _set_parts(self, prefix: urwid.Text, body: urwid.Widget) -> None:
+        self._prefix, self._body = prefix, body
+        columns = self._columns
+        columns.contents[0] = (prefix, columns.options("given", self._width))
+        columns.contents[1] = (body, columns.options())
+        columns.focus_position = 1 if body.selectable() else 0
+        self._invalidate()
 
     def selectable(self) -> bool:
         return self._body.selectable()
 
     def rows(self, size: Size, focus: bool = False) -> int:
         cols = cols_of(size)
+        held = self._held.get((self._inputs, cols, focus))
+        if held is not None:
+            return held.rows()
         if cols <= self._width:
             rows: int = self._columns.rows((cols,), focus)
             return rows
@@ -102,6 +120,16 @@ class Row(urwid.Widget):
 
     def render(self, size: Size, focus: bool = False) -> urwid.Canvas:
         cols = cols_of(size)
+        key = (self._inputs, cols, focus)
+        held = self._held.get(key)
+        if held is not None:
+            return held
+        canvas = self._draw(cols, focus)
+        if isinstance(self._body, urwid.Text):  # our own, never changed: safe to hold
+            self._held[key] = canvas
+        return canvas
+
+    def _draw(self, cols: int, focus: bool) -> urwid.Canvas:
         if cols <= self._width:
             return self._columns.render((cols,), focus)
         on_body = self.selectable()  # the column in focus, as in the Columns
@@ -114,7 +142,6 @@ class Row(urwid.Widget):
     def get_cursor_coords(self, size: Size) -> tuple[int, int] | None:
         coords: tuple[int, int] | None = self._columns.get_cursor_coords(size)
         return coords
-
 
 
 class QuestionRows:

@@ -89,6 +89,10 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         self._headers: dict[QuestionRef, str] = {}
         self._names: tuple[tuple[TabKey, ...], list[str], list[int], str] = ((), [], [], "")
         self._frame: Frame | None = None
+        self._counted: tuple[tuple[TabKey, ...], int] = ((), 0)
+        self._index: tuple[tuple[TabKey, ...], dict[TabKey, int]] = ((), {})
+        self._bar: tuple[tuple[TabKey, ...], Hashable, TabKey | None, TabBar | None] = (
+            (), None, None, None)
         super().__init__(urwid.Pile([]))
         self.refresh()
 
@@ -155,7 +159,11 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
 
     # ------------------------------------------------------------------ compact modes
     def _pending_count(self) -> int:
-        return sum(isinstance(t, QuestionRef) for t in self._host.tabs)
+        """Question tabs (not Review); counted once per tab list, not per key."""
+        tabs = self._host.tabs
+        if self._counted[0] is not tabs:
+            self._counted = (tabs, sum(isinstance(t, QuestionRef) for t in tabs))
+        return self._counted[1]
 
     def _collapsed(self) -> urwid.Widget:
         count = self._pending_count()
@@ -234,16 +242,34 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         return Border(glyphs, "panel.border.focus" if focused else "panel.border", title)
 
     def _tabbar(self) -> TabBar:
-        """The tab bar; rebuilt only when the tabs, a chip's state or the selection changed."""
+        """The tab bar; rebuilt only when the tabs, a chip's state or the selection changed.
+
+        Per key this is O(1) in the number of tabs: the chips are re-read only when the tab
+        list (a new tuple) or the host's chip revision changed, and the bar is kept while
+        those and the selection are the same."""
         host = self._host
-        tabs = host.tabs
-        states = tuple(self._chip_state(tab) for tab in tabs)
+        inputs = (host.chips_revision(), language())
+        tabs, selected = host.tabs, host.selected
+        kept_tabs, kept_inputs, kept_selected, bar = self._bar
         # equal, not identical: the host may hold an equal ReviewKey built elsewhere
-        selected = next((i for i, t in enumerate(tabs) if t == host.selected), 0)
-        names, widths = self._chip_names(tabs)
-        return self._memo.get(
-            ("tabbar", tabs, states, selected), lambda: TabBar(names, widths, states, selected)
-        )
+        index = self._tab_index(tabs).get(selected, 0) if selected is not None else 0
+        if bar is not None and kept_tabs is tabs and kept_inputs == inputs:
+            if kept_selected != selected:
+                bar = bar.with_selected(index)
+        else:
+            names, widths = self._chip_names(tabs)
+            bar = TabBar(names, widths, tuple(self._chip_state(tab) for tab in tabs), index)
+        self._bar = (tabs, inputs, selected, bar)
+        return bar
+
+    def _tab_index(self, tabs: tuple[TabKey, ...]) -> dict[TabKey, int]:
+        """Position of each tab (first of equal keys), kept while the tab list is the same."""
+        if self._index[0] is not tabs:
+            index: dict[TabKey, int] = {}
+            for i, tab in enumerate(tabs):
+                index.setdefault(tab, i)
+            self._index = (tabs, index)
+        return self._index[1]
 
     def _chip_state(self, tab: TabKey) -> ChipState:
         host = self._host

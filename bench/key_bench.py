@@ -1,0 +1,182 @@
+"""One keystroke inside the process, phase by phase: key path, render, screen output.
+
+Run: ``.venv/bin/python -m bench.key_bench [--quick]`` (or all benchmarks: ``-m bench.run``).
+
+The REPL screen (:class:`asks.widgets.app.ReplScreen`: transcript, the layer with the question
+panel, chat editor, status line) is built on a real session and journal with N pending async
+tabs (1 / 20 / 100) and a transcript of 2,000 lines (200 entries of 10 lines). A real urwid raw
+screen draws it at 120×40 onto a real pty whose other end a thread drains. Per key, three phases
+are timed with ``perf_counter_ns``: **key** (``ReplScreen.keypress``: layer, keymap, host
+command, the views' refresh), **render** (``ReplScreen.render``: the canvas of the whole
+screen) and **draw** (``Screen.draw_screen``: canvas → escape sequences → ``write`` to the
+pty). What this leaves out — input parsing and the trio/urwid loop around it — is in the pty
+figures of :mod:`bench.repl_bench`. Keys: Down/Up in the panel (the cursor moves between two
+option rows), and letters then Backspace in the chat editor.
+
+Figures are medians over many keys; flatness is the slowest N over the fastest. Nothing fails
+on time.
+"""
+
+from __future__ import annotations
+
+import os
+import pty
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import trio
+import urwid
+
+from asks.agent.scripted import parse_script
+from asks.agent.transcript import EntryKind
+from asks.cli import build_session
+from asks.core.focus import TYPING_GUARD
+from asks.store.journal import Journal
+from asks.widgets.app import ReplScreen, palette
+from asks.widgets.keymap import build_keymap
+from bench._common import (
+    Row,
+    disk_tempdir,
+    flat_ratio,
+    header,
+    median,
+    python_argv_quick,
+    report,
+)
+
+NAME = "keys"
+SIZE = (120, 40)
+TAB_COUNTS = (1, 20, 100)
+TRANSCRIPT_ENTRIES, LINES_PER_ENTRY = 200, 10
+FLAT = 1.2
+IDLE_SCRIPT = 'name = "key-bench"\n[[step]]\non = "message"\n[[step.reply]]\nsay = "ok"\n'
+Phases = dict[str, list[int]]
+
+
+class Drain:
+    """The far end of the screen's pty: ``cat`` (another process, like a terminal) reads and
+    drops what the screen writes."""
+
+    def __init__(self) -> None:
+        self.master, self.slave = pty.openpty()
+        self._cat = subprocess.Popen(["cat"], stdin=self.master, stdout=subprocess.DEVNULL)
+
+    def close(self) -> None:
+        os.close(self.slave)
+        self._cat.wait()
+        os.close(self.master)
+
+
+class CountingScreen(urwid.display.raw.Screen):
+    """A raw screen that counts the characters it writes (the bench's only addition)."""
+
+    written = 0
+
+    def write(self, data: str) -> None:
+        self.written += len(data)
+        super().write(data)
+
+
+def questions(n: int) -> list[dict[str, object]]:
+    options = [{"label": label, "description": f"option {label.lower()}"}
+               for label in ("Alpha", "Beta", "Gamma")]
+    return [{"question": f"Bench question {i:03d}: which option?", "header": f"Q{i}",
+             "options": options} for i in range(n)]
+
+
+def build(data_dir: Path, n: int) -> ReplScreen:
+    journal = Journal.create(data_dir=data_dir)
+    session = build_session(journal, [], parse_script(IDLE_SCRIPT, "key-bench"), resumed=False)
+    for first in range(0, n, 4):
+        args = {"blocking": False, "questions": questions(n)[first : first + 4]}
+        session.host.start_call_nowait(f"call-{first}", args)
+    for entry in range(TRANSCRIPT_ENTRIES):
+        kind = EntryKind.USER if entry % 2 == 0 else EntryKind.AGENT
+        text = "\n".join(f"entry {entry} line {line}: some words of a long transcript"
+                         for line in range(LINES_PER_ENTRY))
+        session.transcript.add(kind, text)
+    return ReplScreen(session, build_keymap(), trio.current_time)
+
+
+def timed_key(repl: ReplScreen, screen: CountingScreen, key: str, out: Phases) -> None:
+    t0 = time.perf_counter_ns()
+    repl.keypress(SIZE, key)
+    t1 = time.perf_counter_ns()
+    canvas = repl.render(SIZE, focus=True)
+    t2 = time.perf_counter_ns()
+    screen.draw_screen(SIZE, canvas)
+    t3 = time.perf_counter_ns()
+    for name, value in (("key", t1 - t0), ("render", t2 - t1), ("draw", t3 - t2)):
+        out.setdefault(name, []).append(value)
+    out.setdefault("total", []).append(t3 - t0)
+
+
+def chat_keys(k: int) -> str:
+    cycle = k % 20
+    return chr(ord("a") + cycle) if cycle < 10 else "backspace"
+
+
+def panel_keys(k: int) -> str:
+    return "down" if k % 2 == 0 else "up"
+
+
+async def run_keys(data_dir: Path, n: int, mode: str, count: int) -> tuple[Phases, float]:
+    repl = build(data_dir, n)
+    drain = Drain()
+    screen = CountingScreen(input=os.fdopen(drain.slave, "rb", 0, closefd=False),
+                            output=os.fdopen(drain.slave, "w", closefd=False))
+    screen.register_palette(palette())
+    screen.get_cols_rows = lambda: SIZE  # type: ignore[method-assign]  # the pty has no size
+    screen.start()
+    try:
+        screen.draw_screen(SIZE, repl.render(SIZE, focus=True))
+        if mode == "panel":
+            repl.session.host.panel_port.enter_panel_nowait(None)
+            await trio.sleep(TYPING_GUARD + 0.05)
+            repl.session.host.settle_guard_nowait(trio.current_time())
+        keys: Callable[[int], str] = panel_keys if mode == "panel" else chat_keys
+        phases: Phases = {}
+        for k in range(count // 10):  # warm-up, not counted
+            timed_key(repl, screen, keys(k), {})
+        before = screen.written
+        for k in range(count):
+            timed_key(repl, screen, keys(k), phases)
+        return phases, (screen.written - before) / count
+    finally:
+        screen.stop()
+        drain.close()
+
+
+def measure(rows: list[Row], data_dir: Path, mode: str, count: int) -> None:
+    totals = []
+    print(f"\n-- {mode}: {count} keys per N; medians in µs (key / render / draw = total), "
+          "characters written per key")
+    for n in TAB_COUNTS:
+        phases, written = trio.run(run_keys, data_dir / f"{mode}-{n}", n, mode, count)
+        med = {name: median(values) / 1000 for name, values in phases.items()}
+        totals.append(med["total"])
+        value = (f"{med['key']:.0f} / {med['render']:.0f} / {med['draw']:.0f} = "
+                 f"{med['total']:.0f} µs, {written:.0f} ch")
+        report(rows, Row(NAME, f"{mode} key, {n} tabs, 2,000-line transcript", value))
+    ratio = flat_ratio(totals)
+    report(rows, Row(NAME, f"{mode} key flatness (slowest/fastest N)", f"{ratio:.2f}x",
+                     f"flat: ≤ {FLAT}x", ratio <= FLAT))
+
+
+def main(quick: bool = False) -> list[Row]:
+    header("key_bench" + (" (quick)" if quick else ""),
+           "one key in process: ReplScreen.keypress, render, raw Screen.draw_screen onto a pty "
+           f"({SIZE[0]}×{SIZE[1]}), N pending tabs, 2,000-line transcript")
+    rows: list[Row] = []
+    count = 300 if quick else 1500
+    with disk_tempdir() as (data_dir, where):
+        print(f"filesystem: {where}")
+        for mode in ("panel", "chat"):
+            measure(rows, data_dir, mode, count)
+    return rows
+
+
+if __name__ == "__main__":
+    main(python_argv_quick())
