@@ -35,61 +35,61 @@ failed and where, exit status 1, for the REPL, ``-p`` and ``sessions`` alike.
 
 from __future__ import annotations
 
-import argparse
-import contextlib
-import gc
-import os
-import sys
-from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
-from typing import Any
+from asks.core.gcpause import paused_gc
 
-import attrs
-import trio
+with paused_gc():  # the imports build ~80k long-lived objects: no young collections over them
+    import argparse
+    import contextlib
+    import gc
+    import os
+    import sys
+    from collections.abc import Callable, Mapping, Sequence
+    from pathlib import Path
+    from typing import Any
 
-from asks.agent import replay
-from asks.agent.choice import (
-    Configured,
-    Wanted,
-    allow_all,
-    build_model,
-    choose,
-    last_choice,
-    record_of,
-    resume_command,
-)
-from asks.agent.loop import Agent, Model, Tool, TurnOutcome, context_from_journal
-from asks.agent.prompts import PromptBroker
-from asks.agent.provider import Provider, Settings
-from asks.agent.scripted import Script, ScriptError
-from asks.agent.shell import DEFAULT_TIMEOUT
-from asks.agent.tools import real_tools, scripted_tools
-from asks.agent.transcript import EntryKind, Transcript
-from asks.config import Config, load_config, with_key_fallbacks
-from asks.contract import DEFAULT_GUIDANCE, Guidance
-from asks.core import i18n
-from asks.core.i18n import _
-from asks.core.version import __version__
-from asks.host.host import QuestionHost
-from asks.store.entries import ModelChosen, Record, SessionMode
-from asks.store.journal import (
-    Journal,
-    SessionLocked,
-    SessionNotFound,
-    StorageError,
-    default_data_dir,
-    list_sessions,
-)
-from asks.surfaces import headless, hooks
-from asks.surfaces.terminal import line_mode_wanted
-from asks.widgets.app import Session, WebOptions, run_repl
-from asks.widgets.keymap import Keymap, build_keymap, parse_key_spec
+    import attrs
+    import trio
+
+    from asks.agent.choice import (
+        Configured,
+        Wanted,
+        allow_all,
+        build_model,
+        choose,
+        last_choice,
+        record_of,
+        resume_command,
+    )
+    from asks.agent.loop import Agent, Model, Tool, TurnOutcome, context_from_journal
+    from asks.agent.prompts import PromptBroker
+    from asks.agent.provider import Provider, Settings
+    from asks.agent.scripted import Script, ScriptError
+    from asks.agent.tools import real_tools, scripted_tools
+    from asks.agent.transcript import EntryKind, Transcript
+    from asks.config import Config, load_config, with_key_fallbacks
+    from asks.contract import DEFAULT_GUIDANCE, Guidance
+    from asks.core import i18n
+    from asks.core.i18n import _
+    from asks.core.version import __version__
+    from asks.host.host import QuestionHost
+    from asks.store.entries import ModelChosen, Record, SessionMode
+    from asks.store.journal import (
+        Journal,
+        SessionLocked,
+        SessionNotFound,
+        StorageError,
+        default_data_dir,
+        list_sessions,
+    )
+    from asks.surfaces import headless
+    from asks.surfaces.terminal import line_mode_wanted
+    from asks.widgets.app import Session, WebOptions, run_repl
+    from asks.widgets.keymap import Keymap, build_keymap, parse_key_spec
 
 EXIT_USAGE = 2
 EXIT_STORAGE = 1
 WARM_UP_DELAY = 1.0  # seconds after start before the SDK is imported in the background
 RESTARTED = "the session was restarted before this tool finished"  # a resumed, unfinished call
-
 
 
 class UsageError(Exception):
@@ -217,9 +217,7 @@ def print_sessions(data_dir: Path) -> int:
 
 
 def model_source(
-    args: argparse.Namespace,
-    config: Config,
-    env: Mapping[str, str],
+    args: argparse.Namespace, config: Config, env: Mapping[str, str],
     recorded: ModelChosen | None = None,
 ) -> Script | Settings:
     """The script to play or the provider settings to use (module docstring)."""
@@ -283,11 +281,7 @@ def resume_hint(args: argparse.Namespace, session_id: str) -> str:
 
 
 def run(
-    args: argparse.Namespace,
-    data_dir: Path,
-    config: Config,
-    keymap: Keymap,
-    *,
+    args: argparse.Namespace, data_dir: Path, config: Config, keymap: Keymap, *,
     warnings: Sequence[str] = (),
 ) -> int:
     web = WebOptions(args.web_host, args.web_port, start=args.web)
@@ -307,16 +301,16 @@ def run(
         gc.freeze()  # the replayed state is long-lived: full collections need not rescan it
         model = session.agent.model
 
+        def notice(text: str) -> None:  # a hook failed
+            session.transcript.add(EntryKind.NOTICE, text)
+
         async def main() -> None:
             async with trio.open_nursery() as nursery:
                 warm_up: Callable[[], Any] | None = getattr(model, "warm_up", None)
                 if warm_up is not None:
                     nursery.start_soon(_warm_up_later, warm_up)
                 try:
-                    async with hooks.running(
-                        session.host.surface_port, journal.session_id, config.hooks.commands(),
-                        config.hooks.timeout, report=_transcript_notice(session.transcript),
-                    ):
+                    async with running_hooks(session, config, notice):
                         await run_repl(session, keymap, opening_turn=not resumed, web=web)
                 finally:
                     nursery.cancel_scope.cancel()
@@ -345,10 +339,7 @@ def run_line(args: argparse.Namespace, data_dir: Path, config: Config) -> int:
 
         async def main() -> line.Exit:
             try:
-                async with hooks.running(
-                    session.host.surface_port, journal.session_id, config.hooks.commands(),
-                    config.hooks.timeout, report=_stderr_notice,
-                ):
+                async with running_hooks(session, config, _stderr_notice):
                     return await line.serve(
                         session.host.panel_port, session.agent, session.transcript,
                         session.broker, opening_turn=not resumed,
@@ -362,13 +353,18 @@ def run_line(args: argparse.Namespace, data_dir: Path, config: Config) -> int:
     return ended.status
 
 
-def _transcript_notice(transcript: Transcript) -> Callable[[str], None]:
-    """A hook failure in the REPL: a transcript notice."""
+def running_hooks(
+    session: Session, config: Config, report: Callable[[str], None]
+) -> contextlib.AbstractAsyncContextManager[object]:
+    """The configured ``[hooks]`` running for the session (asks/surfaces/hooks.py, imported
+    only when some are configured: launch cost); a hook failure goes to ``report``."""
+    commands = config.hooks.commands()
+    if not commands:
+        return contextlib.nullcontext()
+    from asks.surfaces import hooks  # noqa: PLC0415 — see the docstring
 
-    def notice(text: str) -> None:
-        transcript.add(EntryKind.NOTICE, text)
-
-    return notice
+    return hooks.running(session.host.surface_port, session.host.journal.session_id, commands,
+                         config.hooks.timeout, report=report)
 
 
 def _stderr_notice(text: str) -> None:
@@ -376,12 +372,7 @@ def _stderr_notice(text: str) -> None:
     print(f"asks: {text}", file=sys.stderr, flush=True)
 
 
-def run_headless(
-    args: argparse.Namespace,
-    data_dir: Path,
-    config: Config,
-    prompt: str,
-) -> int:
+def run_headless(args: argparse.Namespace, data_dir: Path, config: Config, prompt: str) -> int:
     """``asks -p``: one turn, no UI (asks/headless.py)."""
     journal, records, resumed, source = open_session(args, data_dir, SessionMode.PRINT, config)
     with journal:
@@ -468,12 +459,13 @@ def build_session(
     resumed: bool,
     guidance: Guidance = DEFAULT_GUIDANCE,
     ui_attached: bool = True,
-    command_timeout: float = DEFAULT_TIMEOUT,
+    command_timeout: float | None = None,
     allow_commands: bool = False,
 ) -> Session:
     """Host, agent, transcript and prompt broker for a new or resumed session. Without a UI
     the host answers ask calls with ``no_ui`` and permission prompts are denied (allowed with
-    ``allow_commands``). Tools: module docstring."""
+    ``allow_commands``). Tools: module docstring (``command_timeout``: ``run_command``'s own
+    default when ``None``)."""
     host = QuestionHost(journal, records, clock=trio.current_time, ui_attached=ui_attached)
     transcript = Transcript()
     messages = context_from_journal(host.projection.conversation)
@@ -494,6 +486,8 @@ def build_session(
 
 def replay_transcript(transcript: Transcript, host: QuestionHost, model_name: str) -> None:
     """Rebuild the visible chat from the journal (asks/agent/replay.py), then say so."""
+    from asks.agent import replay  # noqa: PLC0415 — resuming only (launch cost)
+
     replay.rebuild(transcript, host.projection, model_name, unfinished=RESTARTED)
     stats = host.statistics()
     notice = replay.resumed_notice(host.journal.session_id, stats.pending, stats.saved_undelivered)

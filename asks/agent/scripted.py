@@ -31,11 +31,11 @@ Tool call ids are ``s<context length>-<n>``: unique in a session, also across re
 from __future__ import annotations
 
 import json
+import pkgutil
 import re
 import tomllib
 from collections import deque
 from collections.abc import AsyncIterator, Sequence
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -99,9 +99,13 @@ def load_script(path: Path) -> Script:
 
 
 def builtin_tour() -> Script:
-    """The embedded default: the tour shown by ``asks`` with no flags."""
-    text = resources.files("asks.agent").joinpath("tour.toml").read_text(encoding="utf-8")
-    return parse_script(text, "<built-in tour>")
+    """The embedded default: the tour shown by ``asks`` with no flags (``tour.toml`` beside
+    this module, read by the package's loader: also from a zip; ~2 ms less launch than
+    ``importlib.resources``)."""
+    data = pkgutil.get_data("asks.agent", "tour.toml")
+    if data is None:  # a loader that cannot read package data
+        raise ScriptError("<built-in tour>: cannot read tour.toml")
+    return parse_script(data.decode("utf-8"), "<built-in tour>")
 
 
 def parse_script(text: str, origin: str) -> Script:

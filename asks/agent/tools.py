@@ -26,8 +26,6 @@ import trio
 
 from asks import contract
 from asks.agent.loop import Tool, ToolCall, ToolContext
-from asks.agent.read_file import ReadFileTool
-from asks.agent.shell import DEFAULT_TIMEOUT, ShellTool
 from asks.agent.toolkit import function_schema
 from asks.agent.withdraw import WithdrawTool
 
@@ -98,6 +96,12 @@ def scripted_tools() -> list[Tool]:
     return [WorkTool(), CommandTool(), WithdrawTool()]
 
 
-def real_tools(cwd: Path, command_timeout: float = DEFAULT_TIMEOUT) -> list[Tool]:
-    """The tools of a real model, working in ``cwd`` (module docstring)."""
-    return [ShellTool(cwd, command_timeout), ReadFileTool(cwd), WithdrawTool()]
+def real_tools(cwd: Path, command_timeout: float | None = None) -> list[Tool]:
+    """The tools of a real model, working in ``cwd`` (module docstring); ``command_timeout``
+    ``None``: ``run_command``'s default (``asks.agent.shell.DEFAULT_TIMEOUT``)."""
+    # Imported here: a scripted model (the tour) never needs them (launch cost).
+    from asks.agent.read_file import ReadFileTool  # noqa: PLC0415
+    from asks.agent.shell import ShellTool  # noqa: PLC0415
+
+    shell = ShellTool(cwd) if command_timeout is None else ShellTool(cwd, command_timeout)
+    return [shell, ReadFileTool(cwd), WithdrawTool()]
