@@ -193,11 +193,40 @@ def test_the_core_only_demo_runs_without_urwid() -> None:
     assert out.stdout.strip().endswith("False")  # the core never needed urwid
 
 
+# What the reference launch (``asks``: the tour, full screen) never needs, so ``import asks.cli``
+# must not load it: other surfaces, the real model's tools and providers, hooks (only when
+# configured), the resume replay, importlib.resources (the tour is read with pkgutil).
+NOT_AT_LAUNCH = (
+    "asks.surfaces.line", "asks.surfaces.listing", "asks.surfaces.web", "hypercorn",
+    "asks.agent.shell", "asks.agent.read_file", "asks.agent.openai_model",
+    "asks.agent.anthropic_model", "openai", "anthropic", "asks.surfaces.hooks",
+    "asks.agent.replay", "importlib.resources",
+)
+
+
 def test_starting_the_repl_imports_no_other_surface() -> None:
-    """Launch cost: ``import asks.cli`` leaves line mode, the listing and the web bridge out."""
+    """Launch cost: ``import asks.cli`` leaves out what the tour's full screen does not use, and
+    the GC paused during the import is on again with nothing left frozen."""
     code = (
-        "import sys, asks.cli; print(sorted(m for m in ('asks.surfaces.line', "
-        "'asks.surfaces.listing', 'asks.surfaces.web', 'hypercorn') if m in sys.modules))"
+        "import gc, sys, asks.cli; "
+        f"print(sorted(m for m in {NOT_AT_LAUNCH!r} if m in sys.modules), "
+        "gc.isenabled(), gc.get_freeze_count())"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
+    assert out.stdout.strip() == "[] True 0"
+
+
+def test_the_tour_and_a_real_model_load_their_tools_when_built(tmp_path: Path) -> None:
+    """The deferred modules still load where they are needed: the tour's first frame needs no
+    shell tool; a real model's session gets ``run_command`` and ``read_file``."""
+    code = (
+        "import sys; from pathlib import Path; from asks.agent.tools import real_tools, "
+        "scripted_tools; from asks.agent.scripted import builtin_tour; "
+        "print(builtin_tour().name, [t.name for t in scripted_tools()], "
+        "'asks.agent.shell' in sys.modules, [t.name for t in real_tools(Path.cwd())][:2])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=tmp_path)
+    assert out.stdout.strip() == (
+        "tour ['work', 'run_command', 'withdraw_question'] False ['run_command', 'read_file']"
+    )
