@@ -27,7 +27,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import trio
-import urwid
 
 from asks.agent.scripted import parse_script
 from asks.agent.transcript import EntryKind
@@ -36,6 +35,7 @@ from asks.core.focus import TYPING_GUARD
 from asks.store.journal import Journal
 from asks.widgets.app import ReplScreen, palette
 from asks.widgets.keymap import build_keymap
+from asks.widgets.screen import Screen
 from bench._common import (
     Row,
     disk_tempdir,
@@ -61,7 +61,8 @@ class Drain:
 
     def __init__(self) -> None:
         self.master, self.slave = pty.openpty()
-        self._cat = subprocess.Popen(["cat"], stdin=self.master, stdout=subprocess.DEVNULL)
+        self._cat = subprocess.Popen(["cat"], stdin=self.master, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL)
 
     def close(self) -> None:
         os.close(self.slave)
@@ -69,8 +70,8 @@ class Drain:
         os.close(self.master)
 
 
-class CountingScreen(urwid.display.raw.Screen):
-    """A raw screen that counts the characters it writes (the bench's only addition)."""
+class CountingScreen(Screen):
+    """asks' screen (the REPL's), counting the characters it writes (the bench's addition)."""
 
     written = 0
 
