@@ -153,6 +153,12 @@ class PtyApp:
         with self._lock:
             return str(self.screen.title)
 
+    def resize(self, cols: int, rows: int) -> None:
+        """Resize the terminal, as a person dragging the window does (the app gets SIGWINCH)."""
+        with self._lock:
+            self.screen.resize(rows, cols)
+            self.proc.setwinsize(rows, cols)
+
     # -- typing ----------------------------------------------------------------------------
     def type(self, text: str) -> None:
         self.proc.write(text.encode())

@@ -18,11 +18,14 @@ What can make that unsafe, and what is done about it:
 * urwid changing its shard format: the screen's tests compare every frame built here with
   ``canvas.content()`` of the same canvas.
 
+It also waits for input with one ``poll`` instead of building an epoll selector per key.
 Use it like ``urwid.display.raw.Screen`` (the REPL does; embedders may).
 """
 
 from __future__ import annotations
 
+import math
+import select
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -102,6 +105,15 @@ class Screen(urwid.display.raw.Screen):
         super().__init__(*args, **kwargs)
         self._row_cache = RowCache()
         self._last: tuple[urwid.Canvas | None, urwid.Canvas | None] = (None, None)
+
+    def _wait_for_input_ready(self, timeout: float | None) -> list[int]:
+        """The input descriptors ready within ``timeout`` seconds (urwid's own builds and
+        closes an epoll selector, and formats a debug line with a socket's repr, per key)."""
+        poller = select.poll()
+        for fd in self.get_input_descriptors():
+            poller.register(fd, select.POLLIN)
+        wait = None if timeout is None else math.ceil(timeout * 1000)
+        return [fd for fd, _events in poller.poll(wait)]
 
     def draw_screen(self, size: tuple[int, int], canvas: urwid.Canvas) -> None:
         given, drawn = self._last
