@@ -90,6 +90,7 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         self._names: tuple[tuple[TabKey, ...], list[str], list[int], str] = ((), [], [], "")
         self._frame: Frame | None = None
         self._counted: tuple[tuple[TabKey, ...], int] = ((), 0)
+        self._pruned_for: tuple[TabKey, ...] | None = None
         self._index: tuple[tuple[TabKey, ...], dict[TabKey, int]] = ((), {})
         self._bar: tuple[tuple[TabKey, ...], Hashable, TabKey | None, TabBar | None] = (
             (), None, None, None)
@@ -142,7 +143,9 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
     def _sync_editors(self) -> None:
         """Load the editors from the selected tab's draft when the tab or the draft changed."""
         tab = self._host.selected
-        self._scrolls = {t: s for t, s in self._scrolls.items() if t in self._host.tabs}
+        if self._pruned_for is not self._host.tabs:  # per tab list, not per key
+            self._pruned_for, index = self._host.tabs, self._tab_index(self._host.tabs)
+            self._scrolls = {t: s for t, s in self._scrolls.items() if t in index}
         self._question_rows.prune(self._host.tabs)
         draft = self._host.draft(tab) if isinstance(tab, QuestionRef) else Draft()
         if tab != self._shown:
@@ -310,7 +313,7 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
 
     # ------------------------------------------------------------------ keys
     def _editing(self, tab: TabKey | None) -> bool:
-        if not isinstance(tab, QuestionRef) or tab not in self._host.tabs:
+        if not isinstance(tab, QuestionRef) or tab not in self._tab_index(self._host.tabs):
             return False
         spec = self._host.question(tab).spec
         return self._notes_open or self._host.draft(tab).cursor == custom_row(spec)
