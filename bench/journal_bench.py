@@ -1,5 +1,10 @@
 """Journal benchmarks: append+fsync latency, 100k-entry replay, per-append cost vs. size.
 
+The replay figure is what ``asks --resume`` does before building the session: Journal.open
+and Projection.apply_all, with the session's replay index (what every open after the first
+finds) and without it (the first open after lines were appended by an earlier run; it writes
+the index). The goal (0.5 s) is judged on the CPU median, which other load disturbs least.
+
 Run: ``.venv/bin/python -m bench.journal_bench [--quick]`` (or all benchmarks: ``-m bench.run``).
 """
 
@@ -10,7 +15,11 @@ import random
 import time
 from pathlib import Path
 
+import attrs
+
+from asks.agent.loop import context_from_journal
 from asks.store.entries import Record
+from asks.store.index import index_path
 from asks.store.journal import Journal
 from asks.store.projection import Projection
 from bench import workload
@@ -29,6 +38,7 @@ from bench._common import (
 
 NAME = "journal"
 REPLAY_ENTRIES = 100_000
+RESUME_GOAL_NS = 500e6  # issue 14: a 100k-entry session opens (open + replay + project) in 0.5 s
 SIZES = (10, 1_000, 100_000)
 APPLY_BATCH = 200  # fresh records applied per timed batch (~30 question cycles)
 FLAT = 1.5  # "flat": slowest size at most 1.5x the fastest
@@ -64,20 +74,37 @@ def bench_append_latency(rows: list[Row], data_dir: Path, count: int) -> None:
 Session = tuple[Journal, Projection, TimingFileOps]
 
 
+@attrs.frozen
+class Resume:
+    """One timed resume: wall ns of Journal.open and of Projection.apply_all, CPU ns of both
+    (``time.process_time``: what other load on the machine disturbs least)."""
+
+    open_ns: int
+    apply_ns: int
+    cpu_ns: int
+
+    @property
+    def total_ns(self) -> int:
+        return self.open_ns + self.apply_ns
+
+
 def _replay_once(
-    data_dir: Path, session_id: str, *, gc_off: bool
-) -> tuple[int, int, int, Session]:
-    """Journal.open + apply every record to a fresh Projection; (open, apply, gc ns, session)."""
+    data_dir: Path, session_id: str, *, gc_off: bool, cold: bool = False
+) -> tuple[Resume, int, Session]:
+    """Journal.open + apply every record to a fresh Projection (after removing the replay
+    index when ``cold``); (timings, ns of one full gc with it resident, session)."""
+    if cold:
+        index_path(data_dir / f"{session_id}.jsonl").unlink(missing_ok=True)
     ops = TimingFileOps()
     if gc_off:
         gc.disable()
     try:
-        t0 = time.perf_counter_ns()
+        c0, t0 = time.process_time_ns(), time.perf_counter_ns()
         journal, records = Journal.open(session_id, data_dir=data_dir, file_ops=ops)
         t1 = time.perf_counter_ns()
         projection = Projection(session_id=journal.session_id)
         projection.apply_all(records)  # the resume path (QuestionHost does the same)
-        t2 = time.perf_counter_ns()
+        t2, c2 = time.perf_counter_ns(), time.process_time_ns()
     finally:
         gc.enable()
     assert projection.records == len(records), "replay lost records"
@@ -85,15 +112,26 @@ def _replay_once(
     t3 = time.perf_counter_ns()
     gc.collect()  # one full collection with the whole session resident
     gc_ns = time.perf_counter_ns() - t3
-    return t1 - t0, t2 - t1, gc_ns, (journal, projection, ops)
+    return Resume(t1 - t0, t2 - t1, c2 - c0), gc_ns, (journal, projection, ops)
+
+
+def _first_read_ns(projection: Projection) -> int:
+    """What the lazy records defer: the agent's context and every question's text, as
+    ``asks --resume`` reads them next (wall ns)."""
+    t0 = time.perf_counter_ns()
+    context_from_journal(projection.conversation)
+    for state in projection.by_ref.values():
+        _ = state.question.spec.question
+    return time.perf_counter_ns() - t0
 
 
 def bench_replay(
     rows: list[Row], data_dir: Path, records: list[Record], runs: int, gc_off_runs: int
 ) -> Session:
-    """Time the resume path over a 100k-entry file; returns the last run's journal+projection."""
+    """Time the resume path over a 100k-entry file, without and with its replay index
+    (interleaved); returns the last run's journal+projection."""
     print(f"\n-- replay: Journal.open + Projection.apply of {len(records):,} entries, "
-          f"{runs} run(s)")
+          f"{runs} run(s) each without (first open, writes it) and with the replay index")
     t0 = time.perf_counter()
     path = workload.write_journal(data_dir, "replay", records)
     size = path.stat().st_size
@@ -103,42 +141,59 @@ def bench_replay(
     for r in records:
         counts[r.entry.__class__.__name__] = counts.get(r.entry.__class__.__name__, 0) + 1
     print("  mix: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items(), key=lambda i: -i[1])))
-    opens, applies, totals, gcs = [], [], [], []
+    cold: list[Resume] = []
+    warm: list[Resume] = []
+    gcs: list[int] = []
     last: Session | None = None
     for _ in range(runs):
-        if last is not None:
-            last[0].close()
-            last = None
-            gc.collect()
-        open_ns, apply_ns, gc_ns, last = _replay_once(data_dir, "replay", gc_off=False)
-        opens.append(open_ns)
-        applies.append(apply_ns)
-        totals.append(open_ns + apply_ns)
-        gcs.append(gc_ns)
-    report(rows, Row(NAME, "replay 100k: open+apply best", ms(min(totals)), "≤ 1000 ms",
-                     min(totals) <= 1e9))
-    report(rows, Row(NAME, "replay 100k: open+apply median", ms(median(totals)), "≤ 1000 ms",
-                     median(totals) <= 1e9))
-    report(rows, Row(NAME, "  Journal.open (read+decode) median", ms(median(opens))))
-    report(rows, Row(NAME, "  Projection.apply x100k median", ms(median(applies))))
+        for kind in (cold, warm):
+            if last is not None:
+                last[0].close()
+                last = None
+                gc.collect()
+            resume, gc_ns, last = _replay_once(data_dir, "replay", gc_off=False,
+                                               cold=kind is cold)
+            kind.append(resume)
+            if kind is warm:
+                gcs.append(gc_ns)
+    assert last is not None
+    _report_resumes(rows, cold, warm, index_path(path).stat().st_size)
+    report(rows, Row(NAME, "  then the first reads (context + questions)",
+                     ms(_first_read_ns(last[1]))))
     report(rows, Row(NAME, "full gc.collect() with 100k resident", ms(median(gcs)),
                      "≤ 16 ms (one frame; assumed)", median(gcs) <= 16e6))
     if gc_off_runs:
         # Diagnostic, not the code as shipped: the same path with the cyclic GC paused.
-        assert last is not None
-        diag: list[tuple[int, int]] = []
+        diag: list[Resume] = []
         for _ in range(gc_off_runs):
             last[0].close()
             last = None
             gc.collect()
-            open_ns, apply_ns, _gc, last = _replay_once(data_dir, "replay", gc_off=True)
-            diag.append((open_ns + apply_ns, open_ns))
-        best, best_open = min(diag)
-        report(rows, Row(NAME, "  diagnostic: gc disabled, best", ms(best)))
-        report(rows, Row(NAME, "    of which open / apply", f"{best_open / 1e6:.0f} / "
-                         f"{(best - best_open) / 1e6:.0f} ms"))
-    assert last is not None
+            resume, _gc, last = _replay_once(data_dir, "replay", gc_off=True)
+            diag.append(resume)
+        best = min(diag, key=lambda r: r.total_ns)
+        report(rows, Row(NAME, "  diagnostic: gc disabled, best", ms(best.total_ns)))
+        report(rows, Row(NAME, "    of which open / apply", f"{best.open_ns / 1e6:.0f} / "
+                         f"{best.apply_ns / 1e6:.0f} ms"))
     return last
+
+
+def _report_resumes(rows: list[Row], cold: list[Resume], warm: list[Resume], side: int) -> None:
+    goal = RESUME_GOAL_NS
+    for name, runs in (("with index", warm), ("first open, no index", cold)):
+        totals = [r.total_ns for r in runs]
+        cpus = [r.cpu_ns for r in runs]
+        met = None if runs is cold else median(cpus) <= goal
+        report(rows, Row(NAME, f"resume 100k {name}: best (wall)", ms(min(totals))))
+        report(rows, Row(NAME, f"resume 100k {name}: median (wall)", ms(median(totals))))
+        report(rows, Row(NAME, f"resume 100k {name}: CPU best", ms(min(cpus))))
+        report(rows, Row(NAME, f"resume 100k {name}: CPU median", ms(median(cpus)),
+                         f"≤ {goal / 1e6:.0f} ms" if runs is warm else "", met))
+        report(rows, Row(NAME, "  Journal.open median (wall)",
+                         ms(median([r.open_ns for r in runs]))))
+        report(rows, Row(NAME, "  Projection.apply_all median (wall)",
+                         ms(median([r.apply_ns for r in runs]))))
+    report(rows, Row(NAME, "  replay index file", f"{side / 1e6:.1f} MB"))
 
 
 def _fresh_records(start_seq: int, count: int) -> list[Record]:

@@ -7,8 +7,8 @@ A journal line is one JSON object::
 ``v`` is the schema version, ``seq`` the entry's sequence number in the session (0-based,
 strictly increasing), ``ts`` the wall-clock time of the append, ``type`` the tag of the entry
 class. Field-by-field documentation is in NOTES.md ("Journal entries"). All conversion goes
-through :data:`CONVERTER` (cattrs, tagged union); nothing else in the code base builds or
-parses journal JSON.
+through :data:`CONVERTER` (cattrs; the union is tagged by ``type``, see :data:`TAGS`);
+nothing else in the code base builds or parses journal JSON.
 
 Forward compatibility: a line whose ``type`` is unknown, or whose ``v`` is newer than
 :data:`SCHEMA_VERSION`, decodes to :class:`UnknownEntry` carrying the raw object. Replay keeps
@@ -20,16 +20,16 @@ from __future__ import annotations
 import enum
 import json
 from collections.abc import Callable, Iterable, Mapping
-from types import MappingProxyType, NoneType, UnionType
+from types import NoneType, UnionType
 from typing import Any, Final, Union, get_args, get_origin
 
 import attrs
 import cattrs
 import cattrs.preconf.orjson
 import orjson
-from cattrs.strategies import configure_tagged_union
 
 from asks.core.model import AnswerKind, Outcome, Question, QuestionRef, Resolution, ResolutionKind
+from asks.store.deferred import Deferred, is_unset
 
 SCHEMA_VERSION: Final = 1
 
@@ -47,6 +47,22 @@ class SessionMode(enum.StrEnum):
         return cls.UNKNOWN
 
 
+class _LazyEntry(Deferred):
+    """An entry the fast replay may build before decoding its line (:mod:`asks.store.lazy`):
+    the pending value is ``(line, facts)``; the first read of an unset field decodes ``line``
+    with :func:`decode` (the same code as every replay) and takes the unset fields from it."""
+
+    __slots__ = ()
+
+    def _fill(self, pending: tuple[bytes, object], name: str) -> None:
+        full = decode(pending[0]).entry
+        if type(full) is not type(self):
+            raise RuntimeError(f"replay index: {type(self).__name__} line decodes as {full!r}")
+        for field in attrs.fields(type(self)):
+            if is_unset(self, field.name):
+                object.__setattr__(self, field.name, getattr(full, field.name))
+
+
 @attrs.frozen
 class SessionStarted:
     """First line of every journal."""
@@ -58,7 +74,7 @@ class SessionStarted:
 
 
 @attrs.frozen
-class GroupAsked:
+class GroupAsked(_LazyEntry):
     """The questions of one ``ask_user_question`` call, saved before the tool returns.
 
     With ``blocking`` the call also opens a wait for the whole group; the wait is closed by the
@@ -80,7 +96,7 @@ class WaitOpened:
 
 
 @attrs.frozen
-class ToolResult:
+class ToolResult(_LazyEntry):
     """The tool result the model sees for ``call_id``; receipt of the resolutions it carries.
 
     ``delivered`` lists the resolutions this result hands to the model: after this line they
@@ -95,7 +111,7 @@ class ToolResult:
 
 
 @attrs.frozen
-class Resolved:
+class Resolved(_LazyEntry):
     """The person saved answers or declines (one submit = one line, atomic)."""
 
     resolutions: tuple[Resolution, ...]
@@ -103,7 +119,7 @@ class Resolved:
 
 
 @attrs.frozen
-class FeedbackDelivered:
+class FeedbackDelivered(_LazyEntry):
     """Receipt: a feedback message carrying ``delivered`` entered the model's context."""
 
     delivered: tuple[QuestionRef, ...]
@@ -120,7 +136,7 @@ class Withdrawn:
 
 
 @attrs.frozen
-class ChatMessage:
+class ChatMessage(_LazyEntry):
     """A conversation message that is not a tool result or feedback (user or assistant)."""
 
     role: str
@@ -270,18 +286,13 @@ def _make_converter() -> cattrs.Converter:
         converter.register_structure_hook(enum_type, _enum_hook(enum_type))
     converter.register_structure_hook_func(lambda tp: tp == dict[str, Any], _structure_json_object)
     converter.register_structure_hook(ChatMessage, _chat_message_hook(converter))
-    configure_tagged_union(
-        Entry, converter, tag_generator=lambda cls: TAGS[cls], tag_name="type"
-    )
+    # The entry union is tagged by hand in encode/decode (``TAGS``), as cattrs' tagged-union
+    # strategy would, but without generating every class's hooks at import (~10 ms): cattrs
+    # generates each hook when first asked for it.
     return converter
 
 
 CONVERTER: Final = _make_converter()
-
-
-_STRUCTURE_HOOKS: Final[Mapping[str, Callable[[Any, type[Any]], Any]]] = MappingProxyType(
-    {tag: CONVERTER.get_structure_hook(cls) for tag, cls in _CLASS_BY_TAG.items()}
-)
 
 
 class DecodeError(ValueError):
@@ -290,7 +301,9 @@ class DecodeError(ValueError):
 
 def encode(seq: int, ts: float, entry: Entry) -> bytes:
     """Encode one entry as a complete journal line (UTF-8, ending in ``\\n``)."""
-    body = CONVERTER.unstructure(entry, Entry)
+    tag = TAGS[type(entry)]
+    body = CONVERTER.unstructure(entry, type(entry))
+    body["type"] = tag  # last, where cattrs' tagged-union strategy put it
     line = {"v": SCHEMA_VERSION, "seq": seq, "ts": ts, **body}
     try:
         return orjson.dumps(line, option=orjson.OPT_APPEND_NEWLINE)
@@ -321,7 +334,7 @@ def decode(line: bytes) -> Record:
     try:
         # The tagged class's own hook (faster than through the union or converter dispatch);
         # the envelope keys are ignored as extra keys, which saves copying the dict.
-        entry: Entry = _STRUCTURE_HOOKS[tag](raw, cls)
+        entry: Entry = CONVERTER.get_structure_hook(cls)(raw, cls)
     except (cattrs.BaseValidationError, ValueError, TypeError, KeyError, AttributeError) as exc:
         raise DecodeError(f"invalid {tag} entry: {exc}") from exc
     return Record(seq, float(ts), entry)

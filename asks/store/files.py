@@ -166,6 +166,23 @@ class FileOps:
     def unlink(self, path: Path) -> None:
         os.unlink(path)
 
+    def read_file(self, path: Path) -> bytes:
+        """The whole of a side file (the replay index)."""
+        return path.read_bytes()
+
+    def replace_file(self, path: Path, data: bytes) -> None:
+        """Put ``data`` at ``path`` by writing a temporary file (0600) and renaming it over,
+        without fsync: for side files that are checked before use (the replay index)."""
+        temporary = path.with_name(path.name + ".tmp")
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, FILE_MODE)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
+        os.replace(temporary, path)
+
 
 @attrs.frozen
 class SessionInfo:

@@ -22,6 +22,11 @@ Semantics:
   naming its line number; a line whose ``seq`` does not increase is skipped the same way. Replay
   never fails on content. Lines of unknown type or newer schema version are kept as
   :class:`~asks.store.entries.UnknownEntry`.
+* **Replay index.** :meth:`Journal.open` and :func:`read_records` use the session's replay
+  index (:mod:`asks.store.index`) when it checks out against the bytes read, and ignore it
+  otherwise; the records are the same either way. After a replay that decoded at least
+  :data:`~asks.store.index.INDEX_MIN_BYTES` the index did not cover, :meth:`Journal.open`
+  (the one writer) writes a new one; failing to is not an error (nothing depends on it).
 * **O(1) appends.** The file length and the next sequence number are tracked in memory; the file
   is read only by :meth:`Journal.open`.
 * **One writer.** A session file must have at most one :class:`Journal` appending to it, in one
@@ -61,7 +66,9 @@ from asks.store.files import (
     session_path,
     validate_session_id,
 )
-from asks.store.replay import paused_gc, replay_lines
+from asks.store.index import INDEX_MIN_BYTES, Index, index_path, parse
+from asks.store.index import build as build_index
+from asks.store.replay import Replay, paused_gc, replay_lines
 
 __all__ = [
     "SUFFIX",
@@ -114,9 +121,27 @@ def read_records(
             errno.ENOENT, f"no session {session_id!r} in {directory}", str(path)
         ) from exc
     try:
-        return replay_lines(ops.read_all(fd)).records
+        data = ops.read_all(fd)
     finally:
         os.close(fd)
+    return replay_lines(data, _read_index(ops, path)).records
+
+
+def _read_index(ops: FileOps, path: Path) -> Index | None:
+    try:
+        return parse(ops.read_file(index_path(path)))
+    except OSError:
+        return None
+
+
+def _write_index(ops: FileOps, path: Path, data: bytes, replay: Replay) -> None:
+    """A new replay index for what ``replay`` read, if it decoded enough the old one did not
+    cover. Best effort: the index is a cache, checked before use."""
+    if replay.good_length - replay.covered < INDEX_MIN_BYTES:
+        return
+    blob = build_index(data, replay.good_length, replay.index, replay.fresh)
+    with contextlib.suppress(OSError):
+        ops.replace_file(index_path(path), blob)
 
 
 @attrs.define(eq=False)
@@ -234,7 +259,7 @@ class Journal:
         try:
             ops.lock(fd, path)
             data = ops.read_all(fd)
-            replay = replay_lines(data)
+            replay = replay_lines(data, _read_index(ops, path))
             next_seq = replay.records[-1].seq + 1 if replay.records else 0
             journal = cls(
                 session_id,
@@ -248,6 +273,8 @@ class Journal:
             )
             if replay.good_length < len(data):
                 journal._truncate_torn_tail()
+            if journal.state is StorageState.OK:
+                _write_index(ops, path, data, replay)
         except BaseException:
             ops.close(fd)
             raise

@@ -13,15 +13,23 @@ What it knows:
 * resolutions (answers, declines) and whether each was delivered (named by a receipt);
   ``undelivered`` keeps the saved-but-undelivered ones in save order;
 * the conversation records (chat messages, tool results, feedback) for transcript rebuild.
+
+Records of a replay index (:mod:`asks.store.lazy`) are folded from their facts, without
+decoding their lines: a question state then takes its ``question`` and ``resolution`` from
+the group and resolved entries on first read (:mod:`asks.store.deferred`), and the values of
+``undelivered`` are read from those states before :meth:`Projection.apply` or
+:meth:`Projection.apply_all` returns. The state is the same as from decoded records.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any, Final, cast
 
 import attrs
 
 from asks.core.model import Question, QuestionRef, QuestionStatus, Resolution, ResolutionKind
+from asks.store.deferred import Deferred, is_unset, pending_of, set_pending
 from asks.store.entries import (
     ChatMessage,
     FeedbackDelivered,
@@ -35,17 +43,64 @@ from asks.store.entries import (
     Withdrawn,
 )
 from asks.store.journal import paused_gc
+from asks.store.lazy import group_refs, resolved_facts
+
+# Stands for a resolution still in its undecoded line while records are folded.
+_UNSETTLED: Final = cast(Resolution, object())
+_PENDING: Final = QuestionStatus.PENDING
+_ANSWERED: Final = QuestionStatus.ANSWERED
+_DECLINED: Final = QuestionStatus.DECLINED
 
 
 @attrs.define(eq=False)
-class QuestionState:
-    """One question incarnation and what happened to it."""
+class QuestionState(Deferred):
+    """One question incarnation and what happened to it.
+
+    From a lazy record, ``question`` and ``resolution`` may be pending: ``{field: (entry,
+    position)}`` names the group (its ``questions``) or resolved entry (its ``resolutions``).
+    """
 
     question: Question
     status: QuestionStatus = QuestionStatus.PENDING
     resolution: Resolution | None = None
     delivered: bool = False
     source: str | None = None  # where the resolution was given (panel, web, line, …)
+
+    def defer_resolution(self, resolved: Resolved, position: int) -> None:
+        """Take ``resolution`` from ``resolved.resolutions[position]`` on first read."""
+        del self.resolution
+        pending: dict[str, tuple[Any, int]] | None = pending_of(self)
+        if pending is None:
+            set_pending(self, {"resolution": (resolved, position)})
+        else:
+            pending["resolution"] = (resolved, position)
+
+    def _fill(
+        self, pending: dict[str, tuple[Any, int]], name: str
+    ) -> dict[str, tuple[Any, int]] | None:
+        if name in pending and is_unset(self, name):
+            entry, position = pending.pop(name)
+            values = entry.questions if name == "question" else entry.resolutions
+            object.__setattr__(self, name, values[position])
+        return pending or None
+
+
+# Slot setters, called directly (a group of a replay index makes ~2 states of ~10⁵).
+_set_status = QuestionState.__dict__["status"].__set__
+_set_resolution = QuestionState.__dict__["resolution"].__set__
+_set_delivered = QuestionState.__dict__["delivered"].__set__
+_set_source = QuestionState.__dict__["source"].__set__
+
+
+def _deferred_state(group: GroupAsked, position: int) -> QuestionState:
+    """A pending state whose question is ``group.questions[position]``, not read yet."""
+    state: QuestionState = object.__new__(QuestionState)
+    _set_status(state, _PENDING)
+    _set_resolution(state, None)
+    _set_delivered(state, False)
+    _set_source(state, None)
+    set_pending(state, {"question": (group, position)})
+    return state
 
 
 @attrs.define(eq=False)
@@ -74,15 +129,31 @@ class Projection:
     unknown: int = 0
     duplicate_receipts: int = 0
     records: int = 0
+    _unsettled: list[QuestionRef] = attrs.field(factory=list, init=False, repr=False)
 
     def apply_all(self, records: Iterable[Record]) -> None:
         """Replay: fold many records (with the cyclic GC paused while they pile up)."""
         with paused_gc():
+            fold = self._fold
             for record in records:
-                self.apply(record)
+                fold(record)
+            self._settle()
 
     def apply(self, record: Record) -> None:
         """Fold one record into the state. O(1)."""
+        self._fold(record)
+        if self._unsettled:
+            self._settle()
+
+    def _settle(self) -> None:
+        """Give ``undelivered`` the resolutions still standing in their lines."""
+        undelivered = self.undelivered
+        for ref in self._unsettled:
+            if undelivered.get(ref) is _UNSETTLED:
+                undelivered[ref] = self.by_ref[ref].resolution  # type: ignore[assignment]
+        self._unsettled.clear()
+
+    def _fold(self, record: Record) -> None:
         self.records += 1
         entry = record.entry
         # Most frequent first: the cases are tried in order (chat messages are ~half a session).
@@ -95,8 +166,7 @@ class Projection:
             case GroupAsked():
                 self._group_asked(entry)
             case Resolved():
-                for resolution in entry.resolutions:
-                    self._resolved(resolution, entry.source)
+                self._resolved_entry(entry)
             case FeedbackDelivered():
                 self._mark_delivered(entry.delivered)
                 self.conversation.append(record)
@@ -112,14 +182,37 @@ class Projection:
 
     # -- folding helpers --------------------------------------------------------------------
     def _group_asked(self, entry: GroupAsked) -> None:
-        refs = []
-        for question in entry.questions:
-            ref = question.ref
-            self.by_ref[ref] = QuestionState(question)
-            self.current[ref.id] = ref
-            self.pending[ref] = None
-            refs.append(ref)
-        self._open_call(CallState(entry.call_id, tuple(refs), entry.blocking, group_asked=entry))
+        refs = group_refs(entry)
+        if refs is None:
+            refs = tuple([question.ref for question in entry.questions])
+            states = [QuestionState(question) for question in entry.questions]
+        else:
+            states = [_deferred_state(entry, n) for n in range(len(refs))]
+        by_ref, current, pending = self.by_ref, self.current, self.pending
+        for ref, state in zip(refs, states, strict=True):
+            by_ref[ref] = state
+            current[ref.id] = ref
+            pending[ref] = None
+        self._open_call(CallState(entry.call_id, refs, entry.blocking, group_asked=entry))
+
+    def _resolved_entry(self, entry: Resolved) -> None:
+        facts = resolved_facts(entry)
+        if facts is None:
+            for resolution in entry.resolutions:
+                self._resolved(resolution, entry.source)
+            return
+        # As _resolved for each, without reading the resolutions (module docstring).
+        by_ref, pending, source = self.by_ref, self.pending, entry.source
+        for position, (ref, kind) in enumerate(facts):
+            state = by_ref.get(ref)
+            if state is None or state.status is not _PENDING:
+                continue
+            state.defer_resolution(entry, position)
+            state.source = source
+            state.status = _ANSWERED if kind is ResolutionKind.ANSWERED else _DECLINED
+            pending.pop(ref, None)
+            self.undelivered[ref] = _UNSETTLED
+            self._unsettled.append(ref)
 
     def _open_call(self, call: CallState) -> None:
         self.calls[call.call_id] = call

@@ -5,6 +5,10 @@
   cut it off.
 * A complete line that does not decode, or whose ``seq`` does not increase, is skipped with a
   warning naming its line number. Replay never fails on content.
+* With a replay index (:mod:`asks.store.index`) that checks out against ``data``, the lines it
+  has rows for become lazy records (:mod:`asks.store.lazy`) and only the others are decoded;
+  the records (compared field by field) and the warnings are the same as without it. An index
+  that does not check out is ignored.
 * The cyclic GC is paused while the records are built (:func:`paused_gc`).
 """
 
@@ -12,13 +16,21 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import zlib
 from collections.abc import Iterator
+from typing import Final
 
 import attrs
 
-from asks.store.entries import DecodeError, Record, decode
+from asks.core.model import QuestionRef
+from asks.store.entries import ChatMessage, DecodeError, Record, decode
+from asks.store.index import Index
+from asks.store.lazy import BUILDERS, CHAT, set_entry, set_pending, set_seq, set_ts
 
 __all__ = ["Replay", "paused_gc", "replay_lines"]
+
+_NEWLINE: Final = 10
+Fresh = tuple[int, int, int, Record]  # a decoded line: number, start, end (its "\n"), record
 
 
 @attrs.define(eq=False)
@@ -26,6 +38,13 @@ class Replay:
     records: list[Record]
     warnings: list[str]
     good_length: int  # bytes up to and including the last complete line
+    fresh: list[Fresh] = attrs.Factory(list)  # the records decoded here, with their lines
+    index: Index | None = None  # the index used, when it checked out
+
+    @property
+    def covered(self) -> int:
+        """Bytes described by the index used (0 without one)."""
+        return 0 if self.index is None else self.index.length
 
 
 @contextlib.contextmanager
@@ -52,34 +71,103 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
-def replay_lines(data: bytes) -> Replay:
+def replay_lines(data: bytes, index: Index | None = None) -> Replay:
     with paused_gc():
-        return _decode_lines(data)
+        if index is not None and (replay := _replay_indexed(data, index)) is not None:
+            return replay
+        replay = Replay([], [], data.rfind(b"\n") + 1)
+        _warn_torn_tail(replay, data, _decode_span(replay, data, 0, replay.good_length, 1))
+        return replay
 
 
-def _decode_lines(data: bytes) -> Replay:
-    good_length = data.rfind(b"\n") + 1
-    lines = data[:good_length].split(b"\n")  # no copy of ``data`` when there is no torn tail
+def _decode_span(replay: Replay, data: bytes, start: int, end: int, number: int) -> int:
+    """Decode the complete lines of ``data[start:end]``, the first numbered ``number``; the
+    number of the next line."""
+    lines = data[start:end].split(b"\n")  # no copy of ``data`` for the whole of it
     lines.pop()  # the empty piece after the last newline
-    records: list[Record] = []
-    warnings: list[str] = []
-    last: Record | None = None
-    for number, line in enumerate(lines, start=1):
+    records, fresh = replay.records, replay.fresh
+    last = records[-1].seq if records else None
+    for line in lines:
+        line_end = start + len(line)
         try:
             record = decode(line)
         except DecodeError as exc:
-            warnings.append(f"line {number}: skipped, does not decode: {exc}")
-            continue
-        if last is not None and record.seq <= last.seq:
-            warnings.append(
-                f"line {number}: skipped, seq {record.seq} does not follow seq {last.seq}"
-            )
-            continue
-        records.append(record)
-        last = record
-    if good_length < len(data):
-        warnings.append(
-            f"line {len(lines) + 1}: torn last line ({len(data) - good_length} bytes without "
-            "a newline) ignored and truncated"
+            replay.warnings.append(f"line {number}: skipped, does not decode: {exc}")
+        else:
+            if last is not None and record.seq <= last:
+                replay.warnings.append(
+                    f"line {number}: skipped, seq {record.seq} does not follow seq {last}"
+                )
+            else:
+                records.append(record)
+                fresh.append((number, start, line_end, record))
+                last = record.seq
+        start = line_end + 1
+        number += 1
+    return number
+
+
+def _warn_torn_tail(replay: Replay, data: bytes, number: int) -> None:
+    if replay.good_length < len(data):
+        replay.warnings.append(
+            f"line {number}: torn last line ({len(data) - replay.good_length} bytes "
+            "without a newline) ignored and truncated"
         )
-    return Replay(records, warnings, good_length)
+
+
+def _replay_indexed(data: bytes, index: Index) -> Replay | None:
+    """The replay of ``data`` using ``index``, or ``None`` if the index does not check out."""
+    good_length = data.rfind(b"\n") + 1
+    length = index.length
+    if not 0 < length <= good_length or data[length - 1] != _NEWLINE:
+        return None
+    if zlib.crc32(memoryview(data)[:length]) != index.crc32:
+        return None
+    replay = Replay([], [], good_length, index=index)
+    try:
+        refs = [QuestionRef(ref_id, incarnation) for ref_id, incarnation in index.refs]
+        position, number = _lazy_rows(replay, data, index, refs)
+    except (ValueError, TypeError, KeyError, IndexError, StopIteration):
+        return None
+    if position < 0:
+        return None
+    number = _decode_span(replay, data, position, good_length, number)
+    _warn_torn_tail(replay, data, number)
+    return replay
+
+
+def _lazy_rows(
+    replay: Replay, data: bytes, index: Index, refs: list[QuestionRef]
+) -> tuple[int, int]:
+    """Fold the index's rows (and the lines between them) into ``replay``; the position and
+    number of the first line after the last row, or ``(-1, 0)`` if a row does not begin after
+    a newline and end at one inside the indexed bytes, in order, at the number it claims."""
+    records, warnings = replay.records, replay.warnings
+    position, number, length = 0, 1, index.length
+    last: int | None = None
+    build, facts, new = BUILDERS, iter(index.facts), object.__new__
+    rows = zip(index.number, index.start, index.end, index.seq, index.ts, index.kind, strict=True)
+    for row_number, start, end, seq, ts, kind in rows:
+        if start != position:
+            if start < position or data[start - 1] != _NEWLINE:
+                return -1, 0
+            number = _decode_span(replay, data, position, start, number)
+            last = records[-1].seq if records else None
+        if row_number != number or end >= length or data[end] != _NEWLINE:
+            return -1, 0
+        if kind == CHAT:  # half the rows: built here, without the calls (~10 ms in 100k)
+            entry = new(ChatMessage)
+            set_pending(entry, (data[start:end], None))
+        else:
+            entry = build[kind](data[start:end], next(facts), refs)
+        if last is not None and seq <= last:
+            warnings.append(f"line {number}: skipped, seq {seq} does not follow seq {last}")
+        else:
+            made = new(Record)
+            set_seq(made, seq)
+            set_ts(made, ts)
+            set_entry(made, entry)
+            records.append(made)
+            last = seq
+        position, number = end + 1, number + 1
+    return (position, number) if next(facts, None) is None else (-1, 0)

@@ -1,0 +1,343 @@
+"""The replay index (asks/store/index.py) and lazy records: a replay that trusts an index
+gives the records, warnings and projection of a full replay; an index that does not check
+out (damaged, stale, for other code, naming the wrong lines) is ignored."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import attrs
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from asks.core.model import (
+    Answer,
+    AnswerKind,
+    Option,
+    Outcome,
+    Question,
+    QuestionRef,
+    QuestionSpec,
+    Resolution,
+    ResolutionKind,
+)
+from asks.store import index as index_file
+from asks.store.deferred import pending_of
+from asks.store.entries import (
+    ChatMessage,
+    Entry,
+    FeedbackDelivered,
+    GroupAsked,
+    ModelChosen,
+    Resolved,
+    SessionStarted,
+    ToolResult,
+    WaitOpened,
+    Withdrawn,
+    encode,
+)
+from asks.store.journal import FileOps, Journal, read_records
+from asks.store.projection import Projection
+from asks.store.replay import Replay, replay_lines
+
+SID = "index-session"
+
+
+def cycle(n: int, rng: random.Random) -> Iterator[Entry]:
+    """One question cycle, with every lazy kind and the eager ones now and then."""
+    refs = [QuestionRef(f"q-{n}-{i}", n) for i in range(rng.randint(1, 3))]
+    spec = QuestionSpec(f"Question {n} — ünïcode?", f"H{n}", (Option("A", "a"), Option("B")))
+    questions = tuple(Question(ref, f"g-{n}", i, spec) for i, ref in enumerate(refs))
+    calls = ({"id": f"call-{n}", "name": "ask_user_question", "arguments": "{}"},)
+    yield ChatMessage("user", f"message {n}\nwith a newline and a \"quote\"")
+    yield ChatMessage("assistant", "", calls)
+    yield GroupAsked(f"call-{n}", f"g-{n}", questions, blocking=n % 2 == 0)
+    if n % 7 == 3:
+        yield Withdrawn(tuple(refs[:1]), "no longer needed")
+    if n % 5 == 1:
+        yield WaitOpened(f"wait-{n}", tuple(refs))
+    answer = Answer(AnswerKind.CUSTOM, (), f"custom {n}", "notes")
+    kinds = [ResolutionKind.DECLINED if rng.random() < 0.2 else ResolutionKind.ANSWERED
+             for _ in refs]
+    yield Resolved(tuple(Resolution(ref, kind, answer if kind is ResolutionKind.ANSWERED
+                                    else None) for ref, kind in zip(refs, kinds, strict=True)),
+                   source="web" if n % 3 else "panel")
+    delivered = tuple(ref for ref in refs if rng.random() < 0.8)  # some stay undelivered
+    if n % 2 == 0:
+        yield ToolResult(f"call-{n}", Outcome.ANSWERED, f"result {n}", {"n": [n]}, delivered)
+    else:
+        yield ToolResult(f"call-{n}", Outcome.QUEUED, "queued", {})
+        yield FeedbackDelivered(delivered, f"feedback {n}", "steer")
+    if n % 11 == 0:
+        yield ModelChosen("scripted", f"model-{n}")
+
+
+def journal_bytes(cycles: int, seed: int = 1) -> bytes:
+    rng = random.Random(seed)
+    entries = itertools.chain(
+        [SessionStarted(SID, 1.0, "0.1.0")], *(cycle(n, rng) for n in range(cycles))
+    )
+    return b"".join(encode(seq, 100.0 + seq / 4, entry) for seq, entry in enumerate(entries))
+
+
+def damage(data: bytes) -> bytes:
+    """A corrupt line, an unknown type, a non-increasing seq and a torn tail, mid-journal."""
+    lines = data.split(b"\n")
+    lines[5] = lines[5][:-3]  # not JSON any more
+    lines[9] = b'{"v":1,"seq":9,"ts":1.0,"type":"from_the_future"}'
+    lines[14] = lines[14].replace(b'"seq":14', b'"seq":2')
+    return b"\n".join(lines) + b'{"v":1,"seq":'
+
+
+def index_of(data: bytes, length: int | None = None) -> index_file.Index:
+    cold = replay_lines(data)
+    end = cold.good_length if length is None else length
+    blob = index_file.build(data, end, None, cold.fresh)
+    parsed = index_file.parse(blob)
+    assert parsed is not None
+    return parsed
+
+
+def is_lazy(replay: Replay) -> bool:
+    return any(pending_of(r.entry) is not None for r in replay.records
+               if isinstance(r.entry, ChatMessage))
+
+
+def state(p: Projection) -> tuple[Any, ...]:
+    """Everything a projection holds, compared by value (lazy fields are read)."""
+    return (
+        p.session_id,
+        [(ref, attrs.asdict(s, recurse=False)) for ref, s in p.by_ref.items()],
+        list(p.current.items()), list(p.pending),
+        [(k, attrs.asdict(c, recurse=False)) for k, c in p.calls.items()],
+        list(p.open_calls), list(p.undelivered.items()), p.conversation,
+        p.unknown, p.duplicate_receipts, p.records,
+    )
+
+
+def assert_same_replay(indexed: Replay, cold: Replay) -> None:
+    assert indexed.warnings == cold.warnings
+    assert indexed.good_length == cold.good_length
+    assert len(indexed.records) == len(cold.records)
+    for lazy, eager in zip(indexed.records, cold.records, strict=True):
+        assert type(lazy.entry) is type(eager.entry)
+        assert (lazy.seq, lazy.ts) == (eager.seq, eager.ts)
+        assert attrs.asdict(lazy.entry) == attrs.asdict(eager.entry)
+        assert lazy == eager and repr(lazy) == repr(eager)
+
+
+@pytest.mark.parametrize("damaged", [False, True], ids=["clean", "damaged"])
+def test_indexed_replay_equals_the_full_replay(damaged: bool) -> None:
+    data = journal_bytes(300)
+    data = damage(data) if damaged else data
+    cold = replay_lines(data)
+    indexed = replay_lines(data, index_of(data))
+    assert is_lazy(indexed)
+    assert_same_replay(indexed, cold)
+    if damaged:
+        assert len(cold.warnings) == 3  # the corrupt line, the seq, the torn tail
+
+
+@pytest.mark.parametrize("one_by_one", [False, True], ids=["apply_all", "apply"])
+def test_projection_of_lazy_records_equals_the_eager_one(one_by_one: bool) -> None:
+    data = damage(journal_bytes(300))
+    lazy, eager = Projection(), Projection()
+    records = replay_lines(data, index_of(data)).records
+    if one_by_one:
+        for record in records:
+            lazy.apply(record)
+    else:
+        lazy.apply_all(records)
+    eager.apply_all(replay_lines(data).records)
+    assert lazy.undelivered and all(isinstance(r, Resolution) for r in lazy.undelivered.values())
+    assert state(lazy) == state(eager)
+
+
+def test_lazy_entries_decode_field_by_field_on_first_read() -> None:
+    data = journal_bytes(20)
+    records = replay_lines(data, index_of(data)).records
+    chat = next(r.entry for r in records if isinstance(r.entry, ChatMessage))
+    assert pending_of(chat) is not None
+    assert chat.content.startswith("message 0\n")  # the first read decodes the line
+    assert pending_of(chat) is None
+    group = next(r.entry for r in records if isinstance(r.entry, GroupAsked))
+    assert group.call_id == "call-0" and pending_of(group) is not None  # a fact: no decode
+    assert group.questions[0].spec.header == "H0" and pending_of(group) is None
+    resolved = next(r.entry for r in records if isinstance(r.entry, Resolved))
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        getattr(resolved, "nope")  # noqa: B009 (a name no entry has)
+    assert pending_of(resolved) is None and resolved.source in ("web", "panel")
+
+
+def test_lazy_question_states_read_their_question_and_resolution_on_demand() -> None:
+    data = journal_bytes(40)
+    records = replay_lines(data, index_of(data)).records
+    projection = Projection()
+    projection.apply_all(records)
+    eager = Projection()
+    eager.apply_all(replay_lines(data).records)
+    for ref, lazy_state in projection.by_ref.items():
+        assert lazy_state.resolution == eager.by_ref[ref].resolution
+        assert lazy_state.question == eager.by_ref[ref].question
+
+
+def rewrite(blob: bytes, change: Any) -> bytes:
+    """``blob`` with its JSON line changed by ``change`` and its checksum made right again."""
+    head, _, body = blob.partition(b"\n")
+    meta, _, columns = body.partition(b"\n")
+    raw = orjson.loads(meta)
+    change(raw)
+    body = orjson.dumps(raw) + b"\n" + columns
+    magic = head.rsplit(b" ", 1)[0]
+    return magic + b" " + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
+
+
+def good_blob(data: bytes) -> bytes:
+    cold = replay_lines(data)
+    return index_file.build(data, cold.good_length, None, cold.fresh)
+
+
+def test_an_index_that_does_not_check_out_is_ignored() -> None:
+    data = journal_bytes(60)
+    blob = good_blob(data)
+    cold = replay_lines(data)
+    flipped = bytearray(blob)
+    flipped[len(blob) // 2] ^= 0x20
+    cases = {
+        "truncated": blob[: len(blob) // 2],
+        "a damaged byte": bytes(flipped),
+        "another version": rewrite(blob, lambda raw: raw.update(app="0.0.0-other")),
+        "other entry fields": rewrite(blob, lambda raw: raw.update(fingerprint="v1;x")),
+        "not an index": b"hello\n",
+    }
+    for name, bad in cases.items():
+        assert index_file.parse(bad) is None, name
+    # Well-formed, but about other bytes: the replay ignores it.
+    wrong = [
+        rewrite(blob, lambda raw: raw.update(crc32=raw["crc32"] ^ 1)),
+        rewrite(blob, lambda raw: raw.update(length=raw["length"] + 10**9)),
+    ]
+    for bad in wrong:
+        parsed = index_file.parse(bad)
+        assert parsed is not None
+        replay = replay_lines(data, parsed)
+        assert not is_lazy(replay)
+        assert_same_replay(replay, cold)
+
+
+def test_rows_naming_the_wrong_lines_are_caught() -> None:
+    data = journal_bytes(60)
+    cold = replay_lines(data)
+    for column, delta in (("start", 1), ("end", -1), ("number", 1)):
+        index = index_of(data)
+        getattr(index, column)[3] += delta
+        replay = replay_lines(data, index)
+        assert not is_lazy(replay), column
+        assert_same_replay(replay, cold)
+
+
+def test_a_changed_journal_makes_the_index_stale() -> None:
+    data = journal_bytes(60)
+    index = index_of(data)
+    changed = data.replace(b"message 7", b"massage 7")  # same length, still valid JSON
+    replay = replay_lines(changed, index)
+    assert not is_lazy(replay)
+    assert_same_replay(replay, replay_lines(changed))
+    cut = data[: index.length // 2]  # a journal shorter than the index
+    assert_same_replay(replay_lines(cut, index), replay_lines(cut))
+
+
+def test_an_index_of_a_prefix_serves_a_longer_journal() -> None:
+    data = journal_bytes(80)
+    longer = data + journal_bytes(100)[len(data):]
+    replay = replay_lines(longer, index_of(data))
+    assert is_lazy(replay) and replay.covered == len(data)
+    assert_same_replay(replay, replay_lines(longer))
+    # A new index for the longer journal keeps the old rows and adds the new ones.
+    blob = index_file.build(longer, replay.good_length, replay.index, replay.fresh)
+    again = index_file.parse(blob)
+    assert again is not None
+    assert again.kind == index_of(longer).kind and again.start == index_of(longer).start
+    assert_same_replay(replay_lines(longer, again), replay_lines(longer))
+
+
+def write_big_journal(data_dir: Path) -> Path:
+    data_dir.mkdir(parents=True, exist_ok=True)
+    path = data_dir / f"{SID}.jsonl"
+    data = journal_bytes(1)
+    n = 1
+    while len(data) < index_file.INDEX_MIN_BYTES:
+        n *= 2
+        data = journal_bytes(n)
+    path.write_bytes(data)
+    return path
+
+
+def test_open_writes_the_index_and_the_next_open_uses_it(tmp_path: Path) -> None:
+    path = write_big_journal(tmp_path)
+    side = index_file.index_path(path)
+    first, cold = Journal.open(SID, data_dir=tmp_path)
+    first.close()
+    assert side.exists() and not first.warnings
+    before = side.read_bytes()
+    records = read_records(SID, data_dir=tmp_path)  # read-only: uses it, writes nothing
+    assert records == cold and side.read_bytes() == before
+    second, lazy = Journal.open(SID, data_dir=tmp_path)
+    assert any(pending_of(r.entry) is not None for r in lazy
+               if isinstance(r.entry, ChatMessage))
+    assert lazy == cold == records and second.next_seq == first.next_seq
+    second.append(ChatMessage("user", "after"))
+    second.close()
+    third, grown = Journal.open(SID, data_dir=tmp_path)
+    third.close()
+    assert grown[:-1] == cold and grown[-1].entry == ChatMessage("user", "after")
+
+
+def test_a_failing_index_write_is_not_an_error(tmp_path: Path) -> None:
+    class NoSideFiles(FileOps):
+        def replace_file(self, path: Path, data: bytes) -> None:
+            raise OSError(28, "No space left on device")
+
+    write_big_journal(tmp_path)
+    journal, records = Journal.open(SID, data_dir=tmp_path, file_ops=NoSideFiles())
+    journal.close()
+    assert records and not journal.warnings
+    assert not index_file.index_path(journal.path).exists()
+
+
+def test_a_torn_index_file_left_by_a_crash_is_ignored_and_replaced(tmp_path: Path) -> None:
+    path = write_big_journal(tmp_path)
+    Journal.open(SID, data_dir=tmp_path)[0].close()
+    side = index_file.index_path(path)
+    side.write_bytes(side.read_bytes()[:1000])
+    journal, records = Journal.open(SID, data_dir=tmp_path)
+    journal.close()
+    assert records == replay_lines(path.read_bytes()).records and not journal.warnings
+    assert index_file.parse(side.read_bytes()) is not None
+
+
+@settings(max_examples=25, deadline=None)
+@given(cycles=st.integers(0, 30), seed=st.integers(0, 1000), cut=st.floats(0, 1),
+       grow=st.integers(0, 10))
+def test_any_prefix_index_gives_the_full_replay(
+    cycles: int, seed: int, cut: float, grow: int
+) -> None:
+    data = journal_bytes(cycles + grow, seed)
+    prefix = journal_bytes(cycles, seed)
+    length = prefix.rfind(b"\n", 0, max(1, int(len(prefix) * cut))) + 1
+    cold = replay_lines(data)
+    if length == 0:
+        return
+    indexed = replay_lines(data, index_of(data, length))
+    assert_same_replay(indexed, cold)
+    lazy, eager = Projection(), Projection()
+    lazy.apply_all(indexed.records)
+    eager.apply_all(cold.records)
+    assert state(lazy) == state(eager)
