@@ -1,40 +1,45 @@
-"""The OpenAI-compatible model: chat completions with tools through the official ``openai`` SDK.
+"""The OpenAI-compatible model: chat completions with tools, through a thin httpx client.
 
 Works with any server that speaks the chat-completions API with function tools (OpenAI, vLLM,
-llama.cpp server, Ollama, LiteLLM / OpenRouter proxies). ``AsyncOpenAI`` runs under trio: the
-SDK does its I/O through httpx/anyio, which detect trio, so cancelling the awaiting task (Ctrl+C
-cancels the turn's scope) closes the in-flight connection at once.
+llama.cpp server, Ollama, LiteLLM / OpenRouter proxies). The HTTP side (retries, timeouts,
+server-sent events, error classes) is :mod:`asks.agent.chat_client`, on httpx under trio, so
+cancelling the awaiting task (Ctrl+C cancels the turn's scope) closes the in-flight connection
+at once. (Until issue 14 this was the official ``openai`` SDK; it cost ~25 MiB of RSS and
+~0.1 ms of CPU per streamed chunk, bench/provider_bench.py.)
 
 Semantics:
 
-* **Lazy import.** Nothing here imports ``openai`` at module import. The SDK is imported and
-  the client built on the first model call or on :meth:`OpenAIModel.warm_up`, in a worker
-  thread (:class:`~asks.agent.provider.LazyClient`).
-* **Requests.** One ``chat.completions.create`` per model call: the context mapped by
-  :func:`chat_messages` behind the system message (:func:`~asks.agent.provider.system_prompt`,
-  the same in every mode), and the tools the agent offers. ``stream=True`` by default: text
-  deltas are yielded as they arrive; tool calls are assembled from the deltas keyed by
-  ``index`` (id and name from the first delta that has them, ``arguments`` concatenated) and
-  yielded, complete, once the reply has finished. Ids are passed on as the server sent them:
-  the agent loop makes them unique (:mod:`asks.agent.edge`). ``stream=False`` (``[model]
-  stream = false``) sends one request and yields the whole reply. ``finish_reason`` "length"
-  or "content_filter" is reported as a :class:`~asks.agent.loop.ModelNotice`.
-* **Errors.** Every SDK, transport or decoding failure becomes a `ModelError` with one line
-  (:func:`~asks.agent.provider.describe`). The SDK retries connection errors, timeouts,
-  408/409/429 and 5xx ``max_retries`` times (honouring ``Retry-After``); 4xx are not retried. A
-  stream that ends without a ``finish_reason`` was cut short: also a ModelError.
+* **Lazy import.** Nothing here imports httpx at module import. httpx is imported and the
+  client built on the first model call or on :meth:`OpenAIModel.warm_up`, in a worker thread
+  (:class:`~asks.agent.provider.LazyClient`).
+* **Requests.** One ``POST …/chat/completions`` per model call (:meth:`OpenAIModel.request`):
+  ``model``, the context mapped by :func:`chat_messages` behind the system message
+  (:func:`~asks.agent.provider.system_prompt`, the same in every mode), the tools the agent
+  offers, ``temperature`` when configured, and ``"stream": true`` by default: text deltas are
+  yielded as they arrive; tool calls are assembled from the deltas keyed by ``index`` (id and
+  name from the first delta that has them, a repeated name ignored, a split one joined,
+  ``arguments`` concatenated; a delta without ``index``: a new id starts a new call, else it
+  continues the last) and yielded, complete, once the reply has finished. Only choice 0 counts.
+  Ids are passed on as the server sent them: the agent loop makes them unique
+  (:mod:`asks.agent.edge`). ``stream=False`` (``[model] stream = false``) sends one request
+  without ``stream`` and yields the whole reply. ``finish_reason`` "length" or
+  "content_filter" is reported as a :class:`~asks.agent.loop.ModelNotice`.
+* **Errors.** Every server, transport or decoding failure becomes a `ModelError` with one line
+  (:func:`~asks.agent.provider.describe`). Connection errors, timeouts, 408/409/429 and 5xx are
+  retried ``max_retries`` times (honouring ``Retry-After``); other 4xx are not. A stream that
+  ends without a ``finish_reason`` was cut short: also a ModelError.
 * **The API key** lives only in :class:`~asks.agent.provider.Settings` (excluded from its repr)
-  and in the SDK client; it is never journaled or logged. A loopback server needs no key.
+  and in the client's headers; it is never journaled or logged. A loopback server needs no key.
 """
 
 from __future__ import annotations
 
-import sys
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from typing import Any, Final
 
 import attrs
 
+from asks.agent import chat_client
 from asks.agent.events import Message, ModelError, ModelEvent, ModelNotice, TextDelta, ToolCall
 from asks.agent.provider import (
     DEFAULT_BASE_URL,
@@ -100,16 +105,16 @@ class _PartialCall:
     name: str = ""
     arguments: list[str] = attrs.Factory(list)
 
-    def merge(self, delta: Any) -> None:
-        if getattr(delta, "id", None) and not self.id:
-            self.id = str(delta.id)
-        function = getattr(delta, "function", None)
-        if function is None:
+    def merge(self, delta: Mapping[str, Any]) -> None:
+        if delta.get("id") and not self.id:
+            self.id = str(delta["id"])
+        function = delta.get("function")
+        if not isinstance(function, dict):
             return
-        name = getattr(function, "name", None)
+        name = function.get("name")
         if name and name != self.name:  # some servers repeat the name; a split one is joined
             self.name += str(name)
-        arguments = getattr(function, "arguments", None)
+        arguments = function.get("arguments")
         if arguments:
             self.arguments.append(str(arguments))
 
@@ -124,77 +129,65 @@ class OpenAIModel(SdkModel):
     def request(
         self, messages: Sequence[Message], tools: Sequence[dict[str, Any]]
     ) -> dict[str, Any]:
-        """The keyword arguments of ``chat.completions.create`` for one model call."""
+        """The JSON body of the chat-completions request for one model call."""
         body: dict[str, Any] = {
+            "model": self.settings.model,
             "messages": chat_messages(messages, system_prompt(self.guidance)),
         }
         if tools:
             body["tools"] = list(tools)
         if self.settings.temperature is not None:
             body["temperature"] = self.settings.temperature
-        # The context goes in ``extra_body``, which the SDK merges into the JSON body as is:
-        # passed as ``messages=`` it is walked by the SDK's typed transform (~0.2 ms per
-        # message on this thread, measured in bench/provider_bench.py). NOTES.md, "Provider".
-        return {"model": self.settings.model, "messages": [], "extra_body": body}
+        if self.settings.stream:
+            body["stream"] = True
+        return body
 
     async def stream(
         self, messages: Sequence[Message], tools: Sequence[dict[str, Any]]
     ) -> AsyncIterator[ModelEvent]:
-        client = await self._client.get()
-        request = self.request(messages, tools)
+        client: chat_client.ChatClient = await self._client.get()
+        body = self.request(messages, tools)
         started = False
         try:
             if not self.settings.stream:
-                completion = await client.chat.completions.create(**request)
-                for event in _whole_reply(completion):
+                for event in _whole_reply(await client.complete(body)):
                     yield event
                 return
-            response = await client.chat.completions.create(**request, stream=True)
-            started = True
-            async with response:
-                async for event in _assembled(response):
+            async with client.stream(body) as chunks:
+                started = True
+                async for event in _assembled(chunks):
                     yield event
         except ModelError:
             raise
         except Exception as exc:
-            if not is_provider_error(exc, sys.modules.get("openai"), "OpenAIError"):
+            if not is_provider_error(exc, chat_client, "ChatError"):
                 raise
             raise ModelError(self.describe(exc, streaming=started)) from exc
 
-    def _build_client(self) -> Any:
-        import openai  # noqa: PLC0415 — lazy on purpose (module docstring)
-
-        s = self.settings
-        return openai.AsyncOpenAI(
-            api_key=s.api_key, base_url=s.base_url, timeout=s.timeout, max_retries=s.max_retries
-        )
+    def _build_client(self) -> chat_client.ChatClient:
+        return chat_client.ChatClient.build(self.settings)
 
     def describe(self, exc: BaseException, *, streaming: bool = False) -> str:
         """One line for the transcript: what failed, where, and what to check."""
-        return describe(exc, self.settings, sys.modules.get("openai"), streaming=streaming)
+        return describe(exc, self.settings, chat_client, streaming=streaming)
 
 
-async def _assembled(response: AsyncIterator[Any]) -> AsyncIterator[ModelEvent]:
+async def _assembled(chunks: AsyncIterator[Any]) -> AsyncIterator[ModelEvent]:
     """Text deltas as they come; tool calls once the reply finished (module docstring)."""
     partial: dict[int, _PartialCall] = {}
     finished: str | None = None
-    async for chunk in response:
-        for choice in getattr(chunk, "choices", None) or ():
-            if getattr(choice, "index", 0) not in (0, None):
+    async for chunk in chunks:
+        for choice in _choices(chunk):
+            if choice.get("index", 0) not in (0, None):
                 continue
-            delta = choice.delta
-            if delta is not None and delta.content:
-                yield TextDelta(str(delta.content))
-            for call in (delta.tool_calls if delta is not None else None) or ():
-                index = getattr(call, "index", None)
-                if index is None:  # not in the spec, but seen: a new id starts a new call
-                    fresh = getattr(call, "id", None) and all(
-                        p.id != call.id for p in partial.values()
-                    )
-                    index = len(partial) if fresh or not partial else max(partial)
-                partial.setdefault(int(index), _PartialCall()).merge(call)
-            if choice.finish_reason:
-                finished = str(choice.finish_reason)
+            delta = choice.get("delta")
+            if isinstance(delta, dict):
+                if delta.get("content"):
+                    yield TextDelta(str(delta["content"]))
+                for call in _dicts(delta.get("tool_calls")):
+                    _merge(partial, call)
+            if choice.get("finish_reason"):
+                finished = str(choice["finish_reason"])
     if finished is None:
         raise ModelError("the reply stream ended before the model finished (connection cut?); "
                          + STREAM_HINT)
@@ -204,22 +197,40 @@ async def _assembled(response: AsyncIterator[Any]) -> AsyncIterator[ModelEvent]:
         yield ModelNotice(_(_FINISH_NOTICES[finished]))
 
 
-def _whole_reply(completion: Any) -> list[ModelEvent]:
+def _merge(partial: dict[int, _PartialCall], call: Mapping[str, Any]) -> None:
+    """One tool-call delta into the call it continues (module docstring)."""
+    index = call.get("index")
+    if not isinstance(index, int):  # not in the spec, but seen: a new id starts a new call
+        fresh = call.get("id") and all(p.id != call["id"] for p in partial.values())
+        index = len(partial) if fresh or not partial else max(partial)
+    partial.setdefault(index, _PartialCall()).merge(call)
+
+
+def _dicts(items: object) -> Iterable[dict[str, Any]]:
+    return [item for item in items if isinstance(item, dict)] if isinstance(items, list) else []
+
+
+def _choices(reply: object) -> Iterable[dict[str, Any]]:
+    return _dicts(reply.get("choices")) if isinstance(reply, dict) else []
+
+
+def _whole_reply(completion: object) -> list[ModelEvent]:
     """A non-streamed reply: its text, then its tool calls."""
-    choices = getattr(completion, "choices", None) or ()
+    choices = list(_choices(completion))
     if not choices:
         raise ModelError("the server returned a reply with no choices")
-    message = choices[0].message
+    message = choices[0].get("message")
+    message = message if isinstance(message, dict) else {}
     events: list[ModelEvent] = []
-    if message.content:
-        events.append(TextDelta(str(message.content)))
-    for call in message.tool_calls or ():
-        function = getattr(call, "function", None)
-        if function is None:
+    if message.get("content"):
+        events.append(TextDelta(str(message["content"])))
+    for call in _dicts(message.get("tool_calls")):
+        function = call.get("function")
+        if not isinstance(function, dict):
             continue
-        events.append(ToolCall(str(call.id or ""), str(function.name),
-                               str(function.arguments or "")))
-    reason = str(getattr(choices[0], "finish_reason", "") or "")
+        events.append(ToolCall(str(call.get("id") or ""), str(function.get("name") or ""),
+                               str(function.get("arguments") or "")))
+    reason = str(choices[0].get("finish_reason") or "")
     if reason in _FINISH_NOTICES:
         events.append(ModelNotice(_(_FINISH_NOTICES[reason])))
     return events

@@ -1,0 +1,265 @@
+"""A thin chat-completions client on httpx: one POST, retries, server-sent events, errors.
+
+Why not the official ``openai`` SDK (issue 14, bench/provider_bench.py): importing it adds
+~25 MiB of RSS to an asks process (pydantic, its models) and ~0.3 s of CPU, and every streamed
+chunk is validated into pydantic objects (~0.1 ms each); httpx alone adds ~3 MiB. Everything
+asks used the SDK for is here, with the same semantics:
+
+* **Request.** ``POST {base_url}/chat/completions`` with ``Authorization: Bearer <key>`` and the
+  body as given (JSON through orjson; a body orjson refuses, e.g. a lone surrogate, through the
+  stdlib encoder). The key lives in :class:`~asks.agent.provider.Settings` and this client's
+  headers only.
+* **Timeouts.** ``Settings.timeout`` for connecting, each read (also between streamed chunks),
+  each write and waiting for a pooled connection.
+* **Retries** (before any byte of the reply was used): connection errors, timeouts, HTTP
+  408/409/429 and 5xx, at most ``Settings.max_retries`` times; the wait is the server's
+  ``retry-after-ms`` / ``retry-after`` when it is between 0 and 60 s, else 0.5 s doubling up to
+  8 s, minus up to 25 % jitter; ``x-should-retry: true|false`` overrides. A stream that broke
+  off mid-way is never retried (its text was already shown).
+* **Errors** are :class:`ChatError`\\ s: :class:`APIStatusError` (``status_code``; ``body``: the
+  server's parsed JSON, else its text), :class:`APITimeoutError`, :class:`APIConnectionError`
+  (the transport error as ``__cause__``; also a body cut off mid-stream), and a ``ChatError``
+  with ``body`` for an ``{"error": …}`` event inside the stream. Undecodable JSON raises
+  ``json.JSONDecodeError``. The class names are those :func:`~asks.agent.provider.describe`
+  looks for, so this module stands where the SDK's did.
+* **Server-sent events.** Lines are split on any line ending; ``data:`` lines of one event are
+  joined with ``\\n`` (one leading space stripped); a blank line dispatches the event; comments
+  and other fields are ignored; ``data: [DONE]`` ends the stream (the rest of the body is read
+  for up to :data:`DRAIN_S` so the connection can be reused, then it is closed).
+* **Cancellation.** All I/O is httpx under trio: cancelling the awaiting task closes the
+  connection at once (the response is closed on the way out).
+* **TLS.** The certificate store is loaded only when the base URL is ``https`` or a proxy from
+  the environment is (it costs ~4 MiB); a plain-http server is never talked to over TLS.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+import urllib.request
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from email.utils import parsedate_to_datetime
+from typing import TYPE_CHECKING, Any, Final
+
+import attrs
+import orjson
+import trio
+
+from asks.agent.provider import Settings
+
+if TYPE_CHECKING:
+    import httpx
+
+RETRY_STATUSES: Final = frozenset({408, 409, 429})
+INITIAL_RETRY_S: Final = 0.5
+MAX_RETRY_S: Final = 8.0
+MAX_RETRY_AFTER_S: Final = 60.0
+DRAIN_S: Final = 0.05
+
+
+class ChatError(Exception):
+    """A failure of the chat-completions server or the way to it; ``body`` as the server sent
+    it (parsed JSON when it was JSON)."""
+
+    def __init__(self, message: str, body: object = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.body = body
+
+
+class APIStatusError(ChatError):
+    """The server answered with an HTTP error status."""
+
+    def __init__(self, message: str, status_code: int, body: object) -> None:
+        super().__init__(message, body)
+        self.status_code = status_code
+
+
+class APIConnectionError(ChatError):
+    """The server could not be reached, or the connection broke (``__cause__``)."""
+
+
+class APITimeoutError(APIConnectionError):
+    """No answer within the timeout."""
+
+
+def loads(data: bytes | str) -> Any:
+    """JSON through orjson; what it refuses (lone surrogate escapes) through the stdlib."""
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return json.loads(data)
+
+
+def dumps(body: Mapping[str, Any]) -> bytes:
+    try:
+        return orjson.dumps(body)
+    except TypeError:  # a lone surrogate: ASCII escapes keep it encodable
+        return json.dumps(body).encode("ascii")
+
+
+def needs_tls(url: str) -> bool:
+    """Whether talking to ``url`` can involve TLS (module docstring)."""
+    proxies = urllib.request.getproxies().values()
+    return url.startswith("https:") or any(p.startswith("https:") for p in proxies)
+
+
+@attrs.define(eq=False)
+class ChatClient:
+    """Chat completions at ``settings.base_url`` (module docstring)."""
+
+    settings: Settings
+    http: httpx.AsyncClient
+
+    @classmethod
+    def build(cls, settings: Settings) -> ChatClient:
+        """Import httpx and build the connection pool (slow: call it in a worker thread)."""
+        import httpx  # noqa: PLC0415 — lazy on purpose: only with a model configured
+
+        http = httpx.AsyncClient(
+            timeout=httpx.Timeout(settings.timeout), verify=needs_tls(settings.base_url),
+            headers={"authorization": f"Bearer {settings.api_key}",
+                     "accept": "application/json"},
+        )
+        return cls(settings, http)
+
+    async def close(self) -> None:
+        await self.http.aclose()
+
+    async def complete(self, body: Mapping[str, Any]) -> Any:
+        """A non-streamed completion: the reply's parsed JSON."""
+        async with self._response(body, stream=False) as response:
+            return loads(response.content)
+
+    @asynccontextmanager
+    async def stream(self, body: Mapping[str, Any]) -> AsyncIterator[AsyncIterator[Any]]:
+        """A streamed completion, entered once the server answered with a success status: each
+        event's parsed JSON, until ``[DONE]`` or the body ends. Leaving closes the response."""
+        async with self._response(body, stream=True) as response:
+            yield _events(response)
+
+    @asynccontextmanager
+    async def _response(
+        self, body: Mapping[str, Any], *, stream: bool
+    ) -> AsyncIterator[httpx.Response]:
+        response = await self._send(dumps(body), stream)
+        try:
+            yield response
+        finally:
+            with trio.CancelScope(shield=True):
+                await response.aclose()
+
+    async def _send(self, content: bytes, stream: bool) -> httpx.Response:
+        """POST with retries (module docstring): the response, status < 400, its body still
+        to be read when ``stream``."""
+        import httpx  # noqa: PLC0415 — already loaded by build()
+
+        url = f"{self.settings.base_url}/chat/completions"
+        headers = {"content-type": "application/json"}
+        for attempt in range(self.settings.max_retries + 1):
+            last = attempt == self.settings.max_retries
+            request = self.http.build_request("POST", url, content=content, headers=headers)
+            try:
+                response = await self.http.send(request, stream=stream)
+                if response.status_code >= 400:
+                    await response.aread()
+            except httpx.TimeoutException as exc:
+                if last:
+                    raise APITimeoutError("request timed out") from exc
+                await trio.sleep(_backoff(attempt, None))
+                continue
+            except httpx.TransportError as exc:
+                if last:
+                    raise APIConnectionError("connection error") from exc
+                await trio.sleep(_backoff(attempt, None))
+                continue
+            if response.status_code < 400:
+                return response
+            await response.aclose()
+            if last or not _should_retry(response):
+                raise _status_error(response.status_code, response.content)
+            await trio.sleep(_backoff(attempt, response.headers))
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+
+async def _events(response: httpx.Response) -> AsyncIterator[Any]:
+    """The server-sent events of ``response`` (module docstring)."""
+    data: list[str] = []
+    lines = response.aiter_lines()
+    async for line in _transport_errors(lines):
+        if line:
+            if line.startswith("data:"):
+                data.append(line[6:] if line.startswith("data: ") else line[5:])
+            continue
+        if not data:
+            continue
+        text, data = "\n".join(data), []
+        if text == "[DONE]":
+            await _drain(lines)
+            return
+        chunk = loads(text)
+        if isinstance(chunk, dict) and chunk.get("error") is not None:
+            raise ChatError(f"error event: {text[:500]}", chunk)
+        yield chunk
+
+
+async def _transport_errors(items: AsyncIterator[Any]) -> AsyncIterator[Any]:
+    """``items``, an httpx error while reading them raised as :class:`APIConnectionError`."""
+    import httpx  # noqa: PLC0415 — already loaded by ChatClient.build()
+
+    try:
+        async for item in items:
+            yield item
+    except httpx.TransportError as exc:
+        raise APIConnectionError("the connection broke off") from exc
+
+
+async def _drain(lines: AsyncIterator[str]) -> None:
+    """Read what follows ``[DONE]`` (normally just the body's end), briefly, ignoring it."""
+    with trio.move_on_after(DRAIN_S):
+        async for _ in _transport_errors(lines):
+            pass
+
+
+def _status_error(status: int, data: bytes) -> APIStatusError:
+    text = data.decode("utf-8", "replace")
+    try:
+        body: object = loads(data) if data else text
+    except ValueError:
+        body = text
+    return APIStatusError(f"HTTP {status}: {text[:500]}", status, body)
+
+
+def _should_retry(response: httpx.Response) -> bool:
+    override = str(response.headers.get("x-should-retry", "")).lower()
+    if override in ("true", "false"):
+        return override == "true"
+    status = response.status_code
+    return status in RETRY_STATUSES or status >= 500
+
+
+def _retry_after(headers: Mapping[str, str]) -> float | None:
+    """The server's wish in seconds, if it sent one (``retry-after-ms`` or ``retry-after``:
+    seconds or an HTTP date)."""
+    try:
+        if "retry-after-ms" in headers:
+            return float(headers["retry-after-ms"]) / 1000
+        value = headers.get("retry-after")
+        if value is None:
+            return None
+        try:
+            return float(value)
+        except ValueError:
+            return parsedate_to_datetime(value).timestamp() - time.time()
+    except (ValueError, TypeError):
+        return None
+
+
+def _backoff(attempt: int, headers: Mapping[str, str] | None) -> float:
+    """Seconds to wait before retry number ``attempt + 1`` (module docstring)."""
+    wanted = _retry_after(headers) if headers is not None else None
+    if wanted is not None and 0 < wanted <= MAX_RETRY_AFTER_S:
+        return wanted
+    return min(INITIAL_RETRY_S * 2.0**attempt, MAX_RETRY_S) * (1 - 0.25 * random.random())
