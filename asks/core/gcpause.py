@@ -10,6 +10,12 @@ them after traversing them. Nothing stays frozen, and garbage cycles made inside
 still found by the next full collection. The freeze trick is skipped when the process has
 frozen objects of its own (``unfreeze`` would release those too); the collector is switched
 back on only if it was on before.
+
+The price at launch: the cyclic garbage the imports make (~1 MB, mostly the classes attrs
+replaces by their slotted copies) is not freed meanwhile, and the CLI freezes the heap once the
+session is built, so it stays: measured +1.0 MiB RSS at the first frame for ~20–30 ms less CPU.
+(A gen-0 threshold of 20,000 instead keeps RSS −0.5 MiB but saves only ~11 ms; one young
+collection at the end frees the garbage but costs ~24 ms.)
 """
 
 from __future__ import annotations
