@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from asks.surfaces.web import WebBridge
     from asks.widgets.keymap import Keymap, build_keymap
     from asks.widgets.layer import LAYER_PALETTE, AsksLayer
+    from asks.widgets.screen import AsksScreen
 
 _WHERE = {
     "Guidance": "asks.contract", "ResultEnvelope": "asks.contract", "ToolError": "asks.contract",
@@ -68,6 +69,7 @@ _WHERE = {
     "WebBridge": "asks.surfaces.web",
     "Keymap": "asks.widgets.keymap", "build_keymap": "asks.widgets.keymap",
     "AsksLayer": "asks.widgets.layer", "LAYER_PALETTE": "asks.widgets.layer",
+    "AsksScreen": "asks.widgets.screen",
 }
 
 __all__ = [
@@ -77,6 +79,7 @@ __all__ = [
     "AnswerKind",
     "AnswerSaved",
     "AsksLayer",
+    "AsksScreen",
     "Delivered",
     "DeliveryChannel",
     "DeliveryMode",

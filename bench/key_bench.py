@@ -35,7 +35,7 @@ from asks.core.focus import TYPING_GUARD
 from asks.store.journal import Journal
 from asks.widgets.app import ReplScreen, palette
 from asks.widgets.keymap import build_keymap
-from asks.widgets.screen import Screen
+from asks.widgets.screen import AsksScreen
 from bench._common import (
     Row,
     disk_tempdir,
@@ -70,7 +70,7 @@ class Drain:
         os.close(self.master)
 
 
-class CountingScreen(Screen):
+class CountingScreen(AsksScreen):
     """asks' screen (the REPL's), counting the characters it writes (the bench's addition)."""
 
     written = 0

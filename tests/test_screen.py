@@ -23,7 +23,7 @@ import urwid
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from asks.widgets.screen import ReusedRowsCanvas, RowCache, Screen
+from asks.widgets.screen import AsksScreen, ReusedRowsCanvas, RowCache
 
 WORDS = st.text(alphabet="ab cd\n界x·", max_size=12)
 ATTRS = st.sampled_from([None, "red", "blue"])
@@ -74,7 +74,7 @@ def screens() -> Iterator[list[tuple[urwid.display.raw.Screen, io.StringIO]]]:
     """urwid's raw screen and asks', started on one pty, each writing to its own buffer."""
     master, slave = pty.openpty()
     pair = []
-    for cls in (urwid.display.raw.Screen, Screen):
+    for cls in (urwid.display.raw.Screen, AsksScreen):
         out = io.StringIO()
         screen = cls(input=os.fdopen(slave, "rb", 0, closefd=False), output=out)
         screen.register_palette(PALETTE)

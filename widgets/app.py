@@ -35,7 +35,7 @@ from asks.widgets import chat, panel, prompt, status, transcript
 from asks.widgets.keymap import Command, Context, Keymap
 from asks.widgets.layer import AsksLayer
 from asks.widgets.panel.footer import localized_hints
-from asks.widgets.screen import Screen
+from asks.widgets.screen import AsksScreen
 
 if TYPE_CHECKING:  # the bridge (hypercorn: ~0.1 s to import) loads only when asked for
     from asks.surfaces.web import WebBridge
@@ -323,7 +323,7 @@ async def run_repl(
     ``/web``) the web bridge in one nursery."""
     event_loop = urwid.TrioEventLoop()
     repl = ReplScreen(session, keymap, trio.current_time)
-    raw = screen or Screen()
+    raw = screen or AsksScreen()
     if isinstance(raw, urwid.display.raw.Screen):
         raw.tty_signal_keys("undefined", "undefined", "undefined", "undefined", "undefined")
     loop = urwid.MainLoop(repl, palette(), screen=raw, event_loop=event_loop,

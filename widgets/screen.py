@@ -2,7 +2,7 @@
 
 urwid's raw screen already *writes* only the rows that differ from the last frame, but to find
 them it first builds every row of the new canvas (``canvas.content()``): for a 40-row screen
-that is most of the cost of a keystroke that changes one row. :class:`Screen` keeps urwid's
+that is most of the cost of a keystroke that changes one row. :class:`AsksScreen` keeps urwid's
 drawing and hands it a canvas whose rows are built shard by shard: a shard (a band of rows
 that the same canvas pieces cover) made of the same immutable leaf canvases, trims and
 attribute maps as a shard of the previous frame has the same rows, so those are reused; only
@@ -98,7 +98,7 @@ def reusable(canvas: urwid.Canvas) -> bool:
     )
 
 
-class Screen(urwid.display.raw.Screen):
+class AsksScreen(urwid.display.raw.Screen):
     """``urwid.display.raw.Screen`` that rebuilds only changed rows (module docstring)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -128,4 +128,4 @@ class Screen(urwid.display.raw.Screen):
         super().draw_screen(size, drawn)
 
 
-__all__ = ["ReusedRowsCanvas", "RowCache", "Screen", "reusable"]
+__all__ = ["AsksScreen", "ReusedRowsCanvas", "RowCache", "reusable"]
