@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import random
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -99,7 +100,7 @@ def damage(data: bytes) -> bytes:
 def index_of(data: bytes, length: int | None = None) -> index_file.Index:
     cold = replay_lines(data)
     end = cold.good_length if length is None else length
-    blob = index_file.build(data, end, None, cold.fresh)
+    blob, _ = index_file.build(end, zlib.crc32(data[:end]), None, cold.fresh)
     parsed = index_file.parse(blob)
     assert parsed is not None
     return parsed
@@ -201,7 +202,7 @@ def rewrite(blob: bytes, change: Any) -> bytes:
 
 def good_blob(data: bytes) -> bytes:
     cold = replay_lines(data)
-    return index_file.build(data, cold.good_length, None, cold.fresh)
+    return index_file.build(cold.good_length, cold.crc, None, cold.fresh)[0]
 
 
 def test_an_index_that_does_not_check_out_is_ignored() -> None:
@@ -261,8 +262,10 @@ def test_an_index_of_a_prefix_serves_a_longer_journal() -> None:
     assert is_lazy(replay) and replay.covered == len(data)
     assert_same_replay(replay, replay_lines(longer))
     # A new index for the longer journal keeps the old rows and adds the new ones.
-    blob = index_file.build(longer, replay.good_length, replay.index, replay.fresh)
+    assert replay.crc == zlib.crc32(longer) and replay.lines == longer.count(b"\n")
+    blob, built = index_file.build(replay.good_length, replay.crc, replay.index, replay.fresh)
     again = index_file.parse(blob)
+    assert again is not None and again.kind == built.kind
     assert again is not None
     assert again.kind == index_of(longer).kind and again.start == index_of(longer).start
     assert_same_replay(replay_lines(longer, again), replay_lines(longer))
@@ -298,6 +301,41 @@ def test_open_writes_the_index_and_the_next_open_uses_it(tmp_path: Path) -> None
     third, grown = Journal.open(SID, data_dir=tmp_path)
     third.close()
     assert grown[:-1] == cold and grown[-1].entry == ChatMessage("user", "after")
+
+
+def covered(path: Path) -> int:
+    index = index_file.parse(index_file.index_path(path).read_bytes())
+    assert index is not None
+    return index.length
+
+
+class NoFsync(FileOps):
+    def fsync(self, fd: int) -> None:  # thousands of appends; durability is not under test
+        pass
+
+
+def test_close_indexes_what_was_appended(tmp_path: Path) -> None:
+    journal = Journal.create(data_dir=tmp_path, session_id=SID, file_ops=NoFsync())
+    rng = random.Random(3)
+    entries = itertools.chain.from_iterable(cycle(n, rng) for n in itertools.count())
+    while journal.path.stat().st_size < index_file.INDEX_MIN_BYTES:
+        journal.append(next(entries))
+    side = index_file.index_path(journal.path)
+    assert not side.exists()
+    journal.close()
+    assert covered(journal.path) == journal.path.stat().st_size
+    again, records = Journal.open(SID, data_dir=tmp_path, file_ops=NoFsync())
+    lazy = [r for r in records if pending_of(r.entry) is not None]
+    assert len(lazy) > len(records) // 2
+    assert records == replay_lines(journal.path.read_bytes()).records
+    for _ in range(len(records)):  # as much again: the next close covers the whole file
+        again.append(next(entries))
+    again.close()
+    assert covered(journal.path) == journal.path.stat().st_size
+    third, grown = Journal.open(SID, data_dir=tmp_path)
+    third.close()
+    assert grown == replay_lines(journal.path.read_bytes()).records
+    assert grown[: len(records)] == records
 
 
 def test_a_failing_index_write_is_not_an_error(tmp_path: Path) -> None:

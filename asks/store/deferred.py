@@ -57,7 +57,7 @@ class Deferred:
             return _get(self, name)
 
 
-def pending_of(instance: Deferred) -> Any:
+def pending_of(instance: object) -> Any:
     """The pending value of ``instance``, or ``None`` when every field is set."""
     try:
         return _get(instance, "_pending")

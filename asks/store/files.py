@@ -14,6 +14,7 @@ and the file-system seam every journal operation goes through.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import errno
 import fcntl
@@ -133,6 +134,14 @@ class FileOps:
             want = _READ_CHUNK
         return b"".join(chunks)
 
+    def read_from(self, fd: int, offset: int) -> bytes:
+        """The file's bytes from ``offset`` to its end."""
+        chunks = []
+        while chunk := os.pread(fd, max(_READ_CHUNK, os.fstat(fd).st_size - offset), offset):
+            chunks.append(chunk)
+            offset += len(chunk)
+        return b"".join(chunks)
+
     def write(self, fd: int, data: bytes) -> int:
         return os.write(fd, data)
 
@@ -176,12 +185,17 @@ class FileOps:
         temporary = path.with_name(path.name + ".tmp")
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, FILE_MODE)
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-        finally:
-            os.close(fd)
-        os.replace(temporary, path)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+            finally:
+                os.close(fd)
+            os.replace(temporary, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise
 
 
 @attrs.frozen

@@ -16,12 +16,15 @@ File format: a header line, a JSON line, then the rows as columns of machine val
 Invariants:
 
 * **Never trusted unverified.** A replay uses an index only if the header names this
-  ``FORMAT``, the body's digest matches, ``app`` and ``fingerprint`` (the entry classes' tags
-  and fields) are this code's, ``L`` ends on a newline inside the journal's complete lines,
-  ``sha256(journal[:L])`` matches, and every row names exactly one whole line at the line
+  ``FORMAT``, the body's digest matches, ``app`` and ``fingerprint`` (the tags, fields and
+  field types of the entry and value classes, the enums' values) are this code's, ``L`` ends
+  on a newline inside the journal's complete lines, the CRC-32 of ``journal[:L]`` matches (a
+  guard against change and damage, not against a hostile writer, who could as well rewrite
+  the journal), and every row begins after a newline and ends at one, in order, at the line
   number it claims (:func:`asks.store.replay.replay_lines` checks the rows). Anything else:
   the index is ignored and the journal replayed in full, as if there were none. An index is
-  never repaired; a stale one is replaced by the next writer.
+  never repaired; a stale one is replaced by the next writer. ``FORMAT`` changes whenever
+  the decoding rules do.
 * **What a row asserts.** Line ``number`` decoded, with this code, to a record of that kind
   with that ``seq``, ``ts`` and facts; rows come only from such decodes (:func:`build`). So a
   replay with a trusted index yields records equal to a full replay, and the same warnings
@@ -36,7 +39,6 @@ from __future__ import annotations
 
 import hashlib
 import sys
-import zlib
 from array import array
 from pathlib import Path
 from typing import Any, Final
@@ -44,8 +46,19 @@ from typing import Any, Final
 import attrs
 import orjson
 
+from asks.core.model import (
+    Answer,
+    AnswerKind,
+    Option,
+    Outcome,
+    Question,
+    QuestionRef,
+    QuestionSpec,
+    Resolution,
+    ResolutionKind,
+)
 from asks.core.version import __version__
-from asks.store.entries import SCHEMA_VERSION, TAGS, Record
+from asks.store.entries import SCHEMA_VERSION, TAGS, Record, SessionMode
 from asks.store.lazy import CHAT, RefTable, Row, row_of
 
 __all__ = ["INDEX_MIN_BYTES", "Index", "build", "index_path", "parse"]
@@ -57,9 +70,20 @@ INDEX_SUFFIX: Final = ".idx"
 INDEX_MIN_BYTES: Final = 1 << 20
 _MAGIC: Final = b"asks-replay-index %d " % FORMAT
 _INTS: Final = ("number", "start", "end", "seq")
-FINGERPRINT: Final = f"v{SCHEMA_VERSION};" + ";".join(
-    f"{tag}:{','.join(field.name for field in attrs.fields(cls))}" for cls, tag in TAGS.items()
-)
+
+
+def _fields(cls: type[Any]) -> str:
+    return ",".join(f"{field.name}={field.type}" for field in attrs.fields(cls))
+
+
+_VALUE_CLASSES: Final = (Question, QuestionSpec, Option, QuestionRef, Resolution, Answer)
+_ENUMS: Final = (Outcome, ResolutionKind, AnswerKind, SessionMode)
+# What decides whether and how a line decodes, besides the decoding code (FORMAT, app version).
+FINGERPRINT: Final = f"v{SCHEMA_VERSION};" + ";".join([
+    *(f"{tag}:{_fields(cls)}" for cls, tag in TAGS.items()),
+    *(f"{cls.__name__}:{_fields(cls)}" for cls in _VALUE_CLASSES),
+    *(f"{cls.__name__}:{','.join(member.value for member in cls)}" for cls in _ENUMS),
+])
 
 
 @attrs.define(eq=False)
@@ -130,16 +154,13 @@ def _read_columns(index: Index, columns: memoryview, rows: int) -> None:
 
 
 def build(
-    data: bytes,
-    length: int,
-    kept: Index | None,
-    fresh: list[tuple[int, int, int, Record]],
-) -> bytes:
-    """The index of ``data[:length]``: the rows of ``kept`` (a trusted index of a prefix),
-    then one per record of ``fresh`` (decoded lines ``(number, start, end, record)``) that
-    lies past it and inside ``data[:length]``."""
+    length: int, crc: int, kept: Index | None, fresh: list[tuple[int, int, int, Record]]
+) -> tuple[bytes, Index]:
+    """The index (file bytes and parsed) of a journal's first ``length`` bytes, whose CRC-32
+    is ``crc``: the rows of ``kept`` (a trusted index of a prefix), then one per record of
+    ``fresh`` (decoded lines ``(number, start, end, record)``) past it and inside the length."""
     table = RefTable(kept.refs if kept is not None else ())
-    index = Index(length, zlib.crc32(memoryview(data)[:length]), table.rows, [])
+    index = Index(length, crc, table.rows, [])
     covered = 0
     if kept is not None:
         covered = kept.length
@@ -154,11 +175,11 @@ def build(
         "fingerprint": FINGERPRINT,
         "byteorder": sys.byteorder,
         "length": length,
-        "crc32": index.crc32,
+        "crc32": crc,
         "rows": len(index.kind),
         "refs": table.rows,
         "facts": index.facts,
     })
     columns = [getattr(index, name).tobytes() for name in (*_INTS, "ts")]
     body = b"".join([meta, b"\n", *columns, bytes(index.kind)])
-    return _MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
+    return _MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n" + body, index

@@ -24,9 +24,10 @@ Semantics:
   :class:`~asks.store.entries.UnknownEntry`.
 * **Replay index.** :meth:`Journal.open` and :func:`read_records` use the session's replay
   index (:mod:`asks.store.index`) when it checks out against the bytes read, and ignore it
-  otherwise; the records are the same either way. After a replay that decoded at least
-  :data:`~asks.store.index.INDEX_MIN_BYTES` the index did not cover, :meth:`Journal.open`
-  (the one writer) writes a new one; failing to is not an error (nothing depends on it).
+  otherwise; the records are the same either way. The one writer keeps it current
+  (:mod:`asks.store.indexer`: after the open's replay and at :meth:`Journal.close`, when at
+  least :data:`~asks.store.index.INDEX_MIN_BYTES` are not covered); failing to is not an
+  error, nothing depends on it.
 * **O(1) appends.** The file length and the next sequence number are tracked in memory; the file
   is read only by :meth:`Journal.open`.
 * **One writer.** A session file must have at most one :class:`Journal` appending to it, in one
@@ -66,9 +67,9 @@ from asks.store.files import (
     session_path,
     validate_session_id,
 )
-from asks.store.index import INDEX_MIN_BYTES, Index, index_path, parse
-from asks.store.index import build as build_index
-from asks.store.replay import Replay, paused_gc, replay_lines
+from asks.store.index import Index, index_path, parse
+from asks.store.indexer import IndexKeeper
+from asks.store.replay import paused_gc, replay_lines
 
 __all__ = [
     "SUFFIX",
@@ -134,16 +135,6 @@ def _read_index(ops: FileOps, path: Path) -> Index | None:
         return None
 
 
-def _write_index(ops: FileOps, path: Path, data: bytes, replay: Replay) -> None:
-    """A new replay index for what ``replay`` read, if it decoded enough the old one did not
-    cover. Best effort: the index is a cache, checked before use."""
-    if replay.good_length - replay.covered < INDEX_MIN_BYTES:
-        return
-    blob = build_index(data, replay.good_length, replay.index, replay.fresh)
-    with contextlib.suppress(OSError):
-        ops.replace_file(index_path(path), blob)
-
-
 @attrs.define(eq=False)
 class Journal:
     """An open session journal. Build it with :meth:`create` or :meth:`open`.
@@ -162,6 +153,7 @@ class Journal:
     _warnings: list[str] = attrs.Factory(list)
     _closed: bool = False
     _owner: object = attrs.field(default=None, repr=False)
+    _keeper: IndexKeeper | None = attrs.field(default=None, repr=False)
 
     def attach(self, owner: object) -> None:
         """Record the one object that writes this journal (a question host); a second owner
@@ -210,7 +202,7 @@ class Journal:
                     ) from exc
         else:
             raise FileExistsError(errno.EEXIST, "could not pick an unused session id")
-        journal = cls(sid, path, ops=ops, fd=fd, clock=clock)
+        journal = cls(sid, path, ops=ops, fd=fd, clock=clock, keeper=IndexKeeper(path))
         try:
             ops.lock(fd, path)
             journal.append(SessionStarted(sid, float(clock()), app_version, mode))
@@ -274,7 +266,7 @@ class Journal:
             if replay.good_length < len(data):
                 journal._truncate_torn_tail()
             if journal.state is StorageState.OK:
-                _write_index(ops, path, data, replay)
+                journal._keeper = IndexKeeper.after_replay(ops, path, replay)
         except BaseException:
             ops.close(fd)
             raise
@@ -348,6 +340,8 @@ class Journal:
             raise
         self._length += len(line)
         self._next_seq = seq + 1
+        if self._keeper is not None:
+            self._keeper.appended(line)
         return Record(seq, ts, entry)
 
     def _write_all(self, line: bytes) -> None:
@@ -380,6 +374,8 @@ class Journal:
         if self._closed:
             return
         self._closed = True
+        if self._keeper is not None and self._state is StorageState.OK:
+            self._keeper.at_close(self._ops, self._fd)
         try:
             self._ops.close(self._fd)
         except OSError as exc:

@@ -27,7 +27,7 @@ from asks.store.entries import ChatMessage, DecodeError, Record, decode
 from asks.store.index import Index
 from asks.store.lazy import BUILDERS, CHAT, set_entry, set_pending, set_seq, set_ts
 
-__all__ = ["Replay", "paused_gc", "replay_lines"]
+__all__ = ["Fresh", "Replay", "decode_tail", "paused_gc", "replay_lines"]
 
 _NEWLINE: Final = 10
 Fresh = tuple[int, int, int, Record]  # a decoded line: number, start, end (its "\n"), record
@@ -40,6 +40,8 @@ class Replay:
     good_length: int  # bytes up to and including the last complete line
     fresh: list[Fresh] = attrs.Factory(list)  # the records decoded here, with their lines
     index: Index | None = None  # the index used, when it checked out
+    crc: int = 0  # CRC-32 of data[:good_length]
+    lines: int = 0  # complete lines
 
     @property
     def covered(self) -> int:
@@ -76,17 +78,30 @@ def replay_lines(data: bytes, index: Index | None = None) -> Replay:
         if index is not None and (replay := _replay_indexed(data, index)) is not None:
             return replay
         replay = Replay([], [], data.rfind(b"\n") + 1)
-        _warn_torn_tail(replay, data, _decode_span(replay, data, 0, replay.good_length, 1))
+        replay.lines = _decode_span(replay, data, 0, replay.good_length, 1) - 1
+        replay.crc = zlib.crc32(memoryview(data)[: replay.good_length])
+        _warn_torn_tail(replay, data, replay.lines + 1)
         return replay
 
 
-def _decode_span(replay: Replay, data: bytes, start: int, end: int, number: int) -> int:
-    """Decode the complete lines of ``data[start:end]``, the first numbered ``number``; the
-    number of the next line."""
+def decode_tail(tail: bytes, offset: int, number: int, last_seq: int | None) -> list[Fresh]:
+    """The records of the complete lines of ``tail`` (a journal's bytes from ``offset``, the
+    first being its line ``number``) as a replay decodes them after a record ``last_seq``."""
+    replay = Replay([], [], tail.rfind(b"\n") + 1)
+    _decode_span(replay, tail, 0, replay.good_length, number, last_seq)
+    return [(n, start + offset, end + offset, record) for n, start, end, record in replay.fresh]
+
+
+def _decode_span(  # noqa: PLR0917 (one loop, all of it needed)
+    replay: Replay, data: bytes, start: int, end: int, number: int, last: int | None = None
+) -> int:
+    """Decode the complete lines of ``data[start:end]``, the first numbered ``number``, after
+    the replay's last record (or one of seq ``last``); the number of the next line."""
     lines = data[start:end].split(b"\n")  # no copy of ``data`` for the whole of it
     lines.pop()  # the empty piece after the last newline
     records, fresh = replay.records, replay.fresh
-    last = records[-1].seq if records else None
+    if records:
+        last = records[-1].seq
     for line in lines:
         line_end = start + len(line)
         try:
@@ -132,6 +147,8 @@ def _replay_indexed(data: bytes, index: Index) -> Replay | None:
     if position < 0:
         return None
     number = _decode_span(replay, data, position, good_length, number)
+    replay.lines = number - 1
+    replay.crc = zlib.crc32(memoryview(data)[length:good_length], index.crc32)
     _warn_torn_tail(replay, data, number)
     return replay
 

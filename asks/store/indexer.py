@@ -1,0 +1,84 @@
+"""Keeping a session's replay index (:mod:`asks.store.index`) current, for its one writer.
+
+The :class:`~asks.store.journal.Journal` that holds the lock owns one :class:`IndexKeeper`.
+It knows the index that describes the file's first bytes (the one the open trusted, or one it
+wrote since), the lines decoded past it, and the CRC-32 and line count of the whole file,
+updated at every acknowledged append (O(1)). A new index is written when at least
+:data:`~asks.store.index.INDEX_MIN_BYTES` are not covered:
+
+* **after the open's replay** (lines appended by a run that did not close, or by another
+  version), from what the replay decoded;
+* **at close**, for the lines appended since the open: they are read back and decoded as a
+  replay would decode them, so each row comes from a decode of the bytes on disk, never from
+  the entry objects that were encoded.
+
+Either is best effort: any error leaves the old index (or none), which a replay checks
+before use anyway.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import zlib
+from pathlib import Path
+
+import attrs
+
+from asks.store.files import FileOps
+from asks.store.index import INDEX_MIN_BYTES, Index, build, index_path
+from asks.store.replay import Fresh, Replay, decode_tail
+
+__all__ = ["IndexKeeper"]
+
+
+@attrs.define(eq=False)
+class IndexKeeper:
+    """The replay index of one open journal (module docstring)."""
+
+    path: Path  # the journal's
+    index: Index | None = None
+    fresh: list[Fresh] = attrs.Factory(list)  # decoded lines past the index
+    decoded: int = 0  # bytes decoded at the open; appended lines start here
+    length: int = 0  # bytes in the file, all complete lines
+    crc: int = 0  # CRC-32 of those bytes
+    lines: int = 0
+    last_seq: int | None = None  # of the last record decoded at the open
+
+    @classmethod
+    def after_replay(cls, ops: FileOps, path: Path, replay: Replay) -> IndexKeeper:
+        """The keeper of a journal just replayed; writes a new index if that one is due."""
+        keeper = cls(path, replay.index, replay.fresh, replay.good_length, replay.good_length,
+                     replay.crc, replay.lines)
+        keeper.last_seq = replay.records[-1].seq if replay.records else None
+        keeper._write_if_due(ops, keeper.fresh)
+        return keeper
+
+    def appended(self, line: bytes) -> None:
+        """An append of ``line`` was acknowledged."""
+        self.length += len(line)
+        self.crc = zlib.crc32(line, self.crc)
+        self.lines += 1
+
+    def at_close(self, ops: FileOps, fd: int) -> None:
+        """Index what was appended since the open, if enough is not covered."""
+        if not self._due():
+            return
+        try:
+            tail = ops.read_from(fd, self.decoded)[: self.length - self.decoded]
+        except OSError:
+            return
+        number = self.lines - tail.count(b"\n") + 1
+        self._write_if_due(ops, [*self.fresh, *decode_tail(tail, self.decoded, number,
+                                                           self.last_seq)])
+
+    def _due(self) -> bool:
+        covered = 0 if self.index is None else self.index.length
+        return self.length - covered >= INDEX_MIN_BYTES
+
+    def _write_if_due(self, ops: FileOps, fresh: list[Fresh]) -> None:
+        if not self._due():
+            return
+        blob, index = build(self.length, self.crc, self.index, fresh)
+        with contextlib.suppress(OSError):
+            ops.replace_file(index_path(self.path), blob)
+            self.index, self.fresh = index, []
