@@ -38,8 +38,8 @@ import json
 import random
 import time
 import urllib.request
-from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from contextlib import aclosing, asynccontextmanager
 from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any, Final
 
@@ -111,7 +111,7 @@ class ChatClient:
     """Chat completions at ``settings.base_url`` (module docstring)."""
 
     settings: Settings
-    http: httpx.AsyncClient
+    http: httpx.AsyncClient = attrs.field(repr=False)  # its headers hold the key
 
     @classmethod
     def build(cls, settings: Settings) -> ChatClient:
@@ -187,25 +187,27 @@ class ChatClient:
 async def _events(response: httpx.Response) -> AsyncIterator[Any]:
     """The server-sent events of ``response`` (module docstring)."""
     data: list[str] = []
-    lines = response.aiter_lines()
-    async for line in _transport_errors(lines):
-        if line:
-            if line.startswith("data:"):
-                data.append(line[6:] if line.startswith("data: ") else line[5:])
-            continue
-        if not data:
-            continue
-        text, data = "\n".join(data), []
-        if text == "[DONE]":
-            await _drain(lines)
-            return
-        chunk = loads(text)
-        if isinstance(chunk, dict) and chunk.get("error") is not None:
-            raise ChatError(f"error event: {text[:500]}", chunk)
-        yield chunk
+    async with aclosing(_transport_errors(response.aiter_lines())) as lines:
+        async for line in lines:
+            if line:
+                if line.startswith("data:"):
+                    data.append(line[6:] if line.startswith("data: ") else line[5:])
+                continue
+            if not data:
+                continue
+            text, data = "\n".join(data), []
+            if text == "[DONE]":
+                with trio.move_on_after(DRAIN_S):  # normally just the end of the body
+                    async for _ in lines:
+                        pass
+                return
+            chunk = loads(text)
+            if isinstance(chunk, dict) and chunk.get("error") is not None:
+                raise ChatError(f"error event: {text[:500]}", chunk)
+            yield chunk
 
 
-async def _transport_errors(items: AsyncIterator[Any]) -> AsyncIterator[Any]:
+async def _transport_errors(items: AsyncIterator[Any]) -> AsyncGenerator[Any, None]:
     """``items``, an httpx error while reading them raised as :class:`APIConnectionError`."""
     import httpx  # noqa: PLC0415 — already loaded by ChatClient.build()
 
@@ -214,13 +216,6 @@ async def _transport_errors(items: AsyncIterator[Any]) -> AsyncIterator[Any]:
             yield item
     except httpx.TransportError as exc:
         raise APIConnectionError("the connection broke off") from exc
-
-
-async def _drain(lines: AsyncIterator[str]) -> None:
-    """Read what follows ``[DONE]`` (normally just the body's end), briefly, ignoring it."""
-    with trio.move_on_after(DRAIN_S):
-        async for _ in _transport_errors(lines):
-            pass
 
 
 def _status_error(status: int, data: bytes) -> APIStatusError:
