@@ -42,8 +42,13 @@ def test_a_disabled_collector_stays_disabled_also_after_an_error() -> None:
 
 
 def test_objects_frozen_by_the_process_stay_frozen() -> None:
+    was_frozen = gc.get_freeze_count() > 0
     gc.freeze()
-    frozen = gc.get_freeze_count()
-    with paused_gc():
-        [[n] for n in range(10)]
-    assert gc.get_freeze_count() == frozen > 0
+    try:
+        frozen = gc.get_freeze_count()
+        with paused_gc():
+            [[n] for n in range(10)]
+        assert gc.get_freeze_count() == frozen > 0
+    finally:
+        if not was_frozen:  # later tests (test_journal's) expect an unfrozen heap
+            gc.unfreeze()
