@@ -26,7 +26,7 @@ import attrs
 
 from asks.store.files import FileOps
 from asks.store.index import INDEX_MIN_BYTES, Index, build, index_path
-from asks.store.replay import Fresh, Replay, decode_tail
+from asks.store.replay import Fresh, Replay, decode_tail, paused_gc
 
 __all__ = ["IndexKeeper"]
 
@@ -68,8 +68,9 @@ class IndexKeeper:
         except OSError:
             return
         number = self.lines - tail.count(b"\n") + 1
-        self._write_if_due(ops, [*self.fresh, *decode_tail(tail, self.decoded, number,
-                                                           self.last_seq)])
+        with paused_gc():
+            appended = decode_tail(tail, self.decoded, number, self.last_seq)
+        self._write_if_due(ops, [*self.fresh, *appended])
 
     def _due(self) -> bool:
         covered = 0 if self.index is None else self.index.length
@@ -78,7 +79,8 @@ class IndexKeeper:
     def _write_if_due(self, ops: FileOps, fresh: list[Fresh]) -> None:
         if not self._due():
             return
-        blob, index = build(self.length, self.crc, self.index, fresh)
+        with paused_gc():  # ~10⁵ small rows: the collector would rescan the whole session
+            blob, index = build(self.length, self.crc, self.index, fresh)
         with contextlib.suppress(OSError):
             ops.replace_file(index_path(self.path), blob)
             self.index, self.fresh = index, []
