@@ -1,8 +1,8 @@
 """The httpx chat-completions client (asks/agent/chat_client.py) beyond tests/test_openai_model.py:
 the wire quirks of real servers in raw event streams (deltas without ``index``, repeated and
 split names, other choices, ``data:`` without a space, CRLF, comments), retry waits, error
-bodies that are not JSON, connection reuse after ``[DONE]``, the TLS choice, and that the
-provider never loads the ``openai`` SDK or pydantic.
+bodies that are not JSON, connection reuse after ``[DONE]``, the TLS choice, and that neither
+provider loads a vendor SDK (``openai``, ``anthropic``) or pydantic.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fake_anthropic_server import FakeAnthropic
 from fake_openai_server import FakeOpenAI, Reply
 
 from asks.agent import chat_client
@@ -137,11 +138,14 @@ def test_tls_is_set_up_only_when_it_can_be_used(monkeypatch: pytest.MonkeyPatch)
 
 TURN = """
 import sys, trio
+from asks.agent.anthropic_model import AnthropicModel
 from asks.agent.openai_model import OpenAIModel, Settings
 from asks.agent.loop import Message
+from asks.agent.provider import Provider
 
 print('httpx' in sys.modules, end=' ')
-model = OpenAIModel(Settings('t', sys.argv[1]))
+model = (OpenAIModel if sys.argv[2] == 'openai' else AnthropicModel)(
+    Settings('t', sys.argv[1], provider=Provider(sys.argv[2])))
 
 
 async def main():
@@ -150,11 +154,13 @@ async def main():
 
 
 trio.run(main)
-print(sorted(n for n in ('openai', 'pydantic', 'httpx') if n in sys.modules))
+print(sorted(n for n in ('openai', 'anthropic', 'pydantic', 'httpx') if n in sys.modules))
 """
 
 
-def test_a_turn_loads_neither_the_openai_sdk_nor_pydantic(server: FakeOpenAI) -> None:
-    done = subprocess.run([sys.executable, "-c", TURN, server.url], capture_output=True,
-                          text=True, cwd=ROOT, check=True)
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_a_turn_loads_no_vendor_sdk_nor_pydantic(provider: str) -> None:
+    with (FakeOpenAI() if provider == "openai" else FakeAnthropic()) as server:
+        done = subprocess.run([sys.executable, "-c", TURN, server.url, provider],
+                              capture_output=True, text=True, cwd=ROOT, check=True)
     assert done.stdout.strip() == "False ['TextDelta'] ['httpx']"

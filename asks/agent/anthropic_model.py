@@ -1,15 +1,19 @@
-"""The Anthropic Messages model (Claude) through the official ``anthropic`` SDK.
+"""The Anthropic Messages model (Claude), through the thin httpx client of the OpenAI one.
 
-``AsyncAnthropic`` runs under trio like the OpenAI SDK (httpx/anyio detect trio), so cancelling
-the awaiting task (Ctrl+C) closes the in-flight connection at once. Same contract as
-:mod:`asks.agent.openai_model`; what differs is the wire shape:
+:mod:`asks.agent.chat_client` does the HTTP (retries, timeouts, server-sent events, error
+classes) under trio, so cancelling the awaiting task (Ctrl+C) closes the in-flight connection at
+once. (Until issue 14 this was the official ``anthropic`` SDK: ~53 MiB of RSS and ~0.9 s of CPU
+to import, bench/provider_bench.py.) Same contract as :mod:`asks.agent.openai_model`; what
+differs is the wire shape:
 
-* **Lazy import.** ``anthropic`` is imported, and the client built, in a worker thread on the
-  first model call or :meth:`AnthropicModel.warm_up` (:class:`~asks.agent.provider.LazyClient`).
-* **Requests.** ``messages.create`` with ``model``, ``max_tokens`` and, in ``extra_body`` (merged
-  into the JSON body as is, skipping the SDK's per-message transform), ``system`` (the shared
-  :func:`~asks.agent.provider.system_prompt`), ``messages`` (:func:`anthropic_messages`) and
-  ``tools`` (:func:`anthropic_tools`: the agent's function schemas as ``input_schema`` tools).
+* **Lazy import.** httpx is imported, and the client built, in a worker thread on the first
+  model call or :meth:`AnthropicModel.warm_up` (:class:`~asks.agent.provider.LazyClient`).
+* **Requests.** ``POST {base_url}/v1/messages`` with the key as a bearer token and
+  ``anthropic-version`` (:data:`API_VERSION`, as the SDK 2.14 sent them); the body:
+  ``model``, ``max_tokens``, ``system`` (the shared :func:`~asks.agent.provider.system_prompt`),
+  ``messages`` (:func:`anthropic_messages`), ``tools`` (:func:`anthropic_tools`: the agent's
+  function schemas as ``input_schema`` tools), ``temperature`` when configured, and
+  ``"stream": true`` unless ``[model] stream = false``.
 * **Context mapping.** A person's message and feedback are user text blocks; a model reply is
   an assistant message of a text block and ``tool_use`` blocks (``input`` = the call's JSON
   arguments); a tool result is a ``tool_result`` block in a user message (``is_error`` for a
@@ -23,23 +27,22 @@ the awaiting task (Ctrl+C) closes the in-flight connection at once. Same contrac
   as a :class:`~asks.agent.loop.ModelNotice`. ``[model] stream = false`` sends one request and
   yields the whole reply.
 * **Errors** as for OpenAI (:func:`~asks.agent.provider.describe`): 401/403 name the key
-  variable, 404 the model name, 429 and 529 (overloaded) are retried by the SDK
-  (``max_retries``, ``Retry-After`` honoured) then reported "after N retries", as are 5xx and
-  unreachable servers; an ``error`` event inside the stream and a cut stream are "broke off".
-* **The key** (``x-api-key``, or a bearer header in newer SDKs) comes from
-  :class:`~asks.agent.provider.Settings` only: the base URL and key are always passed
-  explicitly, so the SDK's own environment variables and profiles are not consulted.
+  variable, 404 the model name, 429 and 529 (overloaded) are retried (``max_retries``,
+  ``Retry-After`` honoured) then reported "after N retries", as are 5xx and unreachable
+  servers; an ``error`` event inside the stream and a cut stream are "broke off".
+* **The key** comes from :class:`~asks.agent.provider.Settings` only (no environment variables
+  or profiles of the SDK are consulted) and lives in the client's headers.
 """
 
 from __future__ import annotations
 
 import json
-import sys
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from typing import Any, Final
 
 import attrs
 
+from asks.agent import chat_client
 from asks.agent.events import Message, ModelError, ModelEvent, ModelNotice, TextDelta, ToolCall
 from asks.agent.provider import (
     STREAM_HINT,
@@ -50,6 +53,7 @@ from asks.agent.provider import (
 )
 from asks.core.i18n import N_, _
 
+API_VERSION: Final = "2026-10-21"  # the anthropic-version the SDK 2.14 sent
 _STOP_NOTICES: Final = {  # shown to the person (translated), never in the context
     "max_tokens": N_("The reply was cut off at max_tokens ({max_tokens})."),
     "refusal": N_("The model declined to go on (stop_reason: refusal)."),
@@ -132,80 +136,80 @@ class AnthropicModel(SdkModel):
     def request(
         self, messages: Sequence[Message], tools: Sequence[dict[str, Any]]
     ) -> dict[str, Any]:
-        """The keyword arguments of ``messages.create`` for one model call."""
-        body: dict[str, Any] = {"system": system_prompt(self.guidance),
+        """The JSON body of the Messages request for one model call."""
+        body: dict[str, Any] = {"model": self.settings.model,
+                                "max_tokens": self.settings.max_tokens,
+                                "system": system_prompt(self.guidance),
                                 "messages": anthropic_messages(messages)}
         if tools:
             body["tools"] = anthropic_tools(tools)
         if self.settings.temperature is not None:
             body["temperature"] = self.settings.temperature
-        return {"model": self.settings.model, "max_tokens": self.settings.max_tokens,
-                "messages": [], "extra_body": body}
+        if self.settings.stream:
+            body["stream"] = True
+        return body
 
     async def stream(
         self, messages: Sequence[Message], tools: Sequence[dict[str, Any]]
     ) -> AsyncIterator[ModelEvent]:
-        client = await self._client.get()
-        request = self.request(messages, tools)
+        client: chat_client.ChatClient = await self._client.get()
+        body = self.request(messages, tools)
         started = False
         try:
             if not self.settings.stream:
-                reply = await client.messages.create(**request)
-                for event in self._whole_reply(reply):
+                for event in self._whole_reply(await client.complete(body)):
                     yield event
                 return
-            response = await client.messages.create(**request, stream=True)
-            started = True
-            async with response:
-                async for event in self._assembled(response):
+            async with client.stream(body) as events:
+                started = True
+                async for event in self._assembled(events):
                     yield event
         except ModelError:
             raise
         except Exception as exc:
-            if not is_provider_error(exc, sys.modules.get("anthropic"), "AnthropicError"):
+            if not is_provider_error(exc, chat_client, "ChatError"):
                 raise
             raise ModelError(self.describe(exc, streaming=started)) from exc
 
-    def _build_client(self) -> Any:
-        import anthropic  # noqa: PLC0415 — lazy on purpose (module docstring)
-
+    def _build_client(self) -> chat_client.ChatClient:
         s = self.settings
-        return anthropic.AsyncAnthropic(
-            api_key=s.api_key, base_url=s.base_url, timeout=s.timeout, max_retries=s.max_retries
-        )
+        headers = {"authorization": f"Bearer {s.api_key}", "anthropic-version": API_VERSION}
+        return chat_client.ChatClient.build(s, "/v1/messages", headers)
 
     def describe(self, exc: BaseException, *, streaming: bool = False) -> str:
-        return describe(exc, self.settings, sys.modules.get("anthropic"), streaming=streaming)
+        return describe(exc, self.settings, chat_client, streaming=streaming)
 
-    def _notice(self, stop_reason: str | None) -> ModelNotice | None:
-        text = _STOP_NOTICES.get(stop_reason or "")
+    def _notice(self, stop_reason: object) -> ModelNotice | None:
+        text = _STOP_NOTICES.get(stop_reason) if isinstance(stop_reason, str) else None
         return ModelNotice(_(text).format(max_tokens=self.settings.max_tokens)) if text else None
 
-    async def _assembled(self, response: AsyncIterator[Any]) -> AsyncIterator[ModelEvent]:
+    async def _assembled(self, events: AsyncIterator[Any]) -> AsyncIterator[ModelEvent]:
         """Text as it comes; each tool call when its block stops (module docstring)."""
         calls: dict[int, _ToolBlock] = {}
-        stop_reason: str | None = None
+        stop_reason: object = None
         finished = False
-        async for event in response:
-            kind = getattr(event, "type", "")
-            index = getattr(event, "index", 0)
+        async for event in events:
+            if not isinstance(event, dict):
+                continue
+            kind, index = event.get("type"), event.get("index", 0)
             if kind == "content_block_start":
-                block = event.content_block
-                if block.type == "tool_use":
-                    calls[index] = _ToolBlock(str(block.id), str(block.name),
-                                              initial=getattr(block, "input", None))
-                elif block.type == "text" and block.text:
-                    yield TextDelta(str(block.text))
+                block = _dict(event.get("content_block"))
+                if block.get("type") == "tool_use":
+                    calls[index] = _ToolBlock(str(block.get("id") or ""),
+                                              str(block.get("name") or ""),
+                                              initial=block.get("input"))
+                elif block.get("type") == "text" and block.get("text"):
+                    yield TextDelta(str(block["text"]))
             elif kind == "content_block_delta":
-                delta = event.delta
-                if delta.type == "text_delta" and delta.text:
-                    yield TextDelta(str(delta.text))
-                elif delta.type == "input_json_delta" and index in calls:
-                    calls[index].parts.append(str(delta.partial_json))
+                delta = _dict(event.get("delta"))
+                if delta.get("type") == "text_delta" and delta.get("text"):
+                    yield TextDelta(str(delta["text"]))
+                elif delta.get("type") == "input_json_delta" and index in calls:
+                    calls[index].parts.append(str(delta.get("partial_json") or ""))
             elif kind == "content_block_stop" and index in calls:
                 yield calls.pop(index).done()
             elif kind == "message_delta":
-                stop_reason = getattr(event.delta, "stop_reason", None) or stop_reason
+                stop_reason = _dict(event.get("delta")).get("stop_reason") or stop_reason
             elif kind == "message_stop":
                 finished = True
         if not finished:
@@ -215,15 +219,24 @@ class AnthropicModel(SdkModel):
         if notice is not None:
             yield notice
 
-    def _whole_reply(self, reply: Any) -> list[ModelEvent]:
+    def _whole_reply(self, reply: object) -> list[ModelEvent]:
         events: list[ModelEvent] = []
-        for block in getattr(reply, "content", None) or ():
-            if block.type == "text" and block.text:
-                events.append(TextDelta(str(block.text)))
-            elif block.type == "tool_use":
-                arguments = json.dumps(block.input or {}, ensure_ascii=False)
-                events.append(ToolCall(str(block.id), str(block.name), arguments))
-        notice = self._notice(getattr(reply, "stop_reason", None))
+        for block in _dicts(_dict(reply).get("content")):
+            if block.get("type") == "text" and block.get("text"):
+                events.append(TextDelta(str(block["text"])))
+            elif block.get("type") == "tool_use":
+                arguments = json.dumps(block.get("input") or {}, ensure_ascii=False)
+                events.append(ToolCall(str(block.get("id") or ""), str(block.get("name") or ""),
+                                       arguments))
+        notice = self._notice(_dict(reply).get("stop_reason"))
         if notice is not None:
             events.append(notice)
         return events
+
+
+def _dict(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _dicts(items: object) -> Iterable[dict[str, Any]]:
+    return [item for item in items if isinstance(item, dict)] if isinstance(items, list) else []

@@ -1,14 +1,16 @@
-"""A thin chat-completions client on httpx: one POST, retries, server-sent events, errors.
+"""A thin JSON-over-HTTP model client on httpx: one POST, retries, server-sent events, errors.
 
-Why not the official ``openai`` SDK (issue 14, bench/provider_bench.py): importing it adds
-~25 MiB of RSS to an asks process (pydantic, its models) and ~0.3 s of CPU, and every streamed
-chunk is validated into pydantic objects (~0.1 ms each); httpx alone adds ~3 MiB. Everything
-asks used the SDK for is here, with the same semantics:
+Both providers use it (chat completions for OpenAI-compatible servers, the Messages API for
+Anthropic). Why not the official ``openai`` / ``anthropic`` SDKs (issue 14,
+bench/provider_bench.py): importing ``openai`` adds ~25 MiB of RSS to an asks process
+(pydantic, its models) and ~0.3 s of CPU, ``anthropic`` ~53 MiB and ~0.9 s, and every streamed
+chunk was validated into pydantic objects (~0.1 ms each); httpx alone adds ~3 MiB. Everything
+asks used the SDKs for is here, with the same semantics:
 
-* **Request.** ``POST {base_url}/chat/completions`` with ``Authorization: Bearer <key>`` and the
-  body as given (JSON through orjson; a body orjson refuses, e.g. a lone surrogate, through the
-  stdlib encoder). The key lives in :class:`~asks.agent.provider.Settings` and this client's
-  headers only.
+* **Request.** ``POST {base_url}{path}`` (default path ``/chat/completions``) with the
+  provider's headers (default ``Authorization: Bearer <key>``) and the body as given (JSON
+  through orjson; a body orjson refuses, e.g. a lone surrogate, through the stdlib encoder).
+  The key lives in :class:`~asks.agent.provider.Settings` and this client's headers only.
 * **Timeouts.** ``Settings.timeout`` for connecting, each read (also between streamed chunks),
   each write and waiting for a pooled connection.
 * **Retries** (before any byte of the reply was used): connection errors, timeouts, HTTP
@@ -21,11 +23,13 @@ asks used the SDK for is here, with the same semantics:
   (the transport error as ``__cause__``; also a body cut off mid-stream), and a ``ChatError``
   with ``body`` for an ``{"error": …}`` event inside the stream. Undecodable JSON raises
   ``json.JSONDecodeError``. The class names are those :func:`~asks.agent.provider.describe`
-  looks for, so this module stands where the SDK's did.
+  looks for, so this module stands where the SDKs' did.
 * **Server-sent events.** Lines are split on any line ending; ``data:`` lines of one event are
   joined with ``\\n`` (one leading space stripped); a blank line dispatches the event; comments
-  and other fields are ignored; ``data: [DONE]`` ends the stream (the rest of the body is read
-  for up to :data:`DRAIN_S` so the connection can be reused, then it is closed).
+  and other fields (``event:`` too: the payloads name their own type) are ignored; an event
+  whose JSON has an ``error`` member raises; ``data: [DONE]`` (OpenAI) ends the stream (the
+  rest of the body is read for up to :data:`DRAIN_S` so the connection can be reused, then it
+  is closed), else the end of the body does.
 * **Cancellation.** All I/O is httpx under trio: cancelling the awaiting task closes the
   connection at once (the response is closed on the way out).
 * **TLS.** The certificate store is loaded only when the base URL is ``https`` or a proxy from
@@ -108,22 +112,28 @@ def needs_tls(url: str) -> bool:
 
 @attrs.define(eq=False)
 class ChatClient:
-    """Chat completions at ``settings.base_url`` (module docstring)."""
+    """JSON requests to ``settings.base_url + path`` (module docstring)."""
 
     settings: Settings
+    path: str
     http: httpx.AsyncClient = attrs.field(repr=False)  # its headers hold the key
 
     @classmethod
-    def build(cls, settings: Settings) -> ChatClient:
-        """Import httpx and build the connection pool (slow: call it in a worker thread)."""
+    def build(
+        cls, settings: Settings, path: str = "/chat/completions",
+        headers: Mapping[str, str] | None = None,
+    ) -> ChatClient:
+        """Import httpx and build the connection pool (slow: call it in a worker thread).
+        ``headers`` go with every request (default: the key as a bearer token)."""
         import httpx  # noqa: PLC0415 — lazy on purpose: only with a model configured
 
+        if headers is None:
+            headers = {"authorization": f"Bearer {settings.api_key}"}
         http = httpx.AsyncClient(
             timeout=httpx.Timeout(settings.timeout), verify=needs_tls(settings.base_url),
-            headers={"authorization": f"Bearer {settings.api_key}",
-                     "accept": "application/json"},
+            headers={**headers, "accept": "application/json"},
         )
-        return cls(settings, http)
+        return cls(settings, path, http)
 
     async def close(self) -> None:
         await self.http.aclose()
@@ -156,7 +166,7 @@ class ChatClient:
         to be read when ``stream``."""
         import httpx  # noqa: PLC0415 — already loaded by build()
 
-        url = f"{self.settings.base_url}/chat/completions"
+        url = f"{self.settings.base_url}{self.path}"
         headers = {"content-type": "application/json"}
         for attempt in range(self.settings.max_retries + 1):
             last = attempt == self.settings.max_retries

@@ -1,7 +1,7 @@
 """What every real model provider shares: settings, the key, the system prompt, error lines.
 
-The providers (:mod:`asks.agent.openai_model`, :mod:`asks.agent.anthropic_model`) import their
-SDK lazily; this module imports none.
+The providers (:mod:`asks.agent.openai_model`, :mod:`asks.agent.anthropic_model`) talk HTTP
+through :mod:`asks.agent.chat_client`, which imports httpx lazily; this module imports neither.
 
 * :class:`Settings` — provider, model, base URL, the API key (never in ``repr``), timeouts,
   streaming. :func:`resolve_settings` builds them from flags/config and the environment: the
@@ -137,8 +137,9 @@ def system_prompt(guidance: contract.Guidance) -> str:
 
 @attrs.define(eq=False)
 class LazyClient:
-    """The SDK client, built on first use in a worker thread (importing an SDK takes 0.5-1 s
-    of CPU; the UI keeps running meanwhile) and closed once at the end."""
+    """The HTTP client, built on first use in a worker thread (importing httpx and loading the
+    certificates take ~0.1 s of CPU; the UI keeps running meanwhile) and closed once at the
+    end."""
 
     build: Callable[[], Any]
     _client: Any = None
@@ -159,8 +160,9 @@ class LazyClient:
 
 @attrs.define(eq=False)
 class SdkModel:
-    """What the SDK-backed models share: settings, guidance, and a client built on first use
-    (subclasses give ``_build_client``, which imports their SDK)."""
+    """What the HTTP-backed models share: settings, guidance, and a client built on first use
+    (subclasses give ``_build_client``, which imports httpx). (The name is from when each
+    provider used its vendor's SDK.)"""
 
     settings: Settings
     guidance: contract.Guidance = contract.DEFAULT_GUIDANCE
@@ -175,7 +177,7 @@ class SdkModel:
         return self.settings.model
 
     async def warm_up(self) -> None:
-        """Import the SDK and build the client now (in a worker thread)."""
+        """Import httpx and build the client now (in a worker thread)."""
         await self._client.get()
 
     async def aclose(self) -> None:
@@ -195,14 +197,15 @@ STREAM_HINT: Final = (
 
 
 def is_provider_error(exc: BaseException, sdk: ModuleType | None, base: str) -> bool:
-    """An error of the SDK (its base class named ``base``), the HTTP stack or reply decoding."""
+    """An error of the client module ``sdk`` (its base class named ``base``), the HTTP stack or
+    reply decoding."""
     root_class = getattr(sdk, base, None) if sdk is not None else None
     if isinstance(root_class, type) and isinstance(exc, root_class):
         return True
     if isinstance(exc, json.JSONDecodeError):
         return True
     root = type(exc).__module__.split(".")[0]
-    return root in {"httpx", "httpx2", "httpcore", "httpcore2", "h11", "anyio", "pydantic"}
+    return root in {"httpx", "httpcore", "h11", "anyio"}
 
 
 def detail(exc: BaseException) -> str:
@@ -226,7 +229,7 @@ def describe(
     exc: BaseException, settings: Settings, sdk: ModuleType | None, *, streaming: bool = False
 ) -> str:
     """One line for the transcript: what failed, where, and what to check. ``sdk`` is the
-    provider's SDK module (its ``APITimeoutError``/``APIConnectionError`` classes);
+    client module (its ``APITimeoutError``/``APIConnectionError`` classes);
     ``streaming``: the reply had started arriving."""
     s = settings
     url = sanitize_line(s.base_url)
