@@ -5,18 +5,20 @@ Run: ``.venv/bin/python -m bench.provider_bench [--quick]`` (or all benchmarks: 
 1. **Launch.** ``asks --model test --base-url <fake server>`` against the scripted launch
    (``asks --script bench/repl_launch.toml``, the launch figure of repl_bench), measured the
    same way: spawn → chat editor drawn, on a real pty read by pyte; runs alternate between the
-   two, median of each. Goal: within 10 % (the SDK is imported lazily, after launch).
+   two, median of each. Goal: within 10 % (httpx is imported lazily, after launch).
 2. **Per model call.** In process, against tests/fake_openai_server.py on 127.0.0.1 answering
-   at once (one short streamed reply): the time of a bare SDK call (``create(stream=True)`` and
-   reading the stream) and of a whole agent turn with one model call (``Agent.run_turn``: the
-   user and assistant messages journaled with fsync, the context mapped, the reply streamed
-   into the transcript), each minus the server's own handling time as the server measured it.
-   Their difference is what the agent loop adds per model call. Contexts of 2 and 200 messages.
-   For comparison, the SDK call with the context passed as ``messages=`` (walked by the SDK's
-   typed transform, which asks avoids by sending it through ``extra_body``).
-3. **Memory and import cost (issue 14).** ``import openai`` and ``import httpx`` in a fresh
-   interpreter, alone and after ``import asks.cli``: RSS added and CPU time, median of a few.
-   ``asks -p`` against the fake server: the peak RSS of the process after one streamed turn
+   at once (one short streamed reply): the time of ``OpenAIModel.stream`` read to its end and
+   of a whole agent turn with one model call (``Agent.run_turn``: the user and assistant
+   messages journaled with fsync, the context mapped, the reply streamed into the transcript),
+   each minus the server's own handling time as the server measured it. Their difference is
+   what the agent loop adds per model call. Contexts of 2 and 200 messages. For comparison,
+   when the ``openai`` SDK is installed, its bare call (``create(stream=True)``, the context in
+   ``extra_body`` as asks sent it before issue 14) and with the context as ``messages=``
+   (walked by the SDK's typed transform).
+3. **Memory and import cost (issue 14).** ``import openai`` / ``anthropic`` (the SDKs asks used
+   before issue 14, when installed) and ``import httpx`` in a fresh interpreter, alone and after
+   ``import asks.cli``: RSS added and CPU time, median of a few. ``asks -p`` against the fake
+   servers (OpenAI, Anthropic): the peak RSS of the process after one streamed turn
    (``wait4``). The REPL (``--model``, real pty) with one question open: its VmRSS, and "the
    server wrote the last byte of the tool-call reply → the question is on screen".
 4. **Provider CPU (issue 14).** In process, ``OpenAIModel.stream`` read to its end against the
@@ -69,6 +71,7 @@ from bench.repl_bench import (
 )
 
 sys.path.insert(0, str(PROJECT_ROOT / "tests"))
+from fake_anthropic_server import FakeAnthropic
 from fake_openai_server import Call, FakeOpenAI, Reply
 
 NAME = "provider"
@@ -245,7 +248,7 @@ print(rss() - r0, time.process_time() - c0, rss())
 def import_figures(rows: list[Row], env: dict[str, str], repeats: int) -> None:
     """RSS added and CPU time of importing an HTTP stack, fresh interpreter, median."""
     print("\n-- import cost in a fresh interpreter (RSS added, CPU), alone / after asks.cli")
-    for module in ("openai", "httpx"):
+    for module in ("openai", "anthropic", "httpx"):
         for before in ("", "asks.cli"):
             runs = []
             for _ in range(repeats):
@@ -253,19 +256,21 @@ def import_figures(rows: list[Row], env: dict[str, str], repeats: int) -> None:
                                       capture_output=True, text=True, env=env, check=False,
                                       cwd=PROJECT_ROOT)
                 if done.returncode:
-                    print(f"  import {module}: not importable here")
-                    return
+                    break
                 runs.append([float(x) for x in done.stdout.split()])
+            if not runs:
+                print(f"  import {module}: not installed here")
+                break
             added, cpu, total = (median([r[i] for r in runs]) for i in range(3))
             where = f"after {before}" if before else "alone"
             report(rows, Row(NAME, f"import {module}, {where}",
                              f"+{added:.1f} MiB, {cpu * 1e3:.0f} ms CPU (→ {total:.1f} MiB)"))
 
 
-def headless_rss_mib(server: FakeOpenAI, env: dict[str, str], data: Path) -> float:
+def headless_rss_mib(url: str, env: dict[str, str], data: Path, provider: str = "openai") -> float:
     """Peak RSS (wait4) of ``asks -p`` for one streamed turn."""
     argv = [sys.executable, "-m", "asks", "--data-dir", str(data), "--model", "test",
-            "--base-url", server.url, "-p", "hi"]
+            "--provider", provider, "--base-url", url, "-p", "hi"]
     child = subprocess.Popen(argv, env=env, cwd=PROJECT_ROOT, stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(child.pid, 0)
@@ -316,13 +321,17 @@ def bench_memory(rows: list[Row], work: Path, runs: int) -> None:
     import_figures(rows, env, 3)
     print("\n-- asks with --model against the fake server")
     with FakeOpenAI(asking) as server:
-        headless_rss_mib(server, env, work / "data-p")  # warm-up
-        rss_p = [headless_rss_mib(server, env, work / "data-p") for _ in range(runs)]
+        headless_rss_mib(server.url, env, work / "data-p")  # warm-up
+        rss_p = [headless_rss_mib(server.url, env, work / "data-p") for _ in range(runs)]
         question_open(server, env, work / "data-q")  # warm-up
         opened = [question_open(server, env, work / "data-q") for _ in range(runs)]
+    with FakeAnthropic() as claude:
+        rss_a = [headless_rss_mib(claude.url, env, work / "data-a", "anthropic")
+                 for _ in range(runs)]
     visible, rss_q = [o[0] for o in opened], [o[1] for o in opened]
     report(rows, Row(NAME, "asks -p, peak RSS after one streamed turn", f"{median(rss_p):.1f} MiB",
                      f"≤ {RSS_GOAL_MIB:.0f} MiB", median(rss_p) <= RSS_GOAL_MIB))
+    report(rows, Row(NAME, "asks -p --provider anthropic, peak RSS", f"{median(rss_a):.1f} MiB"))
     report(rows, Row(NAME, "REPL --model, RSS with a question open", f"{median(rss_q):.1f} MiB",
                      f"≤ {RSS_GOAL_MIB:.0f} MiB", median(rss_q) <= RSS_GOAL_MIB))
     report(rows, Row(NAME, "REPL: tool-call reply sent → question shown",
