@@ -43,7 +43,7 @@ with paused_gc():  # the imports build ~80k long-lived objects: no young collect
     import gc
     import os
     import sys
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Awaitable, Callable, Mapping, Sequence
     from pathlib import Path
     from typing import Any
 
@@ -72,7 +72,7 @@ with paused_gc():  # the imports build ~80k long-lived objects: no young collect
     from asks.core.i18n import _
     from asks.core.version import __version__
     from asks.host.host import QuestionHost
-    from asks.store.entries import ModelChosen, Record, SessionMode
+    from asks.store.entries import ModelChosen, Record, SessionMode, warm_up_encoders
     from asks.store.journal import (
         Journal,
         SessionLocked,
@@ -309,6 +309,7 @@ def run(
                 warm_up: Callable[[], Any] | None = getattr(model, "warm_up", None)
                 if warm_up is not None:
                     nursery.start_soon(_warm_up_later, warm_up)
+                nursery.start_soon(_warm_up_later, warm_up_encoders)
                 try:
                     async with running_hooks(session, config, notice):
                         await run_repl(session, keymap, opening_turn=not resumed, web=web)
@@ -395,11 +396,12 @@ def run_headless(args: argparse.Namespace, data_dir: Path, config: Config, promp
 
 
 async def _warm_up_later(warm_up: Callable[[], Any]) -> None:
-    """Import the provider SDK in the background once the REPL is up (off the launch path).
-    A failure here is left for the first model call to report in the transcript."""
+    """Once the REPL is up, off the launch path: the provider's client, the journal's encoders
+    (:func:`warm_up_encoders`). A failure is left for the first use to report."""
     await trio.sleep(WARM_UP_DELAY)
     with contextlib.suppress(Exception):
-        await warm_up()
+        if isinstance(done := warm_up(), Awaitable):
+            await done
 
 
 async def _close(model: Model) -> None:
