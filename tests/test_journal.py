@@ -396,7 +396,7 @@ def test_paused_gc_resumes_with_new_objects_in_the_oldest_generation() -> None:
         pytest.skip("an earlier test froze the process heap")
     with paused_gc():
         assert not gc.isenabled()
-        built = [[i] for i in range(10)]
+        built = [[i] for i in range(2 * gc.get_threshold()[0])]  # more than a young collection
     assert gc.isenabled()
     assert gc.get_freeze_count() == 0
     oldest = {id(obj) for obj in gc.get_objects(generation=2)}
@@ -408,10 +408,10 @@ def test_paused_gc_leaves_what_the_process_froze_frozen() -> None:
     try:
         frozen = gc.get_freeze_count()
         with paused_gc():
-            built = [[1]]
+            built = [[i] for i in range(2 * gc.get_threshold()[0])]
         assert gc.isenabled()
         assert gc.get_freeze_count() == frozen
-        assert built == [[1]]
+        assert len(built) == 2 * gc.get_threshold()[0]
     finally:
         gc.unfreeze()
 

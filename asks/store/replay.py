@@ -59,14 +59,19 @@ def paused_gc() -> Iterator[None]:
     where two young collections would have put them after traversing all of them (measured:
     ~0.25 s at the first allocation after a 100k-line replay). Nothing is left frozen, and
     garbage cycles among them are still found by full collections. Skipped if the process
-    has frozen objects of its own (``unfreeze`` would release those too).
+    has frozen objects of its own (``unfreeze`` would release those too), and when fewer
+    objects were built than one young collection takes (nothing to gain; and
+    ``gc.get_freeze_count()`` walks every frozen object: after the CLI froze a big session,
+    each small replay paid for that walk).
     """
     was_enabled = gc.isenabled()
     gc.disable()
+    young = gc.get_count()[0]
     try:
         yield
     finally:
-        if gc.get_freeze_count() == 0:
+        built = gc.get_count()[0] - young
+        if built >= gc.get_threshold()[0] and gc.get_freeze_count() == 0:
             gc.freeze()
             gc.unfreeze()
         if was_enabled:
