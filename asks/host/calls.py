@@ -34,7 +34,7 @@ class IntakeCore(Protocol):
     projection: Projection
     waits: WaitBook
 
-    def append(self, entry: Entry) -> Record | None: ...
+    def append(self, entry: Entry, *more: Entry) -> Record | None: ...
     def open_wait(self, call_id: str, refs: tuple[QuestionRef, ...]) -> Wait: ...
     def asked(self, call_id: str, questions: Sequence[Question], blocking: bool) -> None: ...
 
@@ -78,14 +78,18 @@ def _new_group(
         Question(QuestionRef(question_id(session, call_id, i), incarnation), group, i, spec, source)
         for i, spec in enumerate(call.specs)
     )
-    if core.append(GroupAsked(call_id, group, questions, call.blocking)) is None:
+    asked = GroupAsked(call_id, group, questions, call.blocking)
+    if call.blocking:
+        if core.append(asked) is None:
+            return contract.storage_failed(core.journal.state.value)
+        core.asked(call_id, questions, call.blocking)
+        return core.open_wait(call_id, tuple(q.ref for q in questions))
+    # async: the questions and their queued result in one write and fsync (all or none)
+    envelope = contract.queued_result(call_id, questions)
+    result = ToolResult(call_id, envelope.outcome, envelope.text, envelope.details)
+    if core.append(asked, result) is None:
         return contract.storage_failed(core.journal.state.value)
     core.asked(call_id, questions, call.blocking)
-    refs = tuple(q.ref for q in questions)
-    if call.blocking:
-        return core.open_wait(call_id, refs)
-    envelope = contract.queued_result(call_id, questions)
-    core.append(ToolResult(call_id, envelope.outcome, envelope.text, envelope.details))
     return envelope
 
 

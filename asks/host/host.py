@@ -426,17 +426,19 @@ class QuestionHost:
         self._recompute_tabs()
 
     # ====================================================================== saving (core)
-    def append(self, entry: Entry) -> Record | None:
-        """Journal then project; on failure set a notice, publish it, return ``None``."""
+    def append(self, entry: Entry, *more: Entry) -> Record | None:
+        """Journal then project (``more`` in the same write and fsync: all or none); on failure
+        set a notice, publish it, return ``None``. Returns the first record."""
         try:
-            record = self.journal.append(entry)
+            records = self.journal.append_all((entry, *more))
         except StorageError as exc:
             message = self.say(_("Not saved: {why}").format(why=exc))
             self._events.emit(ev.StorageFailed(message))
             return None
-        self.projection.apply(record)
+        for record in records:
+            self.projection.apply(record)
         self._strip.invalidate()
-        return record
+        return records[0]
 
     def save(self, resolutions: Sequence[Resolution], source: str = "panel") -> bool:
         """Save resolutions (one line); on success drop their drafts and signal the outbox."""

@@ -45,7 +45,7 @@ import enum
 import errno
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Self
@@ -311,6 +311,11 @@ class Journal:
         Raises :class:`StorageError` (rolled back, nothing saved, journal still usable) or
         :class:`StorageUnconfirmed` (journal refuses all further appends).
         """
+        return self.append_all((entry,))[0]
+
+    def append_all(self, entries: Sequence[Entry]) -> list[Record]:
+        """Save ``entries`` as the next lines with one write and one fsync: all or none (a
+        failure rolls all of them back, as :meth:`append` does one)."""
         if self._closed:
             raise ValueError(f"journal {self.session_id!r} is closed")
         if self._state is StorageState.UNCONFIRMED:
@@ -319,7 +324,8 @@ class Journal:
                 "refusing to append, nothing was saved"
             )
         seq, ts = self._next_seq, float(self._clock())
-        line = encode(seq, ts, entry)
+        lines = [encode(seq + i, ts, entry) for i, entry in enumerate(entries)]
+        line = b"".join(lines)
         try:
             self._write_all(line)
             self._ops.fsync(self._fd)
@@ -339,10 +345,11 @@ class Journal:
             self._roll_back()
             raise
         self._length += len(line)
-        self._next_seq = seq + 1
+        self._next_seq = seq + len(lines)
         if self._keeper is not None:
-            self._keeper.appended(line)
-        return Record(seq, ts, entry)
+            for one in lines:
+                self._keeper.appended(one)
+        return [Record(seq + i, ts, entry) for i, entry in enumerate(entries)]
 
     def _write_all(self, line: bytes) -> None:
         remaining = line
