@@ -183,17 +183,21 @@ class Projection:
     # -- folding helpers --------------------------------------------------------------------
     def _group_asked(self, entry: GroupAsked) -> None:
         refs = group_refs(entry)
+        by_ref, current, pending = self.by_ref, self.current, self.pending
         if refs is None:
             refs = tuple([question.ref for question in entry.questions])
-            states = [QuestionState(question) for question in entry.questions]
+            for ref, question in zip(refs, entry.questions, strict=True):
+                by_ref[ref] = QuestionState(question)
+                current[ref.id] = ref
+                pending[ref] = None
         else:
-            states = [_deferred_state(entry, n) for n in range(len(refs))]
-        by_ref, current, pending = self.by_ref, self.current, self.pending
-        for ref, state in zip(refs, states, strict=True):
-            by_ref[ref] = state
-            current[ref.id] = ref
-            pending[ref] = None
-        self._open_call(CallState(entry.call_id, refs, entry.blocking, group_asked=entry))
+            for position, ref in enumerate(refs):
+                by_ref[ref] = _deferred_state(entry, position)
+                current[ref.id] = ref
+                pending[ref] = None
+        call = CallState(entry.call_id, refs, entry.blocking, entry)
+        self.calls[call.call_id] = call
+        self.open_calls[call.call_id] = call
 
     def _resolved_entry(self, entry: Resolved) -> None:
         facts = resolved_facts(entry)
