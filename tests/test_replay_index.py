@@ -30,9 +30,11 @@ from asks.core.model import (
     ResolutionKind,
 )
 from asks.store import index as index_file
+from asks.store import lazy as lazy_records
 from asks.store.deferred import pending_of
 from asks.store.entries import (
     ChatMessage,
+    DecodeError,
     Entry,
     FeedbackDelivered,
     GroupAsked,
@@ -379,3 +381,13 @@ def test_any_prefix_index_gives_the_full_replay(
     lazy.apply_all(indexed.records)
     eager.apply_all(cold.records)
     assert state(lazy) == state(eager)
+
+
+def test_a_failed_fill_changes_nothing_and_the_read_raises() -> None:
+    entry = lazy_records.chat_message(b'{"v":1,"seq":1')  # a line that cannot decode
+    for _ in range(2):
+        with pytest.raises(DecodeError):
+            _ = entry.role
+        assert pending_of(entry) is not None
+    good = lazy_records.chat_message(encode(1, 1.0, ChatMessage("user", "hi"))[:-1])
+    assert good == ChatMessage("user", "hi") and pending_of(good) is None

@@ -11,12 +11,14 @@ nothing is pending the instance is indistinguishable from an eager one: same cla
 reading through the fields), same field values.
 
 Invariant the owners keep: filling is deterministic and never needs a field of the instance
-itself (``_fill`` reads only the pending value), so a read can never recurse. If ``_fill``
-raises, the pending value is put back and the error propagates to the read.
+itself (``_fill`` reads only the pending value), so a read can never recurse; it sets only
+fields still unset, so two reads racing fill the same values. If ``_fill`` raises, nothing
+is changed and the error propagates to the read.
 """
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING, Any
 
 __all__ = ["Deferred", "is_unset", "pending_of", "set_pending"]
@@ -41,19 +43,20 @@ class Deferred:
             try:
                 pending = _get(self, "_pending")
             except AttributeError:
-                raise AttributeError(
-                    f"{type(self).__name__!r} object has no attribute {name!r}",
-                    name=name,
-                    obj=self,
-                ) from None
-            _del(self, "_pending")
-            try:
-                rest = self._fill(pending, name)
-            except BaseException:
-                _set(self, "_pending", pending)
-                raise
+                try:  # filled meanwhile (by a read in another thread)
+                    return _get(self, name)
+                except AttributeError:
+                    raise AttributeError(
+                        f"{type(self).__name__!r} object has no attribute {name!r}",
+                        name=name,
+                        obj=self,
+                    ) from None
+            rest = self._fill(pending, name)  # on error nothing changed: the read raises
             if rest is not None:
                 _set(self, "_pending", rest)
+            else:
+                with contextlib.suppress(AttributeError):
+                    _del(self, "_pending")
             return _get(self, name)
 
 

@@ -78,11 +78,13 @@ class QuestionState(Deferred):
     def _fill(
         self, pending: dict[str, tuple[Any, int]], name: str
     ) -> dict[str, tuple[Any, int]] | None:
-        if name in pending and is_unset(self, name):
-            entry, position = pending.pop(name)
+        if name not in pending:
+            return pending
+        if is_unset(self, name):
+            entry, position = pending[name]
             values = entry.questions if name == "question" else entry.resolutions
             object.__setattr__(self, name, values[position])
-        return pending or None
+        return {key: value for key, value in pending.items() if key != name} or None
 
 
 # Slot setters, called directly (a group of a replay index makes ~2 states of ~10⁵).
