@@ -5,13 +5,16 @@ for every line there that decoded to a record of a lazy kind (:mod:`asks.store.l
 with its position, ``seq``, ``ts`` and facts. A replay that trusts the index builds those
 records lazily (their lines are decoded on first read) and decodes every other line as usual.
 
-File format: a header line, a JSON line, then the rows as columns of machine values::
+File format: a header line, a JSON line, then columns of machine values::
 
     asks-replay-index <FORMAT> <sha256 of everything after this line, hex>\n
     {"app": …, "fingerprint": …, "byteorder": …, "length": L,
-     "crc32": <CRC-32 of journal[:L]>, "rows": N,
-     "refs": [[id, incarnation], …], "facts": [facts of each row not a chat message, …]}\n
-    number, start, end, seq: N int64 each; ts: N float64; kind: N bytes
+     "crc32": <CRC-32 of journal[:L]>, "rows": R, "facts": F, "items": I,
+     "ref_ids": [the id of each ref], "strings": [the facts' strings, in row order]}\n
+    per row: number, start, end, seq (int64), ts (float64), kind (byte)
+    per ref: incarnation (int64)
+    per row that is not a chat message (F): ref count (uint16), flag (byte)
+    per ref of those rows, in row order (I): ref position (int32), resolution kind (byte)
 
 Invariants:
 
@@ -63,13 +66,12 @@ from asks.store.lazy import CHAT, RefTable, Row, row_of
 
 __all__ = ["INDEX_MIN_BYTES", "Index", "build", "index_path", "parse"]
 
-FORMAT: Final = 2
+FORMAT: Final = 3
 INDEX_SUFFIX: Final = ".idx"
 # A replay writes a new index when it decoded at least this many bytes the old one did not
 # cover (below that, a full decode costs ~10 ms and a file is not worth it).
 INDEX_MIN_BYTES: Final = 1 << 20
 _MAGIC: Final = b"asks-replay-index %d " % FORMAT
-_INTS: Final = ("number", "start", "end", "seq")
 
 
 def _fields(cls: type[Any]) -> str:
@@ -86,33 +88,52 @@ FINGERPRINT: Final = f"v{SCHEMA_VERSION};" + ";".join([
 ])
 
 
+_ROW_COLUMNS: Final = ("number", "start", "end", "seq", "ts", "kind")
+
+
 @attrs.define(eq=False)
 class Index:
-    """A parsed index whose file checked out (the journal bytes are checked by the replay).
-    The rows are columns: row ``n`` is ``(number[n], start[n], end[n], seq[n], ts[n],
-    kind[n])`` plus the next of ``facts`` unless ``kind[n]`` is a chat message."""
+    """A parsed index whose file checked out (the journal bytes are checked by the replay):
+    its columns (module docstring). Row ``n`` is ``number[n], start[n], end[n], seq[n],
+    ts[n], kind[n]``; the rows that are not chat messages take, in order, their ``counts``
+    (and ``flags``) and that many ``items`` (and ``item_kinds``), and their strings."""
 
     length: int
     crc32: int
-    refs: list[list[Any]]
-    facts: list[Any]
+    table: RefTable
+    strings: list[str] = attrs.Factory(list)
     number: array[int] = attrs.Factory(lambda: array("q"))
     start: array[int] = attrs.Factory(lambda: array("q"))
     end: array[int] = attrs.Factory(lambda: array("q"))
     seq: array[int] = attrs.Factory(lambda: array("q"))
     ts: array[float] = attrs.Factory(lambda: array("d"))
     kind: bytearray = attrs.Factory(bytearray)
+    counts: array[int] = attrs.Factory(lambda: array("H"))
+    flags: bytearray = attrs.Factory(bytearray)
+    items: array[int] = attrs.Factory(lambda: array("i"))
+    item_kinds: bytearray = attrs.Factory(bytearray)
 
     def add(self, row: Row) -> None:
         number, start, end, seq, ts, kind, facts = row
-        self.number.append(number)
-        self.start.append(start)
-        self.end.append(end)
-        self.seq.append(seq)
-        self.ts.append(ts)
-        self.kind.append(kind)
-        if kind != CHAT:
-            self.facts.append(facts)
+        if facts is not None and len(facts[1]) > 0xFFFF:
+            return  # not a lazy line then: decoded at every replay
+        for name, value in zip(_ROW_COLUMNS, (number, start, end, seq, ts, kind), strict=True):
+            getattr(self, name).append(value)
+        if facts is not None:
+            strings, refs, flag, kinds = facts
+            self.strings.extend(strings)
+            self.counts.append(len(refs))
+            self.flags.append(flag)
+            self.items.extend(refs)
+            self.item_kinds.extend(kinds)
+
+    def columns(self) -> list[bytes]:
+        """The columns after the JSON line, in file order."""
+        names = (*_ROW_COLUMNS, "incarnations", "counts", "flags", "items", "item_kinds")
+        return [bytes(self._column(name)) for name in names]
+
+    def _column(self, name: str) -> array[Any] | bytearray:
+        return self.table.incarnations if name == "incarnations" else getattr(self, name)
 
 
 def index_path(journal_path: Path) -> Path:
@@ -134,25 +155,38 @@ def parse(blob: bytes) -> Index | None:
         current = (raw["app"], raw["fingerprint"], raw["byteorder"]) == (
             __version__, FINGERPRINT, sys.byteorder
         )
-        index = Index(raw["length"], raw["crc32"], raw["refs"], raw["facts"])
-        rows = raw["rows"]
-        numbers = (index.length, index.crc32, rows)
-        if not current or any(type(number) is not int for number in numbers):
+        sizes = (raw["length"], raw["crc32"], raw["rows"], raw["facts"], raw["items"])
+        ids, strings = raw["ref_ids"], raw["strings"]
+        if not current or any(type(size) is not int for size in sizes):
             return None
-        _read_columns(index, view[meta_end + 1:], rows)
+        if type(ids) is not list or type(strings) is not list:
+            return None
+        index = Index(sizes[0], sizes[1], RefTable(), strings)
+        index.table.ids = ids
+        _read_columns(index, view[meta_end + 1:], *sizes[2:])
     except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
         return None
-    return index if type(index.refs) is list and type(index.facts) is list else None
+    return index
 
 
-def _read_columns(index: Index, columns: memoryview, rows: int) -> None:
-    if len(columns) != rows * 41:
-        raise ValueError("columns do not match the row count")
+def _read_columns(index: Index, columns: memoryview, rows: int, facts: int, items: int) -> None:
+    counts = {"number": rows, "start": rows, "end": rows, "seq": rows, "ts": rows, "kind": rows,
+              "incarnations": len(index.table.ids), "counts": facts, "flags": facts,
+              "items": items, "item_kinds": items}
     offset = 0
-    for name in (*_INTS, "ts"):
-        getattr(index, name).frombytes(columns[offset:offset + 8 * rows])
-        offset += 8 * rows
-    index.kind = bytearray(columns[offset:])
+    for name, count in counts.items():
+        column = index._column(name)
+        size = count * (1 if isinstance(column, bytearray) else column.itemsize)
+        chunk = columns[offset:offset + size]
+        if isinstance(column, bytearray):
+            column[:] = chunk
+        else:
+            column.frombytes(chunk)
+        offset += size
+    if offset != len(columns) or len(index.start) != rows or len(index.item_kinds) != items:
+        raise ValueError("the columns do not match their counts")
+    if sum(index.counts) != items or index.kind.count(CHAT) != rows - facts:
+        raise ValueError("the fact columns do not match the rows")
 
 
 def build(
@@ -161,12 +195,12 @@ def build(
     """The index (file bytes and parsed) of a journal's first ``length`` bytes, whose CRC-32
     is ``crc``: the rows of ``kept`` (a trusted index of a prefix), then one per record of
     ``fresh`` (decoded lines ``(number, start, end, record)``) past it and inside the length."""
-    table = RefTable(kept.refs if kept is not None else ())
-    index = Index(length, crc, table.rows, [])
+    table = RefTable(kept.table.ids, kept.table.incarnations) if kept else RefTable()
+    index = Index(length, crc, table)
     covered = 0
     if kept is not None:
         covered = kept.length
-        for name in (*_INTS, "ts", "kind", "facts"):
+        for name in (*_ROW_COLUMNS, "strings", "counts", "flags", "items", "item_kinds"):
             getattr(index, name).extend(getattr(kept, name))
     for number, start, end, record in fresh:
         inside = covered <= start and end < length
@@ -179,9 +213,10 @@ def build(
         "length": length,
         "crc32": crc,
         "rows": len(index.kind),
-        "refs": table.rows,
-        "facts": index.facts,
+        "facts": len(index.counts),
+        "items": len(index.items),
+        "ref_ids": table.ids,
+        "strings": index.strings,
     })
-    columns = [getattr(index, name).tobytes() for name in (*_INTS, "ts")]
-    body = b"".join([meta, b"\n", *columns, bytes(index.kind)])
+    body = b"".join([meta, b"\n", *index.columns()])
     return _MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n" + body, index

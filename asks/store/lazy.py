@@ -9,13 +9,18 @@ stays in the line's bytes until first read (:mod:`asks.store.deferred`).
 
 A row is ``(number, start, end, seq, ts, kind, facts)``: the line's number (from 1), the
 offsets of its first byte and of its ``\n``, the record's envelope, the entry's kind and its
-facts (refs are positions in the index's table of ``[id, incarnation]``)::
+facts ``(strings, refs, flag, kinds)``: its strings in order, its refs (positions in the
+index's table of refs), a flag and one resolution kind (position in :class:`ResolutionKind`)
+per ref::
 
     kind 0  chat_message        None
-    kind 1  tool_result         [call_id, [ref, …]]          (the refs it delivered)
-    kind 2  feedback_delivered  [[ref, …]]                   (the refs it delivered)
-    kind 3  group_asked         [call_id, group_id, blocking, [ref, …]]
-    kind 4  resolved            [source, [ref, …], [resolution kind value, …]]
+    kind 1  tool_result         (call_id,), the refs it delivered, 0, zeros
+    kind 2  feedback_delivered  (), the refs it delivered, 0, zeros
+    kind 3  group_asked         (call_id, group_id), its questions' refs, blocking, zeros
+    kind 4  resolved            (source,), its resolutions' refs, 0, their kinds
+
+The index stores them as columns, so that a replay builds no object per fact but the ones the
+entries hold (:mod:`asks.store.index`).
 
 Invariant: a lazy record equals the record :func:`asks.store.entries.decode` makes of the
 same line, field for field; its facts are set eagerly to the decoded values (they were taken
@@ -24,7 +29,8 @@ from a decode of the same bytes), the other fields are decoded on first read.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from array import array
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Final
 
 from asks.core.model import QuestionRef, ResolutionKind
@@ -39,30 +45,33 @@ from asks.store.entries import (
     ToolResult,
 )
 
-__all__ = ["BUILDERS", "CHAT", "RefTable", "Row", "chat_message", "group_refs", "record",
-           "resolved_facts", "row_of", "set_entry", "set_pending", "set_seq", "set_ts"]
+__all__ = ["BUILDERS", "CHAT", "RESOLUTION_KINDS", "RefTable", "Row", "chat_message", "group_refs",
+           "record", "resolved_facts", "row_of", "set_entry", "set_pending", "set_seq", "set_ts"]
 
-Facts = list[Any] | None
+Facts = tuple[tuple[str, ...], list[int], int, list[int]] | None
 Row = tuple[int, int, int, int, float, int, Facts]
+RESOLUTION_KINDS: Final = tuple(ResolutionKind)  # a kind's code is its position
 _new = object.__new__
 _set = object.__setattr__
-_KINDS: Final = {kind.value: kind for kind in ResolutionKind}
 CHAT: Final = 0
 
 
 class RefTable:
     """The index's table of refs: each distinct ``(id, incarnation)`` once, by position."""
 
-    def __init__(self, rows: Sequence[Sequence[Any]] = ()) -> None:
-        self.rows: list[list[Any]] = [list(row) for row in rows]
-        self._position = {(row[0], row[1]): n for n, row in enumerate(self.rows)}
+    def __init__(self, ids: Sequence[str] = (), incarnations: Sequence[int] = ()) -> None:
+        self.ids: list[str] = list(ids)
+        self.incarnations: array[int] = array("q", incarnations)
+        pairs = zip(self.ids, self.incarnations, strict=True)
+        self._position = {key: n for n, key in enumerate(pairs)}
 
     def add(self, ref: QuestionRef) -> int:
         key = (ref.id, ref.incarnation)
         position = self._position.get(key)
         if position is None:
-            position = self._position[key] = len(self.rows)
-            self.rows.append([ref.id, ref.incarnation])
+            position = self._position[key] = len(self.ids)
+            self.ids.append(ref.id)
+            self.incarnations.append(ref.incarnation)
         return position
 
     def refs(self, refs: Sequence[QuestionRef]) -> list[int]:
@@ -80,14 +89,15 @@ def _facts(entry: object, table: RefTable) -> tuple[int, Facts]:
         case ChatMessage():
             return CHAT, None
         case ToolResult(call_id=call_id, delivered=delivered):
-            return 1, [call_id, table.refs(delivered)]
+            return 1, ((call_id,), table.refs(delivered), 0, [0] * len(delivered))
         case FeedbackDelivered(delivered=delivered):
-            return 2, [table.refs(delivered)]
+            return 2, ((), table.refs(delivered), 0, [0] * len(delivered))
         case GroupAsked(call_id=call_id, group_id=group_id, blocking=blocking, questions=qs):
-            return 3, [call_id, group_id, blocking, table.refs([q.ref for q in qs])]
+            refs = table.refs([q.ref for q in qs])
+            return 3, ((call_id, group_id), refs, int(blocking), [0] * len(refs))
         case Resolved(resolutions=resolutions, source=source):
-            kinds = [r.kind.value for r in resolutions]
-            return 4, [source, table.refs([r.ref for r in resolutions]), kinds]
+            kinds = [RESOLUTION_KINDS.index(r.kind) for r in resolutions]
+            return 4, ((source,), table.refs([r.ref for r in resolutions]), 0, kinds)
     return -1, None
 
 
@@ -114,45 +124,48 @@ def chat_message(line: bytes) -> ChatMessage:
     return entry
 
 
-def _tool_result(line: bytes, facts: list[Any], refs: list[QuestionRef]) -> Entry:
+Strings = Iterator[str]
+
+
+def _tool_result(line: bytes, strings: Strings, refs: list[Any], _flag: int, _k: bytes) -> Entry:
     entry: ToolResult = _new(ToolResult)
-    _set(entry, "call_id", facts[0])
-    _set(entry, "delivered", tuple([refs[n] for n in facts[1]]))
+    _set(entry, "call_id", next(strings))
+    _set(entry, "delivered", tuple(refs))
     set_pending(entry, (line, None))
     return entry
 
 
-def _feedback(line: bytes, facts: list[Any], refs: list[QuestionRef]) -> Entry:
+def _feedback(line: bytes, _strings: Strings, refs: list[Any], _flag: int, _k: bytes) -> Entry:
     entry: FeedbackDelivered = _new(FeedbackDelivered)
-    _set(entry, "delivered", tuple([refs[n] for n in facts[0]]))
+    _set(entry, "delivered", tuple(refs))
     set_pending(entry, (line, None))
     return entry
 
 
-def _group(line: bytes, facts: list[Any], refs: list[QuestionRef]) -> Entry:
+def _group(line: bytes, strings: Strings, refs: list[Any], flag: int, _k: bytes) -> Entry:
     entry: GroupAsked = _new(GroupAsked)
-    _set(entry, "call_id", facts[0])
-    _set(entry, "group_id", facts[1])
-    _set(entry, "blocking", facts[2])
-    set_pending(entry, (line, tuple([refs[n] for n in facts[3]])))
+    _set(entry, "call_id", next(strings))
+    _set(entry, "group_id", next(strings))
+    _set(entry, "blocking", flag == 1)
+    set_pending(entry, (line, tuple(refs)))
     return entry
 
 
-def _resolved(line: bytes, facts: list[Any], refs: list[QuestionRef]) -> Entry:
+def _resolved(line: bytes, strings: Strings, refs: list[Any], _flag: int, kinds: bytes) -> Entry:
     entry: Resolved = _new(Resolved)
-    _set(entry, "source", facts[0])
-    pairs = tuple([(refs[n], _KINDS[k]) for n, k in zip(facts[1], facts[2], strict=True)])
+    _set(entry, "source", next(strings))
+    pairs = tuple([(ref, RESOLUTION_KINDS[k]) for ref, k in zip(refs, kinds, strict=True)])
     set_pending(entry, (line, pairs))
     return entry
 
 
-def _chat(line: bytes, _facts: list[Any], _refs: list[QuestionRef]) -> Entry:
+def _chat(line: bytes, _strings: Strings, _refs: list[Any], _flag: int, _k: bytes) -> Entry:
     return chat_message(line)
 
 
-# The entry of a row of kind ``n`` is ``BUILDERS[n](line, facts, refs)``: the line's bytes,
-# the row's facts, the index's refs (module docstring).
-BUILDERS: Final[tuple[Callable[[bytes, list[Any], list[QuestionRef]], Entry], ...]] = (
+# The entry of a row of kind ``n`` is ``BUILDERS[n](line, strings, refs, flag, kinds)``: the
+# line's bytes, the index's strings (it takes its own), the row's refs, flag and kinds.
+BUILDERS: Final[tuple[Callable[[bytes, Strings, list[Any], int, bytes], Entry], ...]] = (
     _chat, _tool_result, _feedback, _group, _resolved
 )
 

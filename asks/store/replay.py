@@ -145,8 +145,10 @@ def _replay_indexed(data: bytes, index: Index) -> Replay | None:
         return None
     replay = Replay([], [], good_length, index=index)
     try:
-        refs = [QuestionRef(ref_id, incarnation) for ref_id, incarnation in index.refs]
-        position, number = _lazy_rows(replay, data, index, refs)
+        table = index.table
+        refs = [QuestionRef(ref_id, n) for ref_id, n in zip(table.ids, table.incarnations,
+                                                             strict=True)]
+        position, number = _lazy_rows(replay, data, index, [refs[n] for n in index.items])
     except (ValueError, TypeError, KeyError, IndexError, StopIteration):
         return None
     if position < 0:
@@ -159,7 +161,7 @@ def _replay_indexed(data: bytes, index: Index) -> Replay | None:
 
 
 def _lazy_rows(
-    replay: Replay, data: bytes, index: Index, refs: list[QuestionRef]
+    replay: Replay, data: bytes, index: Index, items: list[QuestionRef]
 ) -> tuple[int, int]:
     """Fold the index's rows (and the lines between them) into ``replay``; the position and
     number of the first line after the last row, or ``(-1, 0)`` if a row does not begin after
@@ -167,7 +169,9 @@ def _lazy_rows(
     records, warnings = replay.records, replay.warnings
     position, number, length = 0, 1, index.length
     last: int | None = None
-    build, facts, new = BUILDERS, iter(index.facts), object.__new__
+    build, new, strings = BUILDERS, object.__new__, iter(index.strings)
+    counts, flags, kinds = index.counts, index.flags, index.item_kinds
+    fact, item = 0, 0  # the next row with facts, the next of its refs
     rows = zip(index.number, index.start, index.end, index.seq, index.ts, index.kind, strict=True)
     for row_number, start, end, seq, ts, kind in rows:
         if start != position:
@@ -181,7 +185,10 @@ def _lazy_rows(
             entry = new(ChatMessage)
             set_pending(entry, (data[start:end], None))
         else:
-            entry = build[kind](data[start:end], next(facts), refs)
+            end_item = item + counts[fact]
+            entry = build[kind](data[start:end], strings, items[item:end_item], flags[fact],
+                                kinds[item:end_item])
+            fact, item = fact + 1, end_item
         if last is not None and seq <= last:
             warnings.append(f"line {number}: skipped, seq {seq} does not follow seq {last}")
         else:
@@ -192,4 +199,5 @@ def _lazy_rows(
             records.append(made)
             last = seq
         position, number = end + 1, number + 1
-    return (position, number) if next(facts, None) is None else (-1, 0)
+    whole = fact == len(counts) and next(strings, None) is None
+    return (position, number) if whole else (-1, 0)
