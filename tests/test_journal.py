@@ -392,15 +392,19 @@ def test_chat_message_fast_hook_covers_every_field() -> None:
 
 
 def test_paused_gc_resumes_with_new_objects_in_the_oldest_generation() -> None:
-    if gc.get_freeze_count():
-        pytest.skip("an earlier test froze the process heap")
-    with paused_gc():
-        assert not gc.isenabled()
-        built = [[i] for i in range(2 * gc.get_threshold()[0])]  # more than a young collection
-    assert gc.isenabled()
-    assert gc.get_freeze_count() == 0
-    oldest = {id(obj) for obj in gc.get_objects(generation=2)}
-    assert all(id(item) in oldest for item in built)
+    was_frozen = gc.get_freeze_count()
+    gc.unfreeze()  # an earlier test may have run the CLI, which freezes the heap
+    try:
+        with paused_gc():
+            assert not gc.isenabled()
+            built = [[i] for i in range(2 * gc.get_threshold()[0])]  # more than a young gc
+        assert gc.isenabled()
+        assert gc.get_freeze_count() == 0
+        oldest = {id(obj) for obj in gc.get_objects(generation=2)}
+        assert all(id(item) in oldest for item in built)
+    finally:
+        if was_frozen:
+            gc.freeze()  # as the earlier test left it
 
 
 def test_paused_gc_leaves_what_the_process_froze_frozen() -> None:
