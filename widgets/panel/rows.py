@@ -64,7 +64,7 @@ class Row(urwid.Widget):
         self._width = width
         self._prefix = urwid.Text("")
         self._body: urwid.Widget = urwid.Text("")
-        self._columns = urwid.Columns([(width, self._prefix), self._body])
+        self._kept_columns = urwid.Columns([(width, self._prefix), self._body])
         self._inputs: Hashable = _UNSET
         self._variants: dict[Hashable, tuple[urwid.Text, urwid.Widget]] = {}
         self._held: dict[tuple[Hashable, int, bool], urwid.Canvas] = {}
@@ -96,11 +96,18 @@ class Row(urwid.Widget):
 
     def _set_parts(self, prefix: urwid.Text, body: urwid.Widget) -> None:
         self._prefix, self._body = prefix, body
-        columns = self._columns
-        columns.contents[0] = (prefix, columns.options("given", self._width))
-        columns.contents[1] = (body, columns.options())
-        columns.focus_position = 1 if body.selectable() else 0
         self._invalidate()
+
+    @property
+    def _columns(self) -> urwid.Columns:
+        """The ``Columns`` this row draws like, brought up to date only when used (a narrow
+        row, the cursor's position): updating it on every change cost more than the row."""
+        columns = self._kept_columns
+        if columns.contents[0][0] is not self._prefix or columns.contents[1][0] is not self._body:
+            columns.contents[0] = (self._prefix, columns.options("given", self._width))
+            columns.contents[1] = (self._body, columns.options())
+            columns.focus_position = 1 if self._body.selectable() else 0
+        return columns
 
     def selectable(self) -> bool:
         return self._body.selectable()
