@@ -13,10 +13,20 @@ from __future__ import annotations
 import argparse
 import time
 
-from bench import host_bench, journal_bench, launch_bench, provider_bench, repl_bench, web_bench
+from bench import (
+    floor_bench,
+    host_bench,
+    journal_bench,
+    key_bench,
+    launch_bench,
+    provider_bench,
+    repl_bench,
+    web_bench,
+)
 from bench._common import Row, print_table
 
-BENCHMARKS = (journal_bench, host_bench, repl_bench, launch_bench, provider_bench, web_bench)
+BENCHMARKS = (journal_bench, host_bench, key_bench, repl_bench, floor_bench, launch_bench,
+              provider_bench, web_bench)
 
 
 def main(argv: list[str] | None = None) -> None:
