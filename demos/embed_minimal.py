@@ -22,7 +22,7 @@ from pathlib import Path
 import trio
 import urwid
 
-from asks import LAYER_PALETTE, AgentPort, AsksLayer, Journal, QuestionHost, ToolError
+from asks import LAYER_PALETTE, AgentPort, AsksLayer, AsksScreen, Journal, QuestionHost, ToolError
 
 
 class Lines:
@@ -139,7 +139,7 @@ async def main(data_dir: Path) -> None:
     lines.append("Type ask, block or withdraw, then Enter. /asks opens the panel.")
     agent = FakeAgent(host.agent_port, lines)
     screen = ChatScreen(host, agent, lines)
-    terminal = urwid.display.raw.Screen()
+    terminal = AsksScreen()  # urwid's raw screen, redrawing only the rows that change
     terminal.tty_signal_keys(intr="undefined")  # Ctrl+C arrives as a key, not SIGINT
     loop = urwid.MainLoop(screen, LAYER_PALETTE, screen=terminal, event_loop=urwid.TrioEventLoop())
     async with trio.open_nursery() as nursery:
