@@ -17,8 +17,8 @@ import trio.testing
 from helpers import Rig, call, q, wait_on
 
 from asks.contract import ErrorCode, ResultEnvelope, ToolError
-from asks.core.model import Outcome, QuestionRef, QuestionStatus
-from asks.host.host import PanelCommand, QuestionHost
+from asks.core.model import Answer, AnswerKind, Outcome, QuestionRef, QuestionStatus
+from asks.host.host import PanelCommand, QuestionHost, Wait
 from asks.store.entries import FeedbackDelivered, decode
 from asks.store.outbox import DeliveryMode, Feedback
 
@@ -178,6 +178,24 @@ def test_claimed_unit_goes_back_to_the_outbox_when_its_wait_ends_unanswered(
     assert host.outbox.refs() == (saved,)
     [feedback] = drain(host)
     assert feedback.refs == (saved,)
+    assert_exactly_once(rig)
+
+
+def test_a_saved_answer_claimed_by_a_live_wait_cannot_be_waited_on_again(rig: Rig) -> None:
+    """Found by the host state machine: a second wait on a saved answer that a live wait had
+    already claimed delivered it in both tool results. It is ``already_waiting`` now."""
+    saved = rig.async_question("c1", "Which database?")
+    first_open = rig.async_question("c2", "Which cache?")
+    second_open = rig.async_question("c3", "Which queue?")
+    rig.answer_option(saved, 0)
+    first = rig.ask_nowait("c4", wait_on(saved.id, first_open.id))
+    assert isinstance(first, Wait) and not first.done  # claims the saved answer
+    again = rig.ask_nowait("c5", wait_on(saved.id, second_open.id))
+    assert isinstance(again, ToolError) and again.code is ErrorCode.ALREADY_WAITING
+    web = rig.host.answer_from_nowait(first_open.id, first_open.incarnation,
+                                      Answer(AnswerKind.OPTION, (1,)), "web")
+    assert web is None and first.done
+    assert rig.receipts()[saved] == 1
     assert_exactly_once(rig)
 
 

@@ -24,6 +24,7 @@ from asks.core.model import Question, QuestionRef, QuestionStatus, question_id
 from asks.host.waits import ToolReply, Wait, WaitBook
 from asks.store.entries import Entry, GroupAsked, Record, ToolResult, WaitOpened
 from asks.store.journal import Journal
+from asks.store.outbox import Outbox
 from asks.store.projection import CallState, Projection
 
 
@@ -33,6 +34,7 @@ class IntakeCore(Protocol):
     journal: Journal
     projection: Projection
     waits: WaitBook
+    outbox: Outbox
 
     def append(self, entry: Entry, *more: Entry) -> Record | None: ...
     def open_wait(self, call_id: str, refs: tuple[QuestionRef, ...]) -> Wait: ...
@@ -102,7 +104,13 @@ def _wait_on(core: IntakeCore, call_id: str, question_ids: Sequence[str]) -> Too
     if unknown:
         return contract.unknown_question(unknown)
     live = [st for st in states if st is not None]
-    busy = [st.question.id for st in live if core.waits.holds(st.question.ref)]
+    # busy: a pending question a live wait holds, or a saved one a live wait claimed (it will
+    # deliver it): a second wait on either would deliver the same answer twice
+    busy = [
+        st.question.id for st in live
+        if core.waits.holds(st.question.ref)
+        or (not st.delivered and core.outbox.is_claimed(st.question.ref))
+    ]
     if busy:
         return contract.already_waiting(busy)
     refs = tuple(st.question.ref for st in live if not st.delivered)
