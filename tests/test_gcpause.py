@@ -23,7 +23,7 @@ def test_off_inside_on_after_and_what_was_built_is_in_the_oldest_generation() ->
     gc.enable()
     with paused_gc():
         assert not gc.isenabled()
-        built = [[n] for n in range(100)]
+        built = [[n] for n in range(2 * gc.get_threshold()[0])]  # more than a young gc
     assert gc.isenabled()
     assert gc.get_freeze_count() == 0
     oldest = {id(o) for o in gc.get_objects(generation=2)}

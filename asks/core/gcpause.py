@@ -4,7 +4,8 @@
 application's modules at launch (classes, functions, tables; about 80,000 objects and ~110
 young collections otherwise, ~16 ms of the launch, and none of them finds garbage), or
 replaying a journal. Inside the block the collector is off; on leaving, the objects built
-meanwhile go straight to the oldest generation (``gc.freeze()`` + ``gc.unfreeze()``: O(1),
+meanwhile (if more than a young collection's worth) go straight to the oldest generation
+(``gc.freeze()`` + ``gc.unfreeze()``: O(1),
 and it resets the young-generation count), which is where young collections would have moved
 them after traversing them. Nothing stays frozen, and garbage cycles made inside the block are
 still found by the next full collection. The freeze trick is skipped when the process has
@@ -27,13 +28,18 @@ from collections.abc import Iterator
 
 @contextlib.contextmanager
 def paused_gc() -> Iterator[None]:
-    """The collector off inside the block (module docstring)."""
+    """The collector off inside the block (module docstring). The freeze trick is also skipped
+    when fewer objects were built than one young collection takes: nothing to gain, and
+    ``gc.get_freeze_count()`` walks every frozen object (after the CLI froze a big session,
+    each small replay paid for that walk)."""
     was_enabled = gc.isenabled()
     gc.disable()
+    young = gc.get_count()[0]
     try:
         yield
     finally:
-        if gc.get_freeze_count() == 0:
+        built = gc.get_count()[0] - young
+        if built >= gc.get_threshold()[0] and gc.get_freeze_count() == 0:
             gc.freeze()
             gc.unfreeze()
         if was_enabled:

@@ -9,19 +9,17 @@
   has rows for become lazy records (:mod:`asks.store.lazy`) and only the others are decoded;
   the records (compared field by field) and the warnings are the same as without it. An index
   that does not check out is ignored.
-* The cyclic GC is paused while the records are built (:func:`paused_gc`).
+* The cyclic GC is paused while the records are built (:func:`asks.core.gcpause.paused_gc`).
 """
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import zlib
-from collections.abc import Iterator
 from typing import Final
 
 import attrs
 
+from asks.core.gcpause import paused_gc
 from asks.core.model import QuestionRef
 from asks.store.entries import ChatMessage, DecodeError, Record, decode
 from asks.store.index import Index
@@ -47,35 +45,6 @@ class Replay:
     def covered(self) -> int:
         """Bytes described by the index used (0 without one)."""
         return 0 if self.index is None else self.index.length
-
-
-@contextlib.contextmanager
-def paused_gc() -> Iterator[None]:
-    """Pause the cyclic GC while building many long-lived objects (replay): it would rescan
-    the growing heap again and again (measured: ~45% of a 100k-line replay).
-
-    On exit the objects built meanwhile are moved straight to the oldest generation
-    (``gc.freeze()`` + ``gc.unfreeze()``, O(1), resets the young-generation count), which is
-    where two young collections would have put them after traversing all of them (measured:
-    ~0.25 s at the first allocation after a 100k-line replay). Nothing is left frozen, and
-    garbage cycles among them are still found by full collections. Skipped if the process
-    has frozen objects of its own (``unfreeze`` would release those too), and when fewer
-    objects were built than one young collection takes (nothing to gain; and
-    ``gc.get_freeze_count()`` walks every frozen object: after the CLI froze a big session,
-    each small replay paid for that walk).
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    young = gc.get_count()[0]
-    try:
-        yield
-    finally:
-        built = gc.get_count()[0] - young
-        if built >= gc.get_threshold()[0] and gc.get_freeze_count() == 0:
-            gc.freeze()
-            gc.unfreeze()
-        if was_enabled:
-            gc.enable()
 
 
 def replay_lines(data: bytes, index: Index | None = None) -> Replay:
