@@ -15,7 +15,7 @@ from typing import Any
 
 import trio
 
-from asks.agent.lines import call_summary, result_summary
+from asks.agent.lines import call_summary, numbered, questions_summary, result_summary
 from asks.agent.loop import Agent, AgentState, Message, ModelEvent, TextDelta, ToolCall
 from asks.agent.prompts import PromptBroker
 from asks.agent.replay import plural, resumed_notice
@@ -167,6 +167,33 @@ async def test_a_promoted_question_card_shows_the_question(tmp_path: Path) -> No
         rig.host.command_nowait(PanelCommand.CONFIRM)
     cards = [text for _, text in rig.shown(EntryKind.QUESTION)]
     assert cards == ["Color?", f"Color? ({qid})"]
+
+
+SIZE = {"question": "Size?", "header": "Size", "options": [{"label": "S"}, {"label": "L"}]}
+WORD = {"question": "Say a word\non two lines", "header": "Word"}
+
+
+def test_every_question_of_a_group_card_has_its_number() -> None:
+    """Polish (issue 19): the ``? asked:`` card of a group prefixed only its first question."""
+    arguments = {"questions": [COLOR, SIZE, WORD]}
+    assert questions_summary(arguments, lambda _qid: None) == (
+        "1. Color?\n2. Size?\n3. Say a word\n   on two lines"
+    )
+    assert questions_summary({"questions": [COLOR]}, lambda _qid: None) == "Color?"  # one: bare
+    assert numbered(["a", "b"]) == "1. a\n2. b"
+
+
+async def test_a_resumed_group_card_numbers_its_questions_like_the_live_one(
+    tmp_path: Path,
+) -> None:
+    rig = Rig(tmp_path, [call("c1", "ask_user_question", blocking=False,
+                              questions=[COLOR, SIZE])])
+    await rig.turn()
+    live = [text for _, text in rig.shown(EntryKind.QUESTION)]
+    assert live == ["1. Color?\n2. Size?"]
+    resumed = [e.text for e in resumed_entries(tmp_path, rig.journal)
+               if e.kind is EntryKind.QUESTION]
+    assert resumed == live
 
 
 def test_the_result_card_carries_the_notes() -> None:

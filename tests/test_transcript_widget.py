@@ -54,13 +54,19 @@ def test_each_kind_has_a_colour_free_prefix(
     assert visible(view, cols=50) == [row]
 
 
-def test_question_card_is_boxed() -> None:
-    _, view = make((EntryKind.QUESTION, "Which database?\nWhich port?", "call-1"))
+def test_question_card_is_boxed_and_hangs_under_its_prefix() -> None:
+    _, view = make((EntryKind.QUESTION, "1. Which database?\n2. Which port?", "call-1"))
+    assert visible(view, cols=30) == [
+        "┌────────────────────────────┐",
+        "│? asked: 1. Which database? │",
+        "│         2. Which port?     │",
+        "└────────────────────────────┘",
+    ]
+    _, view = make((EntryKind.QUESTION, "Which database?", "call-1"))
     assert visible(view, cols=24) == [
         "┌──────────────────────┐",
         "│? asked: Which        │",
-        "│database?             │",
-        "│Which port?           │",
+        "│         database?    │",
         "└──────────────────────┘",
     ]
 

@@ -9,7 +9,8 @@ Semantics:
   to the transcript.
 * Every kind is recognisable without colour, by its prefix: ``you › ``, ``agent › `` (or
   ``agent (MODEL) › `` when the entry's title names the model), ``⚙ `` tool line,
-  ``? asked: `` question card (in a box), ``✔ result (OUTCOME): `` and
+  ``? asked: `` question card (in a box; its text hangs under the first question, so
+  numbered questions line up), ``✔ result (OUTCOME): `` and
   ``✉ feedback (MODE): `` cards (indented), ``⚑ permission allowed: ``/``⚑ permission denied: ``
   decisions, ``✖ `` error (with its title), ``· `` notice.
   A streaming agent entry ends in ``…`` until it is done.
@@ -95,9 +96,10 @@ def entry_prefix(entry: Entry) -> str:
     return ""
 
 
-def entry_markup(entry: Entry) -> Markup:
-    """Text markup of an entry: attributed prefix, sanitised body, streaming mark."""
-    markup: Markup = [(f"transcript.{entry.kind.value}", entry_prefix(entry))]
+def entry_markup(entry: Entry, *, prefix: bool = True) -> Markup:
+    """Text markup of an entry: attributed prefix (unless ``prefix`` is false: a question
+    card draws it in its own column), sanitised body, streaming mark."""
+    markup: Markup = [(f"transcript.{entry.kind.value}", entry_prefix(entry))] if prefix else []
     body = sanitize_text(entry.text)
     if body:
         markup.append(body)
@@ -108,10 +110,14 @@ def entry_markup(entry: Entry) -> Markup:
 
 def entry_widget(entry: Entry) -> tuple[FlowWidget, urwid.Text]:
     """A fresh widget for ``entry`` (cards are boxed or indented) and its text widget."""
-    text = urwid.Text(entry_markup(entry))
     if entry.kind is EntryKind.QUESTION:
-        body = urwid.AttrMap(text, "transcript.body")
+        text = urwid.Text(entry_markup(entry, prefix=False))
+        label = entry_prefix(entry)
+        width = urwid.calc_width(label, 0, len(label))
+        hanging = urwid.Columns([(width, urwid.Text(("transcript.question", label))), text])
+        body = urwid.AttrMap(hanging, "transcript.body")
         return urwid.AttrMap(urwid.LineBox(body), "transcript.card"), text
+    text = urwid.Text(entry_markup(entry))
     if entry.kind in (EntryKind.RESULT, EntryKind.FEEDBACK):
         return urwid.Padding(text, left=CARD_INDENT), text
     return text, text
@@ -230,7 +236,7 @@ class TranscriptView(urwid.WidgetWrap["urwid.ListBox[int]"]):
     def _redraw_open(self, index: int, entry: Entry) -> None:
         text, drawn = self._open[index]
         if (entry.text, entry.done) != drawn:
-            text.set_text(entry_markup(entry))
+            text.set_text(entry_markup(entry, prefix=entry.kind is not EntryKind.QUESTION))
         if entry.done:
             del self._open[index]
         else:

@@ -7,7 +7,8 @@
 * :func:`outcome_summary` — the first line of a tool's result, cut, for the end of its line.
 * :func:`questions_summary` — the questions of an ``ask_user_question`` call, one per line; a
   ``{questionId}`` entry (a promoted question) shows that question's text, looked up by the
-  caller, with its id.
+  caller, with its id. Several questions are numbered (:func:`numbered`), so every one of
+  them has its mark, not only the first (which follows the card's own prefix).
 * :func:`result_summary` — what the person sees of a question result: ``question → answer``
   per answer (with the person's notes), then the ids still pending.
 
@@ -17,7 +18,7 @@ Nothing here sanitises: the transcript widget does, when drawing.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from asks import contract
@@ -74,6 +75,19 @@ def questions_summary(arguments: object, lookup: QuestionLookup) -> str:
             qid = str(item["questionId"])
             text = lookup(qid)
             lines.append(f"{text} ({qid})" if text else qid)
+    return numbered(lines)
+
+
+def numbered(questions: Sequence[str]) -> str:
+    """One question per line; with several, each starts with its number (``1. ``, ``2. ``)
+    and the further lines of a multi-line question are indented under its text."""
+    if len(questions) < 2:
+        return "\n".join(questions)
+    lines = []
+    for number, text in enumerate(questions, start=1):
+        mark = f"{number}. "
+        first, *rest = text.split("\n")
+        lines += [mark + first, *(" " * len(mark) + line for line in rest)]
     return "\n".join(lines)
 
 

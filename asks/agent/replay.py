@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from asks.agent.lines import call_summary, outcome_summary, result_summary
+from asks.agent.lines import call_summary, numbered, outcome_summary, result_summary
 from asks.agent.transcript import EntryKind, Transcript
 from asks.contract import TOOL_NAME, ResultEnvelope
 from asks.core.i18n import ngettext
@@ -110,4 +110,4 @@ def _ask_call(
         text = question.question.spec.question if question is not None else ""
         promoted = state.group_asked is None
         lines.append(f"{text} ({ref.id})" if promoted and text else text or ref.id)
-    transcript.add(EntryKind.QUESTION, "\n".join(lines), call_id)
+    transcript.add(EntryKind.QUESTION, numbered(lines), call_id)
