@@ -549,3 +549,21 @@ def test_review_shows_what_was_answered_in_the_browser_and_where(rig: Rig) -> No
     text = "\n".join(screen(panel, 100))
     assert "→ Lint (in the browser)" in text
     assert "(already answered)" not in text
+
+
+def test_review_keeps_the_lines_of_a_multi_line_answer_and_note(rig: Rig) -> None:
+    """Polish (issue 19): the Review tab joined a multi-line custom answer into one line."""
+    rig.blocker("c1", q("Which region?", header="Region", options=("eu-west", "us-east")),
+                q("Anything else?", header="Else", options=None))
+    panel = make_panel(rig)
+    rig.clock.past_guard()
+    press(panel, "enter")  # stages eu-west, moves to Else (a free-text question)
+    press(panel, *"first line", "meta enter", *"second line")
+    press(panel, "meta n", *"note one", "meta enter", *"note two", "meta n")
+    press(panel, "enter")  # stages it; the Review tab comes next
+    rows = screen(panel)
+    at = next(i for i, row in enumerate(rows) if "→ first line" in row)
+    column = rows[at].index("→")
+    shown = [row[column:].rstrip(" │") for row in rows[at:at + 4]]
+    assert shown == ["→ first line", "  second line", "  (notes: note one", "  note two)"]
+    assert all(not row[:column].strip(" │") for row in rows[at + 1:at + 4])  # under the answer

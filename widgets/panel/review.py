@@ -1,6 +1,7 @@
 """The Review tab of a multi-question wait: one card per question with its staged answer.
 
-Each card shows the question's chip name and text and ``→ answer`` (with notes), ``(unanswered)``
+Each card shows the question's chip name and text and ``→ answer`` (with notes; the lines of
+a multi-line answer or note each on their own row, indented under the first), ``(unanswered)``
 or ``→ (already answered)`` for questions answered earlier; the summary under the cards says
 what the confirm key does now (submit all, submit some and leave the rest pending, or nothing
 until at least one is answered). The tab has no cursor row. It reads the host and never
@@ -20,7 +21,7 @@ from asks.core.model import QuestionRef
 from asks.core.tabs import ReviewKey
 from asks.host.ports import PanelPort
 from asks.host.waits import Wait
-from asks.sanitize import sanitize_line
+from asks.sanitize import sanitize_line, sanitize_text
 from asks.widgets.keymap import Command, Context, Keymap, pretty_key
 from asks.widgets.panel.body import Body
 from asks.widgets.panel.markup import OPTION_PREFIX, Markup, frozen, prefixed, text_widget
@@ -70,24 +71,23 @@ class ReviewTab:
         spec = host.question(ref).spec
         if staged is None:
             return self._review_item(number, ref, ("panel.unanswered", _("(unanswered)"))), True
-        text = sanitize_line(staged.text(spec))
-        if staged.notes:
-            text += "  " + _("(notes: {notes})").format(notes=sanitize_line(staged.notes))
-        return self._review_item(number, ref, ("panel.answer", f"→ {text}")), False
+        text = answer_text(staged.text(spec), staged.notes)
+        return self._review_item(number, ref, ("panel.answer", text)), False
 
     def _saved(self, ref: QuestionRef) -> str:
         state = self._host.projection.by_ref[ref]
         answer = state.resolution.answer if state.resolution is not None else None
-        text = _("Declined.") if answer is None else sanitize_line(answer.text(state.question.spec))
+        text = _("Declined.") if answer is None else answer.text(state.question.spec)
+        text = answer_text(text)
         if state.source in (None, "panel"):
-            return f"→ {text}"
+            return text
         if state.source == "web":
             where = _("in the browser")
         elif state.source == "line":
             where = _("in line mode")
         else:
             where = _("from {source}").format(source=sanitize_line(state.source))
-        return f"→ {text} ({where})"
+        return f"{text} ({where})"
 
     def _review_item(self, number: int, ref: QuestionRef, answer: Markup) -> urwid.Widget:
         key = ("review", number, ref, frozen(answer))
@@ -113,3 +113,19 @@ class ReviewTab:
             stay = ngettext("{count} stays pending.", "{count} stay pending.", missing)
             return f"{submits} {stay.format(count=missing)}"
         return _("{key} submits all answers.").format(key=enter)
+
+
+ANSWER_MARK = "→ "
+
+
+def answer_text(answer: str, notes: str = "") -> str:
+    """``→ answer  (notes: …)``, sanitised. A multi-line answer or note keeps its lines (not
+    joined into one): every further line is indented under the first, and the notes start a
+    row of their own."""
+    indent = "\n" + " " * len(ANSWER_MARK)
+    answer, notes = sanitize_text(answer).strip("\n"), sanitize_text(notes).strip("\n")
+    text = ANSWER_MARK + answer.replace("\n", indent)
+    if notes:
+        gap = indent if "\n" in answer + notes else "  "
+        text += gap + _("(notes: {notes})").format(notes=notes.replace("\n", indent))
+    return text
