@@ -60,6 +60,7 @@ with paused_gc():  # the imports build ~80k long-lived objects: no young collect
         record_of,
         resume_command,
     )
+    from asks.agent.hints import LINE_HINTS, AnswerHints
     from asks.agent.loop import Agent, Model, Tool, TurnOutcome, context_from_journal
     from asks.agent.prompts import PromptBroker
     from asks.agent.provider import Provider, Settings
@@ -84,6 +85,7 @@ with paused_gc():  # the imports build ~80k long-lived objects: no young collect
     from asks.surfaces import headless
     from asks.surfaces.terminal import line_mode_wanted
     from asks.widgets.app import Session, WebOptions, run_repl
+    from asks.widgets.hints import panel_hints
     from asks.widgets.keymap import Keymap, build_keymap, parse_key_spec
 
 EXIT_USAGE = 2
@@ -294,7 +296,7 @@ def run(
     )
     with journal:
         session = build_session(journal, records, source, resumed=resumed,
-                                guidance=config.guidance,
+                                guidance=config.guidance, hints=panel_hints(keymap),
                                 command_timeout=config.tools.command_timeout)
         for warning in warnings:  # printed before the screen took over: say them in it too
             session.transcript.add(EntryKind.NOTICE, config_notice(warning))
@@ -463,34 +465,25 @@ def build_session(
     ui_attached: bool = True,
     command_timeout: float | None = None,
     allow_commands: bool = False,
+    hints: AnswerHints = LINE_HINTS,
 ) -> Session:
     """Host, agent, transcript and prompt broker for a new or resumed session. Without a UI
     the host answers ask calls with ``no_ui`` and permission prompts are denied (allowed with
     ``allow_commands``). Tools: module docstring (``command_timeout``: ``run_command``'s own
-    default when ``None``)."""
+    default when ``None``). ``hints``: how the person answers on the surface (its keys)."""
     host = QuestionHost(journal, records, clock=trio.current_time, ui_attached=ui_attached)
     transcript = Transcript()
     messages = context_from_journal(host.projection.conversation)
-    model = build_model(source, guidance, seen=len(messages))
-    if resumed:
-        replay_transcript(transcript, host, model.name)
+    model = build_model(source, guidance, seen=len(messages), hints=hints)
+    if resumed:  # the visible chat rebuilt from the journal; only now imported (launch cost)
+        from asks.agent.replay import replay_session  # noqa: PLC0415
+        replay_session(transcript, host, model.name, unfinished=RESTARTED, hints=hints)
     broker = PromptBroker(host.panel_port)
     tools: list[Tool] = (scripted_tools() if isinstance(source, Script)
                          else real_tools(Path.cwd(), command_timeout))
     confirm = broker.confirm if ui_attached else allow_all if allow_commands else headless.deny
-    agent = Agent(
-        host.agent_port, model, tools, transcript, confirm, messages=messages, guidance=guidance
-    )
+    agent = Agent(host.agent_port, model, tools, transcript, confirm, messages=messages,
+                  guidance=guidance, hints=hints)
     if resumed:
         agent.close_open_calls(RESTARTED)
     return Session(host, agent, transcript, broker)
-
-
-def replay_transcript(transcript: Transcript, host: QuestionHost, model_name: str) -> None:
-    """Rebuild the visible chat from the journal (asks/agent/replay.py), then say so."""
-    from asks.agent import replay  # noqa: PLC0415 — resuming only (launch cost)
-
-    replay.rebuild(transcript, host.projection, model_name, unfinished=RESTARTED)
-    stats = host.statistics()
-    notice = replay.resumed_notice(host.journal.session_id, stats.pending, stats.saved_undelivered)
-    transcript.add(EntryKind.NOTICE, notice)

@@ -32,6 +32,7 @@ from pathlib import Path
 import attrs
 
 from asks import contract
+from asks.agent.hints import LINE_HINTS, AnswerHints
 from asks.agent.loop import Model
 from asks.agent.provider import Provider, Settings, resolve_settings
 from asks.agent.scripted import Script, ScriptedModel, builtin_tour, load_script
@@ -138,10 +139,14 @@ def _real(
                             temperature=configured.temperature)
 
 
-def build_model(source: Script | Settings, guidance: contract.Guidance, *, seen: int = 0) -> Model:
-    """The scripted model, or the provider's (its module and SDK imported only now)."""
+def build_model(
+    source: Script | Settings, guidance: contract.Guidance, *, seen: int = 0,
+    hints: AnswerHints = LINE_HINTS,
+) -> Model:
+    """The scripted model (its placeholders say ``hints``), or the provider's (its module and
+    SDK imported only now)."""
     if isinstance(source, Script):
-        return ScriptedModel(source, seen=seen)
+        return ScriptedModel(source, seen=seen, hints=hints)
     if source.provider is Provider.ANTHROPIC:
         from asks.agent.anthropic_model import AnthropicModel  # noqa: PLC0415 — only for it
 

@@ -10,7 +10,9 @@
   caller, with its id. Several questions are numbered (:func:`numbered`), so every one of
   them has its mark, not only the first (which follows the card's own prefix).
 * :func:`result_summary` — what the person sees of a question result: ``question → answer``
-  per answer (with the person's notes), then the ids still pending.
+  per answer (with the person's notes), then the ids still pending and how to answer them on
+  the surface in front of the person (:mod:`asks.agent.hints`: ``Shift+Tab or /asks`` with the
+  configured key, ``/asks`` in line mode).
 
 Nothing here sanitises: the transcript widget does, when drawing.
 """
@@ -22,6 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from asks import contract
+from asks.agent.hints import LINE_HINTS, AnswerHints, how_to_answer
 from asks.core.i18n import _
 
 MAX_CALL_LINE: Final = 120
@@ -91,14 +94,14 @@ def numbered(questions: Sequence[str]) -> str:
     return "\n".join(lines)
 
 
-def result_summary(envelope: contract.ResultEnvelope) -> str:
+def result_summary(envelope: contract.ResultEnvelope, hints: AnswerHints = LINE_HINTS) -> str:
     """``question → answer (notes: …)`` per answer, then pending ids (module docstring)."""
     details = envelope.details
     lines = [_answer_line(a) for a in details.get("answers", []) if isinstance(a, dict)]
     pending = [str(p) for p in details.get("pending", [])]
     if pending:
-        ids = ", ".join(pending)
-        lines.append(_("pending: {ids} (answer any time: Shift+Tab or /asks)").format(ids=ids))
+        line = _("pending: {ids} (answer any time: {how})")
+        lines.append(line.format(ids=", ".join(pending), how=how_to_answer(hints)))
     return "\n".join(lines) or envelope.outcome.value
 
 

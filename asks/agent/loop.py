@@ -47,6 +47,7 @@ import trio
 from asks import contract
 from asks.agent.edge import assign_ids
 from asks.agent.events import Message, ModelError, ModelEvent, ModelNotice, TextDelta, ToolCall
+from asks.agent.hints import LINE_HINTS, AnswerHints
 from asks.agent.lines import call_summary, outcome_summary, questions_summary, result_summary
 from asks.agent.reply import SAID_NOTHING, ReplyReader
 from asks.agent.transcript import EntryKind, Transcript
@@ -144,6 +145,7 @@ class Agent:
     confirm: Callable[[str], Any]  # async (text) -> bool: the foreign-prompt broker
     messages: list[Message] = attrs.Factory(list)
     guidance: contract.Guidance = contract.DEFAULT_GUIDANCE
+    hints: AnswerHints = LINE_HINTS  # how the person answers on this surface (result cards)
     state: AgentState = AgentState.IDLE
     _inbox_send: trio.MemorySendChannel[str] = attrs.field(init=False)
     _inbox: trio.MemoryReceiveChannel[str] = attrs.field(init=False)
@@ -356,7 +358,8 @@ class Agent:
             self.messages.append(message)  # the host journaled it (tool_result line)
         else:
             self._append(message)  # a retry answered from an earlier result: not journaled yet
-        self.transcript.add(EntryKind.RESULT, result_summary(reply), reply.outcome.value)
+        summary = result_summary(reply, self.hints)
+        self.transcript.add(EntryKind.RESULT, summary, reply.outcome.value)
 
     def _journaled_result(self, call_id: str) -> ToolResult | None:
         state = self.host.projection.calls.get(call_id)

@@ -18,10 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from asks.agent.hints import LINE_HINTS, AnswerHints
 from asks.agent.lines import call_summary, numbered, outcome_summary, result_summary
 from asks.agent.transcript import EntryKind, Transcript
 from asks.contract import TOOL_NAME, ResultEnvelope
 from asks.core.i18n import ngettext
+from asks.host.host import QuestionHost
 from asks.store.entries import ChatMessage, FeedbackDelivered, Record, ToolResult
 from asks.store.projection import Projection
 
@@ -32,9 +34,11 @@ def plural(count: int, noun: str) -> str:
 
 
 def rebuild(
-    transcript: Transcript, projection: Projection, model_name: str, *, unfinished: str
+    transcript: Transcript, projection: Projection, model_name: str, *, unfinished: str,
+    hints: AnswerHints = LINE_HINTS,
 ) -> None:
-    """Append the replayed entries (module docstring) to ``transcript``."""
+    """Append the replayed entries (module docstring) to ``transcript``; result cards say how
+    to answer with ``hints`` (the surface resuming it)."""
     results = _tool_messages(projection.conversation)
     for record in projection.conversation:
         entry = record.entry
@@ -42,9 +46,20 @@ def rebuild(
             _chat(transcript, projection, entry, results, model_name, unfinished)
         elif isinstance(entry, ToolResult):
             envelope = ResultEnvelope(entry.outcome, entry.text, entry.details)
-            transcript.add(EntryKind.RESULT, result_summary(envelope), entry.outcome.value)
+            transcript.add(EntryKind.RESULT, result_summary(envelope, hints), entry.outcome.value)
         elif isinstance(entry, FeedbackDelivered):
             transcript.add(EntryKind.FEEDBACK, entry.text, entry.mode)
+
+
+def replay_session(
+    transcript: Transcript, host: QuestionHost, model_name: str, *, unfinished: str,
+    hints: AnswerHints = LINE_HINTS,
+) -> None:
+    """Rebuild the visible chat of ``host``'s journal (:func:`rebuild`), then say so."""
+    rebuild(transcript, host.projection, model_name, unfinished=unfinished, hints=hints)
+    stats = host.statistics()
+    notice = resumed_notice(host.journal.session_id, stats.pending, stats.saved_undelivered)
+    transcript.add(EntryKind.NOTICE, notice)
 
 
 def resumed_notice(session_id: str, pending: int, undelivered: int) -> str:

@@ -23,7 +23,13 @@ How it reacts (it only sees the context, like a real model):
 * the first call of a new session with no user message starts the ``start`` step;
 * a reply's ``say`` may quote what really happened: ``{user}`` (last user message),
   ``{answers}`` (the answers in the newest tool result or feedback, comma-separated),
-  ``{result}`` (the newest tool result text), ``{feedback}`` (the newest feedback text).
+  ``{result}`` (the newest tool result text), ``{feedback}`` (the newest feedback text);
+* … and say how the person answers on the surface in front of them (the model's
+  :class:`~asks.agent.hints.AnswerHints`, from the composition root: never a key written
+  into the script): ``{answer_hint}`` (a sentence: where a queued question waits and how to
+  answer it), ``{decline}`` and ``{defer}`` (the key or command that declines or defers a
+  blocking question: ``Alt+D``/``Alt+L`` in the panel, ``/decline``/``/later`` in line mode),
+  ``{collapse_hint}`` (a sentence on the collapse key, or nothing).
 
 Tool call ids are ``s<context length>-<n>``: unique in a session, also across resume.
 """
@@ -43,6 +49,7 @@ import attrs
 import trio
 
 from asks import contract
+from asks.agent.hints import LINE_HINTS, AnswerHints, answer_sentence, collapse_sentence
 from asks.agent.loop import Message, ModelEvent, TextDelta, ToolCall
 
 TRIGGERS = ("start", "message", "feedback")
@@ -150,7 +157,7 @@ def _reply(raw: object, where: str) -> Reply:
     if not isinstance(calls, list):
         raise ScriptError(f"{where}: 'call' must be an array of tables")
     try:
-        say.format_map(_Quotes(()))
+        say.format_map(_Quotes((), LINE_HINTS))
     except (ValueError, IndexError, AttributeError) as exc:
         message = f"{where}: bad placeholder in 'say' ({exc}); write {{{{ }}}} for braces"
         raise ScriptError(message) from exc
@@ -174,6 +181,7 @@ class ScriptedModel:
     name: str = "scripted"
     opens_sessions: bool = True
     seen: int = 0  # context messages already read (set to the restored length on resume)
+    hints: AnswerHints = LINE_HINTS  # the surface's keys and commands, for the placeholders
     _queue: deque[Reply] = attrs.Factory(deque)
 
     async def stream(
@@ -181,7 +189,7 @@ class ScriptedModel:
     ) -> AsyncIterator[ModelEvent]:
         self._read(messages)
         reply = self._queue.popleft() if self._queue else self._fallback(messages)
-        for word in _words(reply.say.format_map(_Quotes(messages))):
+        for word in _words(reply.say.format_map(_Quotes(messages, self.hints)).rstrip()):
             yield TextDelta(word)
             if reply.delay:
                 await trio.sleep(reply.delay)
@@ -231,11 +239,15 @@ class ScriptedModel:
 class _Quotes(dict[str, str]):
     """Placeholder values for ``say``, computed from the context on demand."""
 
-    def __init__(self, messages: Sequence[Message]) -> None:
+    def __init__(self, messages: Sequence[Message], hints: AnswerHints) -> None:
         super().__init__()
         self.messages = messages
+        self.hints = hints
 
     def __missing__(self, key: str) -> str:
+        hint = self._hint(key)
+        if hint is not None:
+            return hint
         if key == "user":
             return _last(self.messages, lambda m: m.role == "user" and not _is_feedback(m))
         if key == "result":
@@ -247,6 +259,13 @@ class _Quotes(dict[str, str]):
             found = _RESULT_ANSWER.findall(text) + _FEEDBACK_ANSWER.findall(text)
             return ", ".join(found) if found else "(no answers)"
         return "{" + key + "}"
+
+    def _hint(self, key: str) -> str | None:
+        hints = self.hints
+        spoken = {"answer_hint": answer_sentence, "collapse_hint": collapse_sentence}
+        if key in spoken:
+            return spoken[key](hints)
+        return {"decline": hints.decline, "defer": hints.defer}.get(key)
 
 
 def _is_feedback(message: Message) -> bool:
