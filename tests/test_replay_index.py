@@ -71,7 +71,8 @@ def cycle(n: int, rng: random.Random) -> Iterator[Entry]:
              for _ in refs]
     yield Resolved(tuple(Resolution(ref, kind, answer if kind is ResolutionKind.ANSWERED
                                     else None) for ref, kind in zip(refs, kinds, strict=True)),
-                   source="web" if n % 3 else "panel")
+                   source="web" if n % 3 else "panel",
+                   group_note=f"note for all of {n}" if n % 4 == 0 else "")
     delivered = tuple(ref for ref in refs if rng.random() < 0.8)  # some stay undelivered
     if n % 2 == 0:
         yield ToolResult(f"call-{n}", Outcome.ANSWERED, f"result {n}", {"n": [n]}, delivered)
@@ -189,6 +190,16 @@ def test_lazy_question_states_read_their_question_and_resolution_on_demand() -> 
     for ref, lazy_state in projection.by_ref.items():
         assert lazy_state.resolution == eager.by_ref[ref].resolution
         assert lazy_state.question == eager.by_ref[ref].question
+    refs = list(eager.by_ref)
+    assert projection.group_notes(refs) == eager.group_notes(refs)
+    assert any(note for note, _ in eager.group_notes(refs))  # the journal has some to read
+
+
+def test_an_index_of_resolved_lines_without_the_group_note_field_is_not_trusted() -> None:
+    """The group note (issue 19) changed ``resolved``'s fields: the fingerprint says so, so an
+    index written before it (which could not know the field) is never used."""
+    [resolved] = [p for p in index_file.FINGERPRINT.split(";") if p.startswith("resolved:")]
+    assert ",group_note=" in resolved
 
 
 def rewrite(blob: bytes, change: Any) -> bytes:

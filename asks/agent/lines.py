@@ -10,9 +10,10 @@
   caller, with its id. Several questions are numbered (:func:`numbered`), so every one of
   them has its mark, not only the first (which follows the card's own prefix).
 * :func:`result_summary` — what the person sees of a question result: ``question → answer``
-  per answer (with the person's notes), then the ids still pending and how to answer them on
-  the surface in front of the person (:mod:`asks.agent.hints`: ``Shift+Tab or /asks`` with the
-  configured key, ``/asks`` in line mode).
+  per answer (with the person's notes), the person's note for all the questions if any, then
+  the ids still pending and how to answer them on the surface in front of the person
+  (:mod:`asks.agent.hints`: ``Shift+Tab or /asks`` with the configured key, ``/asks`` in line
+  mode).
 
 Nothing here sanitises: the transcript widget does, when drawing.
 """
@@ -98,6 +99,9 @@ def result_summary(envelope: contract.ResultEnvelope, hints: AnswerHints = LINE_
     """``question → answer (notes: …)`` per answer, then pending ids (module docstring)."""
     details = envelope.details
     lines = [_answer_line(a) for a in details.get("answers", []) if isinstance(a, dict)]
+    note = str(details.get("groupNote") or "").strip()
+    if note:
+        lines.append(_("note for all questions: {note}").format(note=note))
     pending = [str(p) for p in details.get("pending", [])]
     if pending:
         line = _("pending: {ids} (answer any time: {how})")

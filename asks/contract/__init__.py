@@ -29,6 +29,7 @@ from asks.contract.errors import (
     unknown_tool,
 )
 from asks.contract.results import (
+    GroupNote,
     ResultEnvelope,
     already_received_result,
     answered_result,
@@ -69,6 +70,7 @@ __all__ = [
     "WITHDRAW_TOOL",
     "Call",
     "ErrorCode",
+    "GroupNote",
     "Guidance",
     "NewQuestions",
     "ResultEnvelope",

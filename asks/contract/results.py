@@ -4,6 +4,13 @@ Each builder returns a :class:`ResultEnvelope`: the text the model reads plus JS
 ``details``. :func:`feedback_text` is the message that carries async answers. These use the
 stored, already sanitised strings as-is; only host-supplied extras (a reason, a storage detail,
 a call id) are sanitised here.
+
+A :class:`GroupNote` is the person's one note for several questions answered together (the
+Review tab's note, line mode's note after a group, the web page's note of a group). Results
+that carry answers or declines (:func:`answered_result`, :func:`declined_result`) put each
+note after the answers (``User note for all questions: …``) and in ``details["groupNote"]``
+(the notes' texts, one blank line apart; ``""`` when there is none); :func:`feedback_text`
+ends with each note and the ids of the questions it was given with.
 """
 
 from __future__ import annotations
@@ -19,6 +26,14 @@ from asks.contract.schema import FEEDBACK_PREFIX, REF_KEY, TOOL_NAME
 from asks.contract.validate import SHORTENED
 from asks.core.model import MAX_HEADER, Answer, Outcome, Question, Resolution, ResolutionKind
 from asks.sanitize import sanitize_line
+
+
+@attrs.frozen
+class GroupNote:
+    """The person's note for the questions answered together with it (module docstring)."""
+
+    text: str
+    question_ids: tuple[str, ...] = ()
 
 
 @attrs.frozen
@@ -72,6 +87,7 @@ def _envelope(
     *,
     answers: Sequence[tuple[Question, Resolution]] = (),
     pending: Sequence[Question] = (),
+    notes: Sequence[GroupNote] | None = None,
 ) -> ResultEnvelope:
     details: dict[str, Any] = {
         "outcome": outcome.value,
@@ -80,7 +96,14 @@ def _envelope(
         "answers": [_answer_detail(q, r) for q, r in answers],
         "pending": [q.id for q in pending],
     }
+    if notes is not None:
+        details["groupNote"] = "\n\n".join(note.text for note in notes)
     return ResultEnvelope(outcome, text, details)
+
+
+def _notes_phrase(notes: Sequence[GroupNote]) -> str:
+    """`` User note for all questions: ….`` per note (a leading space), or ``""``."""
+    return "".join(f" {_sentence(f'User note for all questions: {note.text}')}" for note in notes)
 
 
 def _answer_phrase(question: Question, resolution: Resolution) -> str:
@@ -134,28 +157,34 @@ def answered_result(
     call_id: str,
     items: Sequence[tuple[Question, Resolution]],
     still_pending: Sequence[Question] = (),
+    notes: Sequence[GroupNote] = (),
 ) -> ResultEnvelope:
-    """The user answered (or declined some of) the questions; PARTIAL if some still pend."""
+    """The user answered (or declined some of) the questions; PARTIAL if some still pend.
+    ``notes``: the person's notes for all of them (module docstring)."""
     text = "User has answered your questions: "
     text += " ".join(_sentence(_answer_phrase(q, r)) for q, r in items)
+    text += _notes_phrase(notes)
     if still_pending:
         text += f" Still pending: {_listing(still_pending)}. {_arrives_later(still_pending)}"
     text += " You can now continue with the user's answers in mind."
     questions = [q for q, _ in items] + list(still_pending)
     text += header_note(questions)
     outcome = Outcome.PARTIAL if still_pending else Outcome.ANSWERED
-    return _envelope(outcome, call_id, text, questions, answers=items, pending=still_pending)
+    return _envelope(outcome, call_id, text, questions, answers=items, pending=still_pending,
+                     notes=notes)
 
 
-def declined_result(call_id: str, questions: Sequence[Question]) -> ResultEnvelope:
-    """The user explicitly declined to answer."""
+def declined_result(
+    call_id: str, questions: Sequence[Question], notes: Sequence[GroupNote] = ()
+) -> ResultEnvelope:
+    """The user explicitly declined to answer (``notes``: what they said about all of them)."""
     text = (
-        "User declined to answer questions. Do not ask them again unless the user asks you "
-        "to; continue with your best judgement and mention the assumptions you make."
-        + header_note(questions)
+        f"User declined to answer questions.{_notes_phrase(notes)} Do not ask them again "
+        "unless the user asks you to; continue with your best judgement and mention the "
+        "assumptions you make." + header_note(questions)
     )
     declined = [(q, Resolution(q.ref, ResolutionKind.DECLINED)) for q in questions]
-    return _envelope(Outcome.DECLINED, call_id, text, questions, answers=declined)
+    return _envelope(Outcome.DECLINED, call_id, text, questions, answers=declined, notes=notes)
 
 
 def deferred_result(call_id: str, questions: Sequence[Question]) -> ResultEnvelope:
@@ -223,10 +252,19 @@ def _feedback_item(question: Question, resolution: Resolution) -> str:
     return item
 
 
-def feedback_text(items: Sequence[tuple[Question, Resolution]]) -> str:
+def _feedback_note(note: GroupNote) -> str:
+    ids = ", ".join(note.question_ids)
+    return f"User note for all of questions {ids}: {note.text}" if ids else (
+        f"User note for all questions: {note.text}")
+
+
+def feedback_text(
+    items: Sequence[tuple[Question, Resolution]], notes: Sequence[GroupNote] = ()
+) -> str:
     """The feedback message carrying saved answers that no tool result delivered (questions
     asked without blocking, or whose blocking wait was interrupted or deferred): a fixed
     framing line, then one paragraph per item naming the question id, the question and the
-    answer (or the decline)."""
+    answer (or the decline), then one per note naming the questions it was given with."""
     intro = f"{FEEDBACK_PREFIX} The user responded to question(s) you asked earlier:"
-    return "\n\n".join([intro, *(_feedback_item(q, r) for q, r in items)])
+    paragraphs = [_feedback_item(q, r) for q, r in items] + [_feedback_note(n) for n in notes]
+    return "\n\n".join([intro, *paragraphs])

@@ -34,9 +34,12 @@ EMPTY_DRAFT: Final = Draft()  # frozen: one shared value for "nothing typed yet"
 
 @attrs.define(eq=False)
 class DraftBook:
-    """The drafts of one host, keyed by question incarnation (a new incarnation starts empty)."""
+    """The drafts of one host, keyed by question incarnation (a new incarnation starts empty),
+    and the note for all questions of a multi-question wait, keyed by its tool call (typed on
+    its Review tab, saved with the answers when Review submits)."""
 
     _drafts: dict[QuestionRef, Draft] = attrs.Factory(dict)
+    _group_notes: dict[str, str] = attrs.Factory(dict)
     staged_revision: int = 0  # grows whenever any draft's ``staged`` changes (views key on it)
 
     def get(self, ref: QuestionRef) -> Draft:
@@ -48,6 +51,15 @@ class DraftBook:
         if draft.staged != before.staged:
             self.staged_revision += 1
         return draft
+
+    def group_note(self, call_id: str) -> str:
+        return self._group_notes.get(call_id, "")
+
+    def set_group_note(self, call_id: str, note: str) -> None:
+        if note:
+            self._group_notes[call_id] = note
+        else:
+            self._group_notes.pop(call_id, None)
 
     def drop(self, ref: QuestionRef) -> None:
         """The question was saved or withdrawn: its draft has no further use."""

@@ -61,7 +61,9 @@ class HostCore(Protocol):
 
     def question(self, ref: QuestionRef) -> Question: ...
     def is_pending(self, ref: QuestionRef) -> bool: ...
-    def save(self, resolutions: Sequence[Resolution], source: str = "panel") -> bool: ...
+    def save(
+        self, resolutions: Sequence[Resolution], source: str = "panel", group_note: str = ""
+    ) -> bool: ...
     def settle_waits(self, refs: Sequence[QuestionRef]) -> None: ...
     def finish_wait(self, wait: Wait, outcome: Outcome, reason: str = "") -> None: ...
     def say(self, notice: str) -> str: ...
@@ -165,7 +167,8 @@ class PanelCommands:
             self.core.settle_waits([ref])
 
     def submit_review(self, wait: Wait) -> bool:
-        """Save the staged answers of ``wait`` (one line) and end it answered or partial."""
+        """Save the staged answers of ``wait`` with its Review note (one line) and end it
+        answered or partial."""
         staged = [
             Resolution(r, ResolutionKind.ANSWERED, self.drafts.get(r).staged)
             for r in wait.refs
@@ -174,8 +177,9 @@ class PanelCommands:
         if not staged:
             self.core.say(Refusal.NOTHING_ANSWERED.text)
             return False
-        if not self.core.save(staged):
+        if not self.core.save(staged, group_note=self.drafts.group_note(wait.call_id)):
             return False
+        self.drafts.set_group_note(wait.call_id, "")
         partial = any(self.core.is_pending(r) for r in wait.refs)
         self.core.finish_wait(wait, Outcome.PARTIAL if partial else Outcome.ANSWERED)
         return True
@@ -189,7 +193,12 @@ class PanelCommands:
     def _decline(self, tab: TabKey | None) -> None:
         """Decline (confirmed): a required tab declines its wait's pending questions."""
         refs = [] if tab is None else self._decline_refs(tab)
-        if refs and self.core.save([Resolution(r, ResolutionKind.DECLINED) for r in refs]):
+        wait = self.waits.of_tab(tab)
+        note = self.drafts.group_note(wait.call_id) if wait is not None else ""
+        declines = [Resolution(r, ResolutionKind.DECLINED) for r in refs]
+        if refs and self.core.save(declines, group_note=note):
+            if wait is not None:
+                self.drafts.set_group_note(wait.call_id, "")
             self.core.settle_waits(refs)
 
     def _defer(self, tab: TabKey | None) -> None:

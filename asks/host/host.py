@@ -37,16 +37,14 @@ from asks.core.model import (
     Outcome,
     Question,
     QuestionRef,
-    QuestionStatus,
     Resolution,
-    ResolutionKind,
     check_source,
 )
 from asks.core.refusal import Refusal
-from asks.core.tabs import TabKey, TabStrip
-from asks.host import calls
+from asks.core.tabs import ReviewKey, TabKey, TabStrip
+from asks.host import answering, calls
 from asks.host.commands import PanelCommand, PanelCommands, PanelMode
-from asks.host.lifecycle import WaitLife
+from asks.host.lifecycle import WaitLife, group_notes
 from asks.host.stats import HostStatistics
 from asks.host.waits import ToolReply, Wait, WaitBook
 from asks.store.entries import ChatMessage, Entry, FeedbackDelivered, Record, Resolved, Withdrawn
@@ -261,7 +259,7 @@ class QuestionHost:
         if not refs:
             return None
         items = [self.item(ref) for ref in refs]
-        text = contract.feedback_text(items)
+        text = contract.feedback_text(items, group_notes(self.projection, refs))
         mode = DeliveryMode.STEER if self.agent_running else DeliveryMode.WAKE
         record = self.append(FeedbackDelivered(refs, text, mode.value))
         if record is None:
@@ -276,35 +274,15 @@ class QuestionHost:
 
     # ====================================================================== other surfaces
     def answer_from_nowait(
-        self, question_id: str, incarnation: int, answer: Answer | None, source: str = "web"
+        self, question_id: str, incarnation: int, answer: Answer | None, source: str = "web",
+        group_note: str = "",
     ) -> Refusal | None:
-        """Save an answer (``None``: a decline) given on another surface (web, line mode).
-
-        The panel's path: one ``resolved`` line (tagged ``source``) is durable before anything
-        is told; a wait whose questions are all closed now ends (its result delivers them);
-        a question of a live multi-question wait is claimed by that wait; else the unit goes
-        to the outbox. Only this question is resolved, only its own draft is dropped.
-        """
+        """Save an answer (``None``: a decline) given on another surface (web, line mode),
+        with the person's note for all the questions of its group (:mod:`.answering`)."""
         ref = QuestionRef(question_id, incarnation)
-        state = self.projection.by_ref.get(ref)
-        if state is None:
-            return Refusal.UNKNOWN_QUESTION
-        if state.status is QuestionStatus.WITHDRAWN:
-            return Refusal.WITHDRAWN
-        if state.status is not QuestionStatus.PENDING:
-            return Refusal.ALREADY_ANSWERED
-        if answer is not None and answer_problem(state.question.spec, answer) is not None:
-            return Refusal.INVALID_ANSWER
-        kind = ResolutionKind.DECLINED if answer is None else ResolutionKind.ANSWERED
-        if self.waits.of_ref(ref) is not None:
-            self.outbox.claim(ref)  # the wait's tool result will deliver it
-        if not self.save([Resolution(ref, kind, answer)], source):
-            self.outbox.release(ref)
-            self._changed()
-            return Refusal.NOT_SAVED
-        self.settle_waits([ref])
+        refusal = answering.answer_from(self, ref, answer, source, group_note)
         self._changed()
-        return None
+        return refusal
 
     def defer_nowait(self, question_id: str) -> Refusal | None:
         """End the wait holding ``question_id`` as deferred (its questions stay pending)."""
@@ -356,6 +334,18 @@ class QuestionHost:
 
     def set_notes_nowait(self, notes: str, tab: TabKey | None = None) -> None:
         self._edit_draft(lambda d: attrs.evolve(d, notes=notes), tab)
+
+    def group_note(self, call_id: str) -> str:
+        """The draft of the note for all questions of a Review tab's wait (``""``: none)."""
+        return self._drafts.group_note(call_id)
+
+    def set_group_note_nowait(self, note: str, tab: TabKey | None = None) -> None:
+        """The Review tab's note editor changed; the note is a draft until Review submits."""
+        tab = tab if tab is not None and tab in self._strip else self.selected
+        if isinstance(tab, ReviewKey):
+            self._panel.disarm()
+            self._drafts.set_group_note(tab.call_id, note)
+            self._notify()
 
     def set_cursor_nowait(self, row: int, tab: TabKey | None = None) -> None:
         self._edit_draft(lambda d: attrs.evolve(d, cursor=row), tab)
@@ -440,9 +430,12 @@ class QuestionHost:
         self._strip.invalidate()
         return records[0]
 
-    def save(self, resolutions: Sequence[Resolution], source: str = "panel") -> bool:
-        """Save resolutions (one line); on success drop their drafts and signal the outbox."""
-        if self.append(Resolved(tuple(resolutions), source)) is None:
+    def save(
+        self, resolutions: Sequence[Resolution], source: str = "panel", group_note: str = ""
+    ) -> bool:
+        """Save resolutions (one line, with the person's note for all of them if any); on
+        success drop their drafts and signal the outbox."""
+        if self.append(Resolved(tuple(resolutions), source, group_note.strip())) is None:
             self.say(_("{notice} Your draft is kept.").format(notice=self.notice))
             return False
         refs = tuple(r.ref for r in resolutions)

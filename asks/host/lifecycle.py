@@ -42,6 +42,12 @@ class WaitCore(Protocol):
     def recompute_tabs(self) -> None: ...
 
 
+def group_notes(projection: Projection, refs: Iterable[QuestionRef]) -> list[contract.GroupNote]:
+    """The person's notes saved with the resolutions of ``refs``, with their questions' ids."""
+    return [contract.GroupNote(note, tuple(r.id for r in given))
+            for note, given in projection.group_notes(refs)]
+
+
 @attrs.define(eq=False)
 class WaitLife:
     """Opens, settles and finishes waits (see module docstring)."""
@@ -111,9 +117,11 @@ class WaitLife:
         match outcome:
             case Outcome.ANSWERED | Outcome.PARTIAL:
                 items = [self.core.item(r) for r in resolved]
-                return contract.answered_result(call_id, items, pending), resolved
+                notes = group_notes(self.core.projection, resolved)
+                return contract.answered_result(call_id, items, pending, notes), resolved
             case Outcome.DECLINED:
-                return contract.declined_result(call_id, questions), resolved
+                notes = group_notes(self.core.projection, resolved)
+                return contract.declined_result(call_id, questions, notes), resolved
             case Outcome.DEFERRED:
                 return contract.deferred_result(call_id, pending), ()
             case Outcome.WITHDRAWN:

@@ -124,9 +124,17 @@ class SurfacePort(_Port):
         return self._host.subscribe_events(listener)
 
     def answer_from_nowait(
-        self, question_id: str, incarnation: int, answer: Answer | None, source: str
+        self,
+        question_id: str,
+        incarnation: int,
+        answer: Answer | None,
+        source: str,
+        group_note: str = "",
     ) -> Refusal | None:
-        return self._host.answer_from_nowait(question_id, incarnation, answer, source)
+        """Save an answer (``None``: decline); ``group_note``: the person's note for all the
+        questions of its group, delivered with them."""
+        return self._host.answer_from_nowait(question_id, incarnation, answer, source,
+                                             group_note)
 
     def defer_nowait(self, question_id: str) -> Refusal | None:
         return self._host.defer_nowait(question_id)
@@ -196,6 +204,12 @@ class PanelPort(SurfacePort):
 
     def set_cursor_nowait(self, row: int, tab: TabKey | None = None) -> None:
         self._host.set_cursor_nowait(row, tab)
+
+    def group_note(self, call_id: str) -> str:
+        return self._host.group_note(call_id)
+
+    def set_group_note_nowait(self, note: str, tab: TabKey | None = None) -> None:
+        self._host.set_group_note_nowait(note, tab)
 
     def enter_panel_nowait(self, question_id: str | None = None) -> Refusal | None:
         return self._host.enter_panel_nowait(question_id)

@@ -25,6 +25,7 @@ from typing import Any, Final, Union, get_args, get_origin
 
 import attrs
 import cattrs
+import cattrs.gen
 import cattrs.preconf.orjson
 import orjson
 
@@ -112,10 +113,17 @@ class ToolResult(_LazyEntry):
 
 @attrs.frozen
 class Resolved(_LazyEntry):
-    """The person saved answers or declines (one submit = one line, atomic)."""
+    """The person saved answers or declines (one submit = one line, atomic).
+
+    ``group_note`` is the person's one note for all the questions of this submit (the Review
+    tab's note, line mode's or the web page's note of a group); ``""`` for none. It is left
+    out of the line when empty, so such lines read exactly as before the field existed, and a
+    line without it (an older journal) reads as ``""``.
+    """
 
     resolutions: tuple[Resolution, ...]
     source: str = "panel"
+    group_note: str = ""
 
 
 @attrs.frozen
@@ -286,6 +294,8 @@ def _make_converter() -> cattrs.Converter:
         converter.register_structure_hook(enum_type, _enum_hook(enum_type))
     converter.register_structure_hook_func(lambda tp: tp == dict[str, Any], _structure_json_object)
     converter.register_structure_hook(ChatMessage, _chat_message_hook(converter))
+    converter.register_unstructure_hook(Resolved, cattrs.gen.make_dict_unstructure_fn(
+        Resolved, converter, group_note=cattrs.gen.override(omit_if_default=True)))
     # The entry union is tagged by hand in encode/decode (``TAGS``), as cattrs' tagged-union
     # strategy would, but without generating every class's hooks at import (~10 ms): cattrs
     # generates each hook when first asked for it.

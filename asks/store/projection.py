@@ -11,7 +11,9 @@ What it knows:
 * tool calls (``calls``): their questions, whether blocking, and whether a result closed them;
   ``open_calls`` are the ones without a result (dangling, if found at replay);
 * resolutions (answers, declines) and whether each was delivered (named by a receipt);
-  ``undelivered`` keeps the saved-but-undelivered ones in save order;
+  ``undelivered`` keeps the saved-but-undelivered ones in save order; each state keeps the
+  ``resolved`` entry that saved it (``saved_in``), whose ``group_note`` :meth:`group_notes`
+  reads for the units being delivered;
 * the conversation records (chat messages, tool results, feedback) for transcript rebuild.
 
 Records of a replay index (:mod:`asks.store.lazy`) are folded from their facts, without
@@ -65,6 +67,7 @@ class QuestionState(Deferred):
     resolution: Resolution | None = None
     delivered: bool = False
     source: str | None = None  # where the resolution was given (panel, web, line, …)
+    saved_in: Resolved | None = None  # the line that saved the resolution (its group note)
 
     def defer_resolution(self, resolved: Resolved, position: int) -> None:
         """Take ``resolution`` from ``resolved.resolutions[position]`` on first read."""
@@ -92,6 +95,7 @@ _set_status = QuestionState.__dict__["status"].__set__
 _set_resolution = QuestionState.__dict__["resolution"].__set__
 _set_delivered = QuestionState.__dict__["delivered"].__set__
 _set_source = QuestionState.__dict__["source"].__set__
+_set_saved_in = QuestionState.__dict__["saved_in"].__set__
 
 
 def _deferred_state(group: GroupAsked, position: int) -> QuestionState:
@@ -101,6 +105,7 @@ def _deferred_state(group: GroupAsked, position: int) -> QuestionState:
     _set_resolution(state, None)
     _set_delivered(state, False)
     _set_source(state, None)
+    _set_saved_in(state, None)
     set_pending(state, {"question": (group, position)})
     return state
 
@@ -205,7 +210,7 @@ class Projection:
         facts = resolved_facts(entry)
         if facts is None:
             for resolution in entry.resolutions:
-                self._resolved(resolution, entry.source)
+                self._resolved(resolution, entry)
             return
         # As _resolved for each, without reading the resolutions (module docstring).
         by_ref, pending, source = self.by_ref, self.pending, entry.source
@@ -215,6 +220,7 @@ class Projection:
                 continue
             state.defer_resolution(entry, position)
             state.source = source
+            state.saved_in = entry
             state.status = _ANSWERED if kind is ResolutionKind.ANSWERED else _DECLINED
             pending.pop(ref, None)
             self.undelivered[ref] = _UNSETTLED
@@ -231,12 +237,13 @@ class Projection:
         self.open_calls.pop(entry.call_id, None)
         self._mark_delivered(entry.delivered)
 
-    def _resolved(self, resolution: Resolution, source: str) -> None:
+    def _resolved(self, resolution: Resolution, entry: Resolved) -> None:
         state = self.by_ref.get(resolution.ref)
         if state is None or state.status is not QuestionStatus.PENDING:
             return
         state.resolution = resolution
-        state.source = source
+        state.source = entry.source
+        state.saved_in = entry
         answered = resolution.kind is ResolutionKind.ANSWERED
         status = QuestionStatus.ANSWERED if answered else QuestionStatus.DECLINED
         self._close(resolution.ref, status)
@@ -262,6 +269,21 @@ class Projection:
     # -- queries ---------------------------------------------------------------------------
     def question(self, ref: QuestionRef) -> Question:
         return self.by_ref[ref].question
+
+    def group_notes(self, refs: Iterable[QuestionRef]) -> list[tuple[str, tuple[QuestionRef, ...]]]:
+        """The group notes saved with the resolutions of ``refs``: ``(note, the refs its line
+        resolved)`` once per line that has one, in the order of ``refs``."""
+        seen: dict[int, None] = {}
+        found = []
+        for ref in refs:
+            state = self.by_ref.get(ref)
+            entry = None if state is None else state.saved_in
+            if entry is None or id(entry) in seen:
+                continue
+            seen[id(entry)] = None
+            if entry.group_note:
+                found.append((entry.group_note, tuple(r.ref for r in entry.resolutions)))
+        return found
 
     def state_of(self, question_id: str) -> QuestionState | None:
         ref = self.current.get(question_id)
