@@ -306,7 +306,7 @@ def run(
         def notice(text: str) -> None:  # a hook failed
             session.transcript.add(EntryKind.NOTICE, text)
 
-        async def main() -> None:
+        async def main() -> int | None:  # the signal that ended the REPL (SIGTERM, SIGHUP)
             async with trio.open_nursery() as nursery:
                 warm_up: Callable[[], Any] | None = getattr(model, "warm_up", None)
                 if warm_up is not None:
@@ -314,15 +314,15 @@ def run(
                 nursery.start_soon(_warm_up_later, warm_up_encoders)
                 try:
                     async with running_hooks(session, config, notice):
-                        await run_repl(session, keymap, opening_turn=not resumed, web=web)
+                        return await run_repl(session, keymap, opening_turn=not resumed, web=web)
                 finally:
                     nursery.cancel_scope.cancel()
                     await _close(model)
 
-        trio.run(main)
+        ended = trio.run(main)
     print(_("Session {id} saved. Resume it with: {command}").format(
         id=journal.session_id, command=resume_hint(args, journal.session_id)))
-    return 0
+    return 0 if ended is None else 128 + ended
 
 
 def run_line(args: argparse.Namespace, data_dir: Path, config: Config) -> int:

@@ -139,8 +139,9 @@ async def main(data_dir: Path) -> None:
     lines.append("Type ask, block or withdraw, then Enter. /asks opens the panel.")
     agent = FakeAgent(host.agent_port, lines)
     screen = ChatScreen(host, agent, lines)
-    terminal = AsksScreen()  # urwid's raw screen, redrawing only the rows that change
-    terminal.tty_signal_keys(intr="undefined")  # Ctrl+C arrives as a key, not SIGINT
+    # urwid's raw screen, redrawing only the rows that change; signal_keys=False: Ctrl+C
+    # arrives as a key, not SIGINT, and the terminal is left as it was found at exit
+    terminal = AsksScreen(signal_keys=False)
     loop = urwid.MainLoop(screen, LAYER_PALETTE, screen=terminal, event_loop=urwid.TrioEventLoop())
     async with trio.open_nursery() as nursery:
         nursery.start_soon(agent.run)

@@ -3,13 +3,19 @@
 This is how a person uses the app: a real pty of a chosen size, real key bytes, and the screen
 as a terminal would show it. A reader thread feeds everything the app writes into a
 ``pyte.Screen``; tests wait for text to appear (with a timeout) rather than sleeping.
+
+The terminal's settings (termios) as the app found them are read in the child just before it
+execs the app (:attr:`PtyApp.termios_at_start`); :meth:`PtyApp.termios_now` reads them again
+(through the master side, which on Linux reports the terminal's own), e.g. after it exited.
 """
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import sys
+import termios
 import threading
 import time
 from collections.abc import Sequence
@@ -86,12 +92,25 @@ class PtyApp:
         full_env["PYTHONPATH"] = os.pathsep.join(
             p for p in (str(ROOT), full_env.get("PYTHONPATH", "")) if p
         )
-        self.proc = ptyprocess.PtyProcess.spawn(
-            [sys.executable, *program, *args],
-            dimensions=(rows, cols),
-            env=full_env,
-            cwd=str(cwd or ROOT),
-        )
+        read_end, write_end = os.pipe()
+
+        def snapshot() -> None:  # in the child, just before the exec: the terminal as found
+            os.write(write_end, repr(termios.tcgetattr(0)).encode())
+            os.close(write_end)
+
+        try:
+            self.proc = ptyprocess.PtyProcess.spawn(
+                [sys.executable, *program, *args],
+                dimensions=(rows, cols),
+                env=full_env,
+                cwd=str(cwd or ROOT),
+                preexec_fn=snapshot,
+                pass_fds=(write_end,),
+            )
+        finally:
+            os.close(write_end)
+        with os.fdopen(read_end, "rb") as snapshots:
+            self.termios_at_start: list[object] = ast.literal_eval(snapshots.read().decode())
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
@@ -158,6 +177,10 @@ class PtyApp:
         with self._lock:
             self.screen.resize(rows, cols)
             self.proc.setwinsize(rows, cols)
+
+    def termios_now(self) -> list[object]:
+        """The terminal's settings now, as ``termios.tcgetattr`` lists them (all fields)."""
+        return termios.tcgetattr(self.proc.fd)
 
     # -- typing ----------------------------------------------------------------------------
     def type(self, text: str) -> None:

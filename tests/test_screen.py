@@ -14,6 +14,7 @@ import contextlib
 import io
 import os
 import pty
+import termios
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -156,3 +157,47 @@ async def test_repl_frames_through_the_key_path(tmp_path: Path) -> None:
             for screen, _out in pair:
                 screen.draw_screen(size, canvas)
             assert pair[0][1].getvalue() == pair[1][1].getvalue()
+
+
+# ---------------------------------------------------------------------------- signal keys
+SIGNAL_KEYS = {"intr": termios.VINTR, "quit": termios.VQUIT, "susp": termios.VSUSP,
+               "start": termios.VSTART, "stop": termios.VSTOP}
+
+
+def test_signal_keys_off_while_started_and_the_terminal_restored_exactly() -> None:
+    """``AsksScreen(signal_keys=False)``: Ctrl+C, Ctrl+\\, Ctrl+Z, Ctrl+Q, Ctrl+S are keys
+    while the screen runs; stop (also after a restart, as around Ctrl+G's editor) leaves every
+    termios field as found — including keys the person had set to something else."""
+    master, slave = pty.openpty()
+    try:
+        found = termios.tcgetattr(slave)
+        found[6][termios.VINTR] = b"\x07"  # the person's own interrupt key (stty intr ^G)
+        termios.tcsetattr(slave, termios.TCSANOW, found)
+        found = termios.tcgetattr(slave)
+        screen = AsksScreen(input=os.fdopen(slave, "rb", 0, closefd=False), output=io.StringIO(),
+                            signal_keys=False)
+        for _ in range(2):  # start, stop, start again, stop
+            screen.start()
+            running = termios.tcgetattr(slave)
+            off = os.fpathconf(slave, "PC_VDISABLE")
+            assert {name: running[6][i] for name, i in SIGNAL_KEYS.items()} == dict.fromkeys(
+                SIGNAL_KEYS, bytes([off]))
+            assert not running[3] & termios.ICANON  # urwid's cbreak mode
+            screen.stop()
+            assert termios.tcgetattr(slave) == found
+    finally:
+        os.close(slave)
+        os.close(master)
+
+
+def test_signal_keys_stay_by_default() -> None:
+    master, slave = pty.openpty()
+    try:
+        screen = AsksScreen(input=os.fdopen(slave, "rb", 0, closefd=False), output=io.StringIO())
+        found = termios.tcgetattr(slave)
+        with screen.start():
+            assert termios.tcgetattr(slave)[6][termios.VINTR] == found[6][termios.VINTR]
+        assert termios.tcgetattr(slave) == found
+    finally:
+        os.close(slave)
+        os.close(master)

@@ -15,6 +15,7 @@ One trio nursery runs the urwid loop, the layer's background work and the agent 
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -174,7 +175,7 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
             self._changed("status")
         self._refresh_if_stale()
         if self.keymap.command_for(Context.GLOBAL, key) is Command.INTERRUPT:
-            self._ctrl_c()
+            self.interrupt()
             return None
         unused = self.layer.keypress((cols,), key)
         if unused is None:
@@ -188,7 +189,7 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
             return None
         return unused
 
-    def _ctrl_c(self) -> None:
+    def interrupt(self) -> None:
         """Ctrl+C: interrupt the running turn (or refuse an open prompt); a second Ctrl+C
         within ``QUIT_WINDOW`` seconds quits, whether the first interrupted a turn or not."""
         now, last = self.clock(), self._last_ctrl_c
@@ -318,26 +319,58 @@ async def run_repl(
     opening_turn: bool,
     web: WebOptions | None = None,
     screen: urwid.BaseScreen | None = None,
-) -> None:
-    """Run the REPL until /quit or a double Ctrl+C: urwid, the agent and (``--web`` or
-    ``/web``) the web bridge in one nursery."""
+) -> int | None:
+    """Run the REPL until /quit, a double Ctrl+C, SIGTERM or SIGHUP: urwid, the agent and
+    (``--web`` or ``/web``) the web bridge in one nursery. Returns the number of the signal
+    that ended it (else ``None``).
+
+    The screen (default ``AsksScreen(signal_keys=False)``: Ctrl+C is a key) leaves the
+    terminal as it found it on every way out, an exception included. SIGTERM and SIGHUP end
+    the REPL the way /quit does (live waits end interrupted, the journal is closed by the
+    caller); SIGINT — sent from outside, since the terminal's Ctrl+C is a key here — counts as
+    Ctrl+C, except while the screen is stopped for the external editor (it was the editor's).
+    """
     event_loop = urwid.TrioEventLoop()
     repl = ReplScreen(session, keymap, trio.current_time)
-    raw = screen or AsksScreen()
-    if isinstance(raw, urwid.display.raw.Screen):
-        raw.tty_signal_keys("undefined", "undefined", "undefined", "undefined", "undefined")
+    raw = screen or AsksScreen(signal_keys=False)
     loop = urwid.MainLoop(repl, palette(), screen=raw, event_loop=event_loop,
                           handle_mouse=False)
+    ended: list[int] = []
+    running = trio.CancelScope()  # around the urwid loop: a signal may cancel it early
     async with trio.open_nursery() as nursery:
+        await nursery.start(_signals, repl, raw, running, ended)
         bridge = _WebStarter(repl, web or WebOptions(), nursery)
         repl.on_web_request = bridge.request
         if web is not None and web.start:
             bridge.request()
         nursery.start_soon(_run_agent, session.agent, opening_turn)
         async with repl.layer.running(loop):
-            await event_loop.run_async()
+            with running:
+                await event_loop.run_async()
         session.host.detach_ui_nowait()
         nursery.cancel_scope.cancel()
+    return ended[0] if ended else None
+
+
+async def _signals(
+    repl: ReplScreen, screen: urwid.BaseScreen, running: trio.CancelScope, ended: list[int],
+    *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """SIGTERM/SIGHUP end the REPL; SIGINT is Ctrl+C (see :func:`run_repl`)."""
+    with trio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP, signal.SIGINT) as received:
+        task_status.started()
+        async for signum in received:
+            if signum == signal.SIGINT:
+                if not screen.started:
+                    continue  # Ctrl+C in the external editor: the editor's
+                try:
+                    repl.interrupt()
+                except urwid.ExitMainLoop:
+                    running.cancel()
+                continue
+            ended.append(signum)
+            running.cancel()
+            return
 
 
 @attrs.define(eq=False)

@@ -2,7 +2,8 @@
 
 The draft is written to a private temp file (``mkstemp``: mode 0600) with a trailing newline
 (editors add one; it is stripped again), the screen is suspended while the editor runs under
-trio, and the result — sanitised — becomes the draft if the same tab is still selected.
+trio — on the terminal, with the person's own settings (the screen's stop restored them) —
+and the result — sanitised — becomes the draft if the same tab is still selected.
 """
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ async def edit_externally(
             f.write(text + "\n" if text else "")
         loop.screen.stop()
         try:
-            await trio.run_process([*editor.split(), str(path)], check=False)
+            # stdin=None: the editor reads the terminal (trio's default is an empty pipe)
+            await trio.run_process([*editor.split(), str(path)], stdin=None, check=False)
         finally:
             loop.screen.start()
         edited = sanitize_text(path.read_text(encoding="utf-8")).rstrip("\n")

@@ -20,12 +20,23 @@ What can make that unsafe, and what is done about it:
 
 It also waits for input with one ``poll`` instead of building an epoll selector per key.
 Use it like ``urwid.display.raw.Screen`` (the REPL does; embedders may).
+
+**Ctrl+C as a key** (``AsksScreen(signal_keys=False)``): the terminal's signal and
+flow-control keys — Ctrl+C (intr), Ctrl+\\ (quit), Ctrl+Z (susp), Ctrl+S / Ctrl+Q (stop /
+start) — are switched off while the screen runs, so they reach the program as keys. They are
+switched off in :meth:`_start` *after* urwid saved the terminal's settings, so urwid's stop
+restores the settings exactly as they were found (also on every restart, e.g. around an
+external editor: that one runs with the person's own keys). Calling urwid's
+``tty_signal_keys`` before ``start()`` instead would make urwid save — and at exit restore —
+the switched-off keys.
 """
 
 from __future__ import annotations
 
 import math
+import os
 import select
+import termios
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -86,6 +97,24 @@ def _build(body: list[Any], num_rows: int) -> list[Row]:
     return rows
 
 
+def _switch_off_signal_keys(fd: int) -> None:
+    """Disable the terminal's signal and flow-control characters (``stty intr undef …``)."""
+    mode = termios.tcgetattr(fd)
+    off = os.fpathconf(fd, "PC_VDISABLE")
+    for index in SIGNAL_KEYS:
+        mode[6][index] = off
+    termios.tcsetattr(fd, termios.TCSANOW, mode)
+
+
+def _restore(fd: int, settings: list[Any]) -> None:
+    """Put ``settings`` back; a terminal that hung up (no tty any more) has none to restore."""
+    try:
+        termios.tcsetattr(fd, termios.TCSADRAIN, settings)
+    except termios.error:
+        if os.isatty(fd):
+            raise
+
+
 def reusable(canvas: urwid.Canvas) -> bool:
     """Whether every leaf of ``canvas`` takes trims (not composite itself)."""
     shards = getattr(canvas, "shards", None)
@@ -98,13 +127,38 @@ def reusable(canvas: urwid.Canvas) -> bool:
     )
 
 
-class AsksScreen(urwid.display.raw.Screen):
-    """``urwid.display.raw.Screen`` that rebuilds only changed rows (module docstring)."""
+SIGNAL_KEYS = (termios.VINTR, termios.VQUIT, termios.VSUSP, termios.VSTART, termios.VSTOP)
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+
+class AsksScreen(urwid.display.raw.Screen):
+    """``urwid.display.raw.Screen`` that rebuilds only changed rows; with
+    ``signal_keys=False`` Ctrl+C, Ctrl+\\, Ctrl+Z, Ctrl+S and Ctrl+Q arrive as keys while it
+    runs (module docstring)."""
+
+    def __init__(self, *args: Any, signal_keys: bool = True, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.signal_keys = signal_keys
+        self._found: tuple[int, list[Any]] | None = None  # the terminal's settings at start
         self._row_cache = RowCache()
         self._last: tuple[urwid.Canvas | None, urwid.Canvas | None] = (None, None)
+
+    def _start(self, *args: Any, **kwargs: Any) -> None:
+        fd = self._input_fileno()
+        tty = not self.signal_keys and fd is not None and os.isatty(fd)
+        self._found = (fd, termios.tcgetattr(fd)) if tty and fd is not None else None
+        super()._start(*args, **kwargs)  # saves the settings too, then sets cbreak mode
+        if self._found is not None:
+            _switch_off_signal_keys(self._found[0])
+
+    def _stop(self) -> None:
+        """urwid's stop, then the settings found at start, exactly (urwid restores its own
+        copy, plus signal keys it read at the *first* start)."""
+        try:
+            super()._stop()
+        finally:
+            found, self._found = self._found, None
+            if found is not None:
+                _restore(*found)
 
     def _wait_for_input_ready(self, timeout: float | None) -> list[int]:
         """The input descriptors ready within ``timeout`` seconds (urwid's own builds and
