@@ -20,7 +20,8 @@ import urwid
 from helpers import Rig, call, q
 from urwid.testing import check_flow_sizing, render_text, resolve_attr
 
-from asks.core.model import Answer, AnswerKind, QuestionStatus
+from asks.contract import ResultEnvelope
+from asks.core.model import Answer, AnswerKind, Outcome, QuestionStatus
 from asks.host.host import PanelCommand, PanelMode, Wait
 from asks.widgets.keymap import build_keymap
 from asks.widgets.layer import AsksLayer
@@ -567,3 +568,44 @@ def test_review_keeps_the_lines_of_a_multi_line_answer_and_note(rig: Rig) -> Non
     shown = [row[column:].rstrip(" │") for row in rows[at:at + 4]]
     assert shown == ["→ first line", "  second line", "  (notes: note one", "  note two)"]
     assert all(not row[:column].strip(" │") for row in rows[at + 1:at + 4])  # under the answer
+
+
+def test_review_takes_a_note_for_all_questions_with_alt_n(rig: Rig) -> None:
+    """Issue 19 item 6: the Review tab's note for the whole group, a draft until submitted."""
+    wait = rig.blocker("c1", q("Which region?", header="Region", options=("eu-west", "us-east")),
+                       q("Which instance size?", header="Size", options=("small", "large")))
+    panel = make_panel(rig)
+    rig.clock.past_guard()
+    press(panel, "enter", "enter")  # stages both; the Review tab comes next
+    assert "Alt+N note for all" in " ".join(screen(panel))
+    press(panel, "meta n")
+    assert panel.notes_open and panel.key_context == "reply"
+    press(panel, *"for staging", "meta enter", *"not prod")
+    assert rig.host.group_note("c1") == "for staging\nnot prod"
+    lines = screen(panel)
+    assert "Alt+N close note" in " ".join(lines)
+    check_golden("review_note", lines)
+    assert not wait.done and rig.lines_of("resolved") == []  # typing saved nothing
+
+    press(panel, "meta n")  # closed: the note shows as text
+    text = "\n".join(screen(panel))
+    assert "Note for all: for staging" in text and "not prod" in text
+    press(panel, "shift tab", "tab")  # away and back: still the draft
+    assert rig.host.group_note("c1") == "for staging\nnot prod"
+    press(panel, "enter")
+    assert isinstance(wait.reply, ResultEnvelope)
+    assert wait.reply.details["groupNote"] == "for staging\nnot prod"
+    assert "User note for all questions: for staging\nnot prod." in wait.reply.text
+
+
+def test_enter_in_the_review_note_submits_and_escapes_in_it_are_inert(rig: Rig) -> None:
+    wait = rig.blocker("c1", q("Which region?", header="Region", options=("eu-west", "us-east")),
+                       q("Which instance size?", header="Size", options=("small", "large")))
+    panel = make_panel(rig)
+    rig.clock.past_guard()
+    press(panel, "enter", "tab")  # one staged, Size left unanswered; on Review
+    rig.host.set_group_note_nowait("red\x1b[31mX\x1b]0;title\x07 ok")
+    text = "\n".join(screen(panel))
+    assert "\x1b" not in text and "Note for all: redX ok" in text
+    press(panel, "meta n", "enter")  # Enter in the note editor submits, as in a question's
+    assert isinstance(wait.reply, ResultEnvelope) and wait.reply.outcome is Outcome.PARTIAL

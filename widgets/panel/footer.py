@@ -2,9 +2,10 @@
 
 The hints follow the keymap (keys are never hard-coded here) and the situation: another prompt
 owns the keyboard; the panel does not have the keyboard (how to get there or collapse); the
-Review tab (submit, decline all); an editor is active (submit, newline, close notes); or the
-cursor is on an option (move, pick or toggle, confirm). ``decline`` and ``answer later`` are
-offered for required tabs, ``pause`` for the others, ``next tab`` when there are several.
+Review tab (submit, decline all, the note for all questions, which is an editor when open); an
+editor is active (submit, newline, close notes); or the cursor is on an option (move, pick or
+toggle, confirm). ``decline`` and ``answer later`` are offered for required tabs, ``pause``
+for the others, ``next tab`` when there are several.
 """
 
 from __future__ import annotations
@@ -74,8 +75,13 @@ class Footer:
         leave = [C.PANEL_DECLINE, C.PANEL_DEFER] if required else [C.PANEL_DECLINE, C.PANEL_PAUSE]
         many = [C.PANEL_NEXT_TAB] if len(host.tabs) > 1 else []
         if isinstance(tab, ReviewKey):
+            note = {C.PANEL_NOTES: N_("close note") if notes_open else N_("note for all")}
             labels = {C.PANEL_CONFIRM: N_("submit"), C.PANEL_DECLINE: N_("decline all (twice)")}
-            return self._line(Context.PANEL, [C.PANEL_CONFIRM, *many, *leave], labels)
+            if editing:
+                commands = [C.PANEL_CONFIRM, C.REPLY_NEWLINE, *many, *leave, C.PANEL_NOTES]
+                return self._line(Context.REPLY, commands, {**labels, **note})
+            return self._line(Context.PANEL, [C.PANEL_CONFIRM, *many, *leave, C.PANEL_NOTES],
+                              {**labels, **note})
         if editing:
             commands = [C.PANEL_CONFIRM, C.REPLY_NEWLINE, *many, *leave, C.PANEL_NOTES]
             labels = {C.PANEL_NOTES: N_("close notes")} if notes_open else {}

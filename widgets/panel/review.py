@@ -4,8 +4,10 @@ Each card shows the question's chip name and text and ``→ answer`` (with notes
 a multi-line answer or note each on their own row, indented under the first), ``(unanswered)``
 or ``→ (already answered)`` for questions answered earlier; the summary under the cards says
 what the confirm key does now (submit all, submit some and leave the rest pending, or nothing
-until at least one is answered). The tab has no cursor row. It reads the host and never
-changes it.
+until at least one is answered). Between the cards and the summary, the person's note for
+all the questions: the panel's note editor while notes are open (Alt+N by default; the note is
+the host's draft, saved with the answers when Review submits), else the note as text if one
+was typed. The tab has no cursor row. It reads the host and never changes it.
 
 All model text goes through :mod:`asks.sanitize` before it reaches a widget.
 """
@@ -16,7 +18,7 @@ from collections.abc import Callable, Hashable
 
 import urwid
 
-from asks.core.i18n import _, ngettext
+from asks.core.i18n import N_, _, ngettext
 from asks.core.model import QuestionRef
 from asks.core.tabs import ReviewKey
 from asks.host.ports import PanelPort
@@ -24,8 +26,17 @@ from asks.host.waits import Wait
 from asks.sanitize import sanitize_line, sanitize_text
 from asks.widgets.keymap import Command, Context, Keymap, pretty_key
 from asks.widgets.panel.body import Body
-from asks.widgets.panel.markup import OPTION_PREFIX, Markup, frozen, prefixed, text_widget
+from asks.widgets.panel.markup import (
+    OPTION_PREFIX,
+    Markup,
+    frozen,
+    prefixed,
+    text_widget,
+    width_of,
+)
 from asks.widgets.panel.memo import Memo
+
+GROUP_NOTE_CAPTION = N_("Note for all: ")  # translated where shown
 
 
 class ReviewTab:
@@ -37,14 +48,18 @@ class ReviewTab:
         keymap: Keymap,
         memo: Memo,
         header: Callable[[QuestionRef], str],
+        note_editor: urwid.Edit,
     ) -> None:
         self._host = host
         self._keymap = keymap
         self._memo = memo
         self._header = header
+        self._note_editor = note_editor
+        self._note_row = urwid.AttrMap(note_editor, "panel.editor")
 
-    def build(self, tab: ReviewKey) -> tuple[urwid.Widget, Body, Hashable]:
-        """The tab's heading, its body and its anchor (it has no cursor)."""
+    def build(self, tab: ReviewKey, *, notes_open: bool) -> tuple[urwid.Widget, Body, Hashable]:
+        """The tab's heading, its body and its anchor; ``notes_open``: the note editor is open
+        (then it is the body's cursor row)."""
         host = self._host
         wait = self._wait(tab)
         refs = wait.refs if wait is not None else ()
@@ -57,8 +72,26 @@ class ReviewTab:
         answered = len(refs) - missing
         summary = self._review_summary(answered, missing)
         title = self._memo.text("review", ("panel.question", _("Review your answers")))
-        after = (self._memo.text("review", ("panel.hint", summary)),)
-        return title, Body(lead=(), rows=tuple(rows), after=after), (tab, host.notice)
+        note, editor = self._note(tab, notes_open, len(rows))
+        after = (*note, self._memo.text("review", ("panel.hint", summary)))
+        body = Body(lead=(), rows=tuple(rows), after=after, editor=editor,
+                    cursor=None if editor is None else len(rows))
+        return title, body, (tab, host.notice, notes_open)
+
+    def _note(
+        self, tab: ReviewKey, notes_open: bool, index: int
+    ) -> tuple[tuple[urwid.Widget, ...], tuple[urwid.Edit, int, int] | None]:
+        """The note row (editor or text, if any) and the editor's place in the body."""
+        caption = ("panel.notes", _(GROUP_NOTE_CAPTION))
+        width = width_of(caption[1])
+        if notes_open:
+            row = self._memo.get(("group note",), lambda: prefixed(caption, width, self._note_row))
+            return (row,), (self._note_editor, index, width)
+        note = self._host.group_note(tab.call_id)
+        if not note.strip():
+            return (), None
+        text = text_widget(("panel.notes", sanitize_text(note)))
+        return (self._memo.get(("group note", note), lambda: prefixed(caption, width, text)),), None
 
     def _wait(self, tab: ReviewKey) -> Wait | None:
         return self._host.wait_of_call(tab.call_id)

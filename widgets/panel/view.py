@@ -79,9 +79,10 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         self._max_rows = max_rows
         self._reply = urwid.Edit(multiline=True, placeholder=("panel.placeholder", _(PLACEHOLDER)))
         self._notes = urwid.Edit(multiline=True)
+        self._group_note = urwid.Edit(multiline=True)  # the Review tab's note for all
         self._memo = Memo()
         self._question_rows = QuestionRows(self._memo, self._reply, self._notes)
-        self._review = ReviewTab(host, keymap, self._memo, self._header)
+        self._review = ReviewTab(host, keymap, self._memo, self._header, self._group_note)
         self._footer = Footer(host, keymap, self._memo)
         self._shown: TabKey | None = None
         self._notes_open = False
@@ -159,6 +160,10 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
             self._reply.set_edit_text(draft.custom_text)
         if self._notes.edit_text != draft.notes:
             self._notes.set_edit_text(draft.notes)
+        note = self._host.group_note(tab.call_id) if isinstance(tab, ReviewKey) else ""
+        if self._group_note.edit_text != note:
+            self._group_note.set_edit_text(note)
+            self._group_note.set_edit_pos(len(note))
 
     # ------------------------------------------------------------------ compact modes
     def _pending_count(self) -> int:
@@ -211,7 +216,7 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         tab = host.selected
         assert tab is not None
         if isinstance(tab, ReviewKey):
-            question, body, anchor = self._review.build(tab)
+            question, body, anchor = self._review.build(tab, notes_open=self._notes_open)
         else:
             question, body, anchor = self._question(tab)
         scroll = self._scrolls.setdefault(tab, Scroll())
@@ -313,6 +318,8 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
 
     # ------------------------------------------------------------------ keys
     def _editing(self, tab: TabKey | None) -> bool:
+        if isinstance(tab, ReviewKey):  # its note editor
+            return self._notes_open and tab in self._tab_index(self._host.tabs)
         if not isinstance(tab, QuestionRef) or tab not in self._tab_index(self._host.tabs):
             return False
         spec = self._host.question(tab).spec
@@ -373,7 +380,8 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         return True
 
     def _toggle_notes(self, tab: TabKey | None) -> None:
-        if isinstance(tab, QuestionRef) and tab == self._host.selected:
+        """Open or close the notes: a question's own, or on Review the note for all."""
+        if isinstance(tab, QuestionRef | ReviewKey) and tab == self._host.selected:
             self._notes_open = not self._notes_open
             self.refresh()
 
@@ -388,12 +396,17 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         """Give ``key`` to the active editor; push a change to the host's draft."""
         if tab != self._host.selected:
             return None  # aimed at another tab's editor: the host cannot take it (see NOTES)
-        edit = self._notes if self._notes_open else self._reply
+        if isinstance(tab, ReviewKey):
+            edit = self._group_note
+        else:
+            edit = self._notes if self._notes_open else self._reply
         before = (edit.edit_text, edit.edit_pos)
         width = self._frame.body.editor_cols(cols - 2 * BORDER_COLS) if self._frame else cols
         unused = edit.keypress((width,), key)
         if (edit.edit_text, edit.edit_pos) != before:
-            if edit is self._notes:
+            if edit is self._group_note:
+                self._host.set_group_note_nowait(edit.edit_text)
+            elif edit is self._notes:
                 self._host.set_notes_nowait(edit.edit_text)
             else:
                 self._host.set_custom_text_nowait(edit.edit_text, edit.edit_pos)
