@@ -201,7 +201,7 @@ def test_line_mode_reports_a_failing_hook_once_on_stderr(tmp_path: Path) -> None
     done = subprocess.run(
         [sys.executable, "-m", "asks", "--data-dir", str(tmp_path / "data"),
          "--script", str(SCRIPTS / "line_group.toml")],
-        input=b"1\n2\nagain\nmain\n", capture_output=True, env=asks_env(tmp_path), cwd=ROOT,
+        input=b"1\n2\n\nagain\nmain\n", capture_output=True, env=asks_env(tmp_path), cwd=ROOT,
         timeout=120, check=False)
     assert done.returncode == 0, done.stderr.decode()
     assert "agent> BRANCH: main" in done.stdout.decode()  # two blockers, two failures

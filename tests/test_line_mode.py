@@ -227,14 +227,38 @@ def test_end_of_input_at_a_blocking_question_interrupts_its_wait_and_never_decli
 def test_a_group_one_question_at_a_time_with_multi_select_then_free_text_digits(
     session: Session,
 ) -> None:
-    done = session.run("2\n1,3\nagain\n42\n", script="line_group.toml")
+    done = session.run("2\n1,3\n\nagain\n42\n", script="line_group.toml")  # no group note
     assert_clean_end(done, session)
     text = done.stdout.decode()
+    assert "Note for all questions (optional, Enter skips): " in out_lines(done)
     assert "(" in text and re.search(rf"\({QUESTION_ID} · required · 2 of 2\)", text)
     assert "agent> GROUP-DONE: Dog, Chips, Fruit" in text
     assert "agent> BRANCH: 42" in text  # a free-text question takes digits as text
     results = session.of_type("tool_result")
     assert [r["outcome"] for r in results] == ["answered", "answered"]
+    assert_delivered_exactly_once(session)
+
+
+def test_after_the_last_question_of_a_group_an_optional_note_goes_with_the_answers(
+    session: Session,
+) -> None:
+    """Issue 19 item 6: the note for all questions of a group, in line mode."""
+    done = session.run("2\n1,3\n/quit\nfor the demo box\nhello\n", script="line_group.toml")
+    assert_clean_end(done, session)
+    lines = out_lines(done)
+    prompt = "Note for all questions (optional, Enter skips): "
+    assert lines[lines.index(prompt + "/quit") + 1:][:2] == [
+        "-- A note cannot start with /: type the note, or press Enter to skip it.",
+        prompt + "for the demo box"]  # a command never becomes the note
+    assert "agent> GROUP-DONE: Dog, Chips, Fruit" in lines
+    assert "  note for all questions: for the demo box" in lines  # the result card
+    assert "agent> ECHO: hello" in lines  # the line after the note is chat again
+    (result,) = session.of_type("tool_result")
+    assert result["outcome"] == "answered"
+    assert result["details"]["groupNote"] == "for the demo box"
+    assert "User note for all questions: for the demo box." in result["text"]
+    resolved = session.of_type("resolved")
+    assert [line.get("group_note") for line in resolved] == [None, "for the demo box"]
     assert_delivered_exactly_once(session)
 
 

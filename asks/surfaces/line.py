@@ -16,7 +16,8 @@ What a line means depends on what is asked when it is *taken* (never when it was
    order, ``answer>``): a number, ``1,3`` for a multi-select, or the person's own text; notes
    after `` //``; ``/decline`` declines this question; ``/later`` defers the wait (its
    questions stay pending); in a group of several, an empty line submits what was answered so
-   far after a ``[y/N]`` confirmation (the rest stay pending);
+   far after a ``[y/N]`` confirmation (the rest stay pending), and after its last question
+   one more line is an optional note for all of them (an empty line skips it);
 3. ``/asks ID`` picked a pending question → the same prompt (``/later`` leaves it pending)
    (what a line does at a question: asks/surfaces/line_questions.py);
 4. otherwise chat (``you>``): a message for the agent, ``/asks`` (list), ``/asks ID``,

@@ -10,6 +10,11 @@ question, or one picked with ``/asks ID``. A line is
   confirmation (the rest stay pending); otherwise a problem;
 * otherwise an answer (asks/surfaces/line_prompts.py), saved through the surface port.
 
+An answer (or ``/decline``) to the last open question of a blocking group of several is
+saved only after one more line: an optional note for all the questions of the group (an empty
+line skips it; a line starting with ``/`` is refused, so a command never becomes the note). It
+is saved with that answer and reaches the agent with the group's result.
+
 A line that gives no answer, or an answer the host refuses as not fitting or not saved,
 prints one line saying why; the caller asks again. Nothing is saved from such a line.
 """
@@ -32,6 +37,7 @@ from asks.surfaces.line_prompts import parse_answer, parse_yes_no
 
 SOURCE: Final = "line"
 PARTIAL_PROMPT: Final = N_("Submit the answers given so far? The rest stay pending. [y/N] ")
+NOTE_PROMPT: Final = N_("Note for all questions (optional, Enter skips): ")
 
 
 class Step(enum.Enum):
@@ -66,6 +72,8 @@ class QuestionPrompt:
 
     async def handle(self, need: Asking, text: str, confirm: Confirm) -> Step:
         """Apply one (sanitised, stripped) line to the question ``need`` asks."""
+        if text.split()[:1] == ["/decline"]:
+            return await self._save(need, None, confirm)
         if text.startswith("/"):
             return self._command(need, text.split())
         if not text:
@@ -78,12 +86,10 @@ class QuestionPrompt:
         if isinstance(answer, str):
             self.out.line(f"-- {answer}")
             return Step.AGAIN
-        return self._save(need, answer)
+        return await self._save(need, answer, confirm)
 
     def _command(self, need: Asking, words: Sequence[str]) -> Step:
         name = words[0]
-        if name == "/decline":
-            return self._save(need, None)
         if name == "/later":
             return self._later(need)
         if name == "/asks":
@@ -105,9 +111,26 @@ class QuestionPrompt:
         self.out.line("-- " + _("Deferred: the questions stay pending (/asks lists them)."))
         return Step.DONE
 
-    def _save(self, need: Asking, answer: Answer | None) -> Step:
+    def _closes_group(self, need: Asking) -> bool:
+        """Is ``need`` the last open question of a blocking group of several?"""
+        wait = self.port.wait_for(need.ref)
+        pending = self.port.projection.pending
+        return wait is not None and len(wait.refs) > 1 and all(
+            ref == need.ref or ref not in pending for ref in wait.refs)
+
+    async def _group_note(self, confirm: Confirm) -> str:
+        """The note for all questions of the group (``""``: skipped, or no line came)."""
+        while True:
+            line = await confirm(_(NOTE_PROMPT))
+            if line is None or not line.startswith("/"):
+                return line or ""
+            self.out.line("-- " + _("A note cannot start with /: type the note, or press "
+                                    "Enter to skip it."))
+
+    async def _save(self, need: Asking, answer: Answer | None, confirm: Confirm) -> Step:
         ref = need.ref
-        refusal = self.port.answer_from_nowait(ref.id, ref.incarnation, answer, SOURCE)
+        note = await self._group_note(confirm) if self._closes_group(need) else ""
+        refusal = self.port.answer_from_nowait(ref.id, ref.incarnation, answer, SOURCE, note)
         if refusal is Refusal.NOT_SAVED:
             self.out.line("-- " + _("Not saved: storage failed. Nothing was sent; try again."))
             return Step.AGAIN
