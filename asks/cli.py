@@ -57,6 +57,7 @@ with paused_gc():  # the imports build ~80k long-lived objects: no young collect
         build_model,
         choose,
         last_choice,
+        program_words,
         record_of,
         resume_command,
     )
@@ -279,7 +280,8 @@ def open_session(
 
 
 def resume_hint(args: argparse.Namespace, session_id: str) -> str:
-    return resume_command(session_id, args.data_dir, args.config)
+    program = program_words(sys.argv[0], sys.executable)  # as typed: `asks` may not be on PATH
+    return resume_command(session_id, args.data_dir, args.config, program)
 
 
 def run(

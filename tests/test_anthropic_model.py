@@ -518,9 +518,9 @@ def test_resume_keeps_the_model_unless_flags_override(cli: Cli, server: FakeAnth
                    "--base-url", server.url)
     assert done.returncode == 0, done.stderr
     hint = done.stderr.split("(", 1)[1].rstrip(")\n")
-    session = hint.split()[2]
-    assert hint == f"asks --resume {session} --data-dir {cli.data_dir}"
-    done = cli.run(*hint.split()[1:], "-p", "two")  # no model flags: the recorded model
+    session = hint.split()[4]  # PYTHON -m asks --resume ID …
+    assert hint.endswith(f"-m asks --resume {session} --data-dir {cli.data_dir}")
+    done = cli.run(*hint.split()[3:], "-p", "two")  # no model flags: the recorded model
     assert (done.returncode, done.stdout) == (0, "second\n"), done.stderr
     assert server.seen[1].body["model"] == "claude-a"
     assert [b["text"] for m in server.seen[1].messages for b in m["content"]] == [
@@ -568,7 +568,7 @@ def test_the_repl_talks_to_claude_and_the_answer_reaches_it(tmp_path: Path) -> N
         finally:
             app.close()
         (journal,) = data.glob("*.jsonl")
-        hint = f"Resume it with: asks --resume {journal.stem} --data-dir {data}"
+        hint = f" -m asks --resume {journal.stem} --data-dir {data}"
         assert hint.encode() in app.raw_bytes().replace(b"\r\n", b"").replace(b"\n", b"")
         (result,) = fake.seen[-1].messages[-1]["content"]
         assert result["tool_use_id"] == "toolu_r" and '"Large"' in result["content"]

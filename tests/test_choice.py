@@ -3,17 +3,21 @@ the config file — pure, on real script files."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from asks.agent.choice import (
+    ASKS_MAIN,
     ChoiceError,
     Configured,
     Wanted,
     choose,
     last_choice,
+    program_words,
     record_of,
+    resume_command,
 )
 from asks.agent.provider import Provider, Settings, SettingsError
 from asks.agent.scripted import Script
@@ -90,3 +94,45 @@ def test_the_last_record_wins_and_old_journals_have_none() -> None:
                Record(2, 0.0, second)]
     assert last_choice(records) == second
     assert last_choice(records[1:2]) is None
+
+
+# ---------------------------------------------------------------------------- the resume hint
+def on_path(found: dict[str, str]) -> Callable[[str], str | None]:
+    return found.get
+
+
+@pytest.mark.parametrize(
+    ("argv0", "executable", "path", "words"),
+    [
+        # the README's set-up: .venv/bin/asks, not on PATH
+        (".venv/bin/asks", "/x/.venv/bin/python", {}, [".venv/bin/asks"]),
+        # an activated venv (or pipx): PATH finds the very same file
+        ("/x/.venv/bin/asks", "/x/.venv/bin/python", {"asks": "/x/.venv/bin/asks"}, ["asks"]),
+        # a different asks comes first on PATH: the path, as invoked
+        ("/opt/asks/bin/asks", "/opt/asks/bin/python", {"asks": "/usr/bin/asks"},
+         ["/opt/asks/bin/asks"]),
+        ("asks", "/usr/bin/python3", {"asks": "/usr/bin/asks"}, ["asks"]),
+        # python -m asks: the interpreter by name only if PATH finds that same path
+        (ASKS_MAIN, "/x/.venv/bin/python", {"python": "/x/.venv/bin/python"},
+         ["python", "-m", "asks"]),
+        (ASKS_MAIN, "/x/.venv/bin/python", {"python": "/usr/bin/python"},
+         ["/x/.venv/bin/python", "-m", "asks"]),
+    ],
+)
+def test_the_program_is_named_as_it_can_be_typed(
+    argv0: str, executable: str, path: dict[str, str], words: list[str]
+) -> None:
+    assert program_words(argv0, executable, on_path(path)) == words
+
+
+def test_a_relative_program_matches_what_path_finds_for_it(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    found = {"asks": str(tmp_path / ".venv" / "bin" / "asks")}
+    assert program_words(".venv/bin/asks", "/usr/bin/python3", on_path(found)) == ["asks"]
+
+
+def test_the_resume_command_starts_with_the_program() -> None:
+    command = resume_command("s1", Path("d"), None, [".venv/bin/asks"])
+    assert command.startswith(".venv/bin/asks --resume s1 --data-dir /")
+    assert resume_command("s1", None, None) == "asks --resume s1"

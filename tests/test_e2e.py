@@ -591,8 +591,10 @@ def test_quit_exits_zero_and_says_how_to_resume(launch: Launcher) -> None:
     app.press("enter")
     assert app.wait_exit() == 0
     session = launch.journal().stem
-    assert f"Resume it with: asks --resume {session}".encode() in app.raw_bytes()
-    app.wait_for(rf"Resume it with: asks --resume {session}")
+    hint = re.search(rb"Resume it with: (.+?) --resume (\S+)", app.raw_bytes())
+    assert hint is not None and hint[2].decode() == session
+    assert hint[1].decode().endswith(" -m asks")  # as started: python -m asks (not on PATH)
+    app.wait_for(r"Resume it with: ")
 
 
 def test_two_ctrl_c_when_idle_quit(launch: Launcher) -> None:
@@ -604,7 +606,7 @@ def test_two_ctrl_c_when_idle_quit(launch: Launcher) -> None:
     assert app.proc.isalive()
     app.press("ctrl c")
     assert app.wait_exit() == 0
-    assert b"Resume it with: asks --resume" in app.raw_bytes()
+    assert b" -m asks --resume" in app.raw_bytes()
 
 
 def test_ctrl_c_interrupts_a_blocking_wait_and_a_second_one_quits(launch: Launcher) -> None:
@@ -616,7 +618,7 @@ def test_ctrl_c_interrupts_a_blocking_wait_and_a_second_one_quits(launch: Launch
     assert "⚠ required" not in app.text() and "Interrupt me?" in app.text()  # still pending
     app.press("ctrl c")
     assert app.wait_exit() == 0
-    assert b"Resume it with: asks --resume" in app.raw_bytes()
+    assert b" -m asks --resume" in app.raw_bytes()
 
 
 # ---------------------------------------------------------------------------- 11. provider

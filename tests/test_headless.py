@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -81,10 +82,32 @@ def test_scripted_prompt_prints_the_final_text_and_journals(cli: Cli) -> None:
     done = cli.run("-p", "hello there", "--script", str(cli.script))
     assert (done.returncode, done.stdout) == (0, "You said: hello there\n"), done.stderr
     (journal,) = cli.data_dir.glob("*.jsonl")
-    assert done.stderr == (f"asks: session {journal.stem} saved (asks --resume {journal.stem} "
-                           f"--data-dir {cli.data_dir})\n")
+    assert done.stderr.startswith(f"asks: session {journal.stem} saved (")
+    assert done.stderr.endswith(f" -m asks --resume {journal.stem} --data-dir {cli.data_dir})\n")
     chat = [(r["role"], r["content"]) for r in cli.records() if r["type"] == "chat_message"]
     assert chat == [("user", "hello there"), ("assistant", "You said: hello there")]
+
+
+def test_the_resume_hint_works_as_typed(cli: Cli) -> None:
+    """The README's set-up runs ``.venv/bin/asks`` and ``asks`` is not on PATH: the hint names
+    the program as it was typed, and typing the hint (same shell, same directory) resumes."""
+    console = Path(sys.executable).with_name("asks")  # installed by `pip install -e .`
+    assert console.is_file(), "the test needs the asks console script next to python"
+    where = console.parent.parent  # typed from here as bin/asks
+    env = {**cli.env, "PATH": os.defpath}
+
+    def typed(argv: list[str]) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(argv, capture_output=True, text=True, env=env, cwd=where,
+                              timeout=60, check=False)
+
+    first = typed(["bin/asks", "--data-dir", str(cli.data_dir), "--script", str(cli.script),
+                   "-p", "one"])
+    assert first.returncode == 0, first.stderr
+    hint = first.stderr.split("(", 1)[1].rstrip(")\n")
+    assert hint.startswith("bin/asks --resume "), hint
+    again = typed([*shlex.split(hint), "-p", "two"])
+    assert (again.returncode, again.stdout) == (0, "You said: two\n"), again.stderr
+    assert len(list(cli.data_dir.glob("*.jsonl"))) == 1  # the same session
 
 
 def test_scripted_ask_gets_the_no_ui_error(cli: Cli) -> None:

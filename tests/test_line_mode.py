@@ -183,7 +183,8 @@ def assert_clean_end(done: subprocess.CompletedProcess[bytes], session: Session)
     assert done.returncode == 0, done.stderr.decode()
     assert b"Traceback" not in done.stderr
     last = out_lines(done)[-1]
-    assert last.startswith(f"Session {session.session_id()} saved. Resume it with: asks --resume")
+    assert last.startswith(f"Session {session.session_id()} saved. Resume it with: ")
+    assert " -m asks --resume " in last  # as it was started (python -m asks)
 
 
 def test_piped_session_answers_after_bad_lines_and_writes_no_escape_sequences(
@@ -354,7 +355,7 @@ def test_ctrl_c_interrupts_the_turn_and_a_second_one_quits_with_130(session: Ses
             proc.kill()
             proc.wait()
     assert proc.returncode == 130, err.decode()
-    assert "Resume it with: asks --resume" in (seen + out).decode()
+    assert "-m asks --resume" in (seen + out).decode()
     assert session.of_type("resolved") == []
 
 
@@ -381,7 +382,8 @@ def test_line_flag_under_a_terminal_shows_prompts_and_ends_on_ctrl_d(
     app.wait_for(r"^-- Line mode: type a message")
     app.type("\x04")  # Ctrl+D: end of input
     assert app.wait_exit() == 0
-    app.wait_for(r"^Session \S+ saved\. Resume it with: asks --resume")
+    app.wait_for(r"^Session \S+ saved\. Resume it with: ")
+    assert b" -m asks --resume " in app.raw_bytes()
     assert b"\x07answer> " in app.raw_bytes()  # a blocker rings the bell on a terminal
     assert b"\x1b" not in app.raw_bytes()
 

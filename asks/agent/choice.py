@@ -19,14 +19,16 @@ describes the chosen provider, else the provider's default (``OPENAI_API_KEY``,
 names the choices. :func:`record_of` is the journal entry describing a choice;
 :func:`last_choice` finds the latest one in a session's records; :func:`build_model` makes the
 model (a provider's module and SDK are imported only then); :func:`resume_command` is the
-command that resumes a session the same way.
+command that resumes a session the same way, starting asks as it was started
+(:func:`program_words`).
 """
 
 from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Iterable, Mapping
+import shutil
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 import attrs
@@ -39,6 +41,8 @@ from asks.agent.scripted import Script, ScriptedModel, builtin_tour, load_script
 from asks.store.entries import ModelChosen, Record
 
 SCRIPTED = "scripted"  # the provider name recorded for scripted models
+ASKS_MAIN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                         "__main__.py")  # sys.argv[0] under ``python -m asks``
 
 
 class ChoiceError(ValueError):
@@ -161,12 +165,39 @@ async def allow_all(text: str) -> bool:
     return True
 
 
-def resume_command(session_id: str, data_dir: Path | None, config: Path | None) -> str:
+def resume_command(
+    session_id: str, data_dir: Path | None, config: Path | None,
+    program: Sequence[str] = ("asks",),
+) -> str:
     """``asks --resume ID`` plus the ``--data-dir``/``--config`` that were given (absolute):
-    the model is in the session's record, so nothing else is needed."""
-    words = ["asks", "--resume", session_id]
+    the model is in the session's record, so nothing else is needed. ``program``: how to
+    start asks as typed (:func:`program_words`)."""
+    words = [*program, "--resume", session_id]
     if data_dir is not None:
         words += ["--data-dir", os.path.abspath(data_dir)]
     if config is not None:
         words += ["--config", os.path.abspath(config)]
     return shlex.join(words)
+
+
+def program_words(
+    argv0: str, executable: str, which: Callable[[str], str | None] = shutil.which
+) -> list[str]:
+    """The command that starts this asks again when typed in the same shell: the program as
+    it was invoked (``argv0``; ``.venv/bin/asks`` when ``asks`` is not on ``PATH``), or its bare
+    name when ``PATH`` finds that very file; ``python -m asks`` (``argv0`` is the package's
+    ``__main__.py``) becomes ``executable -m asks``, by the same rule. Paths are compared as
+    written, not resolved: a venv's ``python`` is a symlink to an interpreter without asks."""
+    if os.path.abspath(argv0) == ASKS_MAIN:
+        return [_as_typed(executable, which), "-m", "asks"]
+    return [_as_typed(argv0, which)]
+
+
+def _as_typed(path: str, which: Callable[[str], str | None]) -> str:
+    name = os.path.basename(path)
+    if name == path:
+        return path  # the shell found it on PATH
+    found = which(name)
+    if found is not None and os.path.abspath(found) == os.path.abspath(path):
+        return name
+    return path
