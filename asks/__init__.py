@@ -20,6 +20,7 @@ from asks.core.version import __version__
 
 if TYPE_CHECKING:
     from asks.contract import Guidance, ResultEnvelope, ToolError, anthropic_tool, openai_tool
+    from asks.core.drafts import ChatLine
     from asks.core.events import (
         AnswerSaved,
         Delivered,
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from asks.core.focus import FocusTarget
     from asks.core.model import Answer, AnswerKind, Outcome, Question, QuestionRef
     from asks.core.refusal import Refusal
+    from asks.core.restore import Restored
     from asks.host.commands import PanelCommand, PanelMode
     from asks.host.host import QuestionHost
     from asks.host.ports import AgentPort, PanelPort, SurfacePort
@@ -54,10 +56,12 @@ _WHERE = {
          "QuestionAsked", "QuestionsWithdrawn", "StorageFailed", "WaitEnded", "WaitOpened"),
         "asks.core.events",
     ),
+    "ChatLine": "asks.core.drafts",
     "FocusTarget": "asks.core.focus",
     **dict.fromkeys(("Answer", "AnswerKind", "Outcome", "Question", "QuestionRef"),
                     "asks.core.model"),
     "Refusal": "asks.core.refusal",
+    "Restored": "asks.core.restore",
     "PanelCommand": "asks.host.commands", "PanelMode": "asks.host.commands",
     "QuestionHost": "asks.host.host",
     "AgentPort": "asks.host.ports", "PanelPort": "asks.host.ports",
@@ -80,6 +84,7 @@ __all__ = [
     "AnswerSaved",
     "AsksLayer",
     "AsksScreen",
+    "ChatLine",
     "Delivered",
     "DeliveryChannel",
     "DeliveryMode",
@@ -101,6 +106,7 @@ __all__ = [
     "QuestionRef",
     "QuestionsWithdrawn",
     "Refusal",
+    "Restored",
     "ResultEnvelope",
     "StorageError",
     "StorageFailed",

@@ -28,12 +28,22 @@ OPTIONS = ("Postgres", "SQLite", "MySQL")
 
 class FlakyOps(FileOps):
     """Real file operations; the next ``fail_writes`` writes fail (optionally only writes whose
-    line contains ``fail_when``), and ``fail_truncate`` makes the rollback fail too."""
+    line contains ``fail_when``), and ``fail_truncate`` makes the rollback fail too. Side
+    files: the next ``fail_replaces`` replacements fail; ``replaced`` counts the others."""
 
     def __init__(self) -> None:
         self.fail_writes = 0
         self.fail_when: bytes | None = None
         self.fail_truncate = False
+        self.fail_replaces = 0
+        self.replaced: list[Path] = []
+
+    def replace_file(self, path: Path, data: bytes) -> None:
+        if self.fail_replaces:
+            self.fail_replaces -= 1
+            raise OSError(errno.ENOSPC, "No space left on device (injected)")
+        super().replace_file(path, data)
+        self.replaced.append(path)
 
     def write(self, fd: int, data: bytes) -> int:
         if self.fail_writes and (self.fail_when is None or self.fail_when in data):

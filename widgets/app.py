@@ -81,7 +81,7 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
         )
         self.layer = AsksLayer(
             session.host.panel_port, self.chat, keymap=keymap, prompt=self.prompt_view,
-            clock=clock,
+            clock=clock, chat_edit=self.chat.edit,
         )
         self.status = status.StatusLine()
         self.quitting = False
@@ -102,6 +102,9 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
         session.broker.subscribe(lambda: self._changed("broker"))
         session.agent.subscribe(lambda: self._changed("status"))
         session.host.subscribe_events(self._host_event)
+        restored = self.layer.restore_drafts()  # a resume: what the last run left unsent
+        if restored.notice is not None:
+            session.transcript.add(EntryKind.NOTICE, restored.notice)
 
     def _arguments(self, command: str) -> tuple[str, ...]:
         """What Tab completes after ``/asks``: the ids of the pending questions."""

@@ -22,6 +22,13 @@ status text (:meth:`AsksLayer.status_text`) and ``/asks [ID]`` (:meth:`AsksLayer
 for their own status line and slash commands. Keys typed before the first frame (while the
 program started) are delivered to the editor once the screen runs (:meth:`running`).
 
+Drafts survive a crash or kill (DESIGN §5 rule 10): :meth:`running` restores the session's
+drafts file once (:meth:`restore_drafts`), saves the panel's drafts and the chat line while the
+person types (debounced, in the background: a key only marks them dirty) and once more at the
+end (:mod:`asks.host.keeper`). The chat line is the text and caret of ``chat_edit``, by default
+the editor itself when it is an ``urwid.Edit`` (under decorations); for another editor call
+``port.drafts.keep_chat(read, write)`` before :meth:`running`.
+
 The layer keeps no policy: focus, waits and drafts live in the host behind the port.
 """
 
@@ -35,9 +42,11 @@ from collections.abc import AsyncIterator, Callable
 import trio
 import urwid
 
+from asks.core.drafts import ChatLine
 from asks.core.focus import FocusTarget
 from asks.core.i18n import _
 from asks.core.refusal import Refusal
+from asks.core.restore import Restored
 from asks.host.ports import PanelPort
 from asks.widgets.external import edit_externally
 from asks.widgets.keymap import Command, Context, Keymap, build_keymap
@@ -78,9 +87,15 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         prompt: urwid.Widget | None = None,
         bell: Callable[[], None] = ring_terminal_bell,
         clock: Callable[[], float] = _trio_now,
+        chat_edit: urwid.Edit | None = None,
     ) -> None:
         self.port = port
         self.editor = editor
+        self._drafts = port.drafts
+        base = editor.base_widget if chat_edit is None else chat_edit
+        self._chat_edit = base if isinstance(base, urwid.Edit) else None
+        if self._chat_edit is not None:
+            self._drafts.keep_chat(self._read_chat, self._write_chat)
         self.keymap = keymap or build_keymap()
         self.panel = QuestionPanel(port, self.keymap)
         self.prompt = prompt
@@ -110,6 +125,7 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         first and handed to the loop before any later key, in order.
         """
         _trio_now()  # a clear error outside trio
+        self.restore_drafts()
         self._loop = loop
         self._typeahead.capture(loop.screen)
         with loop.start():
@@ -117,12 +133,30 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
             async with trio.open_nursery() as nursery:
                 self._nursery = nursery
                 nursery.start_soon(self._guard_timer)
+                nursery.start_soon(self._drafts.run)
                 try:
                     yield self
                 finally:
                     nursery.cancel_scope.cancel()
+                    self._drafts.flush()
                     self._nursery = None
                     self._loop = None
+
+    def restore_drafts(self) -> Restored:
+        """Bring back the drafts an earlier run of this session left (once; :meth:`running`
+        calls it): pending questions' drafts into the panel, the chat line into the editor.
+        Nothing is sent or saved. Returns what came back; its ``notice`` is the sentence to
+        show the person (the host's notice says it too)."""
+        return self._drafts.restore()
+
+    def _read_chat(self) -> ChatLine:
+        assert self._chat_edit is not None
+        return ChatLine(str(self._chat_edit.edit_text), int(self._chat_edit.edit_pos))
+
+    def _write_chat(self, line: ChatLine) -> None:
+        assert self._chat_edit is not None
+        self._chat_edit.set_edit_text(line.text)
+        self._chat_edit.set_edit_pos(line.caret)
 
     def status_text(self) -> str:
         """``Asks: 2 pending · 1 saved feedback · /asks`` (plus the host's notice)."""
@@ -228,7 +262,10 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         if command is Command.CHAT_INTERRUPT and now - self._pause_esc_at < self.port.focus.guard:
             self._pause_esc_at = float("-inf")
             return None  # the echo of the Esc that paused the panel (rule 8)
-        return self.editor.keypress(size, key)
+        unused = self.editor.keypress(size, key)
+        if self._chat_edit is not None:
+            self._drafts.chat_changed()  # O(1): the keeper reads the line when it writes
+        return unused
 
     # -- background work ---------------------------------------------------------------------
     async def _guard_timer(self) -> None:

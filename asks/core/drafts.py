@@ -4,11 +4,16 @@ A :class:`Draft` is a frozen value; every edit returns a new one. The rows of a 
 its options ``0..n-1``, then the ``Type something.`` row (``n``), then for multi-select the
 ``Next`` row (``n + 1``). Cursor movement wraps. :func:`answer_at_cursor` turns a draft into an
 :class:`~asks.core.model.Answer` (or says why it cannot yet).
+
+What survives a crash (DESIGN §5 rule 10) is a :class:`SavedDrafts`: the chat line
+(:class:`ChatLine`, text and caret) and every draft worth keeping (:class:`SavedDraft`: any
+draft but the empty one), keyed by incarnation. It is never an answer: the policy that brings
+it back is :mod:`asks.core.restore`, the file it lives in :mod:`asks.store.draftfile`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Final
 
 import attrs
@@ -32,15 +37,53 @@ class Draft:
 EMPTY_DRAFT: Final = Draft()  # frozen: one shared value for "nothing typed yet"
 
 
+@attrs.frozen
+class ChatLine:
+    """What the chat editor holds and where its caret is (unsent: it is not a message)."""
+
+    text: str = ""
+    caret: int = 0
+
+
+NO_CHAT: Final = ChatLine()
+
+
+@attrs.frozen
+class SavedDraft:
+    """One question incarnation's draft as the drafts file keeps it."""
+
+    ref: QuestionRef
+    draft: Draft
+
+
+@attrs.frozen
+class SavedDrafts:
+    """Everything typed and not sent or saved: the chat line and the drafts worth keeping."""
+
+    chat: ChatLine = NO_CHAT
+    questions: tuple[SavedDraft, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        return not self.chat.text and not self.questions
+
+
 @attrs.define(eq=False)
 class DraftBook:
     """The drafts of one host, keyed by question incarnation (a new incarnation starts empty),
     and the note for all questions of a multi-question wait, keyed by its tool call (typed on
-    its Review tab, saved with the answers when Review submits)."""
+    its Review tab, saved with the answers when Review submits).
+
+    ``revision`` grows at every edit, drop and restore of a question's draft: an O(1) "the
+    drafts may have changed" for whoever saves them (the drafts file keeper compares it; it
+    never reads the drafts on the key path). Group notes are not kept in the drafts file:
+    they belong to a live wait's Review tab, which a resume never brings back.
+    """
 
     _drafts: dict[QuestionRef, Draft] = attrs.Factory(dict)
     _group_notes: dict[str, str] = attrs.Factory(dict)
     staged_revision: int = 0  # grows whenever any draft's ``staged`` changes (views key on it)
+    revision: int = 0
 
     def get(self, ref: QuestionRef) -> Draft:
         return self._drafts.get(ref, EMPTY_DRAFT)
@@ -48,6 +91,7 @@ class DraftBook:
     def edit(self, ref: QuestionRef, change: Callable[[Draft], Draft]) -> Draft:
         before = self.get(ref)
         draft = self._drafts[ref] = change(before)
+        self.revision += 1
         if draft.staged != before.staged:
             self.staged_revision += 1
         return draft
@@ -64,8 +108,24 @@ class DraftBook:
     def drop(self, ref: QuestionRef) -> None:
         """The question was saved or withdrawn: its draft has no further use."""
         dropped = self._drafts.pop(ref, None)
-        if dropped is not None and dropped.staged is not None:
-            self.staged_revision += 1
+        if dropped is not None:
+            self.revision += 1
+            if dropped.staged is not None:
+                self.staged_revision += 1
+
+    def saved(self) -> tuple[SavedDraft, ...]:
+        """The drafts worth keeping (all but the empty draft), in the order they began."""
+        return tuple(SavedDraft(r, d) for r, d in self._drafts.items() if d != EMPTY_DRAFT)
+
+    def restore(self, drafts: Iterable[SavedDraft]) -> None:
+        """Put back drafts from an earlier run; a question that has a draft here keeps it
+        (what is in memory is newer than any file)."""
+        for saved in drafts:
+            if saved.ref not in self._drafts:
+                self._drafts[saved.ref] = saved.draft
+                self.revision += 1
+                if saved.draft.staged is not None:
+                    self.staged_revision += 1
 
 
 def row_count(spec: QuestionSpec) -> int:

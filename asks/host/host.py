@@ -8,8 +8,9 @@ events (:mod:`asks.core.events`) and calls its change listeners so views re-rend
 decide policy; the host never knows urwid.
 
 Its seams are collaborators: :mod:`asks.host.calls` (tool-call intake), :mod:`asks.host.waits`
-(live waits), :mod:`asks.host.commands` (panel commands, drafts, tabs). Consumers hold narrow
-ports (:mod:`asks.host.ports`): ``host.agent_port``, ``host.panel_port``, ``host.surface_port``.
+(live waits), :mod:`asks.host.commands` (panel commands, drafts, tabs), :mod:`asks.host.keeper`
+(``host.drafts``: the drafts file, never evidence). Consumers hold narrow ports
+(:mod:`asks.host.ports`): ``agent_port``, ``panel_port``, ``surface_port``.
 
 Sync ``*_nowait`` methods serve widget callbacks; async methods serve the agent. The clock
 defaults to trio's (the typing guard compares it with key times read under trio). Storage
@@ -44,6 +45,7 @@ from asks.core.refusal import Refusal
 from asks.core.tabs import ReviewKey, TabKey, TabStrip
 from asks.host import answering, calls
 from asks.host.commands import PanelCommand, PanelCommands, PanelMode
+from asks.host.keeper import DraftKeeper
 from asks.host.lifecycle import WaitLife, group_notes
 from asks.host.stats import HostStatistics
 from asks.host.waits import ToolReply, Wait, WaitBook
@@ -83,6 +85,7 @@ class QuestionHost:
         self.agent_running = False
         self._clock = clock
         self._drafts = DraftBook()
+        self.drafts = DraftKeeper.beside(self, self._drafts, journal)  # saves and restores it
         self._strip = TabStrip()
         self._panel = PanelCommands(self, self.waits, self._drafts, self._strip)
         self._life = WaitLife(self, self.waits, self._strip)

@@ -6,7 +6,7 @@ Like trio's channel endpoints over one shared state, each port is a thin view of
 * :class:`AgentPort` — the agent loop: run ``ask_user_question``, withdraw, steer/wake feedback,
   interrupt, journal conversation messages.
 * :class:`PanelPort` — the terminal panel and its layer widget: read what to draw, route keys
-  through the typing guard, run panel commands, foreign prompts, focus moves.
+  through the typing guard, run panel commands, foreign prompts, focus moves, the drafts file.
 * :class:`SurfacePort` — other surfaces (web bridge, line mode, hooks, embedders' notifiers):
   read pending questions, answer, decline, defer, submit partially, typed events.
 
@@ -27,6 +27,7 @@ from asks.core.model import Answer, Question, QuestionRef
 from asks.core.refusal import Refusal
 from asks.core.tabs import TabKey
 from asks.host.commands import PanelCommand, PanelMode
+from asks.host.keeper import DraftKeeper
 from asks.host.waits import ToolReply, Wait
 from asks.store.entries import ChatMessage
 from asks.store.outbox import Feedback
@@ -171,6 +172,11 @@ class PanelPort(SurfacePort):
 
     def draft(self, ref: QuestionRef) -> Draft:
         return self._host.draft(ref)
+
+    @property
+    def drafts(self) -> DraftKeeper:
+        """The drafts file keeper: restore at start, save while typing (asks/host/keeper.py)."""
+        return self._host.drafts
 
     def is_required(self, tab: TabKey) -> bool:
         return self._host.is_required(tab)

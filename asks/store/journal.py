@@ -303,6 +303,11 @@ class Journal:
     def closed(self) -> bool:
         return self._closed
 
+    @property
+    def file_ops(self) -> FileOps:
+        """The file-system seam this journal writes through (its side files use it too)."""
+        return self._ops
+
     # -- appending ------------------------------------------------------------------------
 
     def append(self, entry: Entry) -> Record:

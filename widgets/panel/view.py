@@ -156,8 +156,9 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         placeholder = ("panel.placeholder", _(PLACEHOLDER))  # follows a language switch
         if self._reply.placeholder != placeholder:
             self._reply.placeholder = placeholder
-        if self._reply.edit_text != draft.custom_text:
+        if self._reply.edit_text != draft.custom_text:  # changed elsewhere (restore, Ctrl+G)
             self._reply.set_edit_text(draft.custom_text)
+            self._reply.set_edit_pos(min(draft.caret, len(draft.custom_text)))
         if self._notes.edit_text != draft.notes:
             self._notes.set_edit_text(draft.notes)
         note = self._host.group_note(tab.call_id) if isinstance(tab, ReviewKey) else ""
