@@ -111,13 +111,18 @@ class TurnOutcome(enum.StrEnum):
 
 
 def context_from_journal(records: Sequence[Record]) -> list[Message]:
-    """Rebuild the model context from the conversation records of a journal."""
+    """Rebuild the model context from the conversation records of a journal: the messages,
+    the tool results of this agent's own calls (a call of an agent asking through the hub
+    shares the journal, not this context) and the feedback it was given."""
     messages: list[Message] = []
+    own_calls: set[str] = set()
     for record in records:
         entry = record.entry
         if isinstance(entry, ChatMessage):
-            messages.append(_message_from_chat(entry))
-        elif isinstance(entry, ToolResult):
+            message = _message_from_chat(entry)
+            own_calls.update(call.id for call in message.tool_calls)
+            messages.append(message)
+        elif isinstance(entry, ToolResult) and entry.call_id in own_calls:
             messages.append(Message("tool", entry.text, tool_call_id=entry.call_id))
         elif isinstance(entry, FeedbackDelivered):
             messages.append(Message(FEEDBACK_ROLE, entry.text))

@@ -41,6 +41,7 @@ class DeliveryChannel(enum.StrEnum):
     TOOL_RESULT = "tool_result"  # in the result of the blocking call that waited for them
     STEER = "steer"  # a feedback message appended to the running turn
     WAKE = "wake"  # a feedback message that started a turn of an idle agent
+    HUB = "hub"  # handed to an agent outside asks in a response of the hub (its receipt)
 
 
 @attrs.frozen

@@ -88,6 +88,9 @@ class Question:
     index: int
     spec: QuestionSpec
     source: str | None = None  # who asked (an agent or subagent label); None: the only agent
+    # who the answer goes to: None is the session's own agent; "mcp:<label>" an agent outside
+    # asks asking through the hub (its answers are delivered to it alone)
+    recipient: str | None = None
 
     @property
     def id(self) -> str:

@@ -10,6 +10,8 @@
   questions while the old ones are open is a ``call_conflict``; after they closed, a new
   incarnation.
 * Resume: a call without a result gets one (``interrupted`` if it was blocking).
+* The asker (:class:`Asker`): its source label is shown; its recipient gets the answers, and
+  ``{questionId}`` entries may only name its own questions (another recipient's are unknown).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from typing import Protocol
+
+import attrs
 
 from asks import contract
 from asks.contract import NewQuestions, ResultEnvelope
@@ -41,6 +45,14 @@ class IntakeCore(Protocol):
     def asked(self, call_id: str, questions: Sequence[Question], blocking: bool) -> None: ...
 
 
+@attrs.frozen
+class Asker:
+    """Who makes a call: the label shown (``source``) and who gets the answers."""
+
+    source: str | None = None
+    recipient: str | None = None
+
+
 def group_id(session_id: str, call_id: str) -> str:
     digest = hashlib.blake2s(f"{session_id}\x00{call_id}".encode(), digest_size=5).hexdigest()
     return f"g-{digest}"
@@ -59,25 +71,28 @@ def same_request(call: CallState, request: contract.Call) -> bool:
 
 
 def start_call(
-    core: IntakeCore, call_id: str, call: contract.Call, source: str | None
+    core: IntakeCore, call_id: str, call: contract.Call, asker: Asker
 ) -> ToolReply | Wait:
     """Save a validated call; return its immediate reply or the live wait."""
     existing = core.projection.calls.get(call_id)
     if existing is not None:
-        return _repeat_call(core, existing, call_id, call, source)
+        return _repeat_call(core, existing, call_id, call, asker)
     if isinstance(call, NewQuestions):
-        return _new_group(core, call_id, call, source)
-    return _wait_on(core, call_id, call.question_ids)
+        return _new_group(core, call_id, call, asker)
+    return _wait_on(core, call_id, call.question_ids, asker.recipient)
 
 
 def _new_group(
-    core: IntakeCore, call_id: str, call: NewQuestions, source: str | None
+    core: IntakeCore, call_id: str, call: NewQuestions, asker: Asker
 ) -> ToolReply | Wait:
     session = core.projection.session_id
     incarnation = core.journal.next_seq
     group = group_id(session, call_id)
     questions = tuple(
-        Question(QuestionRef(question_id(session, call_id, i), incarnation), group, i, spec, source)
+        Question(
+            QuestionRef(question_id(session, call_id, i), incarnation), group, i, spec,
+            asker.source, asker.recipient,
+        )
         for i, spec in enumerate(call.specs)
     )
     asked = GroupAsked(call_id, group, questions, call.blocking)
@@ -95,11 +110,14 @@ def _new_group(
     return envelope
 
 
-def _wait_on(core: IntakeCore, call_id: str, question_ids: Sequence[str]) -> ToolReply | Wait:
+def _wait_on(
+    core: IntakeCore, call_id: str, question_ids: Sequence[str], recipient: str | None
+) -> ToolReply | Wait:
     states = [core.projection.state_of(qid) for qid in question_ids]
     unknown = [
         qid for qid, st in zip(question_ids, states, strict=True)
         if st is None or st.status is QuestionStatus.WITHDRAWN
+        or st.question.recipient != recipient
     ]
     if unknown:
         return contract.unknown_question(unknown)
@@ -123,7 +141,7 @@ def _wait_on(core: IntakeCore, call_id: str, question_ids: Sequence[str]) -> Too
 
 
 def _repeat_call(
-    core: IntakeCore, call: CallState, call_id: str, request: contract.Call, source: str | None
+    core: IntakeCore, call: CallState, call_id: str, request: contract.Call, asker: Asker
 ) -> ToolReply | Wait:
     """A call id seen before: a retry gets the same answer; a reuse needs closed questions."""
     if same_request(call, request):
@@ -135,7 +153,7 @@ def _repeat_call(
     if all(r not in core.projection.pending for r in call.refs) and isinstance(
         request, NewQuestions
     ):
-        return _new_group(core, call_id, request, source)
+        return _new_group(core, call_id, request, asker)
     return contract.call_conflict(call_id)
 
 
@@ -150,6 +168,22 @@ def reply_only(core: IntakeCore, call_id: str, envelope: ResultEnvelope) -> Tool
     """Journal a result that opens nothing (keeps the conversation complete)."""
     core.append(ToolResult(call_id, envelope.outcome, envelope.text, envelope.details))
     return envelope
+
+
+def withdrawable(
+    projection: Projection, question_ids: Sequence[str], recipient: str | None
+) -> tuple[QuestionRef, ...] | contract.ToolError:
+    """The refs ``recipient`` may withdraw, or ``unknown_question`` naming the others (a
+    question of another recipient is unknown to it)."""
+    refs = [projection.current.get(qid) for qid in question_ids]
+    unknown = [
+        qid for qid, ref in zip(question_ids, refs, strict=True)
+        if ref is None or ref not in projection.pending
+        or projection.question(ref).recipient != recipient
+    ]
+    if unknown or not refs:
+        return contract.unknown_question(unknown)
+    return tuple(r for r in refs if r is not None)
 
 
 def close_dangling_calls(core: IntakeCore) -> None:

@@ -181,13 +181,18 @@ class QuestionHost:
         return self._panel.is_required(tab)
 
     # ====================================================================== agent side
-    async def ask(self, call_id: str, arguments: object, *, source: str | None = None) -> ToolReply:
+    async def ask(
+        self, call_id: str, arguments: object, *, source: str | None = None,
+        recipient: str | None = None,
+    ) -> ToolReply:
         """Run one ``ask_user_question`` call; blocks until a blocking wait ends.
 
         ``source`` labels who asks (several agents on one host); it is journaled and shown.
-        Cancelling this coroutine ends its wait as ``interrupted`` (journaled).
+        ``recipient`` is who the answers go to (``None``: this session's agent; the hub's
+        agents have their own, see :mod:`asks.store.outbox`). Cancelling this coroutine ends
+        its wait as ``interrupted`` (journaled).
         """
-        started = self.start_call_nowait(call_id, arguments, source=source)
+        started = self.start_call_nowait(call_id, arguments, source=source, recipient=recipient)
         if not isinstance(started, Wait):
             return started
         try:
@@ -198,7 +203,8 @@ class QuestionHost:
                 self._changed()
 
     def start_call_nowait(
-        self, call_id: str, arguments: object, *, source: str | None = None
+        self, call_id: str, arguments: object, *, source: str | None = None,
+        recipient: str | None = None,
     ) -> ToolReply | Wait:
         """Validate and save a call; return its immediate reply or the live :class:`Wait`."""
         label = check_source(source)
@@ -207,22 +213,18 @@ class QuestionHost:
         call = contract.validate_call(arguments)
         if isinstance(call, contract.ToolError):
             return call
-        reply = calls.start_call(self, call_id, call, label)
+        reply = calls.start_call(self, call_id, call, calls.Asker(label, recipient))
         self._changed()
         return reply
 
     def withdraw_nowait(
-        self, question_ids: Sequence[str], reason: str = ""
+        self, question_ids: Sequence[str], reason: str = "", recipient: str | None = None
     ) -> contract.ToolError | None:
-        """The agent takes pending questions back (journaled; drafts dropped)."""
-        refs = [self.projection.current.get(qid) for qid in question_ids]
-        unknown = [
-            qid for qid, ref in zip(question_ids, refs, strict=True)
-            if ref is None or ref not in self.projection.pending
-        ]
-        if unknown or not refs:
-            return contract.unknown_question(unknown)
-        known = tuple(r for r in refs if r is not None)
+        """The agent takes pending questions back (journaled; drafts dropped); only its own:
+        another recipient's question is unknown to it."""
+        known = calls.withdrawable(self.projection, question_ids, recipient)
+        if isinstance(known, contract.ToolError):
+            return known
         if self.append(Withdrawn(known, reason)) is None:
             return contract.storage_failed(self.journal.state.value)
         for ref in known:
@@ -257,7 +259,7 @@ class QuestionHost:
         self._notify()
 
     def take_feedback_nowait(self) -> Feedback | None:
-        """Drain the outbox into one feedback message; its receipt is durable on return."""
+        """Drain this agent's outbox into one feedback message; its receipt is durable."""
         refs = self.outbox.refs()
         if not refs:
             return None
@@ -461,6 +463,10 @@ class QuestionHost:
             self._panel.disarm()
             self._drafts.edit(tab, edit)
             self._notify()
+
+    def changed_nowait(self) -> None:
+        """Re-derive tabs and focus and tell listeners (for collaborators such as the hub)."""
+        self._changed()
 
     def say(self, notice: str) -> str:
         self.notice = notice

@@ -22,7 +22,7 @@ from asks.core.model import Outcome, Question, QuestionRef, QuestionStatus, Reso
 from asks.core.refusal import Refusal
 from asks.core.tabs import TabStrip
 from asks.host.waits import ToolReply, Wait, WaitBook
-from asks.store.entries import Entry, Record, ToolResult
+from asks.store.entries import Entry, FeedbackOffered, Record, ToolResult
 from asks.store.journal import Journal
 from asks.store.outbox import Outbox
 from asks.store.projection import Projection
@@ -36,7 +36,7 @@ class WaitCore(Protocol):
     outbox: Outbox
     focus: Focus
 
-    def append(self, entry: Entry) -> Record | None: ...
+    def append(self, entry: Entry, *more: Entry) -> Record | None: ...
     def emit(self, event: ev.HostEvent) -> None: ...
     def item(self, ref: QuestionRef) -> tuple[Question, Resolution]: ...
     def recompute_tabs(self) -> None: ...
@@ -86,21 +86,33 @@ class WaitLife:
         return Outcome.ANSWERED
 
     def finish_wait(self, wait: Wait, outcome: Outcome, reason: str = "") -> None:
-        """Write the tool result (the receipt), end the lease, then move focus."""
+        """Write the tool result (the receipt), end the lease, then move focus.
+
+        A hub agent's wait (its questions have a recipient) writes the result with an *offer*
+        instead of a receipt: the answers stay claimed until the hub has handed the response
+        to the connection (:mod:`asks.host.hub`)."""
         envelope, delivered = self._wait_envelope(wait, outcome, reason)
-        record = self.core.append(
-            ToolResult(wait.call_id, envelope.outcome, envelope.text, envelope.details, delivered)
-        )
+        recipient = self.core.projection.question(wait.refs[0]).recipient
+        offer = () if recipient is None or not delivered else (
+            FeedbackOffered(wait.call_id, delivered, recipient),)
+        record = self.core.append(ToolResult(
+            wait.call_id, envelope.outcome, envelope.text, envelope.details,
+            () if offer else delivered,
+        ), *offer)
         self.book.remove(wait)
         self.strip.invalidate()
+        kept = delivered if offer and record is not None else ()
         for ref in wait.refs:
-            self.core.outbox.release(ref)
+            if ref in kept:
+                self.core.outbox.claim(ref)  # until the hub's receipt or release
+            else:
+                self.core.outbox.release(ref)
         reply: ToolReply = envelope if record is not None else contract.result_not_saved(
             self.core.journal.state.value
         )
         wait.finish(reply)
         self.core.emit(ev.WaitEnded(wait.call_id, wait.refs, outcome))
-        if record is not None and delivered:
+        if record is not None and delivered and not offer:
             self.core.emit(ev.Delivered(delivered, ev.DeliveryChannel.TOOL_RESULT))
         self.core.outbox.signal()
         if not self.book:

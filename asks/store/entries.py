@@ -136,6 +136,36 @@ class FeedbackDelivered(_LazyEntry):
 
 
 @attrs.frozen
+class FeedbackOffered:
+    """An agent outside asks (the hub) is about to be handed ``refs`` in a response: written
+    before the response goes to its connection. :class:`OfferDelivered`, written once the
+    response was handed over, is the receipt; :class:`OfferReleased` gives the units back (the
+    connection failed first). An offer with neither at replay may or may not have reached the
+    agent: its units are delivered again, saying so (NOTES, "The hub"). None of the three is
+    part of the session's own agent's conversation."""
+
+    offer_id: str
+    refs: tuple[QuestionRef, ...]
+    recipient: str
+
+
+@attrs.frozen
+class OfferDelivered:
+    """Receipt of an offer: its response was handed to the agent's connection."""
+
+    offer_id: str
+    refs: tuple[QuestionRef, ...]
+
+
+@attrs.frozen
+class OfferReleased:
+    """The response of an offer never reached its connection: its units are undelivered."""
+
+    offer_id: str
+    refs: tuple[QuestionRef, ...]
+
+
+@attrs.frozen
 class Withdrawn:
     """The agent took questions back; they leave the panel and expect no answer."""
 
@@ -182,6 +212,9 @@ Entry = (
     | Withdrawn
     | ChatMessage
     | ModelChosen
+    | FeedbackOffered
+    | OfferDelivered
+    | OfferReleased
 )
 
 TAGS: Final[dict[type[Any], str]] = {
@@ -194,6 +227,9 @@ TAGS: Final[dict[type[Any], str]] = {
     Withdrawn: "withdrawn",
     ChatMessage: "chat_message",
     ModelChosen: "model_chosen",
+    FeedbackOffered: "feedback_offered",
+    OfferDelivered: "offer_delivered",
+    OfferReleased: "offer_released",
 }
 _CLASS_BY_TAG: Final[dict[str, type[Any]]] = {tag: cls for cls, tag in TAGS.items()}
 
@@ -296,6 +332,10 @@ def _make_converter() -> cattrs.Converter:
     converter.register_structure_hook(ChatMessage, _chat_message_hook(converter))
     converter.register_unstructure_hook(Resolved, cattrs.gen.make_dict_unstructure_fn(
         Resolved, converter, group_note=cattrs.gen.override(omit_if_default=True)))
+    # A question of the session's own agent has no recipient: left out, so its lines read as
+    # before the field existed (and older journals read as the own agent's).
+    converter.register_unstructure_hook(Question, cattrs.gen.make_dict_unstructure_fn(
+        Question, converter, recipient=cattrs.gen.override(omit_if_default=True)))
     # The entry union is tagged by hand in encode/decode (``TAGS``), as cattrs' tagged-union
     # strategy would, but without generating every class's hooks at import (~10 ms): cattrs
     # generates each hook when first asked for it.

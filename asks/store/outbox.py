@@ -13,6 +13,10 @@ The agent-facing protocol (implemented by :class:`asks.host.host.QuestionHost`):
   first context addition is ``take_feedback_nowait()`` (mode ``wake``).
 * ``await ask(call_id, arguments)`` runs the tool; ``interrupt_nowait(reason)`` ends every live
   wait as ``interrupted`` (Ctrl+C), and cancelling ``ask`` does the same for that call.
+
+Delivery is partitioned by **recipient** (``Question.recipient``): ``None`` is the session's own
+agent, ``"mcp:<label>"`` an agent asking through the hub. Every query takes the recipient and
+sees only the units of its questions, so an answer can only ever reach the agent that asked.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from asks.store.projection import Projection
 class DeliveryMode(enum.StrEnum):
     STEER = "steer"  # added to a running turn before its next model call
     WAKE = "wake"  # started a turn of an idle agent
+    HUB = "hub"  # handed to an agent outside asks in a response of the hub
 
 
 @attrs.frozen
@@ -60,10 +65,16 @@ class Outbox:
     def is_claimed(self, ref: QuestionRef) -> bool:
         return ref in self._claimed
 
-    def refs(self) -> tuple[QuestionRef, ...]:
-        return tuple(r for r in self.projection.undelivered if r not in self._claimed)
+    def refs(self, recipient: str | None = None) -> tuple[QuestionRef, ...]:
+        """The deliverable units of ``recipient``'s questions, in save order."""
+        question = self.projection.question
+        return tuple(
+            r for r in self.projection.undelivered
+            if r not in self._claimed and question(r).recipient == recipient
+        )
 
     def __len__(self) -> int:
+        """Deliverable units of every recipient (the status line's saved feedback)."""
         undelivered = self.projection.undelivered
         return len(undelivered) - sum(1 for r in self._claimed if r in undelivered)
 
@@ -73,6 +84,7 @@ class Outbox:
             self._ready.set()
             self._ready = trio.Event()
 
-    async def wait_ready(self) -> None:
-        while not len(self):
+    async def wait_ready(self, recipient: str | None = None) -> None:
+        """Return once ``recipient`` has something deliverable."""
+        while not self.refs(recipient):
             await self._ready.wait()

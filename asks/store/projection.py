@@ -14,7 +14,10 @@ What it knows:
   ``undelivered`` keeps the saved-but-undelivered ones in save order; each state keeps the
   ``resolved`` entry that saved it (``saved_in``), whose ``group_note`` :meth:`group_notes`
   reads for the units being delivered;
-* the conversation records (chat messages, tool results, feedback) for transcript rebuild.
+* the conversation records (chat messages, tool results, feedback) for transcript rebuild;
+* the hub's open offers (``offered``: unit → offer id): in a live session, units handed to a
+  response whose receipt is not written yet; after a replay, units that may or may not have
+  reached their agent, to be delivered again saying so.
 
 Records of a replay index (:mod:`asks.store.lazy`) are folded from their facts, without
 decoding their lines: a question state then takes its ``question`` and ``resolution`` from
@@ -35,7 +38,10 @@ from asks.store.deferred import Deferred, is_unset, pending_of, set_pending
 from asks.store.entries import (
     ChatMessage,
     FeedbackDelivered,
+    FeedbackOffered,
     GroupAsked,
+    OfferDelivered,
+    OfferReleased,
     Record,
     Resolved,
     SessionStarted,
@@ -132,6 +138,7 @@ class Projection:
     calls: dict[str, CallState] = attrs.Factory(dict)
     open_calls: dict[str, CallState] = attrs.Factory(dict)
     undelivered: dict[QuestionRef, Resolution] = attrs.Factory(dict)
+    offered: dict[QuestionRef, str] = attrs.Factory(dict)
     conversation: list[Record] = attrs.Factory(list)
     unknown: int = 0
     duplicate_receipts: int = 0
@@ -182,6 +189,13 @@ class Projection:
             case Withdrawn():
                 for ref in entry.refs:
                     self._close(ref, QuestionStatus.WITHDRAWN)
+            case FeedbackOffered():
+                self.offered.update(dict.fromkeys(entry.refs, entry.offer_id))
+            case OfferDelivered():
+                self._end_offer(entry.offer_id, entry.refs)
+                self._mark_delivered(entry.refs)
+            case OfferReleased():
+                self._end_offer(entry.offer_id, entry.refs)
             case SessionStarted():
                 self.session_id = entry.session_id
             case UnknownEntry():
@@ -255,6 +269,11 @@ class Projection:
             return
         state.status = status
         self.pending.pop(ref, None)
+
+    def _end_offer(self, offer_id: str, refs: tuple[QuestionRef, ...]) -> None:
+        for ref in refs:
+            if self.offered.get(ref) == offer_id:
+                del self.offered[ref]
 
     def _mark_delivered(self, refs: tuple[QuestionRef, ...]) -> None:
         for ref in refs:

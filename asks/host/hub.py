@@ -1,0 +1,139 @@
+"""The hub's port: what asks' MCP server may do for the agents outside asks.
+
+Each agent asking through the hub is a **recipient** ``mcp:<label>`` (``label`` is its source
+label, shown on its tabs). Its questions, waits and answers are its own: ``{questionId}``
+entries and withdrawals may only name its questions, and only its answers are offered to it
+(:mod:`asks.store.outbox` partitions delivery by recipient).
+
+Delivery to an outside agent is an **offer** (NOTES, "The hub"):
+
+1. :meth:`HubPort.offer_feedback` picks the agent's undelivered answers, journals
+   ``feedback_offered`` and keeps them claimed (no other response can carry them);
+   a blocking call's own answers are offered by the tool result itself
+   (:meth:`HubPort.result_offer`).
+2. The server puts the offer's text into its response and hands the response to the
+   connection; then :meth:`HubPort.delivered` journals the receipt (``offer_delivered``).
+3. If the connection failed first, :meth:`HubPort.released` journals ``offer_released`` and
+   the answers are undelivered again, for the agent's next call.
+
+An offer found open at replay (a crash between 1 and 2/3) may or may not have reached the
+agent: its answers are offered again with :attr:`Offer.repeated` set, and the text says so.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from asks import contract
+from asks.core import events as ev
+from asks.core.model import QuestionRef
+from asks.host.host import QuestionHost
+from asks.host.lifecycle import group_notes
+from asks.host.waits import ToolReply
+from asks.store.entries import FeedbackOffered, OfferDelivered, OfferReleased
+
+RECIPIENT_PREFIX = "mcp:"
+REPEATED_NOTE = (
+    "(asks could not confirm that an earlier response reached you: some of these answers may "
+    "repeat ones you already have.)"
+)
+
+
+def recipient_of(label: str) -> str:
+    """The recipient of the hub agent labelled ``label``."""
+    return RECIPIENT_PREFIX + label
+
+
+@attrs.frozen
+class Offer:
+    """Answers journaled as offered to one agent, waiting for their receipt or release."""
+
+    offer_id: str
+    refs: tuple[QuestionRef, ...]
+    text: str  # the feedback message ("" for a blocking call's own result)
+    repeated: bool = False  # some of them may have reached the agent before
+
+
+class HubPort:
+    """The MCP server's view of the host (see module docstring)."""
+
+    __slots__ = ("_host", "_serial")
+
+    def __init__(self, host: QuestionHost) -> None:
+        self._host = host
+        self._serial = 0
+
+    # -- calls ---------------------------------------------------------------------------
+    async def ask(self, label: str, call_id: str, arguments: object) -> ToolReply:
+        """Run ``ask_user_question`` for agent ``label``; ``call_id`` is namespaced by it, so
+        a retry of the same call maps to the same questions and two agents never collide."""
+        return await self._host.ask(
+            f"{recipient_of(label)}:{call_id}", arguments, source=label,
+            recipient=recipient_of(label),
+        )
+
+    def withdraw(
+        self, label: str, question_ids: list[str], reason: str = ""
+    ) -> contract.ToolError | None:
+        return self._host.withdraw_nowait(question_ids, reason, recipient_of(label))
+
+    def pending_ids(self, label: str) -> tuple[str, ...]:
+        """The agent's questions still pending, in arrival order."""
+        recipient = recipient_of(label)
+        projection = self._host.projection
+        return tuple(
+            ref.id for ref in projection.pending if projection.question(ref).recipient == recipient
+        )
+
+    # -- offers --------------------------------------------------------------------------
+    def offer_feedback(self, label: str) -> Offer | None:
+        """Offer the agent's undelivered answers as one feedback message (journaled first)."""
+        host = self._host
+        recipient = recipient_of(label)
+        refs = host.outbox.refs(recipient)
+        if not refs:
+            return None
+        repeated = any(ref in host.projection.offered for ref in refs)
+        items = [host.item(ref) for ref in refs]
+        text = contract.feedback_text(items, group_notes(host.projection, refs))
+        if repeated:
+            text = f"{REPEATED_NOTE}\n{text}"
+        self._serial += 1
+        offer_id = f"o-{host.journal.next_seq}-{self._serial}"
+        if host.append(FeedbackOffered(offer_id, refs, recipient)) is None:
+            return None
+        for ref in refs:
+            host.outbox.claim(ref)
+        return Offer(offer_id, refs, text, repeated)
+
+    def result_offer(self, label: str, call_id: str) -> Offer | None:
+        """The offer a finished blocking call's tool result wrote for its answers, if any."""
+        offer_id = f"{recipient_of(label)}:{call_id}"
+        refs = tuple(r for r, o in self._host.projection.offered.items() if o == offer_id)
+        return Offer(offer_id, refs, "") if refs else None
+
+    def delivered(self, offer: Offer) -> bool:
+        """The response carrying ``offer`` was handed to the connection: journal the receipt.
+        False if it could not be saved (the answers are then offered again later)."""
+        host = self._host
+        record = host.append(OfferDelivered(offer.offer_id, offer.refs))
+        self._unclaim(offer)
+        if record is not None:
+            host.emit(ev.Delivered(offer.refs, ev.DeliveryChannel.HUB))
+        host.changed_nowait()
+        return record is not None
+
+    def released(self, offer: Offer) -> None:
+        """The response never reached the connection: the answers are undelivered again."""
+        self._host.append(OfferReleased(offer.offer_id, offer.refs))
+        self._unclaim(offer)
+        self._host.changed_nowait()
+
+    def _unclaim(self, offer: Offer) -> None:
+        outbox = self._host.outbox
+        for ref in offer.refs:
+            outbox.release(ref)
+        outbox.signal()
+
+
+__all__ = ["RECIPIENT_PREFIX", "HubPort", "Offer", "recipient_of"]
