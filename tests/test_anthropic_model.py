@@ -24,6 +24,7 @@ import pytest
 import trio
 from fake_anthropic_server import Call, FakeAnthropic, Reply, Seen
 from pty_harness import ROOT, PtyApp
+from static_server import static_server
 
 from asks import contract
 from asks.agent.anthropic_model import AnthropicModel, anthropic_messages
@@ -378,6 +379,14 @@ async def test_failures_are_one_line_and_the_loop_goes_on(
     last = server.seen[-1].messages
     assert [b["text"] for m in last for b in m["content"]] == ["first", "second"]  # no fragment
     assert rig.journal_matches_context(tmp_path)
+
+
+async def test_a_web_server_s_html_error_page_is_one_short_line(tmp_path: Path) -> None:
+    with static_server(tmp_path) as url:
+        rig = Rig(tmp_path, url, max_retries=0)
+        assert await one_turn(rig) is TurnOutcome.FAILED
+    (error,) = rig.texts(EntryKind.ERROR)
+    assert error == f"{url} failed (HTTP 501: Error response), after 0 retries"
 
 
 async def test_connection_refused_and_timeout(tmp_path: Path) -> None:

@@ -164,3 +164,36 @@ def test_a_turn_loads_no_vendor_sdk_nor_pydantic(provider: str) -> None:
         done = subprocess.run([sys.executable, "-c", TURN, server.url, provider],
                               capture_output=True, text=True, cwd=ROOT, check=True)
     assert done.stdout.strip() == "False ['TextDelta'] ['httpx']"
+
+
+# ---------------------------------------------------------------------------- error pages
+NGINX_502 = ("<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n"
+             "<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n"
+             "</body>\r\n</html>\r\n")
+NO_TITLE = ("<!doctype html><html><head><style>p{x:1}</style><script>var a=1</script></head>"
+            "<body><script>ignored()</script><p>Service &amp; API\n  are down</p></body></html>")
+
+
+@pytest.mark.parametrize(
+    ("text", "content_type", "gist"),
+    [
+        (NGINX_502, "text/html", "502 Bad Gateway"),
+        (NO_TITLE, "", "Service & API are down"),  # no title: the visible text
+        ("<p>no doctype, but said so</p>", "text/html; charset=utf-8", "no doctype, but said so"),
+        ("upstream connect error\n  or disconnect", "text/plain", "upstream connect error or "
+         "disconnect"),
+        ("<b>not html</b>", "text/plain", "<b>not html</b>"),  # plain text is shown as text
+        ("word " * 100, "", ("word " * 24).rstrip() + "…"),
+    ],
+)
+def test_an_error_page_becomes_one_short_line(text: str, content_type: str, gist: str) -> None:
+    assert chat_client.summary(text, content_type) == gist
+    assert len(gist) <= chat_client.SUMMARY_MAX
+
+
+def test_a_status_error_says_its_status_once() -> None:
+    error = chat_client._status_error(502, NGINX_502.encode(), "text/html")
+    assert (error.message, error.reason, error.status_code) == (
+        "HTTP 502: 502 Bad Gateway", "502 Bad Gateway", 502)
+    json_error = chat_client._status_error(400, b'{"error": {"message": "bad"}}')
+    assert json_error.reason == "" and json_error.body == {"error": {"message": "bad"}}

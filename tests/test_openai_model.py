@@ -21,6 +21,7 @@ import attrs
 import pytest
 import trio
 from fake_openai_server import Call, FakeOpenAI, Reply, Seen
+from static_server import static_server
 
 from asks import contract
 from asks.agent.loop import (
@@ -515,6 +516,16 @@ async def test_failures_are_shown_and_the_loop_goes_on(
     assert expected in error.text, error.text
     assert "\n" not in error.text and "Traceback" not in error.text
     assert roles(server.seen[-1]) == ["system", "user", "user"]  # no broken reply fed back
+
+
+async def test_a_web_server_s_html_error_page_is_one_short_line(tmp_path: Path) -> None:
+    """``--base-url`` pointing at a web server: its HTML 501 page becomes its title, the
+    status said once (was ``HTTP 501: HTTP 501: <!DOCTYPE HTML> …``)."""
+    with static_server(tmp_path) as url:
+        rig = Rig(tmp_path, url, max_retries=1)
+        assert await one_turn(rig) is TurnOutcome.FAILED
+    (error,) = rig.texts(EntryKind.ERROR)
+    assert error == f"{url} failed (HTTP 501: Error response), after 1 retry"
 
 
 async def test_connection_refused(tmp_path: Path) -> None:

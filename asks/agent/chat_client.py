@@ -19,8 +19,10 @@ asks used the SDKs for is here, with the same semantics:
   8 s, minus up to 25 % jitter; ``x-should-retry: true|false`` overrides. A stream that broke
   off mid-way is never retried (its text was already shown).
 * **Errors** are :class:`ChatError`\\ s: :class:`APIStatusError` (``status_code``; ``body``: the
-  server's parsed JSON, else its text), :class:`APITimeoutError`, :class:`APIConnectionError`
-  (the transport error as ``__cause__``; also a body cut off mid-stream), and a ``ChatError``
+  server's parsed JSON, else its text; ``reason``: one short line for a body that is not JSON,
+  an HTML error page's title or text — never its markup), :class:`APITimeoutError`,
+  :class:`APIConnectionError` (the transport error as ``__cause__``; also a body cut off
+  mid-stream), and a ``ChatError``
   with ``body`` for an ``{"error": …}`` event inside the stream. Undecodable JSON raises
   ``json.JSONDecodeError``. The class names are those :func:`~asks.agent.provider.describe`
   looks for, so this module stands where the SDKs' did.
@@ -59,6 +61,7 @@ INITIAL_RETRY_S: Final = 0.5
 MAX_RETRY_S: Final = 8.0
 MAX_RETRY_AFTER_S: Final = 60.0
 DRAIN_S: Final = 0.05
+SUMMARY_MAX: Final = 120  # characters of an error page's gist
 
 
 class ChatError(Exception):
@@ -72,11 +75,13 @@ class ChatError(Exception):
 
 
 class APIStatusError(ChatError):
-    """The server answered with an HTTP error status."""
+    """The server answered with an HTTP error status; ``reason``: the gist of a body that
+    was not JSON (an HTML page's title or text, :func:`summary`), else ``""``."""
 
-    def __init__(self, message: str, status_code: int, body: object) -> None:
+    def __init__(self, message: str, status_code: int, body: object, reason: str = "") -> None:
         super().__init__(message, body)
         self.status_code = status_code
+        self.reason = reason
 
 
 class APIConnectionError(ChatError):
@@ -189,7 +194,8 @@ class ChatClient:
                 return response
             await response.aclose()
             if last or not _should_retry(response):
-                raise _status_error(response.status_code, response.content)
+                kind = response.headers.get("content-type", "")
+                raise _status_error(response.status_code, response.content, kind)
             await trio.sleep(_backoff(attempt, response.headers))
         raise AssertionError("unreachable: the last attempt returns or raises")
 
@@ -228,13 +234,26 @@ async def _transport_errors(items: AsyncIterator[Any]) -> AsyncGenerator[Any, No
         raise APIConnectionError("the connection broke off") from exc
 
 
-def _status_error(status: int, data: bytes) -> APIStatusError:
+def _status_error(status: int, data: bytes, content_type: str = "") -> APIStatusError:
     text = data.decode("utf-8", "replace")
     try:
         body: object = loads(data) if data else text
     except ValueError:
         body = text
-    return APIStatusError(f"HTTP {status}: {text[:500]}", status, body)
+    reason = summary(text, content_type) if isinstance(body, str) else ""
+    return APIStatusError(f"HTTP {status}: {reason or text[:500]}", status, body, reason)
+
+
+def summary(text: str, content_type: str = "") -> str:
+    """A page's gist in one short line: an HTML page's ``<title>`` (else its visible text),
+    or plain text with its whitespace collapsed; at most :data:`SUMMARY_MAX` characters."""
+    head = text.lstrip()[:200].lower()
+    if "html" in content_type.lower() or head.startswith(("<!doctype html", "<html")):
+        from asks.agent.error_page import page_text  # noqa: PLC0415 (only for an error page)
+
+        text = page_text(text)
+    line = " ".join(text.split())
+    return line if len(line) <= SUMMARY_MAX else line[: SUMMARY_MAX - 1].rstrip() + "…"
 
 
 def _should_retry(response: httpx.Response) -> bool:

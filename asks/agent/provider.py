@@ -209,13 +209,15 @@ def is_provider_error(exc: BaseException, sdk: ModuleType | None, base: str) -> 
 
 
 def detail(exc: BaseException) -> str:
-    """The server's own message (``{"error": {"message"}}`` bodies) or the exception's, bounded."""
+    """The server's own message (``{"error": {"message"}}`` bodies), an error page's gist, or
+    the exception's message; one line, bounded."""
     body = getattr(exc, "body", None)
     message: object = None
     if isinstance(body, dict):
         inner = body.get("error")
         message = inner.get("message") if isinstance(inner, dict) else body.get("message")
-    text = str(message or getattr(exc, "message", None) or exc or type(exc).__name__)
+    reason = getattr(exc, "reason", None)  # an error page's gist (the message repeats the status)
+    text = str(message or reason or getattr(exc, "message", None) or exc or type(exc).__name__)
     return sanitize_line(text[: _DETAIL_MAX * 4]).strip()[:_DETAIL_MAX]
 
 
