@@ -721,3 +721,48 @@ def test_binding_beyond_loopback_warns() -> None:
     for host in ("0.0.0.0", "::", "192.168.1.10", "example.org"):
         warning = binding_warning(host)
         assert warning is not None and host in warning and "token" in warning
+
+
+# =========================================================================== the group's note
+
+
+async def test_a_section_of_several_questions_has_one_note_field_bound_to_its_last_form(
+    rig: Rig, bridge: WebBridge, client: httpx.AsyncClient
+) -> None:
+    rig.async_question("c1", "Which database?", header="DB")
+    rig.blocker("c2", q("Which cache?", header="Cache"), q("Why?", options=None))
+    last = rig.ref("c2", 1)
+    group = rig.host.question(last).group_id
+    page = (await client.get(ok(bridge))).text
+    assert page.count('name="group_note"') == 1  # the single async question has none
+    assert (f'<textarea name="group_note" id="note-{group}" form="form-{last.id}-'
+            f'{last.incarnation}"') in page
+    assert f'<form method="post" id="form-{last.id}-{last.incarnation}"' in page
+    assert "Note for the agent about all these questions" in page
+
+
+async def test_the_group_note_posted_with_an_answer_reaches_the_wait_result(
+    rig: Rig, bridge: WebBridge, client: httpx.AsyncClient
+) -> None:
+    wait = rig.blocker("c1", q("Which cache?"), q("Why?", options=None))
+    first, second = rig.ref("c1", 0), rig.ref("c1", 1)
+    note = "for the \x1b[31mstaging\x1b[0m box"
+    without_csrf = {k: v for k, v in form(bridge, first, choice="0", group_note=note).items()
+                    if k != "csrf"}
+    assert (await post(client, bridge, without_csrf)).status_code == 403
+    too_long = form(bridge, first, choice="0", group_note="n" * (MAX_CUSTOM_TEXT + 1))
+    assert (await post(client, bridge, too_long)).status_code == 400
+    assert resolved_lines(rig) == []  # nothing saved by either
+
+    response = await post(client, bridge, form(bridge, first, choice="0", group_note=note))
+    assert response.status_code == 303
+    assert not wait.done
+    response = await post(client, bridge, form(bridge, second, custom="it is cheap"))
+    assert response.status_code == 303
+    reply = wait.reply
+    assert isinstance(reply, ResultEnvelope) and reply.outcome is Outcome.ANSWERED
+    assert reply.details["groupNote"] == "for the staging box"  # sanitised before saving
+    assert "User note for all questions: for the staging box." in reply.text
+    assert [line.get("group_note") for line in resolved_lines(rig)] == [
+        "for the staging box", None]
+    assert_exactly_once(rig)

@@ -225,3 +225,93 @@ async def test_without_javascript_plain_forms_work_and_a_second_tab_gets_409(rig
     assert feedback is not None and 'answer "SQLite"' in feedback.text
     assert rig.host.take_feedback_nowait() is None
     assert len(rig.lines_of("resolved")) == 1
+
+
+async def test_the_note_for_a_group_goes_with_the_next_answer_and_survives_live_updates(
+    rig: Rig,
+) -> None:
+    """Issue 19 item 6 on the web page: one note field under a group of several questions."""
+    host = rig.host
+    replies: list[object] = []
+
+    async def agent() -> None:
+        replies.append(await host.ask("c1", call(
+            q("Which caches?", header="Caches", options=CACHES, multi=True),
+            q("Anything else?", header="Else", options=None),
+            q("Which region?", header="Region", options=("eu", "us")),
+        )))
+
+    def browse(url: str, refs: tuple[QuestionRef, ...]) -> None:
+        with sync_playwright() as playwright:
+            browser = launch(playwright)
+            page = browser.new_page()
+            errors = watch_errors(page)
+            page.goto(url)
+            page.wait_for_selector("body[data-live='on']")
+            page.locator("textarea[name=group_note]").fill("all for the staging box")
+            page.evaluate("window.__sameDocument = true")
+            arrived = on_trio(lambda: rig.async_question("c2", "Deploy now?", header="Deploy"))
+            article(page, arrived).wait_for()  # a live update merged the list
+            assert page.evaluate("window.__sameDocument") is True
+            note = page.locator("textarea[name=group_note]").input_value()
+            assert note == "all for the staging box"  # what was typed is kept
+            card = article(page, refs[0])  # not the form the field belongs to
+            card.get_by_label("Redis").check()
+            with page.expect_navigation():
+                card.get_by_role("button", name="Submit").click()
+            assert page.locator("textarea[name=group_note]").input_value() == ""  # it was sent
+            card = article(page, refs[1])
+            card.locator("textarea[name=custom]").fill("no")
+            with page.expect_navigation():
+                card.get_by_role("button", name="Submit").click()
+            assert page.locator("textarea[name=group_note]").count() == 0  # one question left
+            card = article(page, refs[2])
+            card.get_by_label("eu").check()
+            with page.expect_navigation():
+                card.get_by_role("button", name="Submit").click()
+            assert errors == []
+            browser.close()
+
+    async with trio.open_nursery() as nursery:
+        bridge, url = await serve(rig, nursery)
+        nursery.start_soon(agent)
+        await trio.testing.wait_all_tasks_blocked()
+        refs = host.projection.calls["c1"].refs
+        await trio.to_thread.run_sync(browse, url, refs)
+        bridge.close()
+
+    [reply] = replies
+    assert isinstance(reply, ResultEnvelope) and reply.outcome is Outcome.ANSWERED
+    assert reply.details["groupNote"] == "all for the staging box"
+    assert reply.text.count("User note for all questions: all for the staging box.") == 1
+    notes = [line.get("group_note") for line in rig.lines_of("resolved")]
+    assert notes == ["all for the staging box", None, None]  # with the first answer sent
+
+
+async def test_without_javascript_the_group_note_goes_with_the_last_questions_form(
+    rig: Rig,
+) -> None:
+    rig.blocker("c1", q("Which cache?", header="Cache"), q("Why?", options=None))
+    last = rig.ref("c1", 1)
+
+    def browse(url: str) -> None:
+        with sync_playwright() as playwright:
+            browser = launch(playwright)
+            page = browser.new_context(java_script_enabled=False).new_page()
+            page.set_default_timeout(10_000)
+            page.goto(url)
+            page.locator("textarea[name=group_note]").fill("plain form note")
+            card = article(page, last)
+            card.locator("textarea[name=custom]").fill("cheap")
+            with page.expect_navigation():
+                card.get_by_role("button", name="Submit").click()
+            assert "Saved." in page.content()
+            browser.close()
+
+    async with trio.open_nursery() as nursery:
+        bridge, url = await serve(rig, nursery)
+        await trio.to_thread.run_sync(browse, url)
+        bridge.close()
+
+    [saved] = rig.lines_of("resolved")
+    assert saved["group_note"] == "plain form note"

@@ -10,9 +10,11 @@ stops it. Routes (all need ``?token=…``):
   is its own plain POST form (works without JavaScript). ``GET /fragment`` — the live list
   alone. ``GET /app.js``, ``GET /app.css`` — the page's only script and style.
 * ``POST /answer`` — saves through :meth:`~asks.host.host.QuestionHost.answer_from_nowait`, the
-  panel's save → settle waits → outbox path: 303 back to the list on success; 409 when the
-  question was already answered elsewhere (terminal, another tab) or withdrawn — never a
-  second delivery; 400 for bad input, 413 for a body over :data:`MAX_BODY`; nothing saved.
+  panel's save → settle waits → outbox path, with the group's note (``group_note``, the
+  note field of a section of several questions) if one was typed: 303 back to the list on
+  success; 409 when the question was already answered elsewhere (terminal, another tab) or
+  withdrawn — never a second delivery; 400 for bad input, 413 for a body over
+  :data:`MAX_BODY`; nothing saved.
 * ``GET /events`` — Server-Sent Events: ``event: change`` with the list version, sent on
   connect and whenever the pending questions (or which of them block) change; a comment line
   every :data:`KEEPALIVE` seconds. Terminal keystrokes (draft edits) send nothing.
@@ -61,6 +63,7 @@ from asks.surfaces.web_forms import (
     answer_from_form,
     conflict,
     forbidden,
+    group_note,
     is_ascii_number,
     parse_form,
     question_ref,
@@ -385,7 +388,8 @@ class WebBridge:
         if action not in ("answer", "decline"):
             raise HttpError(400, _("Bad request"), _("Unknown action."))
         answer = None if action == "decline" else answer_from_form(state.question.spec, fields)
-        refusal = self.host.answer_from_nowait(ref.id, ref.incarnation, answer, source="web")
+        note = group_note(fields)
+        refusal = self.host.answer_from_nowait(ref.id, ref.incarnation, answer, "web", note)
         match refusal:
             case None:
                 self._answers += 1

@@ -30,7 +30,8 @@ MAX_BODY: Final = 64 * 1024  # bytes of one POST body
 MAX_FIELDS: Final = 16  # form fields of one POST (4 options + 7 named fields, with room)
 HTML: Final = "text/html; charset=utf-8"
 FORM_FIELDS: Final = frozenset(
-    {"csrf", "question", "incarnation", "action", "choice", "option", "custom", "notes"}
+    {"csrf", "question", "incarnation", "action", "choice", "option", "custom", "notes",
+     "group_note"}
 )
 
 
@@ -140,6 +141,11 @@ def answer_from_form(spec: QuestionSpec, fields: Mapping[str, list[str]]) -> Ans
                  "text, or clear it.")
         raise HttpError(400, _("Two answers"), both.format(label=_("Type something.")))
     return Answer(AnswerKind.OPTION, (index,), None, notes)
+
+
+def group_note(fields: Mapping[str, list[str]]) -> str:
+    """The person's note for all the questions of the group (sanitised; ``""`` for none)."""
+    return text_field(fields, "group_note", _("The note is longer than {count} characters."))
 
 
 def unknown_question(question_id: str) -> HttpError:

@@ -9,7 +9,12 @@ Content-Security-Policy forbids both); behaviour lives in :data:`APP_JS`, served
 Page shape (the live script relies on it): ``<div id="live" data-version=N>`` holds the
 pending questions grouped by tool call (``section.group``), each an ``article.question`` whose
 ``id`` is ``<question id>-<incarnation>`` and whose ``data-state`` is ``blocking`` or
-``async``; then the recent "withdrawn by the agent" notices.
+``async``, its form ``form-<that id>``; then the recent "withdrawn by the agent" notices.
+
+A section of several questions ends with a note field for all of them (``textarea.group-note``
+named ``group_note``, ``id`` ``note-<group id>``). It belongs to the last question's form, so
+without JavaScript it is posted with that answer; the script also copies it into whichever
+question's form of the section is submitted first, so it goes with the next answer given.
 """
 
 from __future__ import annotations
@@ -121,7 +126,25 @@ def _group(views: Sequence[QuestionView], token: str, csrf: str) -> str:
         title += " " + together.format(count=len(views))
     articles = "".join(_question(v, token, csrf) for v in views)
     kind = "blocking" if blocking else "async"
-    return f'<section class="group {kind}"><h2>{html.escape(title)}</h2>{articles}</section>'
+    note = _group_note(views) if len(views) > 1 else ""
+    return (f'<section class="group {kind}"><h2>{html.escape(title)}</h2>{articles}{note}'
+            "</section>")
+
+
+def _dom_id(question: Question) -> str:
+    return _line(f"{question.id}-{question.ref.incarnation}")
+
+
+def _group_note(views: Sequence[QuestionView]) -> str:
+    """The note field for all the questions of a section (module docstring)."""
+    last = views[-1].question
+    label = _h("Note for the agent about all these questions (optional; it is sent with "
+               "your next answer)")
+    return (
+        f'<label class="group-note">{label}<textarea name="group_note"'
+        f' id="note-{_line(last.group_id)}" form="form-{_dom_id(last)}"'
+        f' maxlength="{MAX_CUSTOM_TEXT}" rows="2"></textarea></label>'
+    )
 
 
 def _question(view: QuestionView, token: str, csrf: str) -> str:
@@ -151,16 +174,16 @@ def _question(view: QuestionView, token: str, csrf: str) -> str:
             '<span class="label">' + _h("Type something.") + "</span></label></li>"
         )
     options = f'<ul class="options">{"".join(rows)}</ul>' if rows else ""
-    dom_id = f"{q.id}-{q.ref.incarnation}"
+    dom_id = _dom_id(q)
     your, placeholder, notes = _h("Your answer"), _h("Type something."), _h("Notes (optional)")
     submit, decline = _h("Submit"), _h("Decline")
     action = f"/answer?token={quote(token, safe='')}"
     return (
-        f'<article class="question {state}" id="{_line(dom_id)}" data-state="{state}">'
+        f'<article class="question {state}" id="{dom_id}" data-state="{state}">'
         f'<header><span class="chip">{_line(spec.header)}</span>{_source(q.source)} '
         f'<span class="badge">{badge}</span> <code>{_line(q.id)}</code></header>'
         f'<p class="text">{_t(spec.question)}</p>{context}'
-        f'<form method="post" action="{html.escape(action, quote=True)}">'
+        f'<form method="post" id="form-{dom_id}" action="{html.escape(action, quote=True)}">'
         f'<input type="hidden" name="csrf" value="{html.escape(csrf, quote=True)}">'
         f'<input type="hidden" name="question" value="{_line(q.id)}">'
         f'<input type="hidden" name="incarnation" value="{q.ref.incarnation}">'
@@ -237,6 +260,23 @@ APP_JS: Final = """\
     if (row) { row.checked = true; }
   });
 
+  // The note for all questions of a section goes with whichever of its answers is sent
+  // first (without this script, with the last question's form it belongs to).
+  document.addEventListener("submit", function (event) {
+    const form = event.target;
+    const section = form.closest && form.closest("section.group");
+    const note = section && section.querySelector("textarea[name=group_note]");
+    if (!note || note.form === form) { return; }
+    const old = form.querySelector("input[name=group_note]");
+    if (old) { old.remove(); }
+    if (!note.value.trim()) { return; }
+    const copy = document.createElement("input");
+    copy.type = "hidden";
+    copy.name = "group_note";
+    copy.value = note.value;
+    form.appendChild(copy);
+  });
+
   const token = new URLSearchParams(window.location.search).get("token");
   if (!token || !window.EventSource || !window.fetch) { return; }
   const query = "?token=" + encodeURIComponent(token);
@@ -254,6 +294,12 @@ APP_JS: Final = """\
       old.dataset.state = article.dataset.state;
       old.querySelector(".badge").replaceWith(article.querySelector(".badge"));
       article.replaceWith(old);
+    }
+    for (const note of Array.from(fresh.querySelectorAll("textarea[name=group_note]"))) {
+      const old = document.getElementById(note.id);  // keep what was typed in it
+      if (!old) { continue; }
+      old.setAttribute("form", note.getAttribute("form"));
+      note.replaceWith(old);
     }
     current.replaceWith(fresh);
   }
