@@ -24,8 +24,8 @@ every request; a wrong or missing one gets 403 with no data. The ``Host`` header
 bound address (DNS-rebinding guard). A POST also needs the CSRF field (an HMAC of the token),
 an ``Origin`` (if sent) of this server and no cross-site ``Sec-Fetch-Site``. Every response
 carries a strict Content-Security-Policy (no inline script or style), ``nosniff``,
-``no-referrer`` and ``no-store``. Loopback is the default bind; :func:`binding_warning` says
-what binding beyond it means.
+``no-referrer`` and ``no-store`` (:mod:`asks.surfaces.web_http`: headers, body, response).
+Loopback is the default bind; :func:`binding_warning` says what binding beyond it means.
 """
 
 from __future__ import annotations
@@ -64,31 +64,26 @@ from asks.surfaces.web_forms import (
     conflict,
     forbidden,
     group_note,
-    is_ascii_number,
     parse_form,
     question_ref,
     single,
-    too_large,
     unknown_question,
 )
+from asks.surfaces.web_http import (
+    CSP,
+    SECURITY_HEADERS,
+    headers_of,
+    read_body,
+    send_response,
+)
 from asks.surfaces.web_page import QuestionView, Withdrawal
+
+__all__ = ["CSP", "KEEPALIVE", "MAX_BODY", "MAX_EVENT_CLIENTS", "WebBridge", "WebStatistics",
+           "binding_warning", "is_loopback"]
 
 MAX_EVENT_CLIENTS: Final = 32  # concurrent /events streams
 KEEPALIVE: Final = 15.0  # seconds between SSE comment lines
 RECENT_WITHDRAWN: Final = 10  # "withdrawn by the agent" notices kept
-CSP: Final = (
-    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
-    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
-)
-_SECURITY_HEADERS: Final = (
-    (b"content-security-policy", CSP.encode()),
-    (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
-    (b"x-frame-options", b"DENY"),
-    (b"cache-control", b"no-store"),
-)
-
-
 def is_loopback(bind_host: str) -> bool:
     if bind_host.lower() == "localhost":
         return True
@@ -301,12 +296,12 @@ class WebBridge:
         if response is not None:
             if response.status >= 400:
                 self._refused += 1
-            await _send_response(send, response)
+            await send_response(send, response)
 
     async def _handle(
         self, scope: HTTPScope, receive: ASGIReceiveCallable, send: ASGISendCallable
     ) -> Response | None:
-        headers = _headers(scope)
+        headers = headers_of(scope)
         if not self._host_allowed(headers.get("host")):
             raise HttpError(400, _("Bad request"), _("Wrong Host header."), back=False)
         query = parse_qs(scope["query_string"].decode("latin-1"), keep_blank_values=True)
@@ -373,7 +368,7 @@ class WebBridge:
         content_type = headers.get("content-type", "").split(";")[0].strip().lower()
         if content_type != "application/x-www-form-urlencoded":
             raise HttpError(400, _("Bad request"), _("Send the form as a plain HTML form."))
-        fields = parse_form(await _read_body(headers, receive))
+        fields = parse_form(await read_body(headers, receive))
         csrf = single(fields, "csrf")
         if csrf is None or not hmac.compare_digest(csrf.encode(), self.csrf_token.encode()):
             raise HttpError(403, _("Forbidden"), _("The form's CSRF token is missing or wrong; "
@@ -421,7 +416,7 @@ class WebBridge:
         try:
             await send({
                 "type": "http.response.start", "status": 200,
-                "headers": [(b"content-type", b"text/event-stream"), *_SECURITY_HEADERS],
+                "headers": [(b"content-type", b"text/event-stream"), *SECURITY_HEADERS],
             })
             first = f"retry: 2000\nevent: change\ndata: {self._version}\n\n".encode()
             await send({"type": "http.response.body", "body": first, "more_body": True})
@@ -464,40 +459,3 @@ def _plain_oserror(group: BaseExceptionGroup[BaseException]) -> OSError | None:
             return inner
         matched = inner if isinstance(inner, BaseExceptionGroup) else None
     return None
-
-
-def _headers(scope: HTTPScope) -> dict[str, str]:
-    """Request headers by lower-case name (a repeated Host/Origin makes the request invalid)."""
-    found: dict[str, str] = {}
-    for name, value in scope["headers"]:
-        key = name.decode("latin-1").lower()
-        if key in found and key in ("host", "origin", "content-type", "content-length"):
-            raise HttpError(400, _("Bad request"), _("Repeated {name} header.").format(name=key),
-                            back=False)
-        found[key] = value.decode("latin-1")
-    return found
-
-
-async def _read_body(headers: Mapping[str, str], receive: ASGIReceiveCallable) -> bytes:
-    declared = headers.get("content-length")
-    if declared is not None and (not is_ascii_number(declared) or int(declared) > MAX_BODY):
-        raise too_large()
-    body = bytearray()
-    while True:
-        message = await receive()
-        if message["type"] != "http.request":
-            raise HttpError(400, _("Bad request"), _("The request ended early."))
-        body += message["body"]
-        if len(body) > MAX_BODY:
-            raise too_large()
-        if not message["more_body"]:
-            return bytes(body)
-
-
-async def _send_response(send: ASGISendCallable, response: Response) -> None:
-    headers = [(b"content-type", response.content_type.encode()), *_SECURITY_HEADERS]
-    if response.location is not None:
-        headers.append((b"location", response.location.encode()))
-    headers.append((b"content-length", str(len(response.body)).encode()))
-    await send({"type": "http.response.start", "status": response.status, "headers": headers})
-    await send({"type": "http.response.body", "body": response.body, "more_body": False})
