@@ -206,7 +206,7 @@ def test_answer_while_work_runs_is_steered_into_the_turn(launch: Launcher) -> No
     ack = next(i for i, row in enumerate(rows) if "MID-ACK" in row)
     work = [i for i, row in enumerate(rows) if re.search(r"stage \d: finished", row)]
     assert work and work[0] < steer < ack, app.text()  # after a work step, mid-turn
-    assert 'answer "Coffee"' in app.text()
+    assert "Tea or coffee? → Coffee" in app.text()  # the person's summary of the feedback
     assert "feedback (wake)" not in app.text()
 
 
@@ -222,7 +222,7 @@ def test_answer_after_the_turn_wakes_the_agent(launch: Launcher) -> None:
     app.wait_for(r"feedback \(wake\)")
     found = app.wait_for(r"WAKE-ACK: (\S+)")
     assert found.group(1) == "Two"
-    assert 'answer "Two"' in app.text()
+    assert "Pick a number? → Two" in app.text()
     assert "Asks: none pending" in status_line(app)
 
 
@@ -475,7 +475,7 @@ def test_escape_sequences_in_model_text_are_inert(launch: Launcher) -> None:
     app.press("enter")
     found = app.wait_for(r"ESC-ACK: (\S+)")
     assert found.group(1) == "OptRed"
-    assert 'answer "OptRed"' in app.text()
+    app.wait_for(r"clear-end\? → OptRed")  # the feedback card, in the person's words
     assert "MARKER-BEFORE say--redsay-end" in app.text()  # nothing was cleared
 
     raw = app.raw_bytes()
@@ -544,7 +544,7 @@ def test_sigkill_after_a_saved_answer_then_resume_delivers_it_once(launch: Launc
     again.press("enter")
     found = again.wait_for(r"FEEDBACK-ACK: Oak")
     assert again.text().count("FEEDBACK-ACK: Dog") == 1  # the replayed transcript, once
-    assert again.text().count('answer "Dog"') == 1
+    assert again.text().count("Pick a pet? → Dog") == 1
     again.type("/quit")
     again.press("enter")
     assert again.wait_exit() == 0

@@ -7,19 +7,47 @@ the surface in front of the person, under the real command in a pty (tests/pty_h
 
 from __future__ import annotations
 
+import functools
+import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
+import attrs
 import pytest
+import trio
 from pty_harness import PtyApp
 
 from asks import contract
 from asks.agent.hints import LINE_HINTS, AnswerHints
 from asks.agent.lines import result_summary
-from asks.agent.loop import TextDelta
-from asks.agent.scripted import ScriptedModel, parse_script
-from asks.core.model import Outcome
+from asks.agent.loop import AgentState, TextDelta
+from asks.agent.scripted import (
+    ScriptedModel,
+    builtin_tour,
+    feedback_words,
+    parse_script,
+    result_words,
+)
+from asks.agent.transcript import EntryKind
+from asks.cli import build_session
+from asks.core.model import (
+    Answer,
+    AnswerKind,
+    Option,
+    Outcome,
+    Question,
+    QuestionRef,
+    QuestionSpec,
+    Resolution,
+    ResolutionKind,
+)
+from asks.host.commands import PanelCommand
+from asks.host.host import QuestionHost
+from asks.store.entries import Record
+from asks.store.journal import Journal
+from asks.widgets.app import Session
 from asks.widgets.hints import panel_hints
 from asks.widgets.keymap import build_keymap
 
@@ -108,3 +136,129 @@ async def test_script_placeholders_say_the_surfaces_keys() -> None:
     line = await said(LINE_HINTS)
     assert line == ("Type /asks to see it and /asks ID to answer it, whenever you like. | "
                     "decline (/decline) or defer (/later) |")
+
+
+# ---------------------------------------------------------------- the tour, in process
+@attrs.define
+class Tour:
+    """The built-in tour played in process (trio's autojump clock runs its work at once):
+    the composition root's session, driven through the host's ports as a person would."""
+
+    journal: Journal
+    session: Session
+
+    @classmethod
+    def start(cls, directory: Path, records: list[Record] | None = None,
+              session_id: str | None = None) -> Tour:
+        if session_id is None:
+            journal, records = Journal.create(data_dir=directory), []
+        else:
+            journal, found = Journal.open(session_id, data_dir=directory)
+            records = list(found)
+        session = build_session(journal, records, builtin_tour(), resumed=session_id is not None,
+                                hints=panel_hints(build_keymap()))
+        return cls(journal, session)
+
+    @property
+    def host(self) -> QuestionHost:
+        return self.session.host
+
+    def seen(self) -> list[tuple[EntryKind, str, str]]:
+        """The transcript as the person reads it (kind, title, text), notices left out."""
+        return [(e.kind, e.title, e.text) for e in self.session.transcript.entries
+                if e.kind is not EntryKind.NOTICE]
+
+    def said(self) -> str:
+        return "\n".join(text for _kind, _title, text in self.seen())
+
+    async def until(self, predicate: Callable[[], object]) -> None:
+        with trio.fail_after(600):  # virtual seconds: a hang fails instead of blocking
+            while not predicate():
+                await trio.sleep(0.01)
+
+    async def play(self, *, answer_blocker: bool) -> None:
+        """Decline the async question while the agent works, then answer or defer the
+        blocking group, allow the command, and wait for the tour's last words."""
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(functools.partial(self.session.agent.run, opening_turn=True))
+            await self.until(lambda: self.host.projection.pending)
+            (ref,) = self.host.projection.pending
+            assert self.host.surface_port.answer_from_nowait(ref.id, ref.incarnation, None,
+                                                             "web") is None
+            await self.until(lambda: self.host.live_waits)
+            assert self.host.enter_panel_nowait() is None
+            if answer_blocker:
+                self.host.command_nowait(PanelCommand.CONFIRM)  # Target: Staging
+                self.host.command_nowait(PanelCommand.TOGGLE)  # Checks: Unit tests
+                self.host.command_nowait(PanelCommand.NEXT_TAB)
+                self.host.command_nowait(PanelCommand.NEXT_TAB)  # past Notes: Review
+                self.host.command_nowait(PanelCommand.CONFIRM)  # submit what is answered
+            else:
+                self.host.command_nowait(PanelCommand.DEFER)
+            await self.until(lambda: self.session.broker.current is not None)
+            self.session.broker.answer_nowait(True)
+            await self.until(lambda: "That's the tour." in self.said()
+                             and self.session.agent.state is AgentState.IDLE)
+            nursery.cancel_scope.cancel()
+
+
+MODEL_WORDS = ("call ask_user_question", "[asks feedback]", "(no answers)", "User has answered",
+               "The user chose to answer later", "If you cannot continue")
+
+
+async def test_the_tour_tells_the_person_what_happened_in_their_words(
+    tmp_path: Path, autojump_clock: Any
+) -> None:
+    tour = Tour.start(tmp_path)
+    with tour.journal:
+        await tour.play(answer_blocker=False)
+    said = tour.said()
+    assert not [w for w in MODEL_WORDS if w in said], said
+    assert "Which language should the final report be written in? → declined" in said
+    assert "You declined to answer; I'll go on without it." in said  # the declined feedback
+    assert "Deferred: the agent gets your answer when you give it." in said  # its result card
+    assert "Deferred: I'll get your answer when you give it. Now I need to run" in said
+    # the model still got its exact texts
+    records = [json.loads(line) for line in tour.journal.path.read_text().splitlines()]
+    deferred = [r for r in records if r["type"] == "tool_result" and r["outcome"] == "deferred"]
+    assert "If you cannot continue without them, call ask_user_question with" in deferred[0]["text"]
+    (feedback,) = [r for r in records if r["type"] == "feedback_delivered"]
+    assert feedback["text"].startswith("[asks feedback] The user responded")
+
+
+def test_the_scripted_agent_words_every_question_result_for_the_person() -> None:
+    spec = QuestionSpec("Color?", "Color", (Option("Red"), Option("Blue")))
+    red = Question(QuestionRef("q-1", 1), "g-1", 0, spec)
+    blue = Question(QuestionRef("q-2", 1), "g-1", 1, spec)
+    chose = Resolution(red.ref, ResolutionKind.ANSWERED, Answer(AnswerKind.OPTION, (0,)))
+    declined = Resolution(blue.ref, ResolutionKind.DECLINED)
+    words = [
+        (contract.answered_result("c", [(red, chose)]), "Thanks — you answered: Red."),
+        (contract.answered_result("c", [(red, chose)], [blue]),
+         "Thanks — you answered: Red. The rest can come later."),
+        (contract.answered_result("c", [(blue, declined)]), "No answer given."),
+        (contract.declined_result("c", [red]), "You declined; I'll go on with my best judgement."),
+        (contract.deferred_result("c", [red]), "Deferred: I'll get your answer when you give it."),
+        (contract.interrupted_result("c", [red], "Ctrl+C"),
+         "The wait was interrupted; I'll get your answer when you give it."),
+        (contract.queued_result("c", [red]), "Queued: answer whenever you like."),
+        (contract.withdrawn_result("c", [red]), "I withdrew the question."),
+        (contract.already_received_result("c", [red]), "You had already answered that."),
+    ]
+    for envelope, expected in words:
+        assert result_words(envelope.text) == expected, envelope.outcome
+    assert result_words("Ran 'make deploy' (simulated): exit status 0.") is None
+    assert feedback_words(contract.feedback_text([(red, chose)])) == (
+        "Got your answer: Red. I'll take it into account.")
+    assert feedback_words(contract.feedback_text([(blue, declined)])) == (
+        "You declined to answer; I'll go on without it.")
+
+
+def test_result_and_feedback_cards_are_the_persons_summary(tmp_path: Path) -> None:
+    spec = QuestionSpec("Color?", "Color", (Option("Red"), Option("Blue")))
+    deferred = contract.deferred_result("c", [Question(QuestionRef("q-1", 1), "g-1", 0, spec)])
+    assert result_summary(deferred) == ("Deferred: the agent gets your answer when you give it.\n"
+                                        "pending: q-1 (answer any time: /asks)")
+    nothing = {"answers": [{"question": "Pick?", "kind": "multi", "answer": ""}]}
+    empty = contract.ResultEnvelope(Outcome.ANSWERED, "(model text)", nothing)
+    assert result_summary(empty) == "Pick? → nothing selected"

@@ -9,11 +9,17 @@
   ``{questionId}`` entry (a promoted question) shows that question's text, looked up by the
   caller, with its id. Several questions are numbered (:func:`numbered`), so every one of
   them has its mark, not only the first (which follows the card's own prefix).
-* :func:`result_summary` — what the person sees of a question result: ``question → answer``
-  per answer (with the person's notes), the person's note for all the questions if any, then
-  the ids still pending and how to answer them on the surface in front of the person
-  (:mod:`asks.agent.hints`: ``Shift+Tab or /asks`` with the configured key, ``/asks`` in line
-  mode).
+* :func:`result_summary` — what the person sees of a question result: the outcome in words
+  where there is no answer to show (``Deferred: the agent gets your answer when you give it.``),
+  ``question → answer`` per answer (with the person's notes; ``→ declined``), the person's
+  note for all the questions if any, then the ids still pending and how to answer them on the
+  surface in front of the person (:mod:`asks.agent.hints`: ``Shift+Tab or /asks`` with the
+  configured key, ``/asks`` in line mode).
+* :func:`feedback_summary` — what the person sees of a feedback delivery: ``question →
+  answer`` per saved answer it carried.
+
+The person never reads the text meant for the model here (ids to wait on, tool-call hints);
+the model gets that text unchanged (the tool result, the feedback message, the journal).
 
 Nothing here sanitises: the transcript widget does, when drawing.
 """
@@ -26,7 +32,9 @@ from typing import Any, Final
 
 from asks import contract
 from asks.agent.hints import LINE_HINTS, AnswerHints, how_to_answer
-from asks.core.i18n import _
+from asks.core.i18n import N_, _
+from asks.core.model import Outcome, QuestionRef, ResolutionKind
+from asks.store.projection import Projection
 
 MAX_CALL_LINE: Final = 120
 MAX_OUTCOME: Final = 100
@@ -96,9 +104,14 @@ def numbered(questions: Sequence[str]) -> str:
 
 
 def result_summary(envelope: contract.ResultEnvelope, hints: AnswerHints = LINE_HINTS) -> str:
-    """``question → answer (notes: …)`` per answer, then pending ids (module docstring)."""
+    """What the person reads of a question result (module docstring): the outcome in their
+    words where it has no answers to show, ``question → answer (notes: …)`` per answer, the
+    ids still pending. Never the model's text."""
     details = envelope.details
-    lines = [_answer_line(a) for a in details.get("answers", []) if isinstance(a, dict)]
+    head = _(OUTCOME_WORDS[envelope.outcome]) if envelope.outcome in OUTCOME_WORDS else None
+    lines = [head] if head else []
+    lines += [_answer_line(str(a.get("question", "")), _detail_answer(a), str(a.get("notes") or ""))
+              for a in details.get("answers", []) if isinstance(a, dict)]
     note = str(details.get("groupNote") or "").strip()
     if note:
         lines.append(_("note for all questions: {note}").format(note=note))
@@ -106,10 +119,45 @@ def result_summary(envelope: contract.ResultEnvelope, hints: AnswerHints = LINE_
     if pending:
         line = _("pending: {ids} (answer any time: {how})")
         lines.append(line.format(ids=", ".join(pending), how=how_to_answer(hints)))
-    return "\n".join(lines) or envelope.outcome.value
+    return "\n".join(lines) or _(envelope.outcome.value)
 
 
-def _answer_line(answer: Mapping[str, Any]) -> str:
-    line = f"{answer.get('question', '')} → {answer.get('answer') or answer.get('kind', '')}"
-    notes = str(answer.get("notes") or "").strip()
+def feedback_summary(projection: Projection, refs: Sequence[QuestionRef]) -> str:
+    """What the person reads of a feedback delivery carrying ``refs``: ``question → answer
+    (notes: …)`` per saved answer (``→ declined`` for a decline). Never the model's text."""
+    lines = []
+    for ref in refs:
+        state = projection.by_ref.get(ref)
+        if state is None:
+            continue
+        question, resolution = state.question, state.resolution
+        answer = resolution.answer if resolution is not None else None
+        if resolution is None or resolution.kind is not ResolutionKind.ANSWERED or answer is None:
+            lines.append(_answer_line(question.spec.question, None, ""))
+        else:
+            text = answer.text(question.spec) or _("nothing selected")
+            lines.append(_answer_line(question.spec.question, text, answer.notes))
+    return "\n".join(lines)
+
+
+# Outcomes whose result card says what happened in words (the others show their answers).
+OUTCOME_WORDS: Final[Mapping[Outcome, str]] = {
+    Outcome.DEFERRED: N_("Deferred: the agent gets your answer when you give it."),
+    Outcome.INTERRUPTED: N_("The wait was interrupted: the agent gets your answer when you "
+                            "give it."),
+    Outcome.WITHDRAWN: N_("Withdrawn by the agent: no answer is needed."),
+    Outcome.ALREADY_RECEIVED: N_("Already answered: the agent has your answer."),
+}
+
+
+def _detail_answer(answer: Mapping[str, Any]) -> str | None:
+    """The answer text of a result's ``answers`` item; ``None`` for a decline."""
+    if answer.get("kind") == "declined":
+        return None
+    return str(answer.get("answer") or "") or _("nothing selected")
+
+
+def _answer_line(question: str, answer: str | None, notes: str) -> str:
+    line = f"{question} → {answer if answer is not None else _('declined')}"
+    notes = notes.strip()
     return f"{line} " + _("(notes: {notes})").format(notes=notes) if notes else line

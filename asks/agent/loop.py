@@ -31,7 +31,9 @@ Invariants:
   open while it runs and ends with its result (``→ …``) or ``→ interrupted``. A ``? asked:``
   card is drawn only for a call the host accepted (questions asked or a wait opened); a
   refused call shows its error instead. A permission decision (allowed/denied) is a
-  transcript entry of its own.
+  transcript entry of its own. Result and feedback cards are the person's summaries
+  (asks/agent/lines.py: answers, pending ids, the outcome in words); the model's texts go
+  into the context and the journal unchanged.
 """
 
 from __future__ import annotations
@@ -48,7 +50,13 @@ from asks import contract
 from asks.agent.edge import assign_ids
 from asks.agent.events import Message, ModelError, ModelEvent, ModelNotice, TextDelta, ToolCall
 from asks.agent.hints import LINE_HINTS, AnswerHints
-from asks.agent.lines import call_summary, outcome_summary, questions_summary, result_summary
+from asks.agent.lines import (
+    call_summary,
+    feedback_summary,
+    outcome_summary,
+    questions_summary,
+    result_summary,
+)
 from asks.agent.reply import SAID_NOTHING, ReplyReader
 from asks.agent.transcript import EntryKind, Transcript
 from asks.core.i18n import _
@@ -282,7 +290,8 @@ class Agent:
         if feedback is None:
             return False
         self.messages.append(Message(FEEDBACK_ROLE, feedback.text))  # journaled as receipt
-        self.transcript.add(EntryKind.FEEDBACK, feedback.text, feedback.mode.value)
+        summary = feedback_summary(self.host.projection, feedback.refs)  # the person's words
+        self.transcript.add(EntryKind.FEEDBACK, summary, feedback.mode.value)
         return True
 
     async def _model_call(self) -> tuple[ToolCall, ...]:

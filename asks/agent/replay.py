@@ -19,7 +19,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from asks.agent.hints import LINE_HINTS, AnswerHints
-from asks.agent.lines import call_summary, numbered, outcome_summary, result_summary
+from asks.agent.lines import (
+    call_summary,
+    feedback_summary,
+    numbered,
+    outcome_summary,
+    result_summary,
+)
 from asks.agent.transcript import EntryKind, Transcript
 from asks.contract import TOOL_NAME, ResultEnvelope
 from asks.core.i18n import ngettext
@@ -48,7 +54,8 @@ def rebuild(
             envelope = ResultEnvelope(entry.outcome, entry.text, entry.details)
             transcript.add(EntryKind.RESULT, result_summary(envelope, hints), entry.outcome.value)
         elif isinstance(entry, FeedbackDelivered):
-            transcript.add(EntryKind.FEEDBACK, entry.text, entry.mode)
+            summary = feedback_summary(projection, entry.delivered)
+            transcript.add(EntryKind.FEEDBACK, summary, entry.mode)
 
 
 def replay_session(

@@ -23,7 +23,10 @@ How it reacts (it only sees the context, like a real model):
 * the first call of a new session with no user message starts the ``start`` step;
 * a reply's ``say`` may quote what really happened: ``{user}`` (last user message),
   ``{answers}`` (the answers in the newest tool result or feedback, comma-separated),
-  ``{result}`` (the newest tool result text), ``{feedback}`` (the newest feedback text);
+  ``{result}`` (the newest tool result text), ``{feedback}`` (the newest feedback text) —
+  those are the model's texts; for the person's words, ``{outcome}`` (the newest question
+  result: ``Thanks — you answered: Red.``, ``Deferred: I'll get your answer when you give
+  it.``, …) and ``{feedback_outcome}`` (the newest feedback: ``Got your answer: Red. …``);
 * … and say how the person answers on the surface in front of them (the model's
   :class:`~asks.agent.hints.AnswerHints`, from the composition root: never a key written
   into the script): ``{answer_hint}`` (a sentence: where a queued question waits and how to
@@ -43,7 +46,7 @@ import tomllib
 from collections import deque
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import attrs
 import trio
@@ -51,6 +54,7 @@ import trio
 from asks import contract
 from asks.agent.hints import LINE_HINTS, AnswerHints, answer_sentence, collapse_sentence
 from asks.agent.loop import Message, ModelEvent, TextDelta, ToolCall
+from asks.core.i18n import N_, _
 
 TRIGGERS = ("start", "message", "feedback")
 WORD_DELAY = 0.015
@@ -254,6 +258,11 @@ class _Quotes(dict[str, str]):
             return _last(self.messages, lambda m: m.role == "tool")
         if key == "feedback":
             return _last(self.messages, _is_feedback)
+        if key == "outcome":
+            return next((w for m in reversed(self.messages) if m.role == "tool"
+                         and (w := result_words(m.content)) is not None), "")
+        if key == "feedback_outcome":
+            return feedback_words(_last(self.messages, _is_feedback))
         if key == "answers":
             text = _last(self.messages, lambda m: m.role == "tool" or _is_feedback(m))
             found = _RESULT_ANSWER.findall(text) + _FEEDBACK_ANSWER.findall(text)
@@ -266,6 +275,46 @@ class _Quotes(dict[str, str]):
         if key in spoken:
             return spoken[key](hints)
         return {"decline": hints.decline, "defer": hints.defer}.get(key)
+
+
+# How each question result the host writes begins (asks/contract/results.py), and what the
+# scripted agent tells the person about it; a test builds every result and checks these.
+_RESULT_OPENINGS: Final = (
+    ("User has answered your questions:", ""),  # the answers themselves (below)
+    ("User declined to answer questions", N_("You declined; I'll go on with my best judgement.")),
+    ("The user chose to answer later.", N_("Deferred: I'll get your answer when you give it.")),
+    ("Waiting for the user's answer was interrupted",
+     N_("The wait was interrupted; I'll get your answer when you give it.")),
+    ("Questions sent to the user without blocking", N_("Queued: answer whenever you like.")),
+    ("The questions were withdrawn", N_("I withdrew the question.")),
+    ("The user already answered", N_("You had already answered that.")),
+)
+
+
+def result_words(text: str) -> str | None:
+    """The person's summary of a question result's text; ``None`` for another tool's."""
+    words = next((w for opening, w in _RESULT_OPENINGS if text.startswith(opening)), None)
+    if words != "":
+        return None if words is None else _(words)
+    answers = ", ".join(_RESULT_ANSWER.findall(text))
+    if not answers:
+        return _("No answer given.")
+    if " Still pending: " in text:
+        return _("Thanks — you answered: {answers}. The rest can come later.").format(
+            answers=answers)
+    return _("Thanks — you answered: {answers}.").format(answers=answers)
+
+
+def feedback_words(text: str) -> str:
+    """The person's summary of a feedback message's text (``""`` when there is none)."""
+    if not text:
+        return ""
+    answers = ", ".join(_FEEDBACK_ANSWER.findall(text))
+    if not answers and ": the user declined to answer." in text:
+        return _("You declined to answer; I'll go on without it.")
+    if not answers:
+        return _("No answer given: I'll go on without it.")
+    return _("Got your answer: {answers}. I'll take it into account.").format(answers=answers)
 
 
 def _is_feedback(message: Message) -> bool:
