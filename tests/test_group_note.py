@@ -17,7 +17,7 @@ import pytest
 from helpers import SESSION, Rig, q
 
 from asks import contract
-from asks.agent.lines import result_summary
+from asks.agent.lines import feedback_summary, result_summary
 from asks.contract import GroupNote, ResultEnvelope
 from asks.core.model import (
     Answer,
@@ -203,6 +203,8 @@ def test_an_async_answer_with_a_note_is_steered_in_with_it(rig: Rig) -> None:
     feedback = host.take_feedback_nowait()
     assert feedback is not None
     assert feedback.text.endswith(f"User note for all of questions {ref.id}: {NOTE}")
+    assert feedback_summary(host.projection, feedback.refs) == (  # the person's feedback card
+        f"Which database? → SQLite\nnote for all questions: {NOTE}")
 
 
 def test_after_a_crash_the_saved_answers_go_as_feedback_with_their_note(rig: Rig) -> None:

@@ -16,7 +16,7 @@
   surface in front of the person (:mod:`asks.agent.hints`: ``Shift+Tab or /asks`` with the
   configured key, ``/asks`` in line mode).
 * :func:`feedback_summary` — what the person sees of a feedback delivery: ``question →
-  answer`` per saved answer it carried.
+  answer`` per saved answer it carried, then the person's note for all the questions, if any.
 
 The person never reads the text meant for the model here (ids to wait on, tool-call hints);
 the model gets that text unchanged (the tool result, the feedback message, the journal).
@@ -124,7 +124,8 @@ def result_summary(envelope: contract.ResultEnvelope, hints: AnswerHints = LINE_
 
 def feedback_summary(projection: Projection, refs: Sequence[QuestionRef]) -> str:
     """What the person reads of a feedback delivery carrying ``refs``: ``question → answer
-    (notes: …)`` per saved answer (``→ declined`` for a decline). Never the model's text."""
+    (notes: …)`` per saved answer (``→ declined`` for a decline), then the person's notes for
+    all the questions they were given with. Never the model's text."""
     lines = []
     for ref in refs:
         state = projection.by_ref.get(ref)
@@ -137,6 +138,8 @@ def feedback_summary(projection: Projection, refs: Sequence[QuestionRef]) -> str
         else:
             text = answer.text(question.spec) or _("nothing selected")
             lines.append(_answer_line(question.spec.question, text, answer.notes))
+    lines += [_("note for all questions: {note}").format(note=note)
+              for note, _refs in projection.group_notes(refs)]
     return "\n".join(lines)
 
 
