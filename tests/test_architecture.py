@@ -4,7 +4,9 @@
   only the layers below it: core ← store, contract ← host ← agent ← surfaces ← widgets ← cli.
   ``asks/__init__.py`` and ``asks/sanitize.py`` are core-level. ``asks/config.py`` sits just
   below cli, beside widgets: it may import everything up to surfaces, and only cli imports it
-  (widgets get their settings, e.g. the keymap, from cli). store and contract are siblings and
+  (widgets get their settings, e.g. the keymap, from cli). ``asks/hub`` (the MCP server) sits
+  beside agent on the host: it imports host and below; surfaces, widgets and cli may import
+  it. store and contract are siblings and
   do not import each other; neither do widgets and config. Imports are read with :mod:`ast`
   from every ``asks/**/*.py`` (``asks/widgets`` is the symlink to ``widgets/``), including
   imports inside functions and under ``TYPE_CHECKING``.
@@ -52,6 +54,7 @@ class Layer(enum.Enum):
     HOST = "host"
     AGENT = "agent"
     SURFACES = "surfaces"
+    HUB = "hub"  # asks/hub: the MCP server for agents outside asks (beside agent, above host)
     WIDGETS = "widgets"
     CONFIG = "config"
     CLI = "cli"
@@ -61,7 +64,7 @@ class Layer(enum.Enum):
 _BELOW_HOST = frozenset({Layer.CORE, Layer.STORE, Layer.CONTRACT})
 _BELOW_AGENT = _BELOW_HOST | {Layer.HOST}
 _BELOW_SURFACES = _BELOW_AGENT | {Layer.AGENT}
-_BELOW_UI = _BELOW_SURFACES | {Layer.SURFACES}
+_BELOW_UI = _BELOW_SURFACES | {Layer.SURFACES, Layer.HUB}
 
 # The layers each layer may import (itself included).
 MAY_IMPORT: dict[Layer, frozenset[Layer]] = {
@@ -71,6 +74,7 @@ MAY_IMPORT: dict[Layer, frozenset[Layer]] = {
     Layer.HOST: _BELOW_AGENT,
     Layer.AGENT: _BELOW_SURFACES,
     Layer.SURFACES: _BELOW_UI,
+    Layer.HUB: _BELOW_AGENT | {Layer.HUB},
     Layer.WIDGETS: _BELOW_UI | {Layer.WIDGETS},
     Layer.CONFIG: _BELOW_UI | {Layer.CONFIG},
     Layer.CLI: frozenset(Layer) - {Layer.API},

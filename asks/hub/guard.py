@@ -1,0 +1,168 @@
+"""The ASGI layer in front of the MCP SDK's app: who may talk to the hub, and receipts.
+
+Every HTTP request, before the SDK sees it:
+
+1. ``Host`` must be one of the names the server is bound as (``127.0.0.1:P``, ``localhost:P``,
+   ``[::1]:P``; DNS rebinding) → else 421; an ``Origin``, if sent, must be such a name too →
+   else 403 (the MCP spec's rule for streamable HTTP).
+2. A token in the query string (``?token=`` / ``?access_token=``) → 400 naming the header: URLs
+   end up in logs and shell history, so the hub never accepts one there.
+3. ``Authorization: Bearer <token>`` (constant-time comparison) → else 401 with
+   ``WWW-Authenticate: Bearer`` and a body that says nothing of the session.
+4. Only the MCP path is served (404 otherwise, after the token: nothing is revealed without it).
+
+**Receipts.** A tool call's handler registers the offers its response carries
+(:func:`carry`) on the request's ASGI scope, which the SDK hands the handler as its starlette
+request. When a body message holding the JSON-RPC response with that id has been handed to
+the server (``await send`` returned: hypercorn has written it to the transport), the offer is
+delivered (:meth:`~asks.host.hub.HubPort.delivered`). If the request ends without that — the
+client went away, the stream closed, the handler failed — the offer is released. What that
+proves and what it cannot is in NOTES ("The hub").
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from typing import Any, Final
+from urllib.parse import parse_qs
+
+import attrs
+import trio
+
+from asks.host.hub import HubPort, Offer
+from asks.hub.token import token_matches
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+App = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+OFFERS_KEY: Final = "asks.offers"
+QUERY_TOKENS: Final = ("token", "access_token", "bearer")
+SEND_GRACE: Final = 5.0  # seconds a response carrying answers may take to be handed over
+
+
+def carry(scope: Scope | None, request_id: object, offer: Offer, port: HubPort) -> None:
+    """The response to ``request_id`` carries ``offer``: its receipt waits for the send.
+    Without a scope (no HTTP transport) there is nothing to wait for: delivered now."""
+    if scope is None:
+        port.delivered(offer)
+        return
+    scope.setdefault(OFFERS_KEY, []).append((request_id, offer))
+
+
+def response_ids(body: bytes) -> set[object]:
+    """The ids of the JSON-RPC responses (results or errors) in a JSON body or in the
+    ``data:`` lines of complete server-sent events."""
+    found: set[object] = set()
+    chunks = [body] if body.lstrip()[:1] in (b"{", b"[") else [
+        line[5:] for line in body.replace(b"\r\n", b"\n").split(b"\n") if line.startswith(b"data:")
+    ]
+    for chunk in chunks:
+        try:
+            parsed = json.loads(chunk)
+        except ValueError:
+            continue
+        for message in parsed if isinstance(parsed, list) else [parsed]:
+            if isinstance(message, dict) and ("result" in message or "error" in message):
+                found.add(message.get("id"))
+    return found
+
+
+@attrs.define(eq=False)
+class _Sent:
+    """What one response has handed to the server so far: complete JSON-RPC messages are
+    read from it (a JSON body once it is whole; each server-sent event once it ended)."""
+
+    events: bool = False  # text/event-stream (else one JSON body)
+    buffer: bytes = b""
+
+    def start(self, message: Message) -> None:
+        headers = dict(message.get("headers", ()))
+        self.events = headers.get(b"content-type", b"").startswith(b"text/event-stream")
+
+    def body(self, message: Message) -> set[object]:
+        self.buffer += message.get("body", b"")
+        if not self.events:
+            if message.get("more_body", False):
+                return set()
+            whole, self.buffer = self.buffer, b""
+            return response_ids(whole)
+        text = self.buffer.replace(b"\r\n", b"\n")
+        complete, _, self.buffer = text.rpartition(b"\n\n")
+        return response_ids(complete) if complete else set()
+
+
+@attrs.define(eq=False)
+class HubGuard:
+    """ASGI app wrapping the SDK's app (module docstring)."""
+
+    app: App
+    port: HubPort
+    token: str
+    hosts: frozenset[str]  # the Host values this server answers to
+    path: str = "/mcp"
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)  # lifespan: the SDK's session manager
+            return
+        refusal = self._refusal(scope)
+        if refusal is not None:
+            await _plain(send, *refusal)
+            return
+        try:
+            await self.app(scope, receive, self._receipting(scope, send))
+        finally:
+            for _request_id, offer in scope.pop(OFFERS_KEY, []):
+                self.port.released(offer)
+
+    def _refusal(self, scope: Scope) -> tuple[int, str, Iterable[tuple[bytes, bytes]]] | None:
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        if headers.get("host") not in self.hosts:
+            return 421, "This MCP server only answers to its loopback address.", ()
+        origin = headers.get("origin")
+        if origin is not None and origin.split("://", 1)[-1] not in self.hosts:
+            return 403, "Cross-origin requests are refused.", ()
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+        if any(name in query for name in QUERY_TOKENS):
+            return 400, "Send the token in the Authorization header, never in the URL.", ()
+        if not token_matches(self.token, headers.get("authorization")):
+            return 401, "Unauthorized.", ((b"www-authenticate", b"Bearer"),)
+        if scope["path"].rstrip("/") != self.path:
+            return 404, "Not found.", ()
+        return None
+
+    def _receipting(self, scope: Scope, send: Send) -> Send:
+        sent = _Sent()
+
+        async def send_then_receipt(message: Message) -> None:
+            offers = scope.get(OFFERS_KEY)
+            if message["type"] != "http.response.body" or not offers:
+                await send(message)
+                if message["type"] == "http.response.start":
+                    sent.start(message)
+                return
+            # The SDK cancels its request's task group as soon as the server reports the
+            # response complete, which can land inside this very send: shielded (for a few
+            # seconds at most), the send either hands the bytes over or fails for real.
+            with trio.CancelScope(shield=True, deadline=trio.current_time() + SEND_GRACE) as cs:
+                await send(message)
+            if cs.cancelled_caught:
+                return  # not handed over in time: the offers are released at the end
+            ids = sent.body(message)
+            scope[OFFERS_KEY] = [(rid, offer) for rid, offer in offers if rid not in ids]
+            for rid, offer in offers:
+                if rid in ids:
+                    self.port.delivered(offer)
+
+        return send_then_receipt
+
+
+async def _plain(send: Send, status: int, text: str, extra: Iterable[tuple[bytes, bytes]]) -> None:
+    body = json.dumps({"error": text}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+    await send({"type": "http.response.start", "status": status, "headers": [*headers, *extra]})
+    await send({"type": "http.response.body", "body": body})

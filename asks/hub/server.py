@@ -1,0 +1,135 @@
+"""The hub's MCP server: the official SDK's streamable HTTP app on hypercorn's trio worker.
+
+``await nursery.start(HubServer(...).run)`` binds (loopback by default, on the fixed
+:data:`DEFAULT_PORT` so a client's config keeps working across restarts), then reports the
+URL; a busy port raises :class:`HubPortBusyError` naming the setting, before anything is served.
+The server runs in the session's nursery until it is cancelled. Requests pass
+:class:`~asks.hub.guard.HubGuard` (Host/Origin, token, receipts) before the SDK.
+
+The SDK serves both protocol generations its clients speak (2026-07-28 without sessions, as
+Claude Code 2.1.332; ``initialize`` with ``Mcp-Session-Id``, as Codex 0.171.0).
+"""
+
+from __future__ import annotations
+
+import errno
+import functools
+import logging
+import os
+import socket
+from typing import Any, Final
+
+import attrs
+import trio
+from mcp.server import Server
+from mcp.server.transport_security import TransportSecuritySettings
+
+from asks.core.i18n import _
+from asks.core.version import __version__
+from asks.host.hub import HubPort
+from asks.hub.guard import HubGuard
+from asks.hub.tools import PROGRESS_EVERY, HubTools
+
+DEFAULT_PORT: Final = 8765
+LOOPBACK: Final = "127.0.0.1"
+MAX_BODY: Final = 1024 * 1024  # bytes of one request (a tool call is a few KiB)
+PATH: Final = "/mcp"
+INSTRUCTIONS: Final = (
+    "asks puts your questions in the user's question panel, next to other agents'. Ask with "
+    "ask_user_question (blocking, or \"blocking\": false to keep working); answers you have "
+    "not received yet start the result of your next call to any asks tool."
+)
+
+
+class HubPortBusyError(OSError):
+    """The hub's port is taken (the sentence names the setting that changes it)."""
+
+
+def host_names(bind_host: str, port: int) -> frozenset[str]:
+    """The ``Host`` header values the server answers to."""
+    names = {f"{bind_host}:{port}"}
+    if bind_host in (LOOPBACK, "localhost", "::1"):
+        names |= {f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"}
+    return frozenset(names)
+
+
+@attrs.define(eq=False)
+class HubServer:
+    """One MCP server for a session's host (module docstring)."""
+
+    port: HubPort
+    token: str
+    bind_host: str = LOOPBACK
+    bind_port: int = DEFAULT_PORT
+    progress_every: float = PROGRESS_EVERY
+    url: str | None = attrs.field(init=False, default=None)
+
+    def app(self, bound_port: int) -> HubGuard:
+        tools = HubTools(self.port, self.progress_every)
+        server = Server("asks", version=__version__, instructions=INSTRUCTIONS,
+                        on_list_tools=tools.list_tools, on_call_tool=tools.call_tool)
+        hosts = host_names(self.bind_host, bound_port)
+        security = TransportSecuritySettings(
+            enable_dns_rebinding_protection=True, allowed_hosts=sorted(hosts),
+            allowed_origins=sorted(f"http://{h}" for h in hosts),
+        )
+        sdk_app = server.streamable_http_app(
+            streamable_http_path=PATH, max_request_body_size=MAX_BODY,
+            transport_security=security, host=self.bind_host,
+        )
+        return HubGuard(sdk_app, self.port, self.token, hosts, PATH)
+
+    async def run(self, task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED) -> None:
+        """Serve until cancelled; ``task_status.started(url)`` once listening."""
+        from hypercorn.config import Config  # noqa: PLC0415 (lazy: only with the hub on)
+        from hypercorn.trio import serve  # noqa: PLC0415
+
+        _quiet_sdk_logs()
+        listener = self._bind()
+        bound_port = listener.getsockname()[1]
+        config = Config()
+        config.accesslog = None
+        config.errorlog = None  # never write to the terminal the REPL draws on
+        config.graceful_timeout = 0.5
+        config.bind = [f"fd://{os.dup(listener.fileno())}"]  # hypercorn closes its copy
+        app = self.app(bound_port)
+        try:
+            async with trio.open_nursery() as nursery:
+                # the guard is a plain ASGI callable; hypercorn types its own scope dicts
+                asgi: Any = app
+                await nursery.start(functools.partial(serve, asgi, config, mode="asgi"))
+                self.url = f"http://{_url_host(self.bind_host)}:{bound_port}{PATH}"
+                task_status.started(self.url)
+        finally:
+            listener.close()
+
+    def _bind(self) -> socket.socket:
+        family = socket.AF_INET6 if ":" in self.bind_host else socket.AF_INET
+        listener = socket.socket(family, socket.SOCK_STREAM)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            listener.bind((self.bind_host, self.bind_port))
+        except OSError as exc:
+            listener.close()
+            if exc.errno == errno.EADDRINUSE:
+                raise HubPortBusyError(_(
+                    "Port {port} is in use: set another with --mcp-port or [mcp] port."
+                ).format(port=self.bind_port)) from exc
+            raise
+        listener.listen(128)
+        return listener
+
+
+def _quiet_sdk_logs() -> None:
+    """The SDK logs warnings (a refused Host, a dropped stream); without a handler Python
+    would print them on the terminal the REPL draws on. They go nowhere unless the process
+    configured logging itself."""
+    for name in ("mcp", "sse_starlette"):
+        sdk = logging.getLogger(name)
+        if not sdk.handlers:
+            sdk.addHandler(logging.NullHandler())
+            sdk.propagate = False
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host

@@ -1,0 +1,153 @@
+"""The hub's three tools, on the host's :class:`~asks.host.hub.HubPort` (DESIGN §4, §12).
+
+* ``ask_user_question`` — DESIGN §4 unchanged (blocking and async, ``{questionId}`` waits, the
+  same validation and coded errors). While a blocking call waits, a progress notification goes
+  out every ``progress_every`` seconds when the call carried a ``progressToken`` (Claude Code's
+  idle watchdog resets on them). If the client cancels or goes away the SDK cancels this
+  handler: the wait ends ``interrupted`` — never declined — and the question stays pending;
+  its answer reaches the agent at its next asks call.
+* ``withdraw_question`` — takes back the agent's own pending questions.
+* ``check_answers`` — the agent's answers not delivered yet (each once), and its pending ids.
+
+**Every** result begins with the agent's undelivered feedback (offered, then receipted when
+the response was handed over: :mod:`asks.hub.guard`), so an agent that calls any asks tool
+gets its answers. Texts for the model are English, as everywhere in the contract.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from typing import Any, Final
+
+import attrs
+import mcp_types as types
+import trio
+
+from asks import contract
+from asks.contract.errors import quote
+from asks.host.hub import HubPort, Offer
+from asks.hub.guard import carry
+from asks.hub.identity import agent_label
+
+CHECK_TOOL: Final = "check_answers"
+PROGRESS_EVERY: Final = 10.0  # seconds: well under Claude Code's 30 s watchdog check
+CALL_ID_META: Final = ("claudecode/toolUseId", "callId")  # what the clients send, if any
+ARRIVAL: Final = (
+    " Through this MCP server, answers to questions asked with \"blocking\": false — or whose "
+    "blocking call ended before the answer (you cancelled or timed out) — arrive at the start "
+    f"of the result of your next call to any asks tool, each exactly once; call {CHECK_TOOL} "
+    "to collect them. If your call times out, the question stays pending and is not declined."
+)
+
+
+def tool_list() -> list[types.Tool]:
+    """The tools as MCP lists them (descriptions say how answers arrive)."""
+    ask = contract.openai_tool()["function"]
+    withdraw = contract.withdraw_tool()["function"]
+    check = types.Tool(
+        name=CHECK_TOOL,
+        description=(
+            "Collect the user's answers to your earlier asks questions that you have not "
+            "received yet (each is given once), and list the ids still pending."
+        ),
+        input_schema={"type": "object", "properties": {}, "additionalProperties": False},
+    )
+    return [
+        types.Tool(name=ask["name"], description=ask["description"] + ARRIVAL,
+                   input_schema=ask["parameters"]),
+        types.Tool(name=withdraw["name"], description=withdraw["description"],
+                   input_schema=withdraw["parameters"]),
+        check,
+    ]
+
+
+def call_id_of(meta: Mapping[str, Any] | None) -> str:
+    """The client's own id of this call if it sends one (a retry then maps to the same
+    questions), else a fresh one."""
+    for key in CALL_ID_META:
+        value = meta.get(key) if meta is not None else None
+        if isinstance(value, str) and value:
+            return value[:120]
+    return f"r-{uuid.uuid4().hex[:16]}"
+
+
+@attrs.define(eq=False)
+class HubTools:
+    """Runs one tool call for the agent behind the request (module docstring)."""
+
+    port: HubPort
+    progress_every: float = PROGRESS_EVERY
+
+    async def list_tools(self, _ctx: Any, _params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tool_list())
+
+    async def call_tool(
+        self, ctx: Any, params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        meta: Mapping[str, Any] | None = ctx.meta
+        label = agent_label(_headers(ctx), meta, _handshake_name(ctx))
+        arguments = params.arguments if params.arguments is not None else {}
+        scope = getattr(ctx.request, "scope", None)
+        match params.name:
+            case "ask_user_question":
+                text, failed = await self._ask(ctx, label, call_id_of(meta), arguments, scope)
+            case contract.WITHDRAW_TOOL:
+                text, failed = self._withdraw(label, arguments)
+            case "check_answers":
+                pending = self.port.pending_ids(label)
+                text = "Pending: " + (", ".join(pending) if pending else "none") + "."
+                failed = False
+            case other:
+                text = f"Error [unknown_tool]: asks has no tool {quote(other)}."
+                failed = True
+        feedback = self.port.offer_feedback(label)
+        if feedback is not None:
+            carry(scope, ctx.request_id, feedback, self.port)
+            text = f"{feedback.text}\n\n{text}"
+        elif params.name == CHECK_TOOL:
+            text = f"No new answers.\n{text}"
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
+                                    is_error=failed)
+
+    async def _ask(
+        self, ctx: Any, label: str, call_id: str, arguments: object, scope: Any
+    ) -> tuple[str, bool]:
+        async with trio.open_nursery() as nursery:
+            if ctx.meta is not None and ctx.meta.get("progress_token") is not None:
+                nursery.start_soon(self._progress, ctx)
+            reply = await self.port.ask(label, call_id, arguments)
+            nursery.cancel_scope.cancel()
+        if isinstance(reply, contract.ToolError):
+            return reply.text, True
+        offer: Offer | None = self.port.result_offer(label, call_id)
+        if offer is not None:
+            carry(scope, ctx.request_id, offer, self.port)
+        return reply.text, False
+
+    def _withdraw(self, label: str, arguments: object) -> tuple[str, bool]:
+        request = contract.validate_withdraw(arguments)
+        if isinstance(request, contract.ToolError):
+            return request.text, True
+        refused = self.port.withdraw(label, list(request.question_ids), request.reason)
+        if refused is not None:
+            return refused.text, True
+        return "Withdrawn: " + ", ".join(request.question_ids) + ".", False
+
+    async def _progress(self, ctx: Any) -> None:
+        beats = 0
+        while True:
+            await trio.sleep(self.progress_every)
+            beats += 1
+            await ctx.session.report_progress(beats, None, "waiting for the user's answer")
+
+
+def _headers(ctx: Any) -> Mapping[str, str] | None:
+    return getattr(ctx.request, "headers", None)
+
+
+def _handshake_name(ctx: Any) -> str | None:
+    params = getattr(ctx.session, "client_params", None)
+    info = getattr(params, "client_info", None)
+    name = getattr(info, "name", None)
+    return name if isinstance(name, str) else None

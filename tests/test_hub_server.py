@@ -1,0 +1,207 @@
+"""The hub's MCP server over real HTTP on 127.0.0.1, driven by the official SDK's own client.
+
+The server (:class:`asks.hub.server.HubServer`) runs in the test's trio nursery on hypercorn,
+in front of a real host and journal; the person's answers go through the host as the panel's
+keys do (``Rig.answer_option``). Raw ``httpx`` requests check what the guard refuses.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import httpx2
+import pytest
+import trio
+import trio.testing
+from helpers import Rig
+from mcp.client.client import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from asks.host.hub import HubPort
+from asks.hub.server import HubPortBusyError, HubServer
+
+TOKEN = "test-token-0123456789"
+DB = {"question": "Which database?", "header": "Database",
+      "options": [{"label": "Postgres"}, {"label": "SQLite"}]}
+
+
+@pytest.fixture
+def rig(tmp_path: Path) -> Iterator[Rig]:
+    made = Rig.create(tmp_path)
+    yield made
+    made.journal.close()
+
+
+@pytest.fixture
+async def hub(rig: Rig, nursery: trio.Nursery) -> AsyncIterator[HubServer]:
+    server = HubServer(HubPort(rig.host), TOKEN, bind_port=0, progress_every=0.05)
+    await nursery.start(server.run)
+    yield server
+
+
+def client(server: HubServer, agent: str | None = "planner", *, mode: str = "auto") -> Client:
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    if agent is not None:
+        headers["X-Asks-Agent"] = agent
+    assert server.url is not None
+    http = httpx2.AsyncClient(headers=headers, timeout=30)
+    return Client(streamable_http_client(server.url, http_client=http), mode=mode)
+
+
+def text_of(result: Any) -> str:
+    return "".join(part.text for part in result.content)
+
+
+def receipts(rig: Rig) -> list[list[str]]:
+    return [[r["id"] for r in line["refs"]] for line in rig.lines_of("offer_delivered")]
+
+
+async def test_the_three_tools_say_how_answers_arrive(hub: HubServer) -> None:
+    async with client(hub) as session:
+        listed = await session.list_tools()
+    tools = {tool.name: tool for tool in listed.tools}
+    assert set(tools) == {"ask_user_question", "withdraw_question", "check_answers"}
+    assert "check_answers" in (tools["ask_user_question"].description or "")
+    assert "questionId" in json.dumps(tools["ask_user_question"].input_schema)
+
+
+async def test_async_ask_becomes_a_tab_and_its_answer_arrives_once(
+    rig: Rig, hub: HubServer
+) -> None:
+    async with client(hub) as session:
+        queued = await session.call_tool("ask_user_question",
+                                         {"questions": [DB], "blocking": False})
+        assert not queued.is_error
+        [ref] = rig.host.tabs
+        question = rig.host.question(ref)  # type: ignore[arg-type]
+        assert (question.source, question.recipient) == ("planner", "mcp:planner")
+        assert ref.id in text_of(queued)  # type: ignore[union-attr]
+        rig.answer_option(ref, 0)  # type: ignore[arg-type]
+
+        first = text_of(await session.call_tool("check_answers", {}))
+        second = text_of(await session.call_tool("check_answers", {}))
+
+    assert first.startswith("[asks feedback]") and '"Postgres"' in first
+    assert "Pending: none." in first
+    assert second == "No new answers.\nPending: none."
+    assert receipts(rig) == [[ref.id]]  # type: ignore[union-attr]
+
+
+async def test_a_blocking_ask_sends_progress_and_its_answer_is_receipted(
+    rig: Rig, hub: HubServer
+) -> None:
+    beats: list[float] = []
+
+    async def progress(done: float, _total: float | None, _message: str | None) -> None:
+        beats.append(done)
+
+    results: list[Any] = []
+    async with client(hub) as session, trio.open_nursery() as nursery:
+        async def ask() -> None:
+            results.append(await session.call_tool(
+                "ask_user_question", {"questions": [DB]}, progress_callback=progress))
+
+        nursery.start_soon(ask)
+        while not beats or len(beats) < 2:  # progress while the person has not answered
+            await trio.sleep(0.01)
+        [ref] = rig.host.tabs
+        rig.answer_option(ref, 1)  # type: ignore[arg-type]
+    [result] = results
+    assert not result.is_error
+    assert 'User has answered your questions: "Which database?"="SQLite"' in text_of(result)
+    assert receipts(rig) == [[ref.id]]  # type: ignore[union-attr]
+
+
+async def test_a_cancelled_blocking_ask_stays_pending_and_is_answered_later(
+    rig: Rig, hub: HubServer
+) -> None:
+    async with client(hub) as session:
+        with trio.move_on_after(0.3):  # the client gives up waiting
+            await session.call_tool("ask_user_question", {"questions": [DB]})
+        while not rig.lines_of("tool_result"):  # the server saw the cancellation
+            await trio.sleep(0.01)
+        [result] = rig.lines_of("tool_result")
+        assert result["outcome"] == "interrupted"
+        [ref] = rig.host.tabs
+        rig.answer_option(ref, 0)  # type: ignore[arg-type]
+        later = text_of(await session.call_tool("check_answers", {}))
+    assert '"Postgres"' in later
+    assert receipts(rig) == [[ref.id]]  # type: ignore[union-attr]
+
+
+async def test_two_agents_asking_the_same_question_never_get_each_others_answers(
+    rig: Rig, hub: HubServer
+) -> None:
+    async with client(hub, "planner") as planner, client(hub, "reviewer") as reviewer:
+        await planner.call_tool("ask_user_question", {"questions": [DB], "blocking": False})
+        await reviewer.call_tool("ask_user_question", {"questions": [DB], "blocking": False})
+        by_source = {rig.host.question(t).source: t for t in rig.host.tabs}  # type: ignore[arg-type]
+        rig.answer_option(by_source["planner"], 0)  # type: ignore[arg-type]
+        rig.answer_option(by_source["reviewer"], 1)  # type: ignore[arg-type]
+        got_planner = text_of(await planner.call_tool("check_answers", {}))
+        got_reviewer = text_of(await reviewer.call_tool("check_answers", {}))
+    assert '"Postgres"' in got_planner and "SQLite" not in got_planner
+    assert '"SQLite"' in got_reviewer and "Postgres" not in got_reviewer
+
+
+async def test_the_handshake_name_labels_an_agent_without_a_header(
+    rig: Rig, hub: HubServer
+) -> None:
+    for mode in ("legacy", "auto"):  # initialize (Codex) and 2026-07-28 (Claude Code)
+        async with client(hub, None, mode=mode) as session:
+            await session.call_tool("ask_user_question",
+                                    {"questions": [DB], "blocking": False})
+    sources = {rig.host.question(t).source for t in rig.host.tabs}  # type: ignore[arg-type]
+    assert sources == {"mcp"}  # the SDK client's clientInfo name
+
+
+async def test_bad_calls_get_coded_errors_and_lose_nothing(rig: Rig, hub: HubServer) -> None:
+    async with client(hub) as session:
+        await session.call_tool("ask_user_question", {"questions": [DB], "blocking": False})
+        [ref] = rig.host.tabs
+        rig.answer_option(ref, 0)  # type: ignore[arg-type]
+        invalid = await session.call_tool("ask_user_question", {"questions": []})
+        unknown = await session.call_tool("withdraw_question", {"questionIds": ["q-nope"]})
+        after = text_of(await session.call_tool("check_answers", {}))
+    assert invalid.is_error and "Error [no_questions]" in text_of(invalid)
+    assert unknown.is_error and "Error [unknown_question]" in text_of(unknown)
+    # the answer rode the first refused call's result: every result begins with feedback
+    assert '"Postgres"' in text_of(invalid) and after.startswith("No new answers.")
+
+
+@pytest.mark.parametrize(
+    ("headers", "url_tail", "status"),
+    [
+        ({}, "", 401),
+        ({"Authorization": "Bearer wrong"}, "", 401),
+        ({"Authorization": f"Bearer {TOKEN}"}, f"?token={TOKEN}", 400),
+        ({"Authorization": f"Bearer {TOKEN}", "Host": "evil.example:80"}, "", 421),
+        ({"Authorization": f"Bearer {TOKEN}", "Origin": "http://evil.example"}, "", 403),
+    ],
+)
+async def test_the_guard_refuses_without_revealing_anything(
+    hub: HubServer, headers: dict[str, str], url_tail: str, status: int
+) -> None:
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+    assert hub.url is not None
+    async with httpx.AsyncClient() as http:
+        response = await http.post(hub.url + url_tail, json=body, headers={
+            "Accept": "application/json, text/event-stream", **headers})
+    assert response.status_code == status
+    assert "ask_user_question" not in response.text and "q-" not in response.text
+
+
+async def test_a_busy_port_is_one_sentence_naming_the_setting(
+    rig: Rig, hub: HubServer, nursery: trio.Nursery
+) -> None:
+    assert hub.url is not None
+    taken = int(hub.url.rsplit(":", 1)[1].split("/")[0])
+    second = HubServer(HubPort(rig.host), TOKEN, bind_port=taken)
+    with pytest.raises(HubPortBusyError) as raised:
+        await nursery.start(second.run)
+    assert str(raised.value) == (
+        f"Port {taken} is in use: set another with --mcp-port or [mcp] port.")
