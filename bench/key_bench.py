@@ -13,6 +13,18 @@ pty). What this leaves out — input parsing and the trio/urwid loop around it �
 figures of :mod:`bench.repl_bench`. Keys: Down/Up in the panel (the cursor moves between two
 option rows), and letters then Backspace in the chat editor.
 
+Draft saving is on, as in the REPL (:mod:`asks.host.keeper`): the keeper's writer task runs
+beside the keys and the loop yields to it after every key, so the key phase includes what a
+key costs it (a dirty mark) and its debounced writes happen while the run goes on (counted).
+Each N also runs with saving off (no writer, no listener) right before, for the key phase
+with and without it on a machine whose load drifts; **key hooks** times the two calls saving
+adds to a key (the chat editor's dirty mark, the host listener) on their own.
+A write itself is timed apart — **draft write**: one snapshot of N drafts (every tab holding
+typed text, and the chat line) encoded (its share in brackets) and put in place (temp file,
+rename), each write after a short pause as in use (writes are ≥ 0.5 s apart, so they start
+cold) — and spread over the keys of one save interval at a fast typist's pace (15 keys/s) for
+the **per key** figure: CPU the saving costs per key, though never on a key's own path.
+
 Figures are medians over many keys; flatness is the slowest N over the fastest. Nothing fails
 on time.
 """
@@ -31,7 +43,11 @@ import trio
 from asks.agent.scripted import parse_script
 from asks.agent.transcript import EntryKind
 from asks.cli import build_session
+from asks.core.drafts import SavedDraft, SavedDrafts
 from asks.core.focus import TYPING_GUARD
+from asks.host.host import QuestionHost
+from asks.host.keeper import SAVE_INTERVAL
+from asks.store.draftfile import encode
 from asks.store.journal import Journal
 from asks.widgets.app import ReplScreen, palette
 from asks.widgets.keymap import build_keymap
@@ -51,6 +67,9 @@ SIZE = (120, 40)
 TAB_COUNTS = (1, 20, 100)
 TRANSCRIPT_ENTRIES, LINES_PER_ENTRY = 200, 10
 FLAT = 1.2
+TYPIST_KEYS_PER_S = 15
+WRITES_TIMED = 60
+WRITE_GAP = 0.05  # seconds between timed writes (in use they are SAVE_INTERVAL apart)
 IDLE_SCRIPT = 'name = "key-bench"\n[[step]]\non = "message"\n[[step.reply]]\nsay = "ok"\n'
 Phases = dict[str, list[int]]
 
@@ -123,7 +142,10 @@ def panel_keys(k: int) -> str:
     return "down" if k % 2 == 0 else "up"
 
 
-async def run_keys(data_dir: Path, n: int, mode: str, count: int) -> tuple[Phases, float]:
+async def run_keys(
+    data_dir: Path, n: int, mode: str, count: int, saving: bool = True
+) -> tuple[Phases, float, int]:
+    """The phases of ``count`` keys, characters written per key, and the drafts writes."""
     repl = build(data_dir, n)
     drain = Drain()
     screen = CountingScreen(input=os.fdopen(drain.slave, "rb", 0, closefd=False),
@@ -131,23 +153,55 @@ async def run_keys(data_dir: Path, n: int, mode: str, count: int) -> tuple[Phase
     screen.register_palette(palette())
     screen.get_cols_rows = lambda: SIZE  # type: ignore[method-assign]  # the pty has no size
     screen.start()
+    keeper = repl.session.host.drafts
     try:
-        screen.draw_screen(SIZE, repl.render(SIZE, focus=True))
-        if mode == "panel":
-            repl.session.host.panel_port.enter_panel_nowait(None)
-            await trio.sleep(TYPING_GUARD + 0.05)
-            repl.session.host.settle_guard_nowait(trio.current_time())
-        keys: Callable[[int], str] = panel_keys if mode == "panel" else chat_keys
-        phases: Phases = {}
-        for k in range(count // 10):  # warm-up, not counted
-            timed_key(repl, screen, keys(k), {})
-        before = screen.written
-        for k in range(count):
-            timed_key(repl, screen, keys(k), phases)
-        return phases, (screen.written - before) / count
+        async with trio.open_nursery() as nursery:
+            if saving:
+                nursery.start_soon(keeper.run)  # draft saving on, as in the REPL
+            screen.draw_screen(SIZE, repl.render(SIZE, focus=True))
+            if mode == "panel":
+                repl.session.host.panel_port.enter_panel_nowait(None)
+                await trio.sleep(TYPING_GUARD + 0.05)
+                repl.session.host.settle_guard_nowait(trio.current_time())
+            keys: Callable[[int], str] = panel_keys if mode == "panel" else chat_keys
+            phases: Phases = {}
+            for k in range(count // 10):  # warm-up, not counted
+                timed_key(repl, screen, keys(k), {})
+                await trio.sleep(0)
+            before, writes = screen.written, keeper.statistics().writes
+            for k in range(count):
+                timed_key(repl, screen, keys(k), phases)
+                await trio.sleep(0)  # the writer task may run between keys, as in the REPL
+            writes = keeper.statistics().writes - writes
+            nursery.cancel_scope.cancel()
+        return phases, (screen.written - before) / count, writes
     finally:
         screen.stop()
         drain.close()
+
+
+def time_draft_writes(data_dir: Path, n: int) -> tuple[float, float]:
+    """Median µs of one drafts write with N drafts (each tab's reply typed) and a chat line,
+    and of encoding that snapshot alone."""
+    repl = build(data_dir, n)
+    host = repl.session.host
+    for index, ref in enumerate(host.projection.pending):
+        host.set_custom_text_nowait(f"a half-written answer for tab {index}", None, ref)
+    writes, encodes = [], []
+    for k in range(WRITES_TIMED):
+        time.sleep(WRITE_GAP)
+        repl.chat.set_text(f"a chat line that was typed but not sent yet {k}")
+        t0 = time.perf_counter_ns()
+        assert host.drafts.save_now()
+        t1 = time.perf_counter_ns()
+        encode(repl.session.host.journal.session_id, SavedDrafts(questions=host_drafts(host)))
+        encodes.append(time.perf_counter_ns() - t1)
+        writes.append(t1 - t0)
+    return median(writes) / 1000, median(encodes) / 1000
+
+
+def host_drafts(host: QuestionHost) -> tuple[SavedDraft, ...]:
+    return tuple(SavedDraft(ref, host.draft(ref)) for ref in host.projection.pending)
 
 
 def measure(rows: list[Row], data_dir: Path, mode: str, count: int) -> None:
@@ -155,15 +209,45 @@ def measure(rows: list[Row], data_dir: Path, mode: str, count: int) -> None:
     print(f"\n-- {mode}: {count} keys per N; medians in µs (key / render / draw = total), "
           "characters written per key")
     for n in TAB_COUNTS:
-        phases, written = trio.run(run_keys, data_dir / f"{mode}-{n}", n, mode, count)
+        off, _, _ = trio.run(run_keys, data_dir / f"{mode}-{n}-off", n, mode, count, False)
+        phases, written, writes = trio.run(run_keys, data_dir / f"{mode}-{n}", n, mode, count)
         med = {name: median(values) / 1000 for name, values in phases.items()}
         totals.append(med["total"])
         value = (f"{med['key']:.0f} / {med['render']:.0f} / {med['draw']:.0f} = "
-                 f"{med['total']:.0f} µs, {written:.0f} ch")
+                 f"{med['total']:.0f} µs, {written:.0f} ch, {writes} writes")
         report(rows, Row(NAME, f"{mode} key, {n} tabs, 2,000-line transcript", value))
+        report(rows, Row(NAME, f"{mode} key phase, {n} tabs, saving off / on",
+                         f"{median(off['key']) / 1000:.0f} / {med['key']:.0f} µs"))
     ratio = flat_ratio(totals)
     report(rows, Row(NAME, f"{mode} key flatness (slowest/fastest N)", f"{ratio:.2f}x",
                      f"flat: ≤ {FLAT}x", ratio <= FLAT))
+
+
+def time_key_hooks(data_dir: Path, n: int) -> float:
+    """Median ns of what saving adds to one key: the dirty mark and the host listener."""
+    keeper = build(data_dir, n).session.host.drafts
+    samples = []
+    for _ in range(20_000):
+        t0 = time.perf_counter_ns()
+        keeper.chat_changed()
+        keeper._host_changed()  # what host.subscribe calls after a change (bench-only access)
+        samples.append(time.perf_counter_ns() - t0)
+    return median(samples)
+
+
+def measure_draft_writes(rows: list[Row], data_dir: Path) -> None:
+    keys_per_write = TYPIST_KEYS_PER_S * SAVE_INTERVAL
+    print(f"\n-- draft saving: what it adds to a key; one write (N drafts + the chat line, µs "
+          f"(encoding)), and that write spread over the {keys_per_write:.1f} keys of one "
+          f"{SAVE_INTERVAL} s interval at {TYPIST_KEYS_PER_S} keys/s")
+    for n in TAB_COUNTS:
+        hooks = time_key_hooks(data_dir / f"hooks-{n}", n)
+        report(rows, Row(NAME, f"key hooks of draft saving, {n} tabs", f"{hooks:.0f} ns"))
+    for n in TAB_COUNTS:
+        write, encoding = time_draft_writes(data_dir / f"writes-{n}", n)
+        report(rows, Row(NAME, f"draft write, {n} drafts", f"{write:.0f} µs ({encoding:.0f})"))
+        report(rows, Row(NAME, f"draft saving per key, {n} drafts",
+                         f"{write / keys_per_write:.1f} µs"))
 
 
 def main(quick: bool = False) -> list[Row]:
@@ -176,6 +260,7 @@ def main(quick: bool = False) -> list[Row]:
         print(f"filesystem: {where}")
         for mode in ("panel", "chat"):
             measure(rows, data_dir, mode, count)
+        measure_draft_writes(rows, data_dir)
     return rows
 
 
