@@ -183,7 +183,7 @@ def _question(view: QuestionView, token: str, csrf: str) -> str:
         f'<header><span class="chip">{_line(spec.header)}</span>{_source(q.source)} '
         f'<span class="badge">{badge}</span> <code>{_line(q.id)}</code></header>'
         f'<p class="text">{_t(spec.question)}</p>{context}'
-        f'<form method="post" id="form-{dom_id}" action="{html.escape(action, quote=True)}">'
+        f'<form method="post" action="{html.escape(action, quote=True)}" id="form-{dom_id}">'
         f'<input type="hidden" name="csrf" value="{html.escape(csrf, quote=True)}">'
         f'<input type="hidden" name="question" value="{_line(q.id)}">'
         f'<input type="hidden" name="incarnation" value="{q.ref.incarnation}">'
