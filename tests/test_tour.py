@@ -27,6 +27,7 @@ from asks.agent.scripted import (
     ScriptedModel,
     builtin_tour,
     feedback_words,
+    load_script,
     parse_script,
     result_words,
 )
@@ -50,6 +51,8 @@ from asks.store.journal import Journal
 from asks.widgets.app import Session
 from asks.widgets.hints import panel_hints
 from asks.widgets.keymap import build_keymap
+
+SCRIPTS = Path(__file__).resolve().parent / "scripts"
 
 
 @pytest.fixture
@@ -262,3 +265,56 @@ def test_result_and_feedback_cards_are_the_persons_summary(tmp_path: Path) -> No
     nothing = {"answers": [{"question": "Pick?", "kind": "multi", "answer": ""}]}
     empty = contract.ResultEnvelope(Outcome.ANSWERED, "(model text)", nothing)
     assert result_summary(empty) == "Pick? → nothing selected"
+
+
+# ---------------------------------------------------------------- a message sent mid-turn
+@pytest.mark.e2e
+def test_a_message_sent_while_the_agent_works_is_shown_queued_at_once(
+    home: Path, apps: list[PtyApp]
+) -> None:
+    app = start(home, "--script", str(SCRIPTS / "queued.toml"), cols=100, rows=24)
+    apps.append(app)
+    app.wait_for(r"work · seconds: 120 · label: long job …")
+    app.wait_for(r"working…$")
+    app.type("hello there")
+    app.press("enter")
+    app.wait_for(r"^you \(queued\) › hello there$")  # at once, below the running tool line
+    rows = app.text().split("\n")
+    queued = next(i for i, row in enumerate(rows) if row.startswith("you (queued)"))
+    tool = next(i for i, row in enumerate(rows) if "long job" in row)
+    assert tool < queued
+    assert not any(row.startswith("› hello") for row in rows)  # the editor is empty again
+    app.press("esc")  # interrupt the turn: the queued message starts the next one
+    app.wait_for(r"QUEUE-GOT: hello there")
+    app.wait_for(r"^you › hello there$")  # an ordinary line now, where the agent read it
+    assert "(queued)" not in app.text()
+    rows = app.text().split("\n")
+    read = next(i for i, row in enumerate(rows) if row == "you › hello there")
+    assert read > next(i for i, row in enumerate(rows) if "Interrupted" in row)
+
+
+async def test_a_queued_message_becomes_an_ordinary_line_where_its_turn_reads_it(
+    tmp_path: Path, autojump_clock: Any
+) -> None:
+    journal = Journal.create(data_dir=tmp_path)
+    with journal:
+        session = build_session(journal, [], load_script(SCRIPTS / "queued.toml"),
+                                resumed=False)
+        transcript, agent = session.transcript, session.agent
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(functools.partial(agent.run, opening_turn=True))
+            while not any(e.kind is EntryKind.TOOL for e in transcript.entries):
+                await trio.sleep(0.01)
+            agent.send_nowait("one")
+            agent.send_nowait("two")
+            assert [(e.text, e.title) for e in transcript.queued] == [("one", "queued"),
+                                                                     ("two", "queued")]
+            assert not [e for e in transcript.entries if e.kind is EntryKind.USER]
+            while "QUEUE-GOT: two" not in [e.text for e in transcript.entries]:
+                await trio.sleep(0.01)
+            nursery.cancel_scope.cancel()
+    assert transcript.queued == []
+    kinds = [(e.kind, e.text) for e in transcript.entries if e.kind is not EntryKind.TOOL]
+    assert kinds == [(EntryKind.AGENT, "QUEUE-START"), (EntryKind.AGENT, "QUEUE-WORKED"),
+                     (EntryKind.USER, "one"), (EntryKind.AGENT, "QUEUE-GOT: one"),
+                     (EntryKind.USER, "two"), (EntryKind.AGENT, "QUEUE-GOT: two")]

@@ -3,10 +3,14 @@
 Semantics:
 
 * :meth:`TranscriptView.refresh` brings the view up to date with its transcript in
-  O(new entries + entries still streaming): new entries are appended; an entry drawn while it
-  was not ``done`` gets its text redrawn in place when its text or state changed, until it is
-  done; no entry widget is ever replaced (identity is stable). The app subscribes ``refresh``
-  to the transcript.
+  O(new entries + entries still streaming + queued messages): new entries are appended; an
+  entry drawn while it was not ``done`` gets its text redrawn in place when its text or state
+  changed, until it is done; no entry widget is ever replaced (identity is stable). The app
+  subscribes ``refresh`` to the transcript.
+* Queued messages (sent, not read by the agent yet: ``Transcript.queued``) are drawn after
+  every entry, ``you (queued) › …`` with a dim body, and stay last while entries arrive above
+  them; when the agent reads one it goes from there and its text returns as an ordinary
+  ``you › `` entry in the conversation. Queueing a message shows it (the view follows).
 * Every kind is recognisable without colour, by its prefix: ``you › ``, ``agent › `` (or
   ``agent (MODEL) › `` when the entry's title names the model), ``⚙ `` tool line,
   ``? asked: `` question card (in a box; its text hangs under the first question, so
@@ -34,7 +38,7 @@ from typing import Final
 import urwid
 from urwid.widget import AbstractFlowWidget as FlowWidget
 
-from asks.agent.transcript import Entry, EntryKind, Transcript
+from asks.agent.transcript import QUEUED, Entry, EntryKind, Transcript
 from asks.core.i18n import N_, _
 from asks.sanitize import sanitize_line, sanitize_text
 
@@ -62,6 +66,7 @@ PALETTE: Final = (
     ("transcript.error", "light red,bold", "default", "bold,standout"),
     ("transcript.notice", "dark gray", "default", "default"),
     ("transcript.streaming", "dark gray", "default", "default"),
+    ("transcript.queued", "dark gray", "default", "default"),
     ("transcript.scrolled", "black", "yellow", "standout"),
 )
 
@@ -76,7 +81,7 @@ def entry_prefix(entry: Entry) -> str:
     title = sanitize_line(_(entry.title))
     match entry.kind:
         case EntryKind.USER:
-            return _("you › ")
+            return _("you ({title}) › ").format(title=title) if title else _("you › ")
         case EntryKind.AGENT:
             return _("agent ({title}) › ").format(title=title) if title else _("agent › ")
         case EntryKind.TOOL:
@@ -102,7 +107,7 @@ def entry_markup(entry: Entry, *, prefix: bool = True) -> Markup:
     markup: Markup = [(f"transcript.{entry.kind.value}", entry_prefix(entry))] if prefix else []
     body = sanitize_text(entry.text)
     if body:
-        markup.append(body)
+        markup.append(("transcript.queued", body) if entry.title == QUEUED else body)
     if not entry.done:
         markup.append(("transcript.streaming", STREAMING_MARK if body else STREAMING_MARK.strip()))
     return markup
@@ -132,6 +137,8 @@ class TranscriptView(urwid.WidgetWrap["urwid.ListBox[int]"]):
         self._listbox = urwid.ListBox(self._walker)
         # entries drawn while not done: index → (their text widget, (text, done) as drawn)
         self._open: dict[int, tuple[urwid.Text, tuple[str, bool]]] = {}
+        self._drawn = 0  # entries with a widget (the walker's first rows; queued ones follow)
+        self._queued: list[Entry] = []  # the queued messages drawn after them, in order
         self._following = True
         self._pin = True  # the next render puts the last row at the bottom (while following)
         self._size: BoxSize | None = None  # the list's size at the last render (no marker row)
@@ -152,27 +159,41 @@ class TranscriptView(urwid.WidgetWrap["urwid.ListBox[int]"]):
         return tuple(self._walker)
 
     def refresh(self) -> None:
-        """Append widgets for new entries and redraw the ones still streaming."""
+        """Append widgets for new entries, redraw the ones still streaming, redraw the queued
+        messages after them when they changed."""
         entries = self._transcript.entries
-        if len(entries) < len(self._walker):  # the list was replaced: start over
+        if len(entries) < self._drawn:  # the list was replaced: start over
             self._walker.clear()
             self._open.clear()
+            self._drawn, self._queued = 0, []
         for index in list(self._open):
             self._redraw_open(index, entries[index])
-        for index in range(len(self._walker), len(entries)):
+        for index in range(self._drawn, len(entries)):
             entry = entries[index]
             widget, text = entry_widget(entry)
-            self._walker.append(widget)
+            self._walker.insert(index, widget)  # before the queued messages
+            self._drawn = index + 1
             if not entry.done:
                 self._open[index] = (text, (entry.text, entry.done))
             if entry.kind is EntryKind.USER:
                 self._follow()  # the person sent a message: show it
             elif not self._following:
                 self._unseen += 1
+        self._refresh_queued()
         if self._following:
             self._request_pin()
         else:
             self._invalidate()  # the marker's count
+
+    def _refresh_queued(self) -> None:
+        queued = self._transcript.queued
+        if queued == self._queued:  # the same entries (identity) in the same order
+            return
+        sent = any(entry not in self._queued for entry in queued)
+        self._walker[self._drawn :] = [entry_widget(entry)[0] for entry in queued]
+        self._queued = list(queued)
+        if sent:
+            self._follow()  # the person sent a message: show it
 
     def follow(self) -> None:
         """Go back to the bottom and follow again (e.g. when the person sends a message that

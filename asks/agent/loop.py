@@ -26,14 +26,15 @@ Invariants:
   feedback are journaled by the host (``tool_result``/``feedback_delivered``) — a retry the
   host answers from an earlier result is journaled by the loop — so
   :func:`context_from_journal` rebuilds exactly what the model saw.
-* Transcript: one reply's tool calls *start* in call order (each call's line or card is drawn
-  before the next call starts), then run concurrently. A tool's line (``⚙ name · args``) is
-  open while it runs and ends with its result (``→ …``) or ``→ interrupted``. A ``? asked:``
-  card is drawn only for a call the host accepted (questions asked or a wait opened); a
-  refused call shows its error instead. A permission decision (allowed/denied) is a
-  transcript entry of its own. Result and feedback cards are the person's summaries
-  (asks/agent/lines.py: answers, pending ids, the outcome in words); the model's texts go
-  into the context and the journal unchanged.
+* Transcript: a message the person sends is shown queued at once and becomes an ordinary user
+  line when its turn reads it (asks/agent/transcript.py). One reply's tool calls *start* in
+  call order (each call's line or card is drawn before the next call starts), then run
+  concurrently. A tool's line (``⚙ name · args``) is open while it runs and ends with its
+  result (``→ …``) or ``→ interrupted``. A ``? asked:`` card is drawn only for a call the host
+  accepted (questions asked or a wait opened); a refused call shows its error instead. A
+  permission decision (allowed/denied) is a transcript entry of its own. Result and feedback
+  cards are the person's summaries (asks/agent/lines.py: answers, pending ids, the outcome in
+  words); the model's texts go into the context and the journal unchanged.
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ from asks.agent.lines import (
     result_summary,
 )
 from asks.agent.reply import SAID_NOTHING, ReplyReader
-from asks.agent.transcript import EntryKind, Transcript
+from asks.agent.transcript import Entry, EntryKind, Transcript
 from asks.core.i18n import _
 from asks.core.listeners import Signal
 from asks.host.ports import AgentPort
@@ -160,13 +161,13 @@ class Agent:
     guidance: contract.Guidance = contract.DEFAULT_GUIDANCE
     hints: AnswerHints = LINE_HINTS  # how the person answers on this surface (result cards)
     state: AgentState = AgentState.IDLE
-    _inbox_send: trio.MemorySendChannel[str] = attrs.field(init=False)
-    _inbox: trio.MemoryReceiveChannel[str] = attrs.field(init=False)
+    _inbox_send: trio.MemorySendChannel[Entry] = attrs.field(init=False)  # queued messages
+    _inbox: trio.MemoryReceiveChannel[Entry] = attrs.field(init=False)
     _turn_scope: trio.CancelScope | None = None
     _changes: Signal = attrs.Factory(Signal)
 
     def __attrs_post_init__(self) -> None:
-        self._inbox_send, self._inbox = trio.open_memory_channel[str](math.inf)
+        self._inbox_send, self._inbox = trio.open_memory_channel[Entry](math.inf)
 
     # -- the UI side ---------------------------------------------------------------------
     def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
@@ -174,8 +175,9 @@ class Agent:
         return self._changes.subscribe(listener)
 
     def send_nowait(self, text: str) -> None:
-        """The person sent a chat message; it starts (or queues for) the next turn."""
-        self._inbox_send.send_nowait(text)
+        """The person sent a chat message; it starts (or queues for) the next turn. It is
+        shown as queued at once, and as an ordinary user line when its turn reads it."""
+        self._inbox_send.send_nowait(self.transcript.queue(text))
 
     def interrupt_nowait(self) -> bool:
         """Ctrl+C: cancel the running turn. Returns False when there was none."""
@@ -191,23 +193,23 @@ class Agent:
             await self._turn(None)
         backoff = 0.0
         while True:
-            text = await self._next_trigger(backoff)
-            if text is None:
+            message = await self._next_trigger(backoff)
+            if message is None:
                 # while still idle: the host marks this delivery a *wake*
                 if not self._steer():  # its receipt could not be written (storage): no turn,
                     backoff = min(max(2 * backoff, WAKE_RETRY), WAKE_RETRY_MAX)  # try later
                     continue
                 backoff = 0.0
-            await self._turn(text)
+            await self._turn(message)
 
-    async def _next_trigger(self, feedback_after: float = 0.0) -> str | None:
-        """The next user message, or ``None`` when saved feedback wakes the agent (not before
-        ``feedback_after`` seconds: the back-off after a wake whose receipt failed)."""
+    async def _next_trigger(self, feedback_after: float = 0.0) -> Entry | None:
+        """The next queued user message, or ``None`` when saved feedback wakes the agent (not
+        before ``feedback_after`` seconds: the back-off after a wake whose receipt failed)."""
         try:
             return self._inbox.receive_nowait()
         except trio.WouldBlock:
             pass
-        result: list[str | None] = []
+        result: list[Entry | None] = []
         async with trio.open_nursery() as nursery:
 
             async def user() -> None:
@@ -237,12 +239,17 @@ class Agent:
         with_ui = [t.schema() for t in self.tools if getattr(t, "needs_ui", False)]
         return [*always, contract.openai_tool(self.guidance), *with_ui]
 
-    async def _turn(self, user_text: str | None) -> TurnOutcome:
+    async def _turn(self, user: Entry | str | None) -> TurnOutcome:
+        """One turn for a queued message, a message given directly (``run_turn``) or a wake."""
         self._set_state(AgentState.WORKING)
         self.host.turn_started_nowait()
-        if user_text is not None:
-            self._append(Message("user", user_text))
-            self.transcript.add(EntryKind.USER, user_text)
+        if user is not None:
+            text = user.text if isinstance(user, Entry) else user
+            self._append(Message("user", text))
+            if isinstance(user, Entry):
+                self.transcript.take(user)  # no longer queued: read here, where it is journaled
+            else:
+                self.transcript.add(EntryKind.USER, text)
         outcome = TurnOutcome.FINISHED
         try:
             with trio.CancelScope() as scope:

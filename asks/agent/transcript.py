@@ -4,6 +4,12 @@ The agent loop appends entries (and streams text into the last agent entry); the
 widget renders them. Entries are values except :class:`AgentText`, whose text grows while the
 model streams. Listeners are called after every change (scoped to this object, no global bus).
 
+Queued messages: a message the person sends is shown at once, in :attr:`Transcript.queued`
+(drawn after every entry, ``you (queued) › …``), until the agent's turn reads it: then
+:meth:`Transcript.take` moves it out of the queue and appends it as an ordinary user entry —
+at the place in the conversation where the agent read it, which is where the journal has it
+(so a resumed transcript shows it at the same place). ``entries`` never holds a queued message.
+
 All text is stored as given; rendering sanitises it (DESIGN §9).
 """
 
@@ -11,10 +17,13 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
+from typing import Final
 
 import attrs
 
 from asks.core.listeners import Signal
+
+QUEUED: Final = "queued"  # the title of a queued message (a word of ours, translated when drawn)
 
 
 class EntryKind(enum.StrEnum):
@@ -44,6 +53,7 @@ class Transcript:
     """Ordered entries plus change listeners."""
 
     entries: list[Entry] = attrs.Factory(list)
+    queued: list[Entry] = attrs.Factory(list)  # sent, not read by the agent yet (in order)
     _changes: Signal = attrs.Factory(Signal)
 
     def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
@@ -55,6 +65,20 @@ class Transcript:
         self.entries.append(entry)
         self._notify()
         return entry
+
+    def queue(self, text: str) -> Entry:
+        """The person sent ``text`` and the agent has not read it yet (module docstring)."""
+        entry = Entry(EntryKind.USER, text, QUEUED)
+        self.queued.append(entry)
+        self._notify()
+        return entry
+
+    def take(self, queued: Entry) -> Entry:
+        """The agent reads ``queued``: it leaves the queue and a user entry with its text is
+        appended (returned)."""
+        if queued in self.queued:  # by identity (entries compare by identity)
+            self.queued.remove(queued)
+        return self.add(EntryKind.USER, queued.text)
 
     def stream(self, entry: Entry, delta: str) -> None:
         entry.text += delta
