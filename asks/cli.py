@@ -331,8 +331,6 @@ def run_line(args: argparse.Namespace, data_dir: Path, config: Config) -> int:
     """Line mode (asks/surfaces/line.py): the same session as plain lines; exit 0, or 130
     after a second Ctrl+C. Config warnings were printed on stderr already."""
     from asks.surfaces import line  # noqa: PLC0415 — the full-screen REPL never needs it
-    if args.web:
-        print(_("asks: --web is not available in line mode; ignored"), file=sys.stderr)
     journal, records, resumed, source = open_session(
         args, data_dir, SessionMode.INTERACTIVE, config
     )
@@ -343,11 +341,15 @@ def run_line(args: argparse.Namespace, data_dir: Path, config: Config) -> int:
         gc.freeze()
 
         async def main() -> line.Exit:
+            web = None
+            if args.web:  # hypercorn loads only for --web
+                from asks.surfaces.web import WebBridge  # noqa: PLC0415
+                web = WebBridge(session.host.surface_port, args.web_host, args.web_port)
             try:
                 async with running_hooks(session, config, _stderr_notice):
                     return await line.serve(
                         session.host.panel_port, session.agent, session.transcript,
-                        session.broker, opening_turn=not resumed,
+                        session.broker, opening_turn=not resumed, web=web,
                     )
             finally:
                 await _close(session.agent.model)

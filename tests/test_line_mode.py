@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from pty_harness import ROOT, PtyApp
 
@@ -386,6 +387,34 @@ def test_line_flag_under_a_terminal_shows_prompts_and_ends_on_ctrl_d(
     assert b" -m asks --resume " in app.raw_bytes()
     assert b"\x07answer> " in app.raw_bytes()  # a blocker rings the bell on a terminal
     assert b"\x1b" not in app.raw_bytes()
+
+
+def test_web_in_line_mode_serves_the_questions_and_says_a_browser_answer(
+    session: Session, apps: list[PtyApp]
+) -> None:
+    """``asks --line --web``: the bridge runs beside line mode (it was ignored); a browser
+    answer to the blocking question ends its prompt, is said in a line, and reaches the agent."""
+    app = session.pty("--line", "--web", script="line_block.toml")
+    apps.append(app)
+    app.wait_for(r"^answer>$")
+    url = app.wait_for(r"^-- Answer in a browser: (http://127\.0\.0\.1:\d+/\?token=[\w-]+)")[1]
+    page = httpx.get(url, timeout=WAIT)
+    assert page.status_code == 200 and "Pick a colour?" in page.text
+    fields = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', page.text))
+    action = re.search(r'<form method="post" action="([^"]+)"', page.text)
+    assert action is not None
+    origin = url.split("/?", 1)[0]
+    answer = httpx.post(origin + action[1].replace("&amp;", "&"),
+                        data={**fields, "choice": "2", "action": "answer"},
+                        headers={"Origin": origin}, timeout=WAIT)
+    assert answer.status_code in (200, 303), answer.text
+    app.wait_for(r"^-- Colour answered in the browser: Blue$")
+    app.wait_for(r"^agent> BLOCK-DONE: Blue\nyou>$")
+    app.type("\x04")  # Ctrl+D: end of input; the bridge stops with line mode
+    assert app.wait_exit() == 0
+    assert "not available in line mode" not in app.text()
+    with pytest.raises(httpx.TransportError):
+        httpx.get(url, timeout=WAIT)
 
 
 def test_term_dumb_chooses_line_mode_and_ctrl_c_twice_quits(

@@ -31,7 +31,7 @@ from asks.core.events import AnswerSaved, HostEvent
 from asks.core.i18n import N_
 from asks.core.i18n import translate as _
 from asks.host.host import QuestionHost
-from asks.sanitize import sanitize_line
+from asks.surfaces.elsewhere import elsewhere_lines
 from asks.widgets import chat, panel, prompt, status, transcript
 from asks.widgets.keymap import Command, Context, Keymap
 from asks.widgets.layer import AsksLayer
@@ -119,7 +119,7 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
     def _host_event(self, event: HostEvent) -> None:
         """An answer saved on another surface leaves the panel: say so in the transcript."""
         if isinstance(event, AnswerSaved) and event.source != "panel":
-            for line in elsewhere_lines(self.session.host, event):
+            for line in elsewhere_lines(self.session.host.projection, event):
                 self.session.transcript.add(EntryKind.NOTICE, line)
 
     @property
@@ -263,27 +263,6 @@ def too_small(cols: int, rows: int) -> urwid.Canvas:
         need=f"{MIN_SIZE[0]}×{MIN_SIZE[1]}", size=f"{cols}×{rows}")
     text = urwid.Text(need, wrap="any")
     return urwid.Filler(text, valign="top").render((cols, rows))
-
-
-SURFACE_NAMES = {"web": N_("in the browser"), "line": N_("in line mode")}
-
-
-def elsewhere_lines(host: QuestionHost, event: AnswerSaved) -> list[str]:
-    """``Checks answered in the browser: Lint`` for each question the event saved."""
-    named = SURFACE_NAMES.get(event.source)
-    where = _(named) if named else _("from {source}").format(source=event.source)
-    lines = []
-    for ref in event.refs:
-        state = host.projection.by_ref[ref]
-        answer = state.resolution.answer if state.resolution is not None else None
-        header = sanitize_line(state.question.spec.header)
-        if answer is None:
-            lines.append(_("{header} declined {where}.").format(header=header, where=where))
-        else:
-            text = sanitize_line(answer.text(state.question.spec))
-            line = _("{header} answered {where}: {text}")
-            lines.append(line.format(header=header, where=where, text=text))
-    return lines
 
 
 def help_text(keymap: Keymap) -> str:

@@ -7,7 +7,9 @@ journaled and delivered exactly once like every other answer.
 
 What it prints (asks/surfaces/line_io.py, line_prompts.py): the transcript as plain lines
 (sanitised, no escape sequences), each async question once when it arrives (id, header,
-question, options), withdrawals and storage failures.
+question, options), withdrawals, storage failures, and answers given elsewhere (``--web``:
+the browser; ``-- Web answered in the browser: Gladly``). With ``--web`` the web bridge runs
+in line mode's nursery for as long as it runs; its URL is printed once it listens.
 
 What a line means depends on what is asked when it is *taken* (never when it was read ahead):
 
@@ -45,7 +47,7 @@ import io
 import signal
 import sys
 from collections.abc import Sequence
-from typing import Final, TextIO
+from typing import TYPE_CHECKING, Final, TextIO
 
 import attrs
 import trio
@@ -53,16 +55,26 @@ import trio
 from asks.agent.loop import Agent, AgentState
 from asks.agent.prompts import Prompt, PromptBroker
 from asks.agent.transcript import EntryKind, Transcript
-from asks.core.events import HostEvent, QuestionAsked, QuestionsWithdrawn, StorageFailed
+from asks.core.events import (
+    AnswerSaved,
+    HostEvent,
+    QuestionAsked,
+    QuestionsWithdrawn,
+    StorageFailed,
+)
 from asks.core.i18n import N_, _
 from asks.core.model import QuestionRef
 from asks.host.ports import PanelPort
 from asks.sanitize import sanitize_line
 from asks.store.journal import StorageState
+from asks.surfaces.elsewhere import elsewhere_lines
 from asks.surfaces.line_io import LineReader, Output, TranscriptPrinter
 from asks.surfaces.line_prompts import arrival_lines, parse_yes_no, pending_lines, question_lines
 from asks.surfaces.line_questions import Asking, QuestionPrompt, Step
 from asks.surfaces.terminal import line_mode_wanted
+
+if TYPE_CHECKING:  # the bridge (hypercorn) is imported by the caller, only for --web
+    from asks.surfaces.web import WebBridge
 
 CHAT_PROMPT: Final = N_("you> ")  # these three are shown translated
 ANSWER_PROMPT: Final = N_("answer> ")
@@ -121,8 +133,10 @@ class LineMode:
     broker: PromptBroker
     out: Output
     reader: LineReader
+    web: WebBridge | None = None
     questions: QuestionPrompt = attrs.field(init=False)
     _picked: QuestionRef | None = None
+    _prompted: Need | None = None  # what the line being read is for
     _eof: bool = False
     _armed: bool = False  # Ctrl+C was pressed once: the next one quits
     _expect_turn: bool = False  # the opening turn has not started yet
@@ -152,6 +166,8 @@ class LineMode:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self.reader.run)
             nursery.start_soon(self._signals)
+            if self.web is not None:
+                nursery.start_soon(self._start_web, self.web, nursery)
             nursery.start_soon(functools.partial(self.agent.run, opening_turn=opening_turn))
             with self._scope:
                 exit_ = await self._serve()
@@ -216,7 +232,11 @@ class LineMode:
         ``need`` went away first, or ENDED at the end of input."""
         if prompt is not None:
             self.out.prompt(prompt)
-        line = await self._line_unless_changed(need)
+        self._prompted = need
+        try:
+            line = await self._line_unless_changed(need)
+        finally:
+            self._prompted = None
         if line is None or isinstance(line, _State):
             self.out.hide_prompt()
             if line is None:
@@ -337,6 +357,17 @@ class LineMode:
         self.port.detach_ui_nowait()  # blocking waits end interrupted; new asks get no_ui
         return None
 
+    async def _start_web(self, bridge: WebBridge, nursery: trio.Nursery) -> None:
+        """``--web``: the bridge in this nursery (it stops when line mode ends); its URL."""
+        if bridge.warning:
+            self.out.line(f"-- {bridge.warning}")
+        try:
+            url = await nursery.start(bridge.run)
+        except OSError as exc:
+            self.out.line("-- " + _("The web bridge could not start: {error}").format(error=exc))
+            return
+        self.out.line("-- " + _("Answer in a browser: {url}").format(url=url))
+
     async def _signals(self) -> None:
         with trio.open_signal_receiver(signal.SIGINT) as received:
             async for _ in received:
@@ -380,6 +411,11 @@ class LineMode:
             self.out.line("-- " + _("Withdrawn by the agent: {ids}.").format(ids=ids))
         elif isinstance(event, StorageFailed):
             self.out.line(f"-- {sanitize_line(event.message)}")
+        elif isinstance(event, AnswerSaved) and event.source != "line":  # e.g. the browser
+            asked = self._prompted
+            if isinstance(asked, Asking) and asked.ref in event.refs:
+                self.out.hide_prompt()  # answered there: its prompt is not shown again
+            self.out.lines([f"-- {line}" for line in elsewhere_lines(self.port.projection, event)])
 
 
 def _prompt_text(need: Chat | Permission | Asking) -> str | None:
@@ -402,10 +438,12 @@ async def serve(
     opening_turn: bool,
     stdin: TextIO = sys.stdin,
     stdout: TextIO = sys.stdout,
+    web: WebBridge | None = None,
 ) -> Exit:
-    """Run one line-mode session on ``stdin``/``stdout`` (module docstring)."""
+    """Run one line-mode session on ``stdin``/``stdout`` (module docstring), with ``web``
+    (``--web``) serving the same questions to a browser while it runs."""
     if isinstance(stdout, io.TextIOWrapper):
         stdout.reconfigure(errors="replace")  # a non-UTF-8 terminal gets "?" for what it lacks
     out = Output(stdout, interactive=stdin.isatty())
-    mode = LineMode(port, agent, transcript, broker, out, LineReader(stdin.fileno()))
+    mode = LineMode(port, agent, transcript, broker, out, LineReader(stdin.fileno()), web)
     return await mode.run(opening_turn=opening_turn)
