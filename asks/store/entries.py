@@ -330,8 +330,13 @@ def _make_converter() -> cattrs.Converter:
         converter.register_structure_hook(enum_type, _enum_hook(enum_type))
     converter.register_structure_hook_func(lambda tp: tp == dict[str, Any], _structure_json_object)
     converter.register_structure_hook(ChatMessage, _chat_message_hook(converter))
-    converter.register_unstructure_hook(Resolved, cattrs.gen.make_dict_unstructure_fn(
-        Resolved, converter, group_note=cattrs.gen.override(omit_if_default=True)))
+    # ``resolved`` leaves an empty group note out (its lines read as before the field); the
+    # encoder is generated on first use, like every other (warm_up_encoders builds it).
+    converter.register_unstructure_hook_factory(
+        lambda tp: tp is Resolved,
+        lambda tp: cattrs.gen.make_dict_unstructure_fn(
+            tp, converter, group_note=cattrs.gen.override(omit_if_default=True)),
+    )
     # A question of the session's own agent has no recipient: left out, so its lines read as
     # before the field existed (and older journals read as the own agent's).
     converter.register_unstructure_hook(Question, cattrs.gen.make_dict_unstructure_fn(
