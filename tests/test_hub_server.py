@@ -22,7 +22,7 @@ from mcp.client.client import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from asks.host.hub import HubPort
-from asks.hub.server import HubPortBusyError, HubServer
+from asks.hub.server import HubPortBusyError, HubServer, bind_listener
 
 TOKEN = "test-token-0123456789"
 DB = {"question": "Which database?", "header": "Database",
@@ -38,7 +38,7 @@ def rig(tmp_path: Path) -> Iterator[Rig]:
 
 @pytest.fixture
 async def hub(rig: Rig, nursery: trio.Nursery) -> AsyncIterator[HubServer]:
-    server = HubServer(HubPort(rig.host), TOKEN, bind_port=0, progress_every=0.05)
+    server = HubServer(HubPort(rig.host), TOKEN, bind_listener(port=0), progress_every=0.05)
     await nursery.start(server.run)
     yield server
 
@@ -195,13 +195,10 @@ async def test_the_guard_refuses_without_revealing_anything(
     assert "ask_user_question" not in response.text and "q-" not in response.text
 
 
-async def test_a_busy_port_is_one_sentence_naming_the_setting(
-    rig: Rig, hub: HubServer, nursery: trio.Nursery
-) -> None:
+async def test_a_busy_port_is_one_sentence_naming_the_setting(hub: HubServer) -> None:
     assert hub.url is not None
     taken = int(hub.url.rsplit(":", 1)[1].split("/")[0])
-    second = HubServer(HubPort(rig.host), TOKEN, bind_port=taken)
     with pytest.raises(HubPortBusyError) as raised:
-        await nursery.start(second.run)
+        bind_listener(port=taken)
     assert str(raised.value) == (
         f"Port {taken} is in use: set another with --mcp-port or [mcp] port.")

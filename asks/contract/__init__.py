@@ -42,6 +42,7 @@ from asks.contract.results import (
     withdrawn_result,
 )
 from asks.contract.schema import (
+    CHECK_TOOL,
     DEFAULT_GUIDANCE,
     FEEDBACK_PREFIX,
     REF_KEY,
@@ -63,6 +64,7 @@ from asks.contract.withdraw import (
 )
 
 __all__ = [
+    "CHECK_TOOL",
     "DEFAULT_GUIDANCE",
     "FEEDBACK_PREFIX",
     "REF_KEY",

@@ -53,16 +53,37 @@ def host_names(bind_host: str, port: int) -> frozenset[str]:
     return frozenset(names)
 
 
+def bind_listener(host: str = LOOPBACK, port: int = DEFAULT_PORT) -> socket.socket:
+    """A listening TCP socket on ``host:port`` (module docstring)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind((host, port))
+    except OSError as exc:
+        listener.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise HubPortBusyError(_(
+                "Port {port} is in use: set another with --mcp-port or [mcp] port."
+            ).format(port=port)) from exc
+        raise
+    listener.listen(128)
+    return listener
+
+
 @attrs.define(eq=False)
 class HubServer:
-    """One MCP server for a session's host (module docstring)."""
+    """One MCP server for a session's host, on a bound listener (module docstring)."""
 
     port: HubPort
     token: str
-    bind_host: str = LOOPBACK
-    bind_port: int = DEFAULT_PORT
+    listener: socket.socket
     progress_every: float = PROGRESS_EVERY
     url: str | None = attrs.field(init=False, default=None)
+
+    @property
+    def bind_host(self) -> str:
+        return str(self.listener.getsockname()[0])
 
     def app(self, bound_port: int) -> HubGuard:
         tools = HubTools(self.port, self.progress_every)
@@ -85,13 +106,12 @@ class HubServer:
         from hypercorn.trio import serve  # noqa: PLC0415
 
         _quiet_sdk_logs()
-        listener = self._bind()
-        bound_port = listener.getsockname()[1]
+        bound_port = self.listener.getsockname()[1]
         config = Config()
         config.accesslog = None
         config.errorlog = None  # never write to the terminal the REPL draws on
         config.graceful_timeout = 0.5
-        config.bind = [f"fd://{os.dup(listener.fileno())}"]  # hypercorn closes its copy
+        config.bind = [f"fd://{os.dup(self.listener.fileno())}"]  # hypercorn closes its copy
         app = self.app(bound_port)
         try:
             async with trio.open_nursery() as nursery:
@@ -101,23 +121,7 @@ class HubServer:
                 self.url = f"http://{_url_host(self.bind_host)}:{bound_port}{PATH}"
                 task_status.started(self.url)
         finally:
-            listener.close()
-
-    def _bind(self) -> socket.socket:
-        family = socket.AF_INET6 if ":" in self.bind_host else socket.AF_INET
-        listener = socket.socket(family, socket.SOCK_STREAM)
-        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            listener.bind((self.bind_host, self.bind_port))
-        except OSError as exc:
-            listener.close()
-            if exc.errno == errno.EADDRINUSE:
-                raise HubPortBusyError(_(
-                    "Port {port} is in use: set another with --mcp-port or [mcp] port."
-                ).format(port=self.bind_port)) from exc
-            raise
-        listener.listen(128)
-        return listener
+            self.listener.close()
 
 
 def _quiet_sdk_logs() -> None:

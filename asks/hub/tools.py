@@ -25,12 +25,11 @@ import mcp_types as types
 import trio
 
 from asks import contract
-from asks.contract.errors import quote
 from asks.host.hub import HubPort, Offer
 from asks.hub.guard import carry
 from asks.hub.identity import agent_label
 
-CHECK_TOOL: Final = "check_answers"
+CHECK_TOOL: Final = contract.CHECK_TOOL
 PROGRESS_EVERY: Final = 10.0  # seconds: well under Claude Code's 30 s watchdog check
 CALL_ID_META: Final = ("claudecode/toolUseId", "callId")  # what the clients send, if any
 ARRIVAL: Final = (
@@ -99,8 +98,7 @@ class HubTools:
                 text = "Pending: " + (", ".join(pending) if pending else "none") + "."
                 failed = False
             case other:
-                text = f"Error [unknown_tool]: asks has no tool {quote(other)}."
-                failed = True
+                text, failed = contract.unknown_tool(other).text, True
         feedback = self.port.offer_feedback(label)
         if feedback is not None:
             carry(scope, ctx.request_id, feedback, self.port)
