@@ -13,6 +13,8 @@
 ``asks -p PROMPT``          one turn without UI, the answer on stdout (``-p -`` or a bare ``-p``:
                             the prompt is read from stdin); see asks/surfaces/headless.py
 ``asks sessions``           list sessions with their pending counts
+``asks mcp config|token``   set up the hub for Claude Code, Codex, … (asks/hubcli.py); ``--mcp``
+                            serves it from a session
 ``asks --line``             plain lines instead of the full screen (also without a terminal,
                             or with ``TERM=dumb``): asks/surfaces/line.py, terminal.py
 ``--data-dir DIR``          where sessions live (default: the XDG data dir)
@@ -64,16 +66,17 @@ with paused_gc():  # the imports build ~80k long-lived objects: no young collect
     from asks.agent.hints import LINE_HINTS, AnswerHints
     from asks.agent.loop import Agent, Model, Tool, TurnOutcome, context_from_journal
     from asks.agent.prompts import PromptBroker
-    from asks.agent.provider import Provider, Settings
+    from asks.agent.provider import Settings
     from asks.agent.scripted import Script, ScriptError
     from asks.agent.tools import real_tools, scripted_tools
     from asks.agent.transcript import EntryKind, Transcript
+    from asks.cliargs import build_parser
     from asks.config import Config, load_config, with_key_fallbacks
     from asks.contract import DEFAULT_GUIDANCE, Guidance
     from asks.core import i18n
     from asks.core.i18n import _
-    from asks.core.version import __version__
     from asks.host.host import QuestionHost
+    from asks.hub.listen import HubPortBusyError
     from asks.store.entries import ModelChosen, Record, SessionMode, warm_up_encoders
     from asks.store.journal import (
         Journal,
@@ -113,60 +116,13 @@ def storage_problem(what: str, exc: OSError | StorageError) -> StartupError:
     return StartupError(_("cannot {what}: {reason}").format(what=what, reason=reason))
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="asks",
-        description="A chat REPL whose agent asks you questions without blocking you.",
-    )
-    parser.add_argument("--version", action="version", version=f"asks {__version__}")
-    parser.add_argument("--script", type=Path, metavar="FILE", help="run a script file")
-    parser.add_argument("--data-dir", type=Path, metavar="DIR", help="where sessions are kept")
-    parser.add_argument("--config", type=Path, metavar="FILE", help="config file to read")
-    parser.add_argument("--locale", type=i18n.locale, metavar="CODE",
-                        help="the language shown: " + ", ".join(i18n.LANGUAGES)
-                             + " (default: [ui] locale, then LC_ALL, LC_MESSAGES, LANG)")
-    parser.add_argument("--model", metavar="NAME", help="the model's name at the provider")
-    parser.add_argument("--provider", choices=[p.value for p in Provider],
-                        help="the model's API: openai (any compatible server) or anthropic")
-    parser.add_argument("--base-url", metavar="URL", help="the server's base URL (…/v1)")
-    parser.add_argument("--allow-commands", action="store_true",
-                        help="with -p: run the model's shell commands without asking")
-    parser.add_argument(
-        "-p", "--print", dest="prompt", nargs="?", const="-", metavar="PROMPT",
-        help="run one turn without UI and print the answer ('-' or nothing: read stdin)",
-    )
-    parser.add_argument("--line", action="store_true",
-                        help="plain lines instead of the full screen (automatic without a "
-                             "terminal or with TERM=dumb)")
-    parser.add_argument("--web", action="store_true",
-                        help="also serve the pending questions to a browser (URL in the status)")
-    parser.add_argument("--web-host", default="127.0.0.1", metavar="HOST",
-                        help="where the web bridge listens (default 127.0.0.1)")
-    parser.add_argument("--web-port", type=_port, default=0, metavar="PORT",
-                        help="the web bridge's port (default: a free one)")
-    group = parser.add_mutually_exclusive_group()
-    group.add_argument("--resume", metavar="ID", help="resume the session ID")
-    group.add_argument(
-        "--continue", dest="cont", action="store_true", help="resume the most recent session"
-    )
-    parser.add_argument(
-        "command", nargs="?", choices=["sessions"], help="'sessions' lists the sessions"
-    )
-    return parser
-
-
-def _port(text: str) -> int:
-    try:
-        port = int(text)
-    except ValueError:
-        port = -1
-    if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"not a port number: {text!r}")
-    return port
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    if words[:1] == ["mcp"]:  # asks mcp config|token: asks/hubcli.py
+        from asks import hubcli  # noqa: PLC0415 (the hub's modules load only for the hub)
+
+        return hubcli.mcp_main(words[1:])
+    args = build_parser().parse_args(words)
     translator = i18n.Translator(i18n.choose_language(args.locale, None, os.environ))
     with i18n.use(translator):
         return dispatch(args, translator)
@@ -197,7 +153,7 @@ def dispatch(args: argparse.Namespace, translator: i18n.Translator) -> int:
         print(_("asks: no session {id} in {dir} (list them: asks sessions)").format(
             id=repr(args.resume), dir=data_dir), file=sys.stderr)
         return EXIT_USAGE
-    except (UsageError, ScriptError, SessionLocked, ValueError) as exc:
+    except (UsageError, ScriptError, SessionLocked, HubPortBusyError, ValueError) as exc:
         print(f"asks: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except StartupError as exc:
@@ -293,6 +249,7 @@ def run(
         from asks.surfaces.web import binding_warning  # noqa: PLC0415 (hypercorn loads only for --web)
 
         print(binding_warning(args.web_host) or "", file=sys.stderr)
+    hub = hub_plan(args, config, data_dir)  # before anything is written: a busy port
     journal, records, resumed, source = open_session(
         args, data_dir, SessionMode.INTERACTIVE, config
     )
@@ -315,7 +272,7 @@ def run(
                     nursery.start_soon(_warm_up_later, warm_up)
                 nursery.start_soon(_warm_up_later, warm_up_encoders)
                 try:
-                    async with running_hooks(session, config, notice):
+                    async with running_hooks(session, config, notice), running_hub(hub, session):
                         return await run_repl(session, keymap, opening_turn=not resumed, web=web)
                 finally:
                     nursery.cancel_scope.cancel()
@@ -331,6 +288,7 @@ def run_line(args: argparse.Namespace, data_dir: Path, config: Config) -> int:
     """Line mode (asks/surfaces/line.py): the same session as plain lines; exit 0, or 130
     after a second Ctrl+C. Config warnings were printed on stderr already."""
     from asks.surfaces import line  # noqa: PLC0415 — the full-screen REPL never needs it
+    hub = hub_plan(args, config, data_dir)
     journal, records, resumed, source = open_session(
         args, data_dir, SessionMode.INTERACTIVE, config
     )
@@ -346,7 +304,8 @@ def run_line(args: argparse.Namespace, data_dir: Path, config: Config) -> int:
                 from asks.surfaces.web import WebBridge  # noqa: PLC0415
                 web = WebBridge(session.host.surface_port, args.web_host, args.web_port)
             try:
-                async with running_hooks(session, config, _stderr_notice):
+                hooks = running_hooks(session, config, _stderr_notice)
+                async with hooks, running_hub(hub, session):
                     return await line.serve(
                         session.host.panel_port, session.agent, session.transcript,
                         session.broker, opening_turn=not resumed, web=web,
@@ -358,6 +317,25 @@ def run_line(args: argparse.Namespace, data_dir: Path, config: Config) -> int:
     print(_("Session {id} saved. Resume it with: {command}").format(
         id=journal.session_id, command=resume_hint(args, journal.session_id)), flush=True)
     return ended.status
+
+
+def hub_plan(args: argparse.Namespace, config: Config, data_dir: Path) -> Any:
+    """With the hub wanted (``--mcp``, ``[mcp] enabled``): its port bound and its token read,
+    before the session starts (asks/hubcli.py); ``None`` without it (nothing of it loads)."""
+    if not (args.mcp or config.mcp.enabled):
+        return None
+    from asks import hubcli  # noqa: PLC0415 (the hub's modules load only for the hub)
+
+    return hubcli.prepare(args, config, data_dir)
+
+
+def running_hub(plan: Any, session: Session) -> contextlib.AbstractAsyncContextManager[object]:
+    """The hub serving ``session``'s host while the block runs (nothing without a plan)."""
+    if plan is None:
+        return contextlib.nullcontext()
+    from asks import hubcli  # noqa: PLC0415
+
+    return hubcli.running(plan, session.host, session.transcript)
 
 
 def running_hooks(

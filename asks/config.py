@@ -32,6 +32,11 @@ What it holds (TOML)::
     [tools]
     command_timeout = 120             # seconds before run_command's process group is killed
 
+    [mcp]                             # the hub: asks' MCP server for Claude Code, Codex, …
+    enabled = true                    # every session serves it (else: asks --mcp, asks hub)
+    port = 8765                       # fixed, so a client's config keeps working
+    host = "127.0.0.1"                # beyond loopback only on purpose (a warning says so)
+
     [hooks]                           # a command (argv list, no shell) per event name, run
     wait_opened = ["notify-send", "asks", "The agent is waiting for you"]  # with the event
     timeout = 10                      # as JSON on stdin (asks/surfaces/hooks.py); seconds
@@ -110,6 +115,17 @@ class UiConfig:
 
 
 @attrs.frozen
+class McpConfig:
+    """``[mcp]``: the hub (asks' MCP server for outside agents): on for every session with
+    ``enabled``, on ``host``:``port`` (loopback and a fixed port by default, so a client's
+    config keeps working)."""
+
+    enabled: bool = False
+    port: int = 8765
+    host: str = "127.0.0.1"
+
+
+@attrs.frozen
 class ToolsConfig:
     """The real tools' limits."""
 
@@ -150,6 +166,7 @@ class Config:
     tools: ToolsConfig = ToolsConfig()
     hooks: HooksConfig = HooksConfig()
     ui: UiConfig = UiConfig()
+    mcp: McpConfig = McpConfig()
 
 
 # -- the schema, as data ---------------------------------------------------------------------
@@ -193,6 +210,10 @@ def _is_positive_number(value: object) -> bool:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return False
     return math.isfinite(value) and value > 0
+
+
+def _is_port(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 65535
 
 
 def _is_locale(value: object) -> bool:
@@ -239,6 +260,13 @@ _TABLES: Final[Mapping[str, Mapping[str, _Rule]]] = MappingProxyType(
         ),
         "ui": MappingProxyType(
             {"locale": _Rule("locale", N_("one of {codes}"), _is_locale)}
+        ),
+        "mcp": MappingProxyType(
+            {
+                "enabled": _Rule("enabled", N_("true or false"), _is_bool),
+                "port": _Rule("port", N_("a port number (0-65535)"), _is_port),
+                "host": _Rule("host", _NAME, _is_name),
+            }
         ),
         "hooks": MappingProxyType(
             {
@@ -321,6 +349,7 @@ def _build(path: Path, document: Mapping[str, Any]) -> tuple[Config, list[str]]:
         tools=section("tools", defaults.tools),
         hooks=section("hooks", defaults.hooks),
         ui=section("ui", defaults.ui),
+        mcp=section("mcp", defaults.mcp),
     )
     return config, warnings
 

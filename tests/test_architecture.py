@@ -87,6 +87,8 @@ _MODULE_LAYERS = {
     "asks.sanitize": Layer.CORE,
     "asks.config": Layer.CONFIG,
     "asks.cli": Layer.CLI,
+    "asks.hubcli": Layer.CLI,
+    "asks.cliargs": Layer.CLI,
     "asks.__main__": Layer.CLI,
 }
 URWID_LAYERS = frozenset({Layer.WIDGETS, Layer.CLI})

@@ -22,7 +22,8 @@ from mcp.client.client import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from asks.host.hub import HubPort
-from asks.hub.server import HubPortBusyError, HubServer, bind_listener
+from asks.hub.listen import HubPortBusyError, bind_listener
+from asks.hub.server import HubServer
 
 TOKEN = "test-token-0123456789"
 DB = {"question": "Which database?", "header": "Database",

@@ -12,7 +12,6 @@ Claude Code 2.1.332; ``initialize`` with ``Mcp-Session-Id``, as Codex 0.171.0).
 
 from __future__ import annotations
 
-import errno
 import functools
 import logging
 import os
@@ -24,14 +23,12 @@ import trio
 from mcp.server import Server
 from mcp.server.transport_security import TransportSecuritySettings
 
-from asks.core.i18n import _
 from asks.core.version import __version__
 from asks.host.hub import HubPort
 from asks.hub.guard import HubGuard
+from asks.hub.listen import LOOPBACK
 from asks.hub.tools import PROGRESS_EVERY, HubTools
 
-DEFAULT_PORT: Final = 8765
-LOOPBACK: Final = "127.0.0.1"
 MAX_BODY: Final = 1024 * 1024  # bytes of one request (a tool call is a few KiB)
 PATH: Final = "/mcp"
 INSTRUCTIONS: Final = (
@@ -41,34 +38,12 @@ INSTRUCTIONS: Final = (
 )
 
 
-class HubPortBusyError(OSError):
-    """The hub's port is taken (the sentence names the setting that changes it)."""
-
-
 def host_names(bind_host: str, port: int) -> frozenset[str]:
     """The ``Host`` header values the server answers to."""
     names = {f"{bind_host}:{port}"}
     if bind_host in (LOOPBACK, "localhost", "::1"):
         names |= {f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"}
     return frozenset(names)
-
-
-def bind_listener(host: str = LOOPBACK, port: int = DEFAULT_PORT) -> socket.socket:
-    """A listening TCP socket on ``host:port`` (module docstring)."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    listener = socket.socket(family, socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        listener.bind((host, port))
-    except OSError as exc:
-        listener.close()
-        if exc.errno == errno.EADDRINUSE:
-            raise HubPortBusyError(_(
-                "Port {port} is in use: set another with --mcp-port or [mcp] port."
-            ).format(port=port)) from exc
-        raise
-    listener.listen(128)
-    return listener
 
 
 @attrs.define(eq=False)

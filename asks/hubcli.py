@@ -1,0 +1,133 @@
+"""The hub's part of the command line (the composition root's, beside :mod:`asks.cli`).
+
+``asks mcp config claude|codex|json [--agent NAME]``   what to run or paste into a client
+``asks mcp token [--rotate]``                          print (or replace) the bearer token
+``--mcp`` / ``[mcp] enabled``                          serve the hub from this session
+``--mcp-port PORT`` / ``[mcp] port`` (default 8765)    its fixed port; ``--mcp-host HOST``
+
+The hub's listener is bound before the session and the screen start (:func:`prepare`): a
+busy port is one line and exit 2, nothing written. The server then runs in the session's own
+nursery (:func:`serve`), and the transcript says where agents connect. Only then is the MCP
+SDK imported: without the hub, nothing of it loads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import socket
+import sys
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+
+import attrs
+import trio
+
+from asks.agent.transcript import EntryKind, Transcript
+from asks.config import Config, load_config
+from asks.core import events as ev
+from asks.core.i18n import _
+from asks.host.host import QuestionHost
+from asks.hub.clients import Client, config_text
+from asks.hub.identity import clean_label
+from asks.hub.listen import LOOPBACK_NAMES, bind_listener
+from asks.hub.token import load_token, rotate_token
+from asks.store.files import default_data_dir
+
+
+def endpoint(args: argparse.Namespace, config: Config) -> tuple[str, int]:
+    """The hub's host and port: flags, then ``[mcp]``, then the defaults."""
+    host = getattr(args, "mcp_host", None) or config.mcp.host
+    port = getattr(args, "mcp_port", None)
+    return host, config.mcp.port if port is None else port
+
+
+def url_of(host: str, port: int) -> str:
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}/mcp"
+
+
+# ---------------------------------------------------------------------------- asks mcp …
+def mcp_main(argv: Sequence[str]) -> int:
+    """``asks mcp config …`` / ``asks mcp token …`` (module docstring)."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--data-dir", type=Path, metavar="DIR", help="where the token is kept")
+    common.add_argument("--config", type=Path, metavar="FILE", help="config file to read")
+    parser = argparse.ArgumentParser(prog="asks mcp", description="Set up the asks hub.")
+    commands = parser.add_subparsers(dest="what", required=True)
+    configure = commands.add_parser("config", parents=[common],
+                                    help="print what a client needs to ask through asks")
+    configure.add_argument("client", choices=[c.value for c in Client])
+    configure.add_argument("--agent", metavar="NAME",
+                           help="label this client's questions (tell agents apart in the panel)")
+    configure.add_argument("--mcp-port", type=int, metavar="PORT")
+    configure.add_argument("--mcp-host", metavar="HOST")
+    token = commands.add_parser("token", parents=[common], help="print the bearer token")
+    token.add_argument("--rotate", action="store_true",
+                       help="replace it (clients configured with the old one must be set up again)")
+    args = parser.parse_args(list(argv))
+    data_dir = args.data_dir or default_data_dir()
+    config, warnings = load_config(args.config)
+    for warning in warnings:
+        print(warning, file=sys.stderr)
+    if args.what == "token":
+        print(rotate_token(data_dir) if args.rotate else load_token(data_dir))
+        return 0
+    agent = None if args.agent is None else clean_label(args.agent)
+    if args.agent is not None and agent is None:
+        parser.error(_("--agent needs letters or digits, e.g. --agent reviewer"))
+    host, port = endpoint(args, config)
+    print(config_text(Client(args.client), url_of(host, port), load_token(data_dir), agent))
+    return 0
+
+
+# ---------------------------------------------------------------------------- sessions
+@attrs.define(eq=False)
+class HubPlan:
+    """A bound listener and the token, made before the session starts."""
+
+    listener: socket.socket
+    token: str
+
+
+def prepare(args: argparse.Namespace, config: Config, data_dir: Path) -> HubPlan:
+    """Bind the hub's port and read the token (a busy port raises HubPortBusyError, one
+    sentence)."""
+    host, port = endpoint(args, config)
+    if host not in LOOPBACK_NAMES:
+        print(_(
+            "warning: the hub listens on {host}, beyond this machine. Anyone who can reach it "
+            "and has the token can read and answer your agents' questions, and plain HTTP is "
+            "not encrypted."
+        ).format(host=host), file=sys.stderr)
+    return HubPlan(bind_listener(host, port), load_token(data_dir))
+
+
+@contextlib.asynccontextmanager
+async def running(
+    plan: HubPlan, host: QuestionHost, transcript: Transcript
+) -> AsyncIterator[str]:
+    """The hub served from ``plan`` while the block runs; the transcript says where agents
+    connect. Yields the URL."""
+    from asks.host.hub import HubPort  # noqa: PLC0415 (lazy: the SDK loads with the server)
+    from asks.hub.narration import narrate  # noqa: PLC0415
+    from asks.hub.server import HubServer  # noqa: PLC0415
+
+    def told(event: ev.HostEvent) -> None:
+        line = narrate(event, host.projection)
+        if line is not None:
+            transcript.add(EntryKind.NOTICE, line)
+
+    unsubscribe = host.subscribe_events(told)
+    async with trio.open_nursery() as nursery:
+        server = HubServer(HubPort(host), plan.token, plan.listener)
+        url: str = await nursery.start(server.run)
+        transcript.add(EntryKind.NOTICE, _(
+            "Hub on {url}: agents ask here. Set one up with: asks mcp config claude "
+            "(or codex, json)"
+        ).format(url=url))
+        try:
+            yield url
+        finally:
+            unsubscribe()
+            nursery.cancel_scope.cancel()

@@ -1,0 +1,103 @@
+"""The hub as a person runs it: ``asks --mcp`` under a pty, an outside agent on the SDK's client.
+
+The agent (the official MCP client over HTTP on 127.0.0.1) asks; the person sees the question
+as a tab labelled with the agent's name and answers with the keys; the agent gets the answer
+exactly once at its next call — also after its blocking call gave up waiting.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+import trio
+from mcp.client.client import Client
+from mcp.client.streamable_http import streamable_http_client
+from pty_harness import PtyApp
+from test_e2e import Launcher
+
+pytestmark = pytest.mark.e2e
+
+DB = {"question": "Which database?", "header": "Database",
+      "options": [{"label": "Postgres"}, {"label": "SQLite"}]}
+
+
+@pytest.fixture
+def launch(tmp_path: Path) -> Iterator[Launcher]:
+    launcher = Launcher(tmp_path)
+    try:
+        yield launcher
+    finally:
+        launcher.close()
+
+
+def start_hub(launch: Launcher) -> tuple[PtyApp, str, str]:
+    """``asks --mcp`` on a free port: the app, the hub's URL (from the screen), the token."""
+    app = launch.start("--mcp", "--mcp-port", "0", script="hub_quiet.toml", cols=140)
+    found = app.wait_for(r"Hub on (http://127\.0\.0\.1:\d+/mcp)")
+    app.wait_for("QUIET-READY")
+    token = subprocess.run(
+        [sys.executable, "-m", "asks", "mcp", "token", "--data-dir", str(launch.data_dir)],
+        capture_output=True, text=True, check=True, env=None,
+    ).stdout.strip()
+    return app, found.group(1), token
+
+
+def agent(url: str, token: str, name: str) -> Client:
+    http = httpx2.AsyncClient(
+        headers={"Authorization": f"Bearer {token}", "X-Asks-Agent": name}, timeout=30)
+    return Client(streamable_http_client(url, http_client=http))
+
+
+def text_of(result: Any) -> str:
+    return "".join(part.text for part in result.content)
+
+
+async def in_thread(function: Any, *args: Any) -> Any:
+    return await trio.to_thread.run_sync(function, *args)
+
+
+async def test_an_async_ask_is_a_labelled_tab_answered_by_keys_and_delivered_once(
+    launch: Launcher,
+) -> None:
+    app, url, token = start_hub(launch)
+    async with agent(url, token, "reviewer") as session:
+        queued = await session.call_tool("ask_user_question",
+                                         {"questions": [DB], "blocking": False})
+        [qid] = re.findall(r"q-[0-9a-f]{10}", text_of(queued))[:1]
+        await in_thread(app.wait_for, r"Database \(reviewer\)")
+        await in_thread(app.press, "shift tab")
+        await in_thread(app.wait_for, r"┌─ Questions")
+        await in_thread(app.press, "enter")  # the first option: Postgres
+        await in_thread(app.wait_gone, r"Database \(reviewer\)")
+
+        first = text_of(await session.call_tool("check_answers", {}))
+        second = text_of(await session.call_tool("check_answers", {}))
+
+    assert f'Question {qid} "Which database?": answer "Postgres".' in first
+    assert second == "No new answers.\nPending: none."
+    records = launch.records()
+    delivered = [r for r in records if r["type"] == "offer_delivered"]
+    assert [[ref["id"] for ref in r["refs"]] for r in delivered] == [[qid]]  # type: ignore[index, union-attr]
+
+
+async def test_a_blocking_ask_the_client_abandons_is_answered_later(launch: Launcher) -> None:
+    app, url, token = start_hub(launch)
+    async with agent(url, token, "planner") as session:
+        with trio.move_on_after(2):  # the client's patience runs out
+            await session.call_tool("ask_user_question", {"questions": [DB]})
+        await in_thread(app.wait_for, r"Database \(planner\)")
+        await in_thread(app.wait_for, "planner stopped waiting")
+        await in_thread(app.press, "shift tab")
+        await in_thread(app.press, "down", "enter")  # SQLite
+        await in_thread(app.wait_gone, r"Database \(planner\)")
+        later = text_of(await session.call_tool("check_answers", {}))
+    assert '"SQLite"' in later
+    outcomes = [r["outcome"] for r in launch.records() if r["type"] == "tool_result"]
+    assert outcomes == ["interrupted"]  # never declined
