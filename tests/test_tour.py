@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,7 @@ from asks.agent.scripted import (
 )
 from asks.agent.transcript import EntryKind
 from asks.cli import build_session
+from asks.core.focus import TYPING_GUARD
 from asks.core.model import (
     Answer,
     AnswerKind,
@@ -318,3 +320,59 @@ async def test_a_queued_message_becomes_an_ordinary_line_where_its_turn_reads_it
     assert kinds == [(EntryKind.AGENT, "QUEUE-START"), (EntryKind.AGENT, "QUEUE-WORKED"),
                      (EntryKind.USER, "one"), (EntryKind.AGENT, "QUEUE-GOT: one"),
                      (EntryKind.USER, "two"), (EntryKind.AGENT, "QUEUE-GOT: two")]
+
+
+# ---------------------------------------------------------------- resume shows what live showed
+@pytest.mark.parametrize("answer_blocker", [False, True])
+async def test_the_resumed_tour_transcript_is_the_live_one(
+    tmp_path: Path, autojump_clock: Any, answer_blocker: bool
+) -> None:
+    live = Tour.start(tmp_path)
+    with live.journal:
+        await live.play(answer_blocker=answer_blocker)
+    shown = live.seen()
+    kinds = [kind for kind, _title, _text in shown]
+    assert EntryKind.DECISION in kinds and EntryKind.FEEDBACK in kinds
+    queued = kinds.index(EntryKind.RESULT)  # the async question's queued result …
+    assert kinds[queued - 1] is EntryKind.QUESTION and kinds[queued + 1] is EntryKind.TOOL
+
+    resumed = Tour.start(tmp_path, session_id=live.journal.session_id)
+    with resumed.journal:
+        assert resumed.seen() == shown
+        notices = [e.text for e in resumed.session.transcript.entries
+                   if e.kind is EntryKind.NOTICE]
+        assert notices[-1].startswith("Resumed session")
+
+
+def transcript_rows(app: PtyApp) -> list[str]:
+    """The transcript's rows: from the top of the screen to the panel's top border."""
+    rows = app.text().split("\n")
+    end = next(i for i, row in enumerate(rows) if re.match(r"┌[─╌] Questions \(", row))
+    return [row for row in rows[:end] if row.strip()]
+
+
+@pytest.mark.e2e
+def test_resume_draws_the_transcript_the_live_session_drew(home: Path, apps: list[PtyApp]) -> None:
+    script = str(SCRIPTS / "resume_parity.toml")
+    app = start(home, "--script", script, cols=100, rows=40)
+    apps.append(app)
+    app.wait_for(r"│ Where to\?")
+    time.sleep(TYPING_GUARD + 0.15)  # the claim's typing guard (focus rule 7): keys reach it
+    app.press("enter")  # Staging
+    app.wait_for(r"Allow the agent to run: make deploy")
+    app.press("y")
+    app.wait_for(r"PARITY-DONE")
+    app.wait_for(r"idle$")
+    live = transcript_rows(app)
+    assert any(row.startswith("⚑ permission allowed: ") for row in live), live
+    app.type("/quit")
+    app.press("enter")
+    assert app.wait_exit() == 0
+    (journal,) = (home / "data").glob("*.jsonl")
+
+    again = start(home, "--resume", journal.stem, cols=100, rows=40)
+    apps.append(again)
+    again.wait_for(r"Resumed session")
+    resumed = transcript_rows(again)
+    assert resumed[-1].startswith("· Resumed session")
+    assert resumed[:-1] == live

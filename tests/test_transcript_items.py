@@ -256,16 +256,18 @@ def test_resume_shows_cards_tool_lines_and_the_interrupted_tool(tmp_path: Path) 
     host.record_message_nowait(ChatMessage("tool", "Ran 'ls'.", ({"tool_call_id": "c3"},)))
 
     shown = [(e.kind, e.text) for e in resumed_entries(tmp_path, journal)]
-    assert shown[:5] == [
+    ref = host.projection.calls["c1"].refs[0]
+    assert shown == [
         (EntryKind.USER, "go"),
         (EntryKind.AGENT, "On it."),
         (EntryKind.QUESTION, "Color?"),
+        # the queued result right after its card, as the live agent drew it (issue 19)
+        (EntryKind.RESULT, f"pending: {ref.id} (answer any time: /asks)"),
         (EntryKind.TOOL, "work · seconds: 9 · label: index → Error [interrupted]: the session "
                          "was restarted before this tool finished."),
         (EntryKind.TOOL, "run_command · command: ls → Ran 'ls'."),
+        (EntryKind.NOTICE, resumed_notice(journal.session_id, 1, 0)),
     ]
-    assert shown[5][0] is EntryKind.RESULT
-    assert shown[-1] == (EntryKind.NOTICE, resumed_notice(journal.session_id, 1, 0))
 
 
 def test_resume_shows_a_refused_call_as_its_error(tmp_path: Path) -> None:

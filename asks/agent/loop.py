@@ -63,7 +63,13 @@ from asks.agent.transcript import Entry, EntryKind, Transcript
 from asks.core.i18n import _
 from asks.core.listeners import Signal
 from asks.host.ports import AgentPort
-from asks.store.entries import ChatMessage, FeedbackDelivered, Record, ToolResult
+from asks.store.entries import (
+    ChatMessage,
+    FeedbackDelivered,
+    PermissionDecided,
+    Record,
+    ToolResult,
+)
 
 FEEDBACK_ROLE = "user"
 WAKE_RETRY = 1.0  # seconds before retrying a wake whose receipt could not be written
@@ -353,7 +359,8 @@ class Agent:
             if tool is None:
                 text = contract.unknown_tool(call.name).text
             else:
-                text = await tool.run(call, _ToolRun(self.host, self.transcript, self.confirm))
+                run = _ToolRun(self.host, self.transcript, self.confirm, call.id)
+                text = await tool.run(call, run)
         finally:
             self.transcript.finish(line, f" → {outcome_summary(text)}")
         self._append(Message("tool", text, tool_call_id=call.id))
@@ -452,13 +459,16 @@ class _AskCard:
 @attrs.define(eq=False)
 class _ToolRun:
     """The :class:`ToolContext` of one tool call: the agent's host and transcript, and a
-    confirm that records the person's decision in the transcript."""
+    confirm that records the person's decision in the journal and the transcript (where a
+    resumed transcript shows it again)."""
 
     host: AgentPort
     transcript: Transcript
     _confirm: Callable[[str], Any]
+    call_id: str = ""
 
     async def confirm(self, text: str) -> bool:
         allowed = bool(await self._confirm(text))
+        self.host.record_message_nowait(PermissionDecided(self.call_id, text, allowed))
         self.transcript.add(EntryKind.DECISION, text, "allowed" if allowed else "denied")
         return allowed

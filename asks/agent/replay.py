@@ -10,13 +10,21 @@ The replayed transcript shows what the live one showed, in journal order:
   (``⚙ name · args``) ending with its result (``→ …``). A call the journal holds no result for
   was cut off by the end of the last run: its line ends with ``unfinished`` (the reason the
   resume gives it, e.g. "the session was restarted before this tool finished");
-* question results and feedback cards where their lines are;
+* a result the host gave at once (an async group's ``queued``, ``already_received``) right
+  after its card, before the reply's next call — where the live agent drew it;
+* the other question results (of this agent's own calls: not the hub's), feedback cards and
+  permission decisions (``⚑ permission allowed: …``) where their lines are.
+
+The in-process and pty tests of tests/test_tour.py play a session, resume it and compare.
 * last, one notice: ``Resumed session ID: N pending, M saved answer(s) to deliver.``
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+
+import attrs
 
 from asks.agent.hints import LINE_HINTS, AnswerHints
 from asks.agent.lines import (
@@ -24,13 +32,15 @@ from asks.agent.lines import (
     feedback_summary,
     numbered,
     outcome_summary,
+    questions_summary,
     result_summary,
 )
 from asks.agent.transcript import EntryKind, Transcript
 from asks.contract import TOOL_NAME, ResultEnvelope
 from asks.core.i18n import ngettext
+from asks.core.model import Outcome
 from asks.host.host import QuestionHost
-from asks.store.entries import ChatMessage, FeedbackDelivered, Record, ToolResult
+from asks.store.entries import ChatMessage, FeedbackDelivered, PermissionDecided, Record, ToolResult
 from asks.store.projection import Projection
 
 
@@ -45,17 +55,7 @@ def rebuild(
 ) -> None:
     """Append the replayed entries (module docstring) to ``transcript``; result cards say how
     to answer with ``hints`` (the surface resuming it)."""
-    results = _tool_messages(projection.conversation)
-    for record in projection.conversation:
-        entry = record.entry
-        if isinstance(entry, ChatMessage):
-            _chat(transcript, projection, entry, results, model_name, unfinished)
-        elif isinstance(entry, ToolResult):
-            envelope = ResultEnvelope(entry.outcome, entry.text, entry.details)
-            transcript.add(EntryKind.RESULT, result_summary(envelope, hints), entry.outcome.value)
-        elif isinstance(entry, FeedbackDelivered):
-            summary = feedback_summary(projection, entry.delivered)
-            transcript.add(EntryKind.FEEDBACK, summary, entry.mode)
+    _Replay(transcript, projection, model_name, unfinished, hints).run()
 
 
 def replay_session(
@@ -91,45 +91,123 @@ def _tool_messages(records: Sequence[Record]) -> dict[str, str]:
     return found
 
 
-def _chat(  # noqa: PLR0917 — one dispatch, all of it needed
-    transcript: Transcript,
-    projection: Projection,
-    entry: ChatMessage,
-    results: dict[str, str],
-    model_name: str,
-    unfinished: str,
-) -> None:
-    if entry.role == "user" and entry.content:
-        transcript.add(EntryKind.USER, entry.content)
-    if entry.role != "assistant":
-        return
-    if entry.content:
-        transcript.add(EntryKind.AGENT, entry.content, model_name)
-    for call in entry.tool_calls:
-        if "name" not in call:
-            continue
-        call_id, name = str(call.get("id", "")), str(call["name"])
-        arguments = str(call.get("arguments", ""))
-        if name == TOOL_NAME:
-            _ask_call(transcript, projection, call_id, results.get(call_id))
-            continue
-        outcome = results.get(call_id, f"Error [interrupted]: {unfinished}.")
-        line = f"{call_summary(name, arguments)} → {outcome_summary(outcome)}"
-        transcript.add(EntryKind.TOOL, line, name)
+def _own_calls(records: Sequence[Record]) -> dict[str, str]:
+    """The agent's own tool calls (in its replies) by id, with their arguments."""
+    return {str(call.get("id", "")): str(call.get("arguments", ""))
+            for record in records if isinstance(record.entry, ChatMessage)
+            for call in record.entry.tool_calls if "name" in call}
 
 
-def _ask_call(
-    transcript: Transcript, projection: Projection, call_id: str, refusal: str | None
-) -> None:
-    state = projection.calls.get(call_id)
-    if state is None:
-        if refusal is not None:
-            transcript.add(EntryKind.ERROR, refusal, TOOL_NAME)
-        return
-    lines = []
-    for ref in state.refs:
-        question = projection.by_ref.get(ref)
-        text = question.question.spec.question if question is not None else ""
-        promoted = state.group_asked is None
-        lines.append(f"{text} ({ref.id})" if promoted and text else text or ref.id)
-    transcript.add(EntryKind.QUESTION, numbered(lines), call_id)
+def _at_once(projection: Projection, records: Sequence[Record]) -> dict[str, ToolResult]:
+    """The question results the host gave a call at once (no wait: an async group's
+    ``queued``, ``already_received``), by call id: the live agent drew each right after its
+    card, before the reply's next call started."""
+    found: dict[str, ToolResult] = {}
+    for record in records:
+        entry = record.entry
+        if not isinstance(entry, ToolResult):
+            continue
+        call = projection.calls.get(entry.call_id)
+        asked = call.group_asked if call is not None else None
+        async_group = call is not None and call.result is entry and asked is not None and (
+            not asked.blocking)
+        if async_group or entry.outcome is Outcome.ALREADY_RECEIVED:
+            found.setdefault(entry.call_id, entry)
+    return found
+
+
+@attrs.define(eq=False)
+class _Replay:
+    """One rebuild: the conversation's records, in order, as the live transcript drew them."""
+
+    transcript: Transcript
+    projection: Projection
+    model_name: str
+    unfinished: str
+    hints: AnswerHints
+    _results: dict[str, str] = attrs.field(init=False)
+    _own: dict[str, str] = attrs.field(init=False)
+    _at_once: dict[str, ToolResult] = attrs.field(init=False)
+
+    def __attrs_post_init__(self) -> None:
+        records = self.projection.conversation
+        self._results = _tool_messages(records)
+        self._own = _own_calls(records)
+        self._at_once = _at_once(self.projection, records)
+
+    def run(self) -> None:
+        add = self.transcript.add
+        for record in self.projection.conversation:
+            entry = record.entry
+            if isinstance(entry, ChatMessage):
+                self._chat(entry)
+            elif isinstance(entry, ToolResult):
+                # an at-once result was drawn beside its card; another agent's (the hub's)
+                # results are not this agent's chat
+                if entry.call_id in self._own and self._at_once.get(entry.call_id) is not entry:
+                    self._result(entry)
+            elif isinstance(entry, FeedbackDelivered):
+                add(EntryKind.FEEDBACK, feedback_summary(self.projection, entry.delivered),
+                    entry.mode)
+            elif isinstance(entry, PermissionDecided):
+                add(EntryKind.DECISION, entry.prompt, "allowed" if entry.allowed else "denied")
+
+    def _result(self, entry: ToolResult) -> None:
+        envelope = ResultEnvelope(entry.outcome, entry.text, entry.details)
+        self.transcript.add(EntryKind.RESULT, result_summary(envelope, self.hints),
+                            entry.outcome.value)
+
+    def _chat(self, entry: ChatMessage) -> None:
+        if entry.role == "user" and entry.content:
+            self.transcript.add(EntryKind.USER, entry.content)
+        if entry.role != "assistant":
+            return
+        if entry.content:
+            self.transcript.add(EntryKind.AGENT, entry.content, self.model_name)
+        for call in entry.tool_calls:
+            if "name" not in call:
+                continue
+            call_id, name = str(call.get("id", "")), str(call["name"])
+            arguments = str(call.get("arguments", ""))
+            if name == TOOL_NAME:
+                self._ask_call(call_id, arguments)
+                continue
+            outcome = self._results.get(call_id, f"Error [interrupted]: {self.unfinished}.")
+            line = f"{call_summary(name, arguments)} → {outcome_summary(outcome)}"
+            self.transcript.add(EntryKind.TOOL, line, name)
+
+    def _ask_call(self, call_id: str, arguments: str) -> None:
+        """The call's card (or its refusal), and its result if the host gave it at once."""
+        at_once = self._at_once.get(call_id)
+        card = self._card(call_id, arguments, at_once is not None)
+        if card is not None:
+            self.transcript.add(EntryKind.QUESTION, card, call_id)
+        elif (refusal := self._results.get(call_id)) is not None:
+            self.transcript.add(EntryKind.ERROR, refusal, TOOL_NAME)
+        if at_once is not None:
+            self._result(at_once)
+
+    def _card(self, call_id: str, arguments: str, answered: bool) -> str | None:
+        projection = self.projection
+        state = projection.calls.get(call_id)
+        if state is None:  # no questions of its own: a card only if the host answered it
+            return questions_summary(_parsed(arguments), self._question_text) if answered else None
+        lines = []
+        for ref in state.refs:
+            question = projection.by_ref.get(ref)
+            text = question.question.spec.question if question is not None else ""
+            promoted = state.group_asked is None
+            lines.append(f"{text} ({ref.id})" if promoted and text else text or ref.id)
+        return numbered(lines)
+
+    def _question_text(self, question_id: str) -> str | None:
+        ref = self.projection.current.get(question_id)
+        state = self.projection.by_ref.get(ref) if ref is not None else None
+        return None if state is None else state.question.spec.question
+
+
+def _parsed(arguments: str) -> object:
+    try:
+        return json.loads(arguments or "{}")
+    except (ValueError, RecursionError):
+        return None

@@ -49,7 +49,7 @@ from asks.host.keeper import DraftKeeper
 from asks.host.lifecycle import WaitLife, group_notes
 from asks.host.stats import HostStatistics
 from asks.host.waits import ToolReply, Wait, WaitBook
-from asks.store.entries import ChatMessage, Entry, FeedbackDelivered, Record, Resolved, Withdrawn
+from asks.store.entries import AgentRecord, Entry, FeedbackDelivered, Record, Resolved, Withdrawn
 from asks.store.journal import Journal, StorageError
 from asks.store.outbox import DeliveryMode, Feedback, Outbox
 from asks.store.projection import Projection
@@ -245,8 +245,8 @@ class QuestionHost:
         self.ui_attached = False
         self.interrupt_nowait("the question panel was detached")
 
-    def record_message_nowait(self, message: ChatMessage) -> bool:
-        """Journal a conversation message of the agent loop; False if it was not saved."""
+    def record_message_nowait(self, message: AgentRecord) -> bool:
+        """Journal a chat message or permission decision of the agent loop; False if unsaved."""
         return self.append(message) is not None
 
     def turn_started_nowait(self) -> None:

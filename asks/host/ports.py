@@ -4,7 +4,7 @@ Like trio's channel endpoints over one shared state, each port is a thin view of
 :class:`~asks.host.host.QuestionHost`; consumers hold a port, never the host:
 
 * :class:`AgentPort` — the agent loop: run ``ask_user_question``, withdraw, steer/wake feedback,
-  interrupt, journal conversation messages.
+  interrupt, journal conversation messages and permission decisions.
 * :class:`PanelPort` — the terminal panel and its layer widget: read what to draw, route keys
   through the typing guard, run panel commands, foreign prompts, focus moves, the drafts file.
 * :class:`SurfacePort` — other surfaces (web bridge, line mode, hooks, embedders' notifiers):
@@ -29,7 +29,7 @@ from asks.core.tabs import TabKey
 from asks.host.commands import PanelCommand, PanelMode
 from asks.host.keeper import DraftKeeper
 from asks.host.waits import ToolReply, Wait
-from asks.store.entries import ChatMessage
+from asks.store.entries import AgentRecord
 from asks.store.outbox import Feedback
 from asks.store.projection import Projection
 
@@ -81,7 +81,9 @@ class AgentPort(_Port):
     async def wait_for_feedback(self) -> None:
         await self._host.wait_for_feedback()
 
-    def record_message_nowait(self, message: ChatMessage) -> bool:
+    def record_message_nowait(self, message: AgentRecord) -> bool:
+        """Journal a chat message, or the person's decision at a permission prompt (a line of
+        the visible chat, so a resumed transcript shows it; not in the model's context)."""
         return self._host.record_message_nowait(message)
 
     @property

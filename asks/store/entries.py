@@ -183,6 +183,18 @@ class ChatMessage(_LazyEntry):
 
 
 @attrs.frozen
+class PermissionDecided:
+    """The person allowed or denied a permission prompt of tool call ``call_id``: a line of
+    the visible chat (``⚑ permission allowed: PROMPT``), written when the decision is made so
+    a resumed transcript shows it where the live one did. Not part of the model's context
+    (the tool's result says what came of it)."""
+
+    call_id: str
+    prompt: str
+    allowed: bool
+
+
+@attrs.frozen
 class ModelChosen:
     """Which model the session talks to — never the key. Written when a session starts and
     when a resume changes it; ``--resume`` reuses the last one unless flags override it.
@@ -215,7 +227,10 @@ Entry = (
     | FeedbackOffered
     | OfferDelivered
     | OfferReleased
+    | PermissionDecided
 )
+
+AgentRecord = ChatMessage | PermissionDecided  # what the agent loop journals itself
 
 TAGS: Final[dict[type[Any], str]] = {
     SessionStarted: "session_started",
@@ -230,6 +245,7 @@ TAGS: Final[dict[type[Any], str]] = {
     FeedbackOffered: "feedback_offered",
     OfferDelivered: "offer_delivered",
     OfferReleased: "offer_released",
+    PermissionDecided: "permission_decided",
 }
 _CLASS_BY_TAG: Final[dict[str, type[Any]]] = {tag: cls for cls, tag in TAGS.items()}
 

@@ -14,7 +14,8 @@ What it knows:
   ``undelivered`` keeps the saved-but-undelivered ones in save order; each state keeps the
   ``resolved`` entry that saved it (``saved_in``), whose ``group_note`` :meth:`group_notes`
   reads for the units being delivered;
-* the conversation records (chat messages, tool results, feedback) for transcript rebuild;
+* the conversation records (chat messages, tool results, feedback, permission decisions) for
+  transcript rebuild;
 * the hub's open offers (``offered``: unit → offer id): in a live session, units handed to a
   response whose receipt is not written yet; after a replay, units that may or may not have
   reached their agent, to be delivered again saying so.
@@ -42,6 +43,7 @@ from asks.store.entries import (
     GroupAsked,
     OfferDelivered,
     OfferReleased,
+    PermissionDecided,
     Record,
     Resolved,
     SessionStarted,
@@ -183,6 +185,8 @@ class Projection:
                 self._resolved_entry(entry)
             case FeedbackDelivered():
                 self._mark_delivered(entry.delivered)
+                self.conversation.append(record)
+            case PermissionDecided():
                 self.conversation.append(record)
             case WaitOpened():
                 self._open_call(CallState(entry.call_id, entry.refs, blocking=True))
