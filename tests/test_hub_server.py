@@ -81,6 +81,7 @@ async def test_async_ask_becomes_a_tab_and_its_answer_arrives_once(
         question = rig.host.question(ref)  # type: ignore[arg-type]
         assert (question.source, question.recipient) == ("planner", "mcp:planner")
         assert ref.id in text_of(queued)  # type: ignore[union-attr]
+        assert "start the result of your next call to any asks tool" in text_of(queued)
         rig.answer_option(ref, 0)  # type: ignore[arg-type]
 
         first = text_of(await session.call_tool("check_answers", {}))

@@ -25,6 +25,7 @@ import mcp_types as types
 import trio
 
 from asks import contract
+from asks.core.model import Outcome
 from asks.host.hub import HubPort, Offer
 from asks.hub.guard import carry
 from asks.hub.identity import agent_label
@@ -37,6 +38,13 @@ ARRIVAL: Final = (
     "blocking call ended before the answer (you cancelled or timed out) — arrive at the start "
     f"of the result of your next call to any asks tool, each exactly once; call {CHECK_TOOL} "
     "to collect them. If your call times out, the question stays pending and is not declined."
+)
+
+
+LATER: Final = frozenset({Outcome.QUEUED, Outcome.DEFERRED, Outcome.INTERRUPTED})
+HUB_LATER: Final = (
+    f"Through asks' MCP server those answers start the result of your next call to any asks "
+    f"tool; call {CHECK_TOOL} to collect them."
 )
 
 
@@ -121,6 +129,8 @@ class HubTools:
         offer: Offer | None = self.port.result_offer(label, call_id)
         if offer is not None:
             carry(scope, ctx.request_id, offer, self.port)
+        if reply.outcome in LATER:  # the contract says "feedback messages": say how, here
+            return f"{reply.text}\n{HUB_LATER}", False
         return reply.text, False
 
     def _withdraw(self, label: str, arguments: object) -> tuple[str, bool]:
