@@ -651,3 +651,12 @@ def test_read_records_leaves_a_torn_tail_alone(data_dir: Path) -> None:
     size = journal.path.stat().st_size
     assert len(read_records(SID, data_dir=data_dir)) == 1
     assert journal.path.stat().st_size == size
+
+
+def test_a_lone_surrogate_round_trips_through_a_journal_line() -> None:
+    """encode() escapes text UTF-8 cannot hold; decode() must read that line back, not skip
+    it as damaged (orjson refuses the escape)."""
+    from asks.store.entries import ChatMessage, decode, encode  # noqa: PLC0415
+
+    message = ChatMessage("user", "a\ud800b")
+    assert decode(encode(3, 1.0, message)).entry == message

@@ -394,6 +394,15 @@ def encode(seq: int, ts: float, entry: Entry) -> bytes:
         return (json.dumps(line, ensure_ascii=True, separators=(",", ":")) + "\n").encode()
 
 
+def _escaped_line(line: bytes, error: orjson.JSONDecodeError) -> Any:
+    """A line orjson refuses may still be one :func:`encode` wrote with lone surrogates
+    escaped (``\\ud800``), which orjson will not read back: the stdlib reads those."""
+    try:
+        return json.loads(line)
+    except ValueError:
+        raise DecodeError(f"not JSON: {error}") from error
+
+
 def decode(line: bytes) -> Record:
     """Decode one journal line. Unknown types and newer versions become :class:`UnknownEntry`.
 
@@ -402,7 +411,7 @@ def decode(line: bytes) -> Record:
     try:
         raw = orjson.loads(line)
     except orjson.JSONDecodeError as exc:
-        raise DecodeError(f"not JSON: {exc}") from exc
+        raw = _escaped_line(line, exc)
     if not isinstance(raw, dict):
         raise DecodeError("not a JSON object")
     seq, ts, version, tag = raw.get("seq"), raw.get("ts", 0.0), raw.get("v"), raw.get("type")
