@@ -95,7 +95,7 @@ def test_switch_changes_the_language_in_place_and_refuses_unknown_codes() -> Non
     with i18n.use(translator):
         assert i18n._("Review") == "Übersicht" and i18n.language() == "de"
         assert translator.switch("zh_CN.UTF-8")
-        assert i18n._("Review") == "检查" and i18n.language() == "zh"
+        assert i18n._("Review") == "总览" and i18n.language() == "zh"
         assert not translator.switch("xx")
         assert translator.language == "zh"
         assert translator.switch("en") and i18n._("Review") == "Review"
@@ -479,7 +479,7 @@ def test_an_open_panel_follows_a_language_switch(rig: Rig) -> None:
         translator.switch("zh")
         panel.refresh()  # what /language does (the host did not change)
         after = "\n".join(screen(panel))
-        assert "问题 (2) ⚠ 必答" in after and " ● 检查 " in after
+        assert "问题 (2) ⚠ 必答" in after and " ● 总览 " in after
         assert "3. 输入内容。" in after and "Type something." not in after  # the placeholder
         assert "Enter 提交 · Alt+Enter 换行" in after and "submit" not in after
         translator.switch("en")
@@ -511,7 +511,7 @@ def test_the_wheel_ships_the_compiled_catalogs(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     catalogs, review = done.stdout.splitlines()
-    assert Path(catalogs).is_relative_to(unpacked) and review == "Перевірка"
+    assert Path(catalogs).is_relative_to(unpacked) and review == "Огляд"
 
 
 def test_a_startup_failure_is_one_line_in_the_persons_language(

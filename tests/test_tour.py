@@ -18,7 +18,9 @@ from typing import Any
 import attrs
 import pytest
 import trio
+import urwid
 from pty_harness import PtyApp
+from urwid.testing import render_text
 
 from asks import contract
 from asks.agent.hints import LINE_HINTS, AnswerHints
@@ -34,6 +36,7 @@ from asks.agent.scripted import (
 )
 from asks.agent.transcript import EntryKind
 from asks.cli import build_session
+from asks.core import i18n
 from asks.core.focus import TYPING_GUARD
 from asks.core.model import (
     Answer,
@@ -53,6 +56,7 @@ from asks.store.journal import Journal
 from asks.widgets.app import Session
 from asks.widgets.hints import panel_hints
 from asks.widgets.keymap import build_keymap
+from asks.widgets.layer import AsksLayer
 
 SCRIPTS = Path(__file__).resolve().parent / "scripts"
 
@@ -202,7 +206,8 @@ class Tour:
                 self.host.command_nowait(PanelCommand.DEFER)
             await self.until(lambda: self.session.broker.current is not None)
             self.session.broker.answer_nowait(True)
-            await self.until(lambda: "That's the tour." in self.said()
+            await self.until(lambda: self.seen()[-1][0] is EntryKind.AGENT  # its last words
+                             and any(kind is EntryKind.DECISION for kind, *_ in self.seen())
                              and self.session.agent.state is AgentState.IDLE)
             nursery.cancel_scope.cancel()
 
@@ -376,3 +381,54 @@ def test_resume_draws_the_transcript_the_live_session_drew(home: Path, apps: lis
     resumed = transcript_rows(again)
     assert resumed[-1].startswith("· Resumed session")
     assert resumed[:-1] == live
+
+
+# ---------------------------------------------------------------- the tour in the person's language
+async def test_the_tour_speaks_the_persons_language_and_its_tabs_stay_distinct(
+    tmp_path: Path, autojump_clock: Any
+) -> None:
+    with i18n.use(i18n.Translator("zh")):
+        tour = Tour.start(tmp_path)
+        with tour.journal:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(functools.partial(tour.session.agent.run, opening_turn=True))
+                await tour.until(lambda: tour.host.live_waits)
+                said = tour.said()
+                assert "你好！我是按脚本运行的演示代理" in said
+                assert "它在编辑器上方的面板里等着：按 Shift+Tab（或输入 /asks）随时回答。" in said
+                assert "work · seconds: 12 · label: 索引代码仓库" in said
+                headers = [tour.host.question(ref).spec.header
+                           for ref in tour.host.projection.pending]
+                assert headers == ["语言", "目标", "检查项", "备注"]
+                layer = AsksLayer(tour.host.panel_port, urwid.Edit(), keymap=build_keymap(),
+                                  clock=trio.current_time)
+                bar = next(row for row in render_text(layer.panel, (120,), focus=True)
+                           if "检查项" in row)
+                assert "总览" in bar and "检查 " not in bar.replace("检查项", "")
+                nursery.cancel_scope.cancel()
+    # what the model reads of the answers and results stays English
+    records = [json.loads(line) for line in tour.journal.path.read_text().splitlines()]
+    (queued,) = [r for r in records if r["type"] == "tool_result" and r["outcome"] == "queued"]
+    assert queued["text"].startswith("Questions sent to the user without blocking")
+
+
+LOCALIZED_TOURS = {
+    "de": ("Hallo! Ich bin der geskriptete Demo-Agent", "[Sprache]",
+           "In welcher Sprache soll der Abschlussbericht geschrieben werden?"),
+    "ja": ("こんにちは! 私はスクリプトで動くデモ用エージェントです", "[言語]",
+           "最終レポートは何語で書きますか?"),
+}
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("locale", sorted(LOCALIZED_TOURS))
+def test_the_tour_runs_in_the_locale_asked_for(
+    home: Path, apps: list[PtyApp], locale: str
+) -> None:
+    hello, tab, question = LOCALIZED_TOURS[locale]
+    app = start(home, "--locale", locale)
+    apps.append(app)
+    app.wait_for(re.escape(tab))
+    app.wait_for(re.escape(question))
+    assert hello in flat(app)
+    assert "Hi! I'm the scripted demo agent" not in flat(app)

@@ -2,10 +2,11 @@
 
 ``python tools/i18n.py extract`` writes ``asks/locale/asks.pot`` from the sources (``_``,
 ``N_``, ``ngettext`` calls in ``asks/`` and ``widgets/``) plus the keymap's help labels (they
-are translated where the hints are drawn); ``update`` merges the template into every
-``asks/locale/<lang>/LC_MESSAGES/asks.po``; ``compile`` writes the ``.mo`` files beside them
-(committed, so an install needs no Babel; ``tests/test_i18n.py`` checks they are up to date);
-``all`` does the three in order.
+are translated where the hints are drawn) and the built-in tour's texts
+(``asks/agent/tour.toml``, the ones asks/agent/localize.py translates when it is played);
+``update`` merges the template into every ``asks/locale/<lang>/LC_MESSAGES/asks.po``;
+``compile`` writes the ``.mo`` files beside them (committed, so an install needs no Babel;
+``tests/test_i18n.py`` checks they are up to date); ``all`` does the three in order.
 """
 
 from __future__ import annotations
@@ -35,8 +36,17 @@ def keymap_labels() -> list[str]:
     return list(dict.fromkeys(binding.help for binding in build_keymap().bindings))
 
 
+def tour_texts() -> list[str]:
+    """Every text of the built-in tour that is played in the person's language."""
+    sys.path.insert(0, str(ROOT))
+    from asks.agent.localize import texts  # noqa: PLC0415 (after the path is set)
+    from asks.agent.scripted import builtin_tour  # noqa: PLC0415
+
+    return list(dict.fromkeys(texts(builtin_tour())))
+
+
 def extract() -> Catalog:
-    """The template: every marked message of the sources and the keymap labels."""
+    """The template: every marked message of the sources, the keymap labels, the tour."""
     catalog = Catalog(project="asks", fuzzy=False)
     for source in SOURCES:
         found = extract_from_dir(str(source), keywords=KEYWORDS, comment_tags=("TRANSLATORS:",))
@@ -45,6 +55,8 @@ def extract() -> Catalog:
             catalog.add(message, None, [where], auto_comments=comments, context=context)
     for label in keymap_labels():
         catalog.add(label, None, [("widgets/keymap.py", 0)])
+    for text in tour_texts():
+        catalog.add(text, None, [("asks/agent/tour.toml", 0)])
     return catalog
 
 

@@ -34,6 +34,11 @@ How it reacts (it only sees the context, like a real model):
   blocking question: ``Alt+D``/``Alt+L`` in the panel, ``/decline``/``/later`` in line mode),
   ``{collapse_hint}`` (a sentence on the collapse key, or nothing).
 
+The built-in tour is *localized*: its replies and the person-facing texts of its calls'
+arguments are played in the language in force (asks/agent/localize.py: the gettext catalogs,
+read when each reply is streamed, so ``/language`` changes what it says next). A script file
+is played as written.
+
 Tool call ids are ``s<context length>-<n>``: unique in a session, also across resume.
 """
 
@@ -52,6 +57,7 @@ import attrs
 import trio
 
 from asks import contract
+from asks.agent import localize
 from asks.agent.hints import LINE_HINTS, AnswerHints, answer_sentence, collapse_sentence
 from asks.agent.loop import Message, ModelEvent, TextDelta, ToolCall
 from asks.core.i18n import N_, _
@@ -94,6 +100,7 @@ class Script:
     name: str
     steps: tuple[Step, ...]
     path: str = ""  # the file it was loaded from (absolute), "" for the built-in tour
+    localized: bool = False  # played in the person's language (the built-in tour only)
 
     def first(self, trigger: str, text: str = "") -> Step | None:
         return next((s for s in self.steps if s.matches(trigger, text)), None)
@@ -116,7 +123,7 @@ def builtin_tour() -> Script:
     data = pkgutil.get_data("asks.agent", "tour.toml")
     if data is None:  # a loader that cannot read package data
         raise ScriptError("<built-in tour>: cannot read tour.toml")
-    return parse_script(data.decode("utf-8"), "<built-in tour>")
+    return attrs.evolve(parse_script(data.decode("utf-8"), "<built-in tour>"), localized=True)
 
 
 def parse_script(text: str, origin: str) -> Script:
@@ -193,12 +200,18 @@ class ScriptedModel:
     ) -> AsyncIterator[ModelEvent]:
         self._read(messages)
         reply = self._queue.popleft() if self._queue else self._fallback(messages)
-        for word in _words(reply.say.format_map(_Quotes(messages, self.hints)).rstrip()):
+        for word in _words(self._text(reply.say).format_map(_Quotes(messages, self.hints))
+                           .rstrip()):
             yield TextDelta(word)
             if reply.delay:
                 await trio.sleep(reply.delay)
         for n, call in enumerate(reply.calls):
-            yield ToolCall(f"s{len(messages)}-{n}", call.tool, _json(call.args))
+            args = localize.translated(call.args) if self.script.localized else call.args
+            yield ToolCall(f"s{len(messages)}-{n}", call.tool, _json(args))
+
+    def _text(self, say: str) -> str:
+        """``say`` in the language in force if the script is localized (module docstring)."""
+        return _(say) if self.script.localized and say else say
 
     def _read(self, messages: Sequence[Message]) -> None:
         """React to the messages added since the last call (see module docstring)."""
@@ -222,7 +235,7 @@ class ScriptedModel:
             self._queue.extend(step.replies)
             return
         head = self._queue.popleft()
-        says = [r.say for r in step.replies if r.say] + [head.say]
+        says = [self._text(r.say) for r in step.replies if r.say] + [self._text(head.say)]
         calls = tuple(c for r in step.replies for c in r.calls) + head.calls
         self._queue.appendleft(Reply("\n\n".join(says), calls, head.delay))
 

@@ -37,6 +37,7 @@ from asks.agent.loop import ToolCall, ToolContext
 from asks.agent.toolkit import arguments_of, function_schema, invalid
 from asks.agent.transcript import EntryKind
 from asks.contract.errors import quote
+from asks.core.i18n import _
 
 DEFAULT_TIMEOUT: Final = 120.0
 HEAD_BYTES: Final = 12_000
@@ -163,7 +164,8 @@ class ShellTool:
             return invalid('"command" must be a non-empty string: the shell command line.')
         if len(command) > MAX_COMMAND:
             return invalid(f'"command" is longer than {MAX_COMMAND} characters.')
-        if not await context.confirm(f"Allow the agent to run: {command}"):
+        ask = _("Allow the agent to run: {command}").format(command=command)  # shown, not sent
+        if not await context.confirm(ask):
             return contract.ToolError(
                 contract.ErrorCode.PERMISSION_DENIED,
                 f"The user denied permission to run {quote(command)}; it did "

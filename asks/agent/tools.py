@@ -28,6 +28,7 @@ from asks import contract
 from asks.agent.loop import Tool, ToolCall, ToolContext
 from asks.agent.toolkit import function_schema
 from asks.agent.withdraw import WithdrawTool
+from asks.core.i18n import _
 
 MAX_WORK_SECONDS: Final = 120.0
 
@@ -86,7 +87,8 @@ class CommandTool:
 
     async def run(self, call: ToolCall, context: ToolContext) -> str:
         command = str(_lenient(call).get("command") or "")
-        if not await context.confirm(f"Allow the agent to run: {command}"):
+        ask = _("Allow the agent to run: {command}").format(command=command)  # shown, not sent
+        if not await context.confirm(ask):
             return f"The user denied permission to run {command!r}."
         return f"Ran {command!r} (simulated): exit status 0."
 
