@@ -25,6 +25,7 @@ from asks.contract.errors import (
     no_ui,
     result_not_saved,
     storage_failed,
+    takes_no_arguments,
     unknown_question,
     unknown_tool,
 )
@@ -98,6 +99,7 @@ __all__ = [
     "queued_result",
     "result_not_saved",
     "storage_failed",
+    "takes_no_arguments",
     "unknown_question",
     "unknown_to_withdraw",
     "unknown_tool",

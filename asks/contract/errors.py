@@ -144,7 +144,17 @@ def call_conflict(call_id: str) -> ToolError:
 
 
 def unknown_tool(name: str) -> ToolError:
-    return ToolError(ErrorCode.UNKNOWN_TOOL, f"there is no tool named {name!r}.")
+    shown = quote(name)[1:-1]  # sanitised and bounded: the name is the caller's text
+    return ToolError(ErrorCode.UNKNOWN_TOOL, f"there is no tool named '{shown}'.")
+
+
+def takes_no_arguments(tool: str, keys: Sequence[str]) -> ToolError:
+    """A call with arguments to a tool whose schema has none (unknown keys are refused)."""
+    named = ", ".join(quote(key) for key in keys[:10]) + (", …" if len(keys) > 10 else "")
+    return ToolError(
+        ErrorCode.INVALID_ARGUMENTS,
+        f"{tool} takes no arguments; remove {named} and call it again with {{}}.",
+    )
 
 
 def interrupted(reason: str) -> ToolError:

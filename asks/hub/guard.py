@@ -10,6 +10,14 @@ Every HTTP request, before the SDK sees it:
 3. ``Authorization: Bearer <token>`` (constant-time comparison) → else 401 with
    ``WWW-Authenticate: Bearer`` and a body that says nothing of the session.
 4. Only the MCP path is served (404 otherwise, after the token: nothing is revealed without it).
+5. A POST's body is read whole (at most ``max_body`` bytes) and must be one JSON-RPC message
+   (:mod:`asks.hub.bodies`: a JSON-RPC error otherwise); the SDK then gets the same bytes.
+
+**The connection.** Each request's scope holds an event set once its client is gone: the
+connection closed (``http.disconnect``) or the request ended before its handler did
+(:func:`connection_gone`). A blocking ``ask_user_question`` waits only while it is not set
+(:mod:`asks.hub.tools`): on an ``initialize`` session (Codex) the SDK runs the handler apart
+from the POST that carried it and would otherwise keep waiting for a client that left.
 
 **Receipts.** A tool call's handler registers the offers its response carries
 (:func:`carry`) on the request's ASGI scope, which the SDK hands the handler as its starlette
@@ -31,6 +39,7 @@ import attrs
 import trio
 
 from asks.host.hub import HubPort, Offer
+from asks.hub.bodies import BodyProblem, BodyTooLargeError, problem, read_body, too_large
 from asks.hub.token import token_matches
 
 Scope = MutableMapping[str, Any]
@@ -40,15 +49,28 @@ Send = Callable[[Message], Awaitable[None]]
 App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 OFFERS_KEY: Final = "asks.offers"
+GONE_KEY: Final = "asks.gone"
 QUERY_TOKENS: Final = ("token", "access_token", "bearer")
 SEND_GRACE: Final = 5.0  # seconds a response carrying answers may take to be handed over
 
 
+def connection_gone(scope: Scope | None) -> trio.Event | None:
+    """Set once the client of the request behind ``scope`` is gone (module docstring);
+    ``None`` without an HTTP request."""
+    gone = scope.get(GONE_KEY) if scope is not None else None
+    return gone if isinstance(gone, trio.Event) else None
+
+
 def carry(scope: Scope | None, request_id: object, offer: Offer, port: HubPort) -> None:
     """The response to ``request_id`` carries ``offer``: its receipt waits for the send.
-    Without a scope (no HTTP transport) there is nothing to wait for: delivered now."""
+    Without a scope (no HTTP transport) there is nothing to wait for: delivered now; with
+    its client gone, nothing can carry it: released now."""
     if scope is None:
         port.delivered(offer)
+        return
+    gone = connection_gone(scope)
+    if gone is not None and gone.is_set():
+        port.released(offer)
         return
     scope.setdefault(OFFERS_KEY, []).append((request_id, offer))
 
@@ -104,6 +126,7 @@ class HubGuard:
     token: str
     hosts: frozenset[str]  # the Host values this server answers to
     path: str = "/mcp"
+    max_body: int = 1024 * 1024
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -113,9 +136,24 @@ class HubGuard:
         if refusal is not None:
             await _plain(send, *refusal)
             return
+        gone = scope[GONE_KEY] = trio.Event()
+        if scope.get("method") == "POST":
+            try:
+                body = await read_body(receive, self.max_body)
+            except BodyTooLargeError:
+                await _rpc_error(send, too_large(self.max_body))
+                return
+            refused = problem(body)
+            if refused is not None:
+                await _rpc_error(send, refused)
+                return
+            receive = _replaying(body, receive, gone)
+        else:
+            receive = _watching(receive, gone)
         try:
             await self.app(scope, receive, self._receipting(scope, send))
         finally:
+            gone.set()
             for _request_id, offer in scope.pop(OFFERS_KEY, []):
                 self.port.released(offer)
 
@@ -159,6 +197,36 @@ class HubGuard:
                     self.port.delivered(offer)
 
         return send_then_receipt
+
+
+def _watching(receive: Receive, gone: trio.Event) -> Receive:
+    """``receive``, setting ``gone`` when it reports the client's disconnect."""
+
+    async def watched() -> Message:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            gone.set()
+        return message
+
+    return watched
+
+
+def _replaying(body: bytes, receive: Receive, gone: trio.Event) -> Receive:
+    """The body already read, as one message; then ``receive`` as :func:`_watching` does."""
+    first: list[Message] = [{"type": "http.request", "body": body, "more_body": False}]
+    watched = _watching(receive, gone)
+
+    async def replay() -> Message:
+        return first.pop() if first else await watched()
+
+    return replay
+
+
+async def _rpc_error(send: Send, refused: BodyProblem) -> None:
+    body = refused.response()
+    headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+    await send({"type": "http.response.start", "status": refused.status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 async def _plain(send: Send, status: int, text: str, extra: Iterable[tuple[bytes, bytes]]) -> None:

@@ -73,7 +73,7 @@ class HubServer:
             streamable_http_path=PATH, max_request_body_size=MAX_BODY,
             transport_security=security, host=self.bind_host,
         )
-        return HubGuard(sdk_app, self.port, self.token, hosts, PATH)
+        return HubGuard(sdk_app, self.port, self.token, hosts, PATH, MAX_BODY)
 
     async def run(self, task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED) -> None:
         """Serve until cancelled; ``task_status.started(url)`` once listening."""

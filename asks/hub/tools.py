@@ -3,19 +3,24 @@
 * ``ask_user_question`` — DESIGN §4 unchanged (blocking and async, ``{questionId}`` waits, the
   same validation and coded errors). While a blocking call waits, a progress notification goes
   out every ``progress_every`` seconds when the call carried a ``progressToken`` (Claude Code's
-  idle watchdog resets on them). If the client cancels or goes away the SDK cancels this
-  handler: the wait ends ``interrupted`` — never declined — and the question stays pending;
-  its answer reaches the agent at its next asks call.
+  idle watchdog resets on them). If the client cancels (the SDK cancels this handler) or its
+  connection goes away (:func:`~asks.hub.guard.connection_gone`), the wait ends
+  ``interrupted`` — never declined — and the question stays pending; its answer reaches the
+  agent at its next asks call.
 * ``withdraw_question`` — takes back the agent's own pending questions.
 * ``check_answers`` — the agent's answers not delivered yet (each once), and its pending ids.
 
 **Every** result begins with the agent's undelivered feedback (offered, then receipted when
 the response was handed over: :mod:`asks.hub.guard`), so an agent that calls any asks tool
-gets its answers. Texts for the model are English, as everywhere in the contract.
+gets its answers — except a result whose client is gone already: nothing is offered to it.
+``check_answers`` takes no arguments: any is refused (``invalid_arguments``), as the contract
+refuses unknown keys everywhere. Texts for the model are English, as everywhere in the
+contract.
 """
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Mapping
 from typing import Any, Final
@@ -27,12 +32,15 @@ import trio
 from asks import contract
 from asks.core.model import Outcome
 from asks.host.hub import HubPort, Offer
-from asks.hub.guard import carry
+from asks.host.waits import ToolReply
+from asks.hub.guard import carry, connection_gone
 from asks.hub.identity import agent_label
 
 CHECK_TOOL: Final = contract.CHECK_TOOL
 PROGRESS_EVERY: Final = 10.0  # seconds: well under Claude Code's 30 s watchdog check
 CALL_ID_META: Final = ("claudecode/toolUseId", "callId")  # what the clients send, if any
+MAX_CALL_ID: Final = 120
+_UNSAFE_ID: Final = re.compile(r"[^A-Za-z0-9._:-]+")
 ARRIVAL: Final = (
     " Through this MCP server, answers to questions asked with \"blocking\": false — or whose "
     "blocking call ended before the answer (you cancelled or timed out) — arrive at the start "
@@ -71,11 +79,13 @@ def tool_list() -> list[types.Tool]:
 
 def call_id_of(meta: Mapping[str, Any] | None) -> str:
     """The client's own id of this call if it sends one (a retry then maps to the same
-    questions), else a fresh one."""
+    questions), else a fresh one. It is the client's text and reaches the journal and hook
+    payloads: kept to letters, digits and ``._:-`` (anything else becomes ``-``), at most
+    :data:`MAX_CALL_ID` characters."""
     for key in CALL_ID_META:
         value = meta.get(key) if meta is not None else None
-        if isinstance(value, str) and value:
-            return value[:120]
+        if isinstance(value, str) and (cleaned := _UNSAFE_ID.sub("-", value)[:MAX_CALL_ID]):
+            return cleaned
     return f"r-{uuid.uuid4().hex[:16]}"
 
 
@@ -102,16 +112,18 @@ class HubTools:
             case contract.WITHDRAW_TOOL:
                 text, failed = self._withdraw(label, arguments)
             case "check_answers":
-                pending = self.port.pending_ids(label)
-                text = "Pending: " + (", ".join(pending) if pending else "none") + "."
-                failed = False
+                text, failed = self._check(label, arguments)
             case other:
                 text, failed = contract.unknown_tool(other).text, True
+        gone = connection_gone(scope)
+        if gone is not None and gone.is_set():  # no response can reach the client now
+            return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
+                                        is_error=failed)
         feedback = self.port.offer_feedback(label)
         if feedback is not None:
             carry(scope, ctx.request_id, feedback, self.port)
             text = f"{feedback.text}\n\n{text}"
-        elif params.name == CHECK_TOOL:
+        elif params.name == CHECK_TOOL and not failed:
             text = f"No new answers.\n{text}"
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
                                     is_error=failed)
@@ -119,11 +131,17 @@ class HubTools:
     async def _ask(
         self, ctx: Any, label: str, call_id: str, arguments: object, scope: Any
     ) -> tuple[str, bool]:
+        reply: ToolReply | None = None
         async with trio.open_nursery() as nursery:
             if ctx.meta is not None and ctx.meta.get("progress_token") is not None:
                 nursery.start_soon(self._progress, ctx)
+            gone = connection_gone(scope)
+            if gone is not None:
+                nursery.start_soon(_cancel_when_set, gone, nursery.cancel_scope)
             reply = await self.port.ask(label, call_id, arguments)
             nursery.cancel_scope.cancel()
+        if reply is None:  # the client went away: the wait ended interrupted (journaled)
+            return "The connection closed while waiting; the questions stay pending.", True
         if isinstance(reply, contract.ToolError):
             return reply.text, True
         offer: Offer | None = self.port.result_offer(label, call_id)
@@ -132,6 +150,12 @@ class HubTools:
         if reply.outcome in LATER:  # the contract says "feedback messages": say how, here
             return f"{reply.text}\n{HUB_LATER}", False
         return reply.text, False
+
+    def _check(self, label: str, arguments: Mapping[str, Any]) -> tuple[str, bool]:
+        if arguments:
+            return contract.takes_no_arguments(CHECK_TOOL, sorted(arguments)).text, True
+        pending = self.port.pending_ids(label)
+        return "Pending: " + (", ".join(pending) if pending else "none") + ".", False
 
     def _withdraw(self, label: str, arguments: object) -> tuple[str, bool]:
         request = contract.validate_withdraw(arguments)
@@ -148,6 +172,11 @@ class HubTools:
             await trio.sleep(self.progress_every)
             beats += 1
             await ctx.session.report_progress(beats, None, "waiting for the user's answer")
+
+
+async def _cancel_when_set(event: trio.Event, scope: trio.CancelScope) -> None:
+    await event.wait()
+    scope.cancel()
 
 
 def _headers(ctx: Any) -> Mapping[str, str] | None:
