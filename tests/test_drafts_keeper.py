@@ -149,7 +149,7 @@ def test_an_unreadable_drafts_file_is_one_warning_and_no_drafts(tmp_path: Path) 
                                 "session); none were restored.")
     assert host.notice == restored.warning == restored.notice
     assert restored.refs == () and host.draft(ref) == Draft() and chat.text == ""
-    host.notice = None
+    host.keys.clear_notice()
     assert layer.restore_drafts() is restored and host.notice is None  # once, not again
     layer.keypress(COLS, "x")
     assert host.drafts.flush()  # the next write replaces the unreadable file
@@ -164,7 +164,7 @@ def test_a_failed_write_is_one_notice_keeps_the_drafts_and_recovers(tmp_path: Pa
     assert not rig.host.drafts.save_now()
     notice = "Drafts could not be saved to disk (No space left on device (injected)); they are "
     assert rig.host.notice is not None and rig.host.notice.startswith(notice)
-    rig.host.notice = None
+    rig.host.keys.clear_notice()
     rig.host.set_custom_text_nowait("precious!", None, ref)
     assert not rig.host.drafts.save_now()
     assert rig.host.notice is None  # one notice for the failure, not one per try

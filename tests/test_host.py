@@ -235,7 +235,7 @@ def test_rule4_esc_on_required_tab_stays_with_notice_and_declines_nothing(rig: R
     host.command_nowait(PanelCommand.PAUSE)
     notice = host.statistics().notice
     assert notice is not None
-    assert "required question" in notice
+    assert "This question is required" in notice
     assert host.selected == b
     assert host.focus.panel_focused
     assert host.mode is PanelMode.EXPANDED
@@ -292,11 +292,13 @@ def test_rule5_answering_last_blocker_returns_to_the_async_tab_it_came_from(rig:
     host.enter_panel_nowait(came_from.id)
     wait = rig.blocker("c3", q("Which database?"))
     b = rig.ref("c3")
-    assert host.selected == b
+    assert host.selected == came_from  # shown while keys may still be typed into it (rule 7)
     assert host.focus.claim is not None
     assert host.focus.claim.prior_tab == came_from
 
     rig.clock.past_guard()
+    assert host.settle_guard_nowait(rig.clock())
+    assert host.selected == b  # the claim took the keys: the required tab is shown
     rig.answer_option(b, 1)
 
     assert envelope(wait).outcome is Outcome.ANSWERED
@@ -406,6 +408,8 @@ def test_rule6_prior_tab_restored_when_the_panel_had_focus(rig: Rig, how: str) -
     came_from = rig.async_question("c2", "Which cache?")
     host.enter_panel_nowait(came_from.id)
     wait = rig.blocker("c3", q("Which database?"))
+    rig.clock.past_guard()
+    host.settle_guard_nowait(rig.clock())
     assert host.selected == rig.ref("c3")
 
     end_wait(rig, how, rig.ref("c3"))
@@ -574,6 +578,8 @@ def test_rule8_drafts_survive_pause_collapse_arrival_switch_toggle_and_prompts(
     host.end_foreign_nowait(prompt)
     unchanged("a foreign prompt")
     rig.blocker("c4", q("Which region?"))
+    rig.clock.past_guard()
+    host.settle_guard_nowait(rig.clock())  # the claim takes the keys: "Which region?" shows
     host.set_custom_text_nowait("eu-west")
     blocker_draft = host.draft(rig.ref("c4"))
     host.command_nowait(PanelCommand.DEFER)

@@ -103,7 +103,8 @@ class HostMachine(RuleBasedStateMachine):
     @rule(n=st.integers(1, 3), kinds=st.lists(st.integers(0, 2), min_size=3, max_size=3))
     def async_arrival(self, n: int, kinds: list[int]) -> None:
         host = self.host
-        owner, selected, route = host.focus.owner, host.selected, host.key_route(self.clock())
+        route = host.key_route(self.clock())  # a key read before it (it may engage a claim)
+        owner, selected = host.focus.owner, host.selected
         drafts = {ref: host.draft(ref) for ref in host.tabs if isinstance(ref, QuestionRef)}
         base = self.calls * 10
         args = {"blocking": False, "questions": [question(base + i, kinds[i]) for i in range(n)]}

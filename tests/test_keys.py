@@ -11,9 +11,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import Rig
+from helpers import Rig, q
 
 from asks.core.chatline import chat_command_line, is_chat_command
+from asks.core.drafts import Draft
+from asks.core.focus import TYPING_GUARD, FocusTarget, Keyboard, KeysTo, Route
+from asks.core.model import QuestionRef
+from asks.core.refusal import Refusal
+from asks.core.tabs import ReviewKey
+from asks.host.commands import Armed, Confirm, PanelCommand
+from asks.host.keys import NOTICE_SECONDS
+from asks.host.stats import KeysStatus
 
 
 @pytest.fixture
@@ -47,3 +55,213 @@ def test_chat_command_line_finds_the_first_command_line_in_any_text() -> None:
     assert chat_command_line("", None, "note\n/help me") == "/help me"
     assert chat_command_line("/tmp/x\nmixed/quit", "fine") is None
     assert chat_command_line() is None
+
+
+# =========================================================================== 9a: stray keys
+def engaged_blocker(rig: Rig, header: str = "Choice") -> QuestionRef:
+    """A blocker claimed from chat, and the person paused: the panel has the keys."""
+    rig.blocker("b1", q("Which database?", header=header))
+    rig.clock.past_guard()
+    assert rig.host.settle_guard_nowait(rig.clock())
+    assert rig.host.focus.keyboard().to is KeysTo.PANEL
+    return rig.ref("b1")
+
+
+def test_a_stray_key_rearms_the_guard_with_the_keys_at_the_chat(rig: Rig) -> None:
+    host = rig.host
+    b = engaged_blocker(rig)
+    now = rig.clock()
+    assert host.key_route(now) == Route(host.focus.panel, b)  # "/" reached the panel …
+    assert host.keys.stray_nowait(now) == Route(host.focus.chat)  # … which cannot use it
+    assert host.focus.panel_focused  # rule 4: the blocker keeps the panel
+    assert host.focus.keyboard() == Keyboard(KeysTo.CHAT, host.focus.chat, held=True)
+    assert host.statistics().keys == KeysStatus(KeysTo.CHAT, None, "Choice")
+    assert host.guard_deadline() == now + TYPING_GUARD
+    for i in range(1, 6):  # "help" and Enter, typed fast: all to the chat
+        assert host.key_route(now + 0.1 * i) == Route(host.focus.chat)
+    assert rig.lines_of("resolved") == []
+    assert host.settle_guard_nowait(now + 0.5 + TYPING_GUARD)  # the pause
+    assert host.focus.keyboard().to is KeysTo.PANEL and host.selected == b
+
+
+def test_the_first_enter_after_stray_typing_asks_and_the_second_chooses(rig: Rig) -> None:
+    host = rig.host
+    b = engaged_blocker(rig)
+    host.keys.stray_nowait(rig.clock())
+    rig.clock.past_guard()
+    host.settle_guard_nowait(rig.clock())
+    rig.press(PanelCommand.CONFIRM)
+    assert rig.lines_of("resolved") == []
+    assert host.confirming == Armed(PanelCommand.CONFIRM, b, Confirm.AFTER_STRAY)
+    assert not host.focus.stray_mark
+    rig.press(PanelCommand.CONFIRM)
+    assert [r["resolutions"][0]["answer"]["option_indices"] for r in rig.lines_of("resolved")] \
+        == [[0]]
+
+
+@pytest.mark.parametrize("command", [PanelCommand.DOWN, PanelCommand.NEXT_TAB, "digit"])
+def test_a_deliberate_panel_command_clears_the_stray_mark(rig: Rig, command: object) -> None:
+    host = rig.host
+    b = engaged_blocker(rig)
+    host.keys.stray_nowait(rig.clock())
+    rig.clock.past_guard()
+    host.settle_guard_nowait(rig.clock())
+    if command == "digit":
+        host.set_cursor_nowait(1)
+    else:
+        rig.press(command)  # type: ignore[arg-type]
+    assert not host.focus.stray_mark
+    rig.answer_option(b, 1)  # one Enter
+    assert b not in host.projection.pending
+
+
+def test_a_stray_key_on_an_async_tab_leaves_the_panel_and_answers_nothing(rig: Rig) -> None:
+    host = rig.host
+    a = rig.async_question("c1", "Which cache?")
+    assert host.enter_panel_nowait(a.id) is None
+    assert host.key_route(rig.clock()) == Route(host.focus.panel, a)
+    assert host.keys.stray_nowait(rig.clock()) == Route(host.focus.chat)
+    assert host.focus.owner is host.focus.chat and not host.focus.stray_mark
+    assert host.statistics().keys == KeysStatus(KeysTo.CHAT)
+    assert a in host.projection.pending and host.draft(a) == Draft()
+
+
+# =========================================================================== rule 7 + 9c
+def test_a_claim_holding_keys_for_the_tab_the_person_is_on_keeps_showing_it(rig: Rig) -> None:
+    host = rig.host
+    a = rig.async_question("c1", "Which cache?", header="Cache")
+    host.enter_panel_nowait(a.id)
+    rig.blocker("b1", q("Which database?", header="DB"))
+    assert host.selected == a  # the person still sees what they type into
+    assert host.focus.keyboard() == Keyboard(KeysTo.PANEL, host.focus.panel, held=True)
+    assert host.statistics().keys == KeysStatus(KeysTo.PANEL, "Cache", "DB")
+    assert host.key_route(rig.clock()) == Route(host.focus.panel, a)
+    rig.clock.past_guard()
+    assert host.settle_guard_nowait(rig.clock())
+    assert host.selected == rig.ref("b1")  # the claim took the keys: the blocker shows
+    assert host.statistics().keys == KeysStatus(KeysTo.PANEL, "DB")
+
+
+def test_held_keys_go_to_the_chat_once_the_tab_they_were_for_is_gone(rig: Rig) -> None:
+    host = rig.host
+    a = rig.async_question("c1", "Which cache?")
+    other = rig.async_question("c2", "Which queue?")
+    host.enter_panel_nowait(a.id)
+    wait = rig.blocker("b1", q("Which database?"))
+    rig.press(PanelCommand.CONFIRM)  # the Enter meant for "Which cache?", within the guard
+    assert a not in host.projection.pending
+    assert host.focus.keyboard() == Keyboard(KeysTo.CHAT, host.focus.chat, held=True)
+    assert host.key_route(rig.clock()) == Route(host.focus.chat)  # never the next tab
+    assert not wait.done and other in host.projection.pending
+
+
+def test_the_status_names_a_prompt_and_nothing_when_only_the_chat_is_there(rig: Rig) -> None:
+    host = rig.host
+    assert host.statistics().keys is None
+    prompt = FocusTarget("permission-prompt")
+    host.begin_foreign_nowait(prompt)
+    assert host.statistics().keys == KeysStatus(KeysTo.PROMPT)
+    assert host.key_route(rig.clock()) == Route(prompt)
+    host.end_foreign_nowait(prompt)
+    editor = rig.give_focus(FocusTarget("notes-editor"))
+    rig.async_question("c1", "Which cache?")
+    assert host.focus.keyboard() == Keyboard(KeysTo.EDITOR, editor)
+
+
+# =========================================================================== 9b in the host
+def typed_answer(rig: Rig, text: str, notes: str = "") -> QuestionRef:
+    a = rig.async_question("c1", "Which language?", header="Language")
+    rig.host.enter_panel_nowait(a.id)
+    rig.move_to(a, 3)  # Type something.
+    rig.host.set_custom_text_nowait(text)
+    rig.host.set_notes_nowait(notes)
+    return a
+
+
+def test_an_answer_holding_a_chat_command_line_waits_for_a_second_enter(rig: Rig) -> None:
+    host = rig.host
+    a = typed_answer(rig, "mixed\n/quit")
+    host.command_nowait(PanelCommand.CONFIRM)
+    assert a in host.projection.pending
+    assert host.confirming == Armed(PanelCommand.CONFIRM, a, Confirm.CHAT_COMMAND, "/quit")
+    host.set_custom_text_nowait("mixed\n/quit ")  # an edit disarms
+    assert host.confirming is None
+    host.command_nowait(PanelCommand.CONFIRM)
+    assert host.confirming is not None and a in host.projection.pending
+    host.command_nowait(PanelCommand.CONFIRM)
+    assert a not in host.projection.pending
+    [line] = rig.lines_of("resolved")
+    assert line["resolutions"][0]["answer"]["custom_text"] == "mixed\n/quit"
+
+
+def test_a_chat_command_in_the_notes_waits_too_and_a_path_does_not(rig: Rig) -> None:
+    host = rig.host
+    a = typed_answer(rig, "see /tmp/x", notes="/help")
+    host.command_nowait(PanelCommand.CONFIRM)
+    assert host.confirming == Armed(PanelCommand.CONFIRM, a, Confirm.CHAT_COMMAND, "/help")
+    host.set_notes_nowait("ran /tmp/x/run.sh")
+    host.command_nowait(PanelCommand.CONFIRM)
+    assert a not in host.projection.pending
+
+
+# =========================================================================== the notice
+def test_a_notice_goes_on_the_next_key_and_the_key_still_routes(rig: Rig) -> None:
+    host = rig.host
+    rig.async_question("c1", "Which cache?")
+    assert host.enter_panel_nowait("q-nope") is Refusal.UNKNOWN_QUESTION
+    assert host.notice == "No pending question with id q-nope."
+    assert host.key_route(rig.clock()) == Route(host.focus.chat)
+    assert host.notice is None
+
+
+def test_a_notice_goes_by_itself_after_a_few_seconds(rig: Rig) -> None:
+    host = rig.host
+    said_at = rig.clock()
+    rig.blocker("b1", q("Which database?"))
+    assert host.toggle_collapse_nowait() is Refusal.BLOCKER_WAITING
+    assert host.keys.notice_deadline() == said_at + NOTICE_SECONDS
+    assert not host.keys.expire_nowait(said_at + NOTICE_SECONDS - 0.01)
+    assert host.notice is not None
+    assert host.keys.expire_nowait(said_at + NOTICE_SECONDS)
+    assert host.notice is None and host.keys.notice_deadline() is None
+
+
+def test_a_storage_failure_notice_stays_until_the_next_command(rig: Rig) -> None:
+    host = rig.host
+    a = rig.async_question("c1", "Which cache?")
+    rig.ops.fail_next_append("resolved")
+    rig.answer_option(a, 0)
+    assert host.notice is not None and host.notice.startswith("Not saved")
+    assert host.keys.notice_deadline() is None
+    host.key_route(rig.clock() + 100)
+    assert host.notice is not None and host.notice.startswith("Not saved")
+
+
+def test_esc_on_a_required_tab_names_the_keys_that_work(rig: Rig) -> None:
+    host = rig.host
+    engaged_blocker(rig)
+    host.command_nowait(PanelCommand.PAUSE)
+    assert host.notice == "This question is required: answer it, answer it later, or decline it."
+    host.keys.name_keys({PanelCommand.DEFER: "F5", PanelCommand.DECLINE: "Ctrl+X"})
+    host.command_nowait(PanelCommand.PAUSE)
+    assert host.notice == ("This question is required: answer it, press F5 to answer later, "
+                           "or Ctrl+X twice to decline.")
+    assert host.focus.panel_focused and rig.lines_of("resolved") == []
+
+
+def test_a_chat_command_in_the_note_for_all_questions_waits_at_review(rig: Rig) -> None:
+    host = rig.host
+    wait = rig.blocker("c1", q("Which database?"), q("Which cache?", options=("Redis", "None")))
+    rig.clock.past_guard()
+    rig.answer_option(rig.ref("c1", 0), 0)
+    rig.answer_option(rig.ref("c1", 1), 0)
+    assert host.selected == ReviewKey("c1")
+    host.set_group_note_nowait("for staging\n/quit")
+    host.command_nowait(PanelCommand.CONFIRM)
+    assert not wait.done and rig.lines_of("resolved") == []
+    assert host.confirming == Armed(PanelCommand.CONFIRM, ReviewKey("c1"), Confirm.CHAT_COMMAND,
+                                    "/quit")
+    host.command_nowait(PanelCommand.CONFIRM)
+    assert wait.done
+    [saved] = rig.lines_of("resolved")
+    assert saved["group_note"] == "for staging\n/quit"

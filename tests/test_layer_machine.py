@@ -16,8 +16,18 @@ Asserted after every step:
   rule 7   no typed character is lost, duplicated, reordered, or lands in a question the
            person did not select: a burst aimed at chat is in the chat editor, whole;
   rule 8   drafts survive; an Esc that paused the panel is never also a chat Esc;
+  rule 9   an **inattentive typist** types whole chat lines (chat commands like ``/help`` and
+           ``/quit`` among them) at typing speed at random moments, without looking: such a
+           line never produces a saved answer, a decline or a deferral, and lands whole either
+           in the chat (sent by its Enter) or in the text editor that had the keys (one the
+           person opened on purpose) — never dropped, never split; a line that is a chat
+           command is not submitted from an editor without a second Enter. A printable that
+           an option row cannot use (a burst aimed at the panel) goes to the chat, and
+           so does everything typed after it within the guard;
   saves    no answer is saved that no deliberate key produced: panel answers appear only
-           after an Enter / second Alt+D pressed after a pause with the panel holding keys.
+           after an Enter / second Alt+D pressed after a pause with the panel holding keys
+           (or an inattentive line's Enter in an editor the person had opened, which is
+           indistinguishable from answering on purpose unless it is a chat command).
 """
 
 from __future__ import annotations
@@ -29,18 +39,29 @@ from pathlib import Path
 import hypothesis.strategies as st
 import urwid
 from helpers import Rig, call, q
-from hypothesis import settings
+from hypothesis import event, settings
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from asks.core.focus import TYPING_GUARD, FocusTarget
+from asks.core.chatline import chat_command_line
+from asks.core.drafts import Draft
+from asks.core.focus import TYPING_GUARD, FocusTarget, KeysTo
 from asks.core.model import Answer, AnswerKind, QuestionRef
+from asks.host.commands import PanelCommand
 from asks.host.host import Wait
 from asks.widgets.chat import ChatEditor
+from asks.widgets.keymap import Context
 from asks.widgets.layer import AsksLayer
 
 COLS = 80
 LETTERS = st.text(alphabet="abcxz ", min_size=1, max_size=12)
 GAPS = st.lists(st.floats(0.01, TYPING_GUARD * 0.9), min_size=12, max_size=12)
+# What an inattentive person types into "the chat": it starts with a letter or a slash (a
+# line starting with a digit or a space is a row jump / toggle on an option row: see NOTES)
+CHAT_LINES = st.one_of(
+    st.sampled_from(["/help", "/quit", "/asks q-1", "/web", "fix the tests", "ok 2", "/tmp/x"]),
+    st.builds(str.__add__, st.sampled_from(list("abxyz/")),
+              st.text(alphabet="abc xyz/-12", max_size=10)),
+)
 
 
 class LayerMachine(RuleBasedStateMachine):
@@ -81,8 +102,42 @@ class LayerMachine(RuleBasedStateMachine):
             1 for r in self.rig.lines() if r["type"] == "resolved" and r["source"] == "panel"
         )
 
-    def _drafts(self) -> dict[QuestionRef, object]:
+    def _drafts(self) -> dict[QuestionRef, Draft]:
         return {t: self.host.draft(t) for t in self.host.tabs if isinstance(t, QuestionRef)}
+
+    def _ended_by_person(self) -> int:
+        """Declines and deferrals in the journal (nothing inattentive may produce one)."""
+        resolved = sum(
+            1 for r in self.rig.lines() if r["type"] == "resolved"
+            for x in r["resolutions"] if x["kind"] == "declined"
+        )
+        deferred = sum(1 for r in self.rig.lines_of("tool_result") if r["outcome"] == "deferred")
+        return resolved + deferred
+
+    def _editor_at(self) -> tuple[QuestionRef, bool] | None:
+        """The text editor that has the keys (its tab, and whether it is the notes), if any."""
+        tab = self.host.selected
+        keyboard = self.host.focus.keyboard()
+        if keyboard.to is not KeysTo.PANEL or not isinstance(tab, QuestionRef):
+            return None
+        if self.layer.panel.key_context is not Context.REPLY:
+            return None
+        return tab, self.layer.panel.notes_open
+
+    def _editor_text(self, where: tuple[QuestionRef, bool]) -> str:
+        draft = self.host.draft(where[0])
+        return draft.notes if where[1] else draft.custom_text
+
+    def _typed_to_chat(self, text: str, enter: bool) -> None:
+        """``text`` (then Enter, if ``enter``) reached the chat editor: update the model."""
+        if enter:
+            if (self.expected_chat + text).strip():
+                self.expected_sent.append(self.expected_chat + text)
+            self.expected_chat = ""
+        else:
+            self.expected_chat += text
+        assert self.chat.text == self.expected_chat, "a chat keystroke went astray"
+        assert self.sent == self.expected_sent, "a chat Enter went astray"
 
     def _settle(self) -> None:
         """The layer's timer: engage a held claim once its quiet interval is over."""
@@ -100,27 +155,75 @@ class LayerMachine(RuleBasedStateMachine):
         if self.host.focus.foreign_active:
             return
         aimed_at_chat = not self.host.focus.keys_to_panel
+        on_a_row = not aimed_at_chat and self._editor_at() is None
         drafts, saves = self._drafts(), self._panel_saves()
         keys = [*text, *(["enter"] if enter else [])]
         for i, key in enumerate(keys):
             if i == arrive_at:
                 self._arrive(blocking)
             self._key(key, gaps[i % len(gaps)])
-        if aimed_at_chat:
-            if enter:
-                if (self.expected_chat + text).strip():
-                    self.expected_sent.append(self.expected_chat + text)
-                self.expected_chat = ""
-            else:
-                self.expected_chat += text
-            assert self.chat.text == self.expected_chat, "rule 7: a chat keystroke went astray"
-            assert self.sent == self.expected_sent, "rule 7: a chat Enter went astray"
+        stray = len(text) - len(text.lstrip(" "))  # leading spaces: Space toggles on a row
+        if on_a_row and stray < len(text):
+            # rule 9a: the first letter is stray; it and the rest of the burst go to chat
+            self._typed_to_chat(text[stray:], enter)
+            assert self._panel_saves() == saves, "rule 9a: stray typing answered"
+        elif aimed_at_chat:
+            self._typed_to_chat(text, enter)
             for ref, draft in drafts.items():
                 if ref in self.host.tabs:
                     assert self.host.draft(ref) == draft, "rule 7: typing reached a question"
             assert self._panel_saves() == saves, "an answer was saved that nobody chose"
         else:
             self.known_saves = self._panel_saves()  # typed into the panel on purpose
+
+    @precondition(lambda self: not self.host.focus.foreign_active)
+    @rule(line=CHAT_LINES, gaps=GAPS, first_gap=st.floats(0.01, 2 * TYPING_GUARD),
+          arrive_at=st.integers(0, 11), blocking=st.booleans(), again=st.booleans())
+    def inattentive_line(
+        self, *, line: str, gaps: list[float], first_gap: float, arrive_at: int, blocking: bool,
+        again: bool,
+    ) -> None:
+        """Rule 9: a chat line typed at any moment without looking where the keys go."""
+        self.rig.clock.advance(first_gap)
+        self._settle()  # the layer's timer runs whenever its deadline passes
+        editor = self._editor_at()
+        start = self.host.focus.keyboard().to
+        drafts, saves, ended = self._drafts(), self._panel_saves(), self._ended_by_person()
+        before = self._editor_text(editor) if editor is not None else ""
+        if editor is not None and not editor[1]:  # typed at the caret
+            caret = self.host.draft(editor[0]).caret
+            before = before[:caret] + "\0" + before[caret:]
+        for i, key in enumerate([*line, "enter"]):
+            if 0 < i == arrive_at:
+                self._arrive(blocking)
+            self._key(key, 0.0 if i == 0 else gaps[i % len(gaps)])
+        assert self._ended_by_person() == ended, "rule 9: an inattentive line declined/deferred"
+        if editor is None:  # the keys were at the chat, or on a row of the panel
+            event(f"inattentive line: chat (keys were at the {start.value})")
+            self._typed_to_chat(line, enter=True)
+            for ref, draft in drafts.items():
+                if ref in self.host.tabs:
+                    assert self.host.draft(ref) == draft, "rule 9: typing reached a question"
+            assert self._panel_saves() == saves, "rule 9: an inattentive line answered"
+            return
+        assert self.chat.text == self.expected_chat and self.sent == self.expected_sent
+        ref, _notes = editor
+        text = before.replace("\0", line) if "\0" in before else before + line
+        submitted = ref not in self.host.projection.pending or (
+            self.host.draft(ref).staged != drafts[ref].staged)
+        if not submitted:
+            assert self._editor_text(editor) == text, "rule 9: typing in an editor was lost"
+        command = chat_command_line(text, self.host.draft(ref).notes if not _notes else "")
+        event(f"inattentive line: editor, {'submitted' if submitted else 'kept'}"
+              f"{', a chat command' if command else ''}")
+        if command is not None:
+            assert not submitted, f"rule 9b: {command!r} was sent as an answer at one Enter"
+            assert self._panel_saves() == saves
+            confirming = self.host.confirming
+            assert confirming is not None and confirming.command is PanelCommand.CONFIRM
+            if again:  # the person reads the footer and sends it on purpose
+                self._key("enter", TYPING_GUARD + 0.05)
+        self.known_saves = self._panel_saves()  # an editor the person had opened
 
     def _arrive(self, blocking: bool) -> None:
         args = call(q(f"Arrival {self.calls}?"), blocking=blocking)
@@ -152,6 +255,18 @@ class LayerMachine(RuleBasedStateMachine):
         self.known_saves = self._panel_saves()
         if waits_before and self.host.live_waits and not self.host.focus.foreign_active:
             assert self.host.focus.panel_focused, "rule 4: a key left a pending blocker"
+
+    @precondition(lambda self: self.host.focus.keys_to_panel
+                  and isinstance(self.host.selected, QuestionRef))
+    @rule(text=LETTERS, newline=st.booleans())
+    def opens_the_editor(self, text: str, newline: bool) -> None:
+        """The person jumps to ``Type something.`` (row 4) and types a draft on purpose."""
+        self.rig.clock.advance(TYPING_GUARD + 0.05)
+        self._settle()
+        self._key("4", 0.0)
+        for key in [*text, *(["meta enter"] if newline else [])]:
+            self._key(key, 0.05)
+        self.known_saves = self._panel_saves()
 
     @precondition(lambda self: self.host.focus.keys_to_panel)
     @rule(key=st.sampled_from(["shift tab", "esc", "ctrl ]"]))
@@ -227,6 +342,30 @@ class LayerMachine(RuleBasedStateMachine):
     @invariant()
     def no_answer_without_a_deliberate_key(self) -> None:
         assert self._panel_saves() == self.known_saves, "an answer was saved nobody chose"
+
+    @invariant()
+    def keyboard_is_shown_where_keys_go(self) -> None:
+        """Rule 9c: the cursor, the panel's border and the status line name one place."""
+        keyboard = self.host.focus.keyboard()
+        canvas = self.layer.render((COLS,), focus=True)
+        rows = canvas.text
+        chat_from = len(rows) - self.chat.rows((COLS,))
+        status = self.layer.status_text()
+        cursor = canvas.cursor
+        if keyboard.to is KeysTo.CHAT:
+            assert cursor is not None and cursor[1] >= chat_from, "9c: no cursor in the chat"
+        else:
+            assert cursor is None or cursor[1] < chat_from, "9c: a cursor in the chat"
+        border = rows[0].decode() if self.host.tabs and rows else ""
+        if border.startswith("┌"):
+            solid = border.startswith("┌─")
+            assert solid == (keyboard.to is KeysTo.PANEL), "9c: the border disagrees"
+        if self.host.tabs or keyboard.to is KeysTo.PROMPT:
+            named = {KeysTo.CHAT: "keys: chat", KeysTo.PROMPT: "keys: prompt",
+                     KeysTo.PANEL: "keys: "}[keyboard.to]
+            assert named in status, f"9c: the status line says {status!r}"
+            if keyboard.to is KeysTo.PANEL:
+                assert "keys: chat" not in status and "keys: prompt" not in status
 
     @invariant()
     def chat_is_intact(self) -> None:

@@ -157,7 +157,7 @@ def test_golden_blocker_pending_shows_the_warning_marker(rig: Rig) -> None:
     panel = make_panel(rig)
     rig.blocker("c2", q("Delete the old backups?", header="Backups", options=("Yes", "No")))
     held = screen(panel)
-    assert "pause typing to answer here" in held[-2]  # the typing guard holds the keys back
+    assert "until you pause typing" in held[-2]  # the typing guard holds the keys back
     rig.clock.past_guard()
     assert rig.host.settle_guard_nowait(rig.clock())  # the layer's timer does this
     lines = screen(panel)
@@ -512,7 +512,8 @@ def test_a_key_in_the_arrival_guard_goes_to_the_tab_it_was_aimed_at(rig: Rig) ->
     panel = make_panel(rig)
     focused(rig)
     wait = rig.blocker("c2", q("Delete the old backups?", header="Backups", options=("Yes", "No")))
-    assert rig.host.selected == rig.ref("c2")
+    assert rig.host.selected == rig.ref("c1")  # shown while the guard holds keys for it
+    assert "A required question is waiting" in "\n".join(screen(panel))
     press(panel, "down", "enter")  # aimed at Database, typed as Backups appeared
     assert rig.ref("c1") not in rig.host.tabs  # Database got the answer (SQLite)
     assert not wait.done and rig.host.draft(rig.ref("c2")).cursor == 0

@@ -122,7 +122,7 @@ def test_from_a_real_host(tmp_path: Path, status: StatusLine) -> None:
     rig = Rig.create(tmp_path)
     rig.host.start_call_nowait("c1", call(q("Which?"), q("Where?"), blocking=False))
     status.update(rig.host.statistics(), AgentState.IDLE)
-    assert status.left_text == "Asks: 2 pending · /asks"
+    assert status.left_text == "Asks: 2 pending · /asks · keys: chat"
 
 
 def test_palette_names_are_prefixed() -> None:

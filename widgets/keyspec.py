@@ -119,6 +119,11 @@ def _parse_key_spec(spec: str) -> str:
     return " ".join([m for m in _MODIFIER_ORDER if m in mods] + [key])
 
 
+def is_text_key(key: str) -> bool:
+    """Is the urwid key name ``key`` a printable character (what typing text produces)?"""
+    return len(key) == 1 and key.isprintable()
+
+
 def pretty_key(key: str) -> str:
     """Human name of an urwid key: ``"shift tab"`` → ``"Shift+Tab"``, ``"meta n"`` → ``"Alt+N"``."""
     if key in _PRETTY or len(key) == 1:

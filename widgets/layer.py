@@ -8,12 +8,19 @@ keyboard), and the embedder's chat editor. It is the one place keys enter asks:
   (focus rule 7, :mod:`asks.core.focus`): while a blocker's claim is not engaged, keys keep
   going where the person was typing, in order, none lost; the panel takes keys only after a
   pause. A timer (in :meth:`AsksLayer.running`) engages the claim when the pause is over, so
-  the screen shows the hand-over without a key;
+  the screen shows the hand-over without a key; the same timer clears the host's notice when
+  its time is over (a key clears it sooner);
 * layer commands from the keymap: the focus toggle (chat → panel; inside the panel it cycles
   required tabs while a blocker waits), collapse (everywhere, also at a permission prompt),
   Ctrl+G (the draft in ``$VISUAL``/``$EDITOR``);
 * an Esc that paused the panel never also counts as an Esc in chat: an Esc within the guard
   interval after it is swallowed (rule 8), so a double Esc cannot interrupt the agent;
+* a printable key the panel cannot use (no binding on an option row, the ``Next`` row, the
+  Review tab; a digit with no row) is **stray** (rule 9a): the host says where it goes instead
+  (``port.stray_key_nowait``: the chat editor, the typing guard re-armed) and the layer
+  delivers it there, so typing meant for the chat is never dropped and never answers;
+* the cursor sits where :meth:`~asks.core.focus.Focus.keyboard` says the keys go — the same
+  answer that routes them and that the status line names (rule 9c);
 * other keys go to the panel (aimed tab), the prompt widget, or the chat editor; what they do
   not use is returned, as urwid expects (the embedding app handles Ctrl+C, scrolling, …).
 
@@ -43,13 +50,14 @@ import trio
 import urwid
 
 from asks.core.drafts import ChatLine
-from asks.core.focus import FocusTarget
+from asks.core.focus import FocusTarget, KeysTo
 from asks.core.i18n import _
 from asks.core.refusal import Refusal
 from asks.core.restore import Restored
 from asks.host.ports import PanelPort
 from asks.widgets.external import edit_externally
-from asks.widgets.keymap import Command, Context, Keymap, build_keymap
+from asks.widgets.keymap import PANEL_COMMANDS, Command, Context, Keymap, build_keymap
+from asks.widgets.keyspec import is_text_key, pretty_key
 from asks.widgets.panel import PALETTE as PANEL_PALETTE
 from asks.widgets.panel import QuestionPanel
 from asks.widgets.panel.markup import Size
@@ -109,6 +117,11 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         self._had_waits = bool(port.live_waits)
         self._guard_changed = trio.Event()
         super().__init__(urwid.Pile([editor]))
+        port.name_keys_nowait({
+            panel_command: pretty_key(key)
+            for command, panel_command in PANEL_COMMANDS.items()
+            if (key := self.keymap.key_in(Context.PANEL, command)) is not None
+        })
         port.subscribe(self._changed)
         self._refresh()
 
@@ -197,9 +210,10 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         pile = self._w
         if [w for w, _ in pile.contents] != items:
             pile.contents = [(w, pile.options("pack")) for w in items]
-        if prompt_up and port.focus.owner is not port.focus.panel:
+        keys = port.focus.keyboard().to  # the cursor goes where the keys go (rule 9c)
+        if keys is KeysTo.PROMPT and prompt_up:
             focused: urwid.Widget = self.prompt  # type: ignore[assignment]
-        elif port.focus.keys_to_panel and port.tabs:
+        elif keys is KeysTo.PANEL and port.tabs:
             focused = self.panel
         else:
             focused = self.editor
@@ -214,7 +228,7 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         """Route one key (see module docstring); return it if nothing here uses it."""
         now = self._clock()
         focus = self.port.focus
-        if focus.foreign_active and focus.owner not in (focus.chat, focus.panel):
+        if focus.keyboard().to is KeysTo.PROMPT:
             self.last_context = Context.PROMPT
             return self._prompt_key(size, key)
         route = self.port.key_route(now)
@@ -249,7 +263,17 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         unused = self.panel.keypress_for(size, key, tab)
         if command is Command.PANEL_PAUSE and not self.port.focus.panel_focused:
             self._pause_esc_at = now
+        if unused is not None and context is Context.PANEL and is_text_key(unused):
+            return self._stray_key(size, unused, now)
         return unused
+
+    def _stray_key(self, size: Size, key: str, now: float) -> str | None:
+        """Rule 9a: deliver a printable the panel could not use where the host says."""
+        route = self.port.stray_key_nowait(now)
+        self.last_context = Context.CHAT
+        if route.target is self.port.focus.chat:
+            return self._chat_key(size, key, now)
+        return key  # another editor of the embedding app: the app delivers it
 
     def _chat_key(self, size: Size, key: str, now: float) -> str | None:
         command = self.keymap.command_for(Context.CHAT, key)
@@ -269,15 +293,21 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
 
     # -- background work ---------------------------------------------------------------------
     async def _guard_timer(self) -> None:
-        """Engage a held-back claim once the person has paused for the guard interval."""
+        """Engage a held-back claim once the person has paused for the guard interval, and
+        clear the host's notice when its time is over."""
         while True:
-            deadline = self.port.guard_deadline()
-            if deadline is None:
+            deadlines = [d for d in (self.port.guard_deadline(), self.port.notice_deadline())
+                         if d is not None]
+            if not deadlines:
                 await self._guard_changed.wait()
                 self._guard_changed = trio.Event()
                 continue
-            await trio.sleep_until(deadline)
-            self.port.settle_guard_nowait(trio.current_time())
+            with trio.move_on_at(min(deadlines)):
+                await self._guard_changed.wait()  # a change may bring a deadline forward
+            self._guard_changed = trio.Event()
+            now = trio.current_time()
+            self.port.settle_guard_nowait(now)
+            self.port.expire_notice_nowait(now)
 
     def _edit_externally(self) -> None:
         if self._loop is None or self._nursery is None:

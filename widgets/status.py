@@ -8,8 +8,13 @@ so the most important part comes first):
 2. the questions: ``Asks: N pending`` (``Asks: none pending`` when there are none), then
    ``M saved feedback`` when saved answers wait for delivery, then the ``/asks`` hint while
    questions are pending;
-3. the host's notice, sanitised to one line (``status.notice``);
-4. ``extra`` from the app (sanitised to one line).
+3. where the keys go (``status.keys``, focus rule 9c), while questions are pending or a
+   prompt is up: ``keys: chat``, ``keys: question “Lint”``, ``keys: Review``, ``keys: prompt``,
+   ``keys: editor``; while a claim holds the keys back until a pause, followed by
+   ``— “Target” waits for a pause``. It is drawn from the same state as the cursor and the
+   panel's border (:meth:`asks.core.focus.Focus.keyboard`), so the three agree;
+4. the host's notice, sanitised to one line (``status.notice``);
+5. ``extra`` from the app (sanitised to one line).
 
 Right: the agent state, ``idle`` or ``working…``.
 
@@ -23,8 +28,10 @@ from typing import Final
 import urwid
 
 from asks.agent.loop import AgentState
+from asks.core.focus import KeysTo
 from asks.core.i18n import N_, _, ngettext
 from asks.host.host import HostStatistics
+from asks.host.stats import KeysStatus
 from asks.sanitize import sanitize_line
 from asks.store.journal import StorageState
 
@@ -33,12 +40,15 @@ Markup = list[tuple[str, str] | str]
 SEPARATOR: Final = " · "
 STORAGE_WARNING: Final = N_("⚠ storage unconfirmed — answers are not being saved")
 AGENT_LABELS: Final = {AgentState.IDLE: N_("idle"), AgentState.WORKING: N_("working…")}
+KEYS_LABELS: Final = {KeysTo.CHAT: N_("keys: chat"), KeysTo.EDITOR: N_("keys: editor"),
+                      KeysTo.PROMPT: N_("keys: prompt")}
 
 PALETTE: Final = (
     ("status", "light gray", "dark blue", "default"),
     ("status.asks", "white,bold", "dark blue", "bold"),
     ("status.hint", "light cyan", "dark blue", "default"),
     ("status.warning", "yellow,bold", "dark red", "bold,standout"),
+    ("status.keys", "white", "dark blue", "default"),
     ("status.notice", "yellow", "dark blue", "default"),
     ("status.idle", "light gray", "dark blue", "default"),
     ("status.working", "light green,bold", "dark blue", "bold"),
@@ -62,12 +72,28 @@ def asks_markup(stats: HostStatistics) -> Markup:
     return markup
 
 
+def keys_text(keys: KeysStatus) -> str:
+    """``keys: question “Lint”``, ``keys: chat — “Target” waits for a pause`` (docstring)."""
+    if keys.to is not KeysTo.PANEL:
+        text = _(KEYS_LABELS[keys.to])
+    elif keys.question is not None:
+        text = _("keys: question “{name}”").format(name=sanitize_line(keys.question))
+    else:
+        text = _("keys: {name}").format(name=_("Review"))
+    if keys.waiting is not None:
+        waits = _("“{name}” waits for a pause").format(name=sanitize_line(keys.waiting))
+        text = f"{text} — {waits}"
+    return text
+
+
 def left_markup(stats: HostStatistics, extra: str = "") -> Markup:
     """Everything on the left of the row, most important first."""
     markup: Markup = []
     if stats.storage is StorageState.UNCONFIRMED:
         markup += [("status.warning", _(STORAGE_WARNING)), SEPARATOR]
     markup += asks_markup(stats)
+    if stats.keys is not None:
+        markup += [SEPARATOR, ("status.keys", keys_text(stats.keys))]
     notice = sanitize_line(stats.notice or "").strip()
     if notice:
         markup += [SEPARATOR, ("status.notice", notice)]

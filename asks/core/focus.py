@@ -15,12 +15,25 @@ Pure state, no I/O, no knowledge of tabs beyond opaque keys handed in by the hos
   prior tab), and extends the wait. The first key after such a pause, or :meth:`Focus.settle`
   called at :meth:`Focus.guard_deadline`, engages the claim: from then on keys go to the panel.
   Every key passes through :meth:`Focus.key`, so no key is lost or reordered at the hand-over.
+  While held back with a prior tab, the panel keeps showing that tab (the host keeps it
+  selected); if it goes away, or the selection moves, held keys go to the loan origin
+  (``to_origin``).
+* **Stray keys** (rule 9a): a printable key the focused panel cannot use (no binding on an
+  option row, the ``Next`` row, the Review tab) is evidence the person is not looking at the
+  panel. :meth:`Focus.stray` re-arms the typing guard of a live claim with the keys going to
+  the loan origin (``to_origin``) and sets the **stray mark** (the host then refuses the
+  first Enter until a deliberate panel command clears it); without a claim the panel lets go
+  of the keyboard to the loan origin. Either way the key is delivered there.
+* **Where the keys go** (rule 9c): :meth:`Focus.keyboard` is the one answer; routing
+  (:meth:`Focus.key`), the cursor and border (``keys_to_panel``) and the status line all read
+  it, so they cannot disagree.
 
 The host decides *when* to call these methods; this module guarantees the bookkeeping.
 """
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Hashable
 
 import attrs
@@ -45,6 +58,7 @@ class Claim:
     prior_tab: Hashable | None
     claimed_at: float
     engaged: bool = False  # the typing guard has handed the keys to the panel
+    to_origin: bool = False  # held-back keys go to the loan origin, not to ``prior_tab``
 
 
 @attrs.frozen
@@ -53,6 +67,25 @@ class Route:
 
     target: FocusTarget
     tab: Hashable | None = None
+
+
+class KeysTo(enum.StrEnum):
+    """Where keys go: the chat editor, another editor of the app, the panel or a prompt."""
+
+    CHAT = "chat"
+    EDITOR = "editor"
+    PANEL = "panel"
+    PROMPT = "prompt"
+
+
+@attrs.frozen
+class Keyboard:
+    """Where the next key goes (:meth:`Focus.keyboard`); ``held``: a claim waits for a pause
+    (the panel shows a required question, but the keys still go to ``target``)."""
+
+    to: KeysTo
+    target: FocusTarget
+    held: bool = False
 
 
 @attrs.define(eq=False)
@@ -69,6 +102,7 @@ class Focus:
     foreign: list[tuple[FocusTarget, FocusTarget]] = attrs.field(init=False, factory=list)
     mounted: set[FocusTarget] = attrs.field(init=False, factory=set)
     last_key_at: float = attrs.field(init=False, default=float("-inf"))
+    stray_mark: bool = attrs.field(init=False, default=False)  # rule 9a: Enter is refused once
 
     def __attrs_post_init__(self) -> None:
         self.owner = self.chat
@@ -85,8 +119,24 @@ class Focus:
 
     @property
     def keys_to_panel(self) -> bool:
-        """Does the panel take keys now (it owns focus and no typing guard holds them back)?"""
-        return self.panel_focused and (self.claim is None or self.claim.engaged)
+        """Do keys go to the panel now (the cursor and the solid border are there)?"""
+        return self.keyboard().to is KeysTo.PANEL
+
+    def keyboard(self) -> Keyboard:
+        """Where the next key goes (see module docstring): the one answer for the routing,
+        the cursor, the border and the status line."""
+        owner = self.owner
+        if self.foreign and owner is not self.chat and owner is not self.panel:
+            return Keyboard(KeysTo.PROMPT, owner)
+        held = False
+        if owner is self.panel:
+            claim = self.claim
+            if claim is None or claim.engaged:
+                return Keyboard(KeysTo.PANEL, owner)
+            if claim.prior_tab is not None and not claim.to_origin:
+                return Keyboard(KeysTo.PANEL, owner, held=True)
+            owner, held = self._origin_or_chat(), True
+        return Keyboard(KeysTo.CHAT if owner is self.chat else KeysTo.EDITOR, owner, held)
 
     def guard_deadline(self) -> float | None:
         """When an unengaged claim engages if no key comes first; ``None`` if none is pending."""
@@ -100,19 +150,47 @@ class Focus:
         deadline = self.guard_deadline()
         if deadline is None or now < deadline or self.claim is None:
             return False
-        self.claim = attrs.evolve(self.claim, engaged=True)
+        self.claim = attrs.evolve(self.claim, engaged=True, to_origin=False)
         return True
 
     def key(self, now: float, prior_owner_tab: Hashable | None = None) -> Route:
-        """A key was read at ``now``: where it goes (the typing guard, rule 7)."""
+        """A key was read at ``now``: where it goes (the typing guard, rule 7).
+        ``prior_owner_tab`` is the tab the panel shows (the host's selection)."""
         self.settle(now)
         self.last_key_at = now
+        keyboard = self.keyboard()
+        if keyboard.to is KeysTo.PANEL:
+            claim = self.claim
+            tab = claim.prior_tab if keyboard.held and claim is not None else prior_owner_tab
+            return Route(self.panel, tab)
+        return Route(keyboard.target)
+
+    def stray(self, now: float) -> Route:
+        """The panel could not use a printable key read at ``now`` (rule 9a): where it goes.
+
+        With a live claim the typing guard is re-armed, held keys go to the loan origin and
+        the stray mark is set; without one the panel lets go of the keyboard (to the origin).
+        """
+        if not self.panel_focused:
+            return Route(self.keyboard().target)
         claim = self.claim
-        if claim is not None and self.panel_focused and not claim.engaged:
-            if claim.prior_tab is not None:
-                return Route(self.panel, claim.prior_tab)
-            return Route(self._origin_or_chat())
-        return Route(self.owner, prior_owner_tab)
+        if claim is None:
+            self.leave_panel()
+            return Route(self.owner)
+        self.claim = attrs.evolve(claim, engaged=False, to_origin=True)
+        self.last_key_at = max(self.last_key_at, now)
+        self.stray_mark = True
+        return Route(self._origin_or_chat())
+
+    def hold_at_origin(self) -> None:
+        """Held-back keys go to the loan origin from now on (the prior tab went away)."""
+        claim = self.claim
+        if claim is not None and not claim.engaged:
+            self.claim = attrs.evolve(claim, to_origin=True)
+
+    def clear_stray_mark(self) -> None:
+        """A deliberate panel command (or a refused Enter) clears the stray mark."""
+        self.stray_mark = False
 
     # -- mounting --------------------------------------------------------------------------
     def mount(self, target: FocusTarget) -> None:
@@ -147,6 +225,7 @@ class Focus:
         if not self.panel_focused:
             self.loan_origin = self.owner
             self.owner = self.panel
+        self.stray_mark = False
         return True
 
     def leave_panel(self) -> None:
@@ -155,6 +234,7 @@ class Focus:
             self.owner = self._origin_or_chat()
         self.loan_origin = None
         self.claim = None
+        self.stray_mark = False
 
     def request_claim(self, now: float, current_tab: Hashable | None) -> None:
         """A blocking wait went live: claim focus now, or wait for foreign prompts to end."""
@@ -172,6 +252,7 @@ class Focus:
         """The last wait ended: drop the claim and return it (the host decides where to go)."""
         claim, self.claim = self.claim, None
         self.claim_waiting = False
+        self.stray_mark = False
         return claim
 
     def return_foreign_to_origin(self) -> None:

@@ -7,17 +7,26 @@ save-before-notify stays in one place.
 
 Irreversible actions are confirmed (rule 8): the first Decline or Clear draft on a tab only
 **arms** it (``armed``; the footer says "again to …"); the same command on the same tab right
-after does it; any other command, edit or tab switch disarms.
+after does it; any other command, edit or tab switch disarms. Enter is armed the same way, for
+two reasons of rule 9 (:class:`Confirm`): it is the first Enter after stray typing (the focus's
+stray mark: "You were typing in the chat: press Enter again to choose …"), or the answer it
+would send holds a chat command line (:mod:`asks.core.chatline`: "“/quit” looks like a chat
+command: press Enter again to send it as your answer"). Every other panel command is
+deliberate and clears the stray mark.
+
+While a claim holds keys back for a tab the person was on (rule 7), that tab stays selected;
+the first required tab is selected when the claim takes the keys (:meth:`show_required`).
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 import attrs
 
+from asks.core.chatline import chat_command_line
 from asks.core.drafts import Draft, DraftBook, answer_at_cursor, custom_row, move, toggle
 from asks.core.focus import Focus
 from asks.core.i18n import _
@@ -45,6 +54,24 @@ class PanelCommand(enum.StrEnum):
 
 
 CONFIRMED = frozenset({PanelCommand.DECLINE, PanelCommand.CLEAR_DRAFT})
+
+
+class Confirm(enum.StrEnum):
+    """Why an armed command waits for its key again."""
+
+    IRREVERSIBLE = "irreversible"  # Decline, Clear draft (rule 8)
+    AFTER_STRAY = "after_stray"  # the first Enter after stray typing (rule 9a)
+    CHAT_COMMAND = "chat_command"  # the answer holds a chat command line (rule 9b)
+
+
+@attrs.frozen
+class Armed:
+    """A command armed on a tab: its next press there does it (see module docstring)."""
+
+    command: PanelCommand
+    tab: TabKey
+    why: Confirm = Confirm.IRREVERSIBLE
+    line: str = ""  # CHAT_COMMAND: the chat command line the answer holds
 
 
 class PanelMode(enum.StrEnum):
@@ -77,32 +104,47 @@ class PanelCommands:
     waits: WaitBook
     drafts: DraftBook
     strip: TabStrip
-    armed: tuple[PanelCommand, TabKey] | None = None
+    armed: Armed | None = None
     mode: PanelMode = PanelMode.EXPANDED  # expanded, paused (Esc) or collapsed
+    key_names: Mapping[PanelCommand, str] = attrs.Factory(dict)  # for refusals that name keys
 
     def run(self, command: PanelCommand, tab: TabKey | None) -> None:
-        if command in CONFIRMED and tab is not None and self.armed != (command, tab):
+        armed, self.armed = self.armed, None
+        if armed is not None and (armed.command, armed.tab) != (command, tab):
+            armed = None
+        if command is PanelCommand.CONFIRM:
+            self._confirm(tab, armed)
+            return
+        self.core.focus.clear_stray_mark()  # any other panel command is deliberate
+        if command in CONFIRMED and tab is not None and armed is None:
             self._arm(command, tab)
             return
-        self.armed = None
         _HANDLERS[command](self, tab)
 
     def disarm(self) -> None:
         self.armed = None
 
     def claimed(self) -> None:
-        """A blocker claimed the keyboard: show the panel open, on the first required tab."""
+        """A blocker claimed the keyboard: show the panel open; on the first required tab
+        unless the claim holds keys back for the tab the person is on (rule 7)."""
         self.mode = PanelMode.EXPANDED
-        self.select_required(step=0)
+        claim = self.core.focus.claim
+        if claim is None or claim.prior_tab is None:
+            self.select_required(step=0)
+
+    def show_required(self) -> None:
+        """The claim takes (or its keys go elsewhere than) the tab shown: show a required tab
+        (the one selected if it is required, else the first)."""
+        selected = self.strip.selected
+        if selected is None or not self.is_required(selected):
+            self.select_required(step=0)
 
     def _arm(self, command: PanelCommand, tab: TabKey) -> None:
         if command is PanelCommand.CLEAR_DRAFT and not self._has_draft(tab):
-            self.armed = None
             return
         if command is PanelCommand.DECLINE and self._decline_refs(tab) == []:
-            self.armed = None
             return
-        self.armed = (command, tab)
+        self.armed = Armed(command, tab)
 
     def _has_draft(self, tab: TabKey) -> bool:
         if not isinstance(tab, QuestionRef):
@@ -136,13 +178,19 @@ class PanelCommands:
             self.drafts.edit(tab, lambda d: change(d, question))
 
     # -- answers ----------------------------------------------------------------------------
-    def _confirm(self, tab: TabKey | None) -> None:
+    def _confirm(self, tab: TabKey | None, armed: Armed | None) -> None:
+        """Enter: choose, toggle, submit — unless rule 9 wants it pressed again (armed)."""
+        if tab is None:
+            return
+        if self.core.focus.stray_mark and armed is None:
+            self.core.focus.clear_stray_mark()
+            self.armed = Armed(PanelCommand.CONFIRM, tab, Confirm.AFTER_STRAY)
+            return
         if isinstance(tab, ReviewKey):
             wait = self.waits.of_call(tab.call_id)
-            if wait is not None:
+            note = self.drafts.group_note(tab.call_id)
+            if wait is not None and not self._holds_chat_command(tab, armed, note):
                 self.submit_review(wait)
-            return
-        if tab is None:
             return
         spec = self.core.question(tab).spec
         draft = self.drafts.get(tab)
@@ -154,8 +202,18 @@ class PanelCommands:
         answer = answer_at_cursor(draft, spec)
         if isinstance(answer, str):
             self.core.say(answer)
-        else:
+            return
+        if not self._holds_chat_command(tab, armed, answer.custom_text, answer.notes):
             self._answer(tab, answer)
+
+    def _holds_chat_command(self, tab: TabKey, armed: Armed | None, *texts: str | None) -> bool:
+        """Rule 9b: does what Enter would send hold a chat command line not yet confirmed?
+        Then Enter is armed instead (the footer asks to press it again)."""
+        line = chat_command_line(*texts)
+        if line is None or (armed is not None and armed.why is Confirm.CHAT_COMMAND):
+            return False
+        self.armed = Armed(PanelCommand.CONFIRM, tab, Confirm.CHAT_COMMAND, line)
+        return True
 
     def _answer(self, ref: QuestionRef, answer: Answer) -> None:
         wait = self.waits.of_ref(ref)
@@ -214,10 +272,19 @@ class PanelCommands:
             if tab is not None and not self.is_required(tab):
                 self.select_required(step=0)
             else:
-                self.core.say(Refusal.BLOCKER_WAITING.text)
+                self.core.say(self._required_text())
             return
         self.core.focus.leave_panel()
         self.mode = PanelMode.PAUSED
+
+    def _required_text(self) -> str:
+        """Esc on a required tab: what works instead, with the keys that do it."""
+        later = self.key_names.get(PanelCommand.DEFER)
+        decline = self.key_names.get(PanelCommand.DECLINE)
+        if later and decline:
+            return _("This question is required: answer it, press {later} to answer later, or "
+                     "{decline} twice to decline.").format(later=later, decline=decline)
+        return _("This question is required: answer it, answer it later, or decline it.")
 
     def _collapse(self, tab: TabKey | None) -> None:
         self.toggle_collapse()
@@ -290,7 +357,7 @@ _HANDLERS: dict[PanelCommand, Callable[[PanelCommands, TabKey | None], None]] = 
     PanelCommand.PREV_TAB: PanelCommands._prev_tab,
     PanelCommand.UP: PanelCommands._up,
     PanelCommand.DOWN: PanelCommands._down,
-    PanelCommand.CONFIRM: PanelCommands._confirm,
+    PanelCommand.CONFIRM: lambda commands, tab: commands._confirm(tab, None),  # see run()
     PanelCommand.TOGGLE: PanelCommands._toggle,
     PanelCommand.PAUSE: PanelCommands._pause,
     PanelCommand.COLLAPSE: PanelCommands._collapse,

@@ -9,8 +9,8 @@ decide policy; the host never knows urwid.
 
 Its seams are collaborators: :mod:`asks.host.calls` (tool-call intake), :mod:`asks.host.waits`
 (live waits), :mod:`asks.host.commands` (panel commands, drafts, tabs), :mod:`asks.host.keeper`
-(``host.drafts``: the drafts file, never evidence). Consumers hold narrow ports
-(:mod:`asks.host.ports`): ``agent_port``, ``panel_port``, ``surface_port``.
+(``host.drafts``: the drafts file, never evidence), :mod:`asks.host.keys` (``host.keys``: keys,
+the notice). Consumers hold ports (:mod:`asks.host.ports`): agent, panel, surface.
 
 Sync ``*_nowait`` methods serve widget callbacks; async methods serve the agent. The clock
 defaults to trio's (the typing guard compares it with key times read under trio). Storage
@@ -44,8 +44,9 @@ from asks.core.model import (
 from asks.core.refusal import Refusal
 from asks.core.tabs import ReviewKey, TabKey, TabStrip
 from asks.host import answering, calls
-from asks.host.commands import PanelCommand, PanelCommands, PanelMode
+from asks.host.commands import Armed, PanelCommand, PanelCommands, PanelMode
 from asks.host.keeper import DraftKeeper
+from asks.host.keys import KeyDesk
 from asks.host.lifecycle import WaitLife, group_notes
 from asks.host.stats import HostStatistics
 from asks.host.waits import ToolReply, Wait, WaitBook
@@ -81,7 +82,6 @@ class QuestionHost:
         self.outbox = Outbox(self.projection)
         self.waits = WaitBook()
         self.ui_attached = ui_attached
-        self.notice: str | None = None
         self.agent_running = False
         self._clock = clock
         self._drafts = DraftBook()
@@ -89,6 +89,7 @@ class QuestionHost:
         self._strip = TabStrip()
         self._panel = PanelCommands(self, self.waits, self._drafts, self._strip)
         self._life = WaitLife(self, self.waits, self._strip)
+        self.keys = KeyDesk(self, self._panel, clock, self._notify, self._changed)
         self._changes = Signal()
         self._events: Listeners[ev.HostEvent] = Listeners()
         self._ports: tuple[AgentPort, PanelPort, SurfacePort] | None = None
@@ -106,14 +107,10 @@ class QuestionHost:
 
     def statistics(self) -> HostStatistics:
         return HostStatistics(
-            pending=len(self.projection.pending),
-            saved_undelivered=len(self.outbox),
-            live_waits=len(self.waits),
-            storage=self.journal.state,
-            agent_running=self.agent_running,
-            focus_owner=self.focus.owner.name,
-            mode=self.mode,
-            notice=self.notice,
+            pending=len(self.projection.pending), saved_undelivered=len(self.outbox),
+            live_waits=len(self.waits), storage=self.journal.state,
+            agent_running=self.agent_running, focus_owner=self.focus.owner.name,
+            mode=self.mode, notice=self.notice, keys=self.keys.status(),
         )
 
     @property
@@ -148,10 +145,19 @@ class QuestionHost:
         return self._strip.selected
 
     @property
+    def notice(self) -> str | None:  # the refusal or hint now (transient: asks.host.keys)
+        return self.keys.notice
+
+    @property
     def armed(self) -> PanelCommand | None:
-        """The irreversible command armed on the selected tab (its next press does it)."""
+        """The command armed on the selected tab (its next press does it)."""
+        return None if (armed := self.confirming) is None else armed.command
+
+    @property
+    def confirming(self) -> Armed | None:
+        """What is armed on the selected tab, and why (rules 8 and 9)."""
         armed = self._panel.armed
-        return armed[0] if armed is not None and armed[1] == self.selected else None
+        return armed if armed is not None and armed.tab == self.selected else None
 
     def question(self, ref: QuestionRef) -> Question:
         return self.projection.question(ref)
@@ -305,12 +311,8 @@ class QuestionHost:
 
     # ====================================================================== UI side
     def key_route(self, now: float) -> Route:
-        """A key was read at ``now``: where it goes (the typing guard, focus rule 7)."""
-        was_engaged = self.focus.keys_to_panel
-        route = self.focus.key(now, self.selected if self.focus.panel_focused else None)
-        if self.focus.keys_to_panel != was_engaged:
-            self._notify()
-        return route
+        """A key was read at ``now``: where it goes (rules 7 and 9, :mod:`asks.host.keys`)."""
+        return self.keys.route(now)
 
     def guard_deadline(self) -> float | None:
         """When a claim held back by the typing guard takes the keys if nobody types."""
@@ -318,15 +320,12 @@ class QuestionHost:
 
     def settle_guard_nowait(self, now: float) -> bool:
         """The guard's quiet interval may have passed: engage the claim (True if it did)."""
-        if self.focus.settle(now):
-            self._notify()
-            return True
-        return False
+        return self.keys.settle_nowait(now)
 
     def command_nowait(self, command: PanelCommand, tab: TabKey | None = None) -> None:
         """Apply a panel command to ``tab`` (default: the selected tab)."""
         target = tab if tab is not None and tab in self._strip else self.selected
-        self.notice = None
+        self.keys.clear_notice()
         self._panel.run(command, target)
         self._changed()
 
@@ -353,22 +352,23 @@ class QuestionHost:
             self._notify()
 
     def set_cursor_nowait(self, row: int, tab: TabKey | None = None) -> None:
+        self.focus.clear_stray_mark()  # a row jump (a digit) is deliberate (rule 9a)
         self._edit_draft(lambda d: attrs.evolve(d, cursor=row), tab)
 
     def enter_panel_nowait(self, question_id: str | None = None) -> Refusal | None:
         """Open the panel with focus (``/asks [ID]``, focus toggle); a refusal changes nothing."""
-        self.notice = None
+        self.keys.clear_notice()
         return self._then_changed(self._panel.enter_panel(question_id))
 
     def toggle_focus_nowait(self) -> Refusal | None:
         """The focus-toggle key: chat → panel; panel → back to the origin, or while a
         blocker is pending, to the next required tab (rule 4)."""
-        self.notice = None
+        self.keys.clear_notice()
         return self._then_changed(self._panel.toggle_focus())
 
     def toggle_collapse_nowait(self) -> Refusal | None:
         """The collapse key: collapse or expand the panel; refused while a blocker waits."""
-        self.notice = None
+        self.keys.clear_notice()
         return self._then_changed(self._panel.toggle_collapse())
 
     def begin_foreign_nowait(self, prompt: FocusTarget) -> None:
@@ -427,7 +427,7 @@ class QuestionHost:
         try:
             records = self.journal.append_all((entry, *more))
         except StorageError as exc:
-            message = self.say(_("Not saved: {why}").format(why=exc))
+            message = self.say(_("Not saved: {why}").format(why=exc), sticky=True)
             self._events.emit(ev.StorageFailed(message))
             return None
         for record in records:
@@ -441,7 +441,7 @@ class QuestionHost:
         """Save resolutions (one line, with the person's note for all of them if any); on
         success drop their drafts and signal the outbox."""
         if self.append(Resolved(tuple(resolutions), source, group_note.strip())) is None:
-            self.say(_("{notice} Your draft is kept.").format(notice=self.notice))
+            self.say(_("{notice} Your draft is kept.").format(notice=self.notice), sticky=True)
             return False
         refs = tuple(r.ref for r in resolutions)
         for ref in refs:
@@ -468,8 +468,8 @@ class QuestionHost:
         """Re-derive tabs and focus and tell listeners (for collaborators such as the hub)."""
         self._changed()
 
-    def say(self, notice: str) -> str:
-        self.notice = notice
+    def say(self, notice: str, *, sticky: bool = False) -> str:
+        self.keys.say(notice, sticky=sticky)
         self._notify()
         return notice
 
@@ -487,6 +487,7 @@ class QuestionHost:
             self.focus.leave_panel()
         if self.waits and self.focus.claim is None:
             self._claim()
+        self.keys.keep_claim_consistent()
         self._notify()
 
     def _claim(self) -> None:

@@ -16,7 +16,7 @@ rules hold whichever port a change comes through.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from asks.contract import ToolError
@@ -26,7 +26,7 @@ from asks.core.focus import Focus, FocusTarget, Route
 from asks.core.model import Answer, Question, QuestionRef
 from asks.core.refusal import Refusal
 from asks.core.tabs import TabKey
-from asks.host.commands import PanelCommand, PanelMode
+from asks.host.commands import Armed, PanelCommand, PanelMode
 from asks.host.keeper import DraftKeeper
 from asks.host.waits import ToolReply, Wait
 from asks.store.entries import AgentRecord
@@ -172,6 +172,11 @@ class PanelPort(SurfacePort):
     def armed(self) -> PanelCommand | None:
         return self._host.armed
 
+    @property
+    def confirming(self) -> Armed | None:
+        """What is armed on the selected tab, and why (the footer says what pressing does)."""
+        return self._host.confirming
+
     def draft(self, ref: QuestionRef) -> Draft:
         return self._host.draft(ref)
 
@@ -193,11 +198,26 @@ class PanelPort(SurfacePort):
     def key_route(self, now: float) -> Route:
         return self._host.key_route(now)
 
+    def stray_key_nowait(self, now: float) -> Route:
+        """The panel could not use a printable key (rule 9a): where to deliver it instead."""
+        return self._host.keys.stray_nowait(now)
+
     def guard_deadline(self) -> float | None:
         return self._host.guard_deadline()
 
     def settle_guard_nowait(self, now: float) -> bool:
         return self._host.settle_guard_nowait(now)
+
+    def notice_deadline(self) -> float | None:
+        """When the host's notice goes if no key comes first (``None``: none is due)."""
+        return self._host.keys.notice_deadline()
+
+    def expire_notice_nowait(self, now: float) -> bool:
+        return self._host.keys.expire_nowait(now)
+
+    def name_keys_nowait(self, names: Mapping[PanelCommand, str]) -> None:
+        """How the keymap names the panel's keys (refusals that say what works use them)."""
+        self._host.keys.name_keys(names)
 
     def command_nowait(self, command: PanelCommand, tab: TabKey | None = None) -> None:
         self._host.command_nowait(command, tab)

@@ -1,11 +1,13 @@
 """The expanded panel's footer: the host's notice (if any) and the key hints for this moment.
 
 The hints follow the keymap (keys are never hard-coded here) and the situation: another prompt
-owns the keyboard; the panel does not have the keyboard (how to get there or collapse); the
-Review tab (submit, decline all, the note for all questions, which is an editor when open); an
-editor is active (submit, newline, close notes); or the cursor is on an option (move, pick or
-toggle, confirm). ``decline`` and ``answer later`` are offered for required tabs, ``pause``
-for the others, ``next tab`` when there are several.
+owns the keyboard; a claim holds the keys back until a pause (where they go meanwhile); the
+panel does not have the keyboard (how to get there or collapse); a command is armed (why, and
+that pressing its key again does it: Decline, Clear, the Enter after stray typing, an answer
+holding a chat command); the Review tab (submit, decline all, the note for all questions,
+which is an editor when open); an editor is active (submit, newline, close notes); or the
+cursor is on an option (move, pick or toggle, confirm). ``decline`` and ``answer later`` are
+offered for required tabs, ``pause`` for the others, ``next tab`` when there are several.
 """
 
 from __future__ import annotations
@@ -14,10 +16,11 @@ from collections.abc import Hashable, Mapping, Sequence
 
 import urwid
 
+from asks.core.focus import KeysTo
 from asks.core.i18n import N_, _, language
 from asks.core.model import QuestionRef
 from asks.core.tabs import ReviewKey, TabKey
-from asks.host.commands import PanelCommand
+from asks.host.commands import Armed, Confirm, PanelCommand
 from asks.host.ports import PanelPort
 from asks.sanitize import sanitize_line
 from asks.widgets.keymap import Command, Context, Keymap, pretty_key
@@ -43,34 +46,42 @@ class Footer:
         ``compact`` (a short panel): one row of hints, cut with an ellipsis, so the question
         keeps the room."""
         notice, hints = self._host.notice, self._hints(tab, editing, notes_open)
-        key = ("footer", notice, hints, compact)
-        return self._memo.get(key, lambda: self._build(notice, hints, compact))
+        held = self._held_here()
+        key = ("footer", notice, held, hints, compact)
+        return self._memo.get(key, lambda: self._build(notice, held, hints, compact))
 
     @staticmethod
-    def _build(notice: str | None, hints: str, compact: bool) -> urwid.Widget:
+    def _build(notice: str | None, held: str, hints: str, compact: bool) -> urwid.Widget:
         rows: list[urwid.Widget] = []
         wrap = "ellipsis" if compact else "space"
-        if notice:
-            rows.append(text_widget(("panel.notice", sanitize_line(notice)), wrap))
+        for line in (notice, held):
+            if line:
+                rows.append(text_widget(("panel.notice", sanitize_line(line)), wrap))
         rows.append(text_widget(("panel.hint", unbreakable(hints)), wrap))
         return urwid.Pile(rows)
 
+    def _held_here(self) -> str:
+        """While keys are held back for the tab the person is on: who takes them at a pause."""
+        keyboard = self._host.focus.keyboard()
+        if not (keyboard.held and keyboard.to is KeysTo.PANEL):
+            return ""
+        return _("A required question is waiting: it takes the keys when you pause typing.")
+
     def _hints(self, tab: TabKey, editing: bool, notes_open: bool) -> str:
-        host, keymap = self._host, self._keymap
+        host = self._host
         context = Context.REPLY if editing else Context.PANEL
         if host.focus.foreign_active:
             return _("Answer the open prompt first.")
-        if host.focus.panel_focused and not host.focus.keys_to_panel:
+        keyboard = host.focus.keyboard()
+        if host.focus.panel_focused and keyboard.to is KeysTo.CHAT:
+            return _("Your keys go to the chat until you pause typing; then they answer here.")
+        if host.focus.panel_focused and keyboard.to is not KeysTo.PANEL:
             return _("Your keys still go where you were typing; pause typing to answer here.")
         if not host.focus.panel_focused:
             return self._line(Context.CHAT, [Command.FOCUS_TOGGLE, Command.COLLAPSE])
-        armed = _ARMED.get(host.armed) if host.armed is not None else None
+        armed = host.confirming
         if armed is not None:
-            command, what = armed
-            key = keymap.key_in(context, command) or ""
-            return _("Press {key} again to {action} · any other key keeps it").format(
-                key=pretty_key(key), action=_(what)
-            )
+            return self._armed(armed, context)
         required = host.is_required(tab)
         leave = [C.PANEL_DECLINE, C.PANEL_DEFER] if required else [C.PANEL_DECLINE, C.PANEL_PAUSE]
         many = [C.PANEL_NEXT_TAB] if len(host.tabs) > 1 else []
@@ -88,6 +99,33 @@ class Footer:
             labels = {C.PANEL_CONFIRM: N_("submit"), **labels}
             return self._line(Context.REPLY, commands, labels)
         return self._line(Context.PANEL, self._option_hints(tab, many, leave))
+
+    def _armed(self, armed: Armed, context: Context) -> str:
+        """Why the armed command waits, and that its key again does it."""
+        command, what = _ARMED[armed.command]
+        key = pretty_key(self._keymap.key_in(context, command) or "")
+        if armed.why is Confirm.CHAT_COMMAND:
+            return _("“{line}” looks like a chat command: press {key} again to send it as "
+                     "your answer").format(line=sanitize_line(armed.line), key=key)
+        if armed.why is Confirm.AFTER_STRAY:
+            label = self._option_at_cursor(armed.tab)
+            if label is not None:
+                return _("You were typing in the chat: press {key} again to choose "
+                         "“{label}”").format(key=key, label=label)
+            return _("You were typing in the chat: press {key} again to confirm").format(key=key)
+        return _("Press {key} again to {action} · any other key keeps it").format(
+            key=key, action=_(what)
+        )
+
+    def _option_at_cursor(self, tab: TabKey) -> str | None:
+        """The label Enter would choose on ``tab`` (a single-select option row), if any."""
+        if not isinstance(tab, QuestionRef):
+            return None
+        spec = self._host.question(tab).spec
+        cursor = self._host.draft(tab).cursor
+        if spec.multi_select or cursor >= len(spec.options):
+            return None
+        return sanitize_line(spec.options[cursor].label)
 
     def _line(
         self, context: Context, commands: list[Command], labels: dict[Command, str] | None = None
@@ -114,6 +152,7 @@ C = Command
 _ARMED = {
     PanelCommand.DECLINE: (Command.PANEL_DECLINE, N_("decline")),
     PanelCommand.CLEAR_DRAFT: (Command.PANEL_CLEAR_DRAFT, N_("clear the draft")),
+    PanelCommand.CONFIRM: (Command.PANEL_CONFIRM, N_("confirm")),
 }
 
 

@@ -24,8 +24,9 @@ typing guard) and calls :meth:`QuestionPanel.keypress_for` with the tab it was a
 the cursor is on ``Type something.`` or the notes editor is open, the key context is ``REPLY``:
 its bindings run first (Enter confirms, Alt+Enter inserts a newline), then the editor gets the
 key, and keys it does not use fall back to the ``PANEL`` context. Otherwise ``PANEL`` bindings
-become ``host.command_nowait(PanelCommand, tab)``; digits 1–6 only move the cursor to that row.
-Unhandled keys are returned, as urwid expects.
+become ``host.command_nowait(PanelCommand, tab)``; digits 1–6 only move the cursor to that row
+(a digit with no such row is not used). Unhandled keys are returned, as urwid expects (the
+layer treats a returned printable as a stray key, focus rule 9a).
 
 All model text goes through :mod:`asks.sanitize` before it reaches a widget.
 """
@@ -375,7 +376,7 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
             if self._frame is not None:
                 self._frame.page(cols, -1 if command is Command.PANEL_PAGE_UP else 1)
         elif command in ROW_JUMPS:
-            self._jump(ROW_JUMPS.index(command), tab)
+            return self._jump(ROW_JUMPS.index(command), tab)
         else:
             return False
         return True
@@ -386,12 +387,15 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
             self._notes_open = not self._notes_open
             self.refresh()
 
-    def _jump(self, row: int, tab: TabKey | None) -> None:
-        """A digit moves the cursor to that row; it never answers (a stray digit is harmless)."""
+    def _jump(self, row: int, tab: TabKey | None) -> bool:
+        """A digit moves the cursor to that row; it never answers. A digit with no row there
+        (the Review tab, a short question) is not the panel's: it is returned (a stray key)."""
         if not isinstance(tab, QuestionRef) or tab != self._host.selected:
-            return
-        if row < row_count(self._host.question(tab).spec):
-            self._host.set_cursor_nowait(row)
+            return False
+        if row >= row_count(self._host.question(tab).spec):
+            return False
+        self._host.set_cursor_nowait(row)
+        return True
 
     def _edit(self, cols: int, key: str, tab: TabKey | None) -> str | None:
         """Give ``key`` to the active editor; push a change to the host's draft."""

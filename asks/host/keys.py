@@ -1,0 +1,156 @@
+"""The key desk: where the person's keys go, and what the person is told (focus rules 7, 9).
+
+:class:`KeyDesk` is the host's collaborator for the keyboard seam. It keeps no focus state of
+its own — :class:`~asks.core.focus.Focus` does — but it keeps the host's side consistent with it:
+
+* **Routing.** Every key read goes through :meth:`KeyDesk.route`: a claim whose quiet interval
+  is over engages first (and the panel shows a required tab), then :meth:`Focus.key` says
+  where the key goes. A printable the panel could not use comes back through
+  :meth:`KeyDesk.stray` (rule 9a).
+* **A held claim stays honest.** While a claim holds keys back for the tab the person was on,
+  that tab stays selected (the person sees what they type into); if it goes away or the
+  selection moves, held keys go to the loan origin instead
+  (:meth:`KeyDesk.keep_claim_consistent`, run after every host change). When the claim takes
+  the keys, a required tab is shown.
+* **The notice** (the one-line refusal or hint under the panel and in the status line) is
+  transient: it goes on the next key routed (before the key acts, so the key's own refusal
+  stays), or at :meth:`KeyDesk.notice_deadline`, ``NOTICE_SECONDS`` after it was said (the
+  layer's timer calls :meth:`KeyDesk.expire`). A storage failure's notice is sticky: it stays
+  until the next panel command or notice.
+* **Where the keys are**, for the status line (:class:`~asks.host.stats.KeysStatus`), from
+  :meth:`Focus.keyboard` — the same answer the cursor and the border are drawn from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Protocol
+
+import attrs
+
+from asks.core.focus import Focus, KeysTo, Route
+from asks.core.i18n import _
+from asks.core.model import Question, QuestionRef
+from asks.core.tabs import TabKey
+from asks.host.commands import PanelCommand, PanelCommands
+from asks.host.stats import KeysStatus
+
+NOTICE_SECONDS = 5.0  # a refusal or hint stays this long unless a key comes first
+
+
+class KeyCore(Protocol):
+    """What the key desk needs from the orchestrator."""
+
+    focus: Focus
+
+    @property
+    def tabs(self) -> tuple[TabKey, ...]: ...
+    @property
+    def selected(self) -> TabKey | None: ...
+    def question(self, ref: QuestionRef) -> Question: ...
+    def is_required(self, tab: TabKey) -> bool: ...
+
+
+@attrs.define(eq=False)
+class KeyDesk:
+    """The keyboard seam of the host (see module docstring)."""
+
+    core: KeyCore
+    panel: PanelCommands
+    clock: Callable[[], float]
+    notify: Callable[[], None]  # tell the host's listeners (what is shown changed)
+    changed: Callable[[], None]  # the host re-derives tabs and focus, then notifies
+    notice: str | None = None
+    notice_until: float | None = None  # None with a notice: sticky
+
+    # -- routing ----------------------------------------------------------------------------
+    def route(self, now: float) -> Route:
+        """Where a key read at ``now`` goes (the notice goes first; the key may say another)."""
+        focus = self.core.focus
+        before = focus.keyboard()
+        changed = self._settle(now)
+        if self.notice is not None and self.notice_until is not None:
+            self.clear_notice()
+            changed = True
+        route = focus.key(now, self.core.selected if focus.panel_focused else None)
+        if changed or focus.keyboard() != before:
+            self.notify()
+        return route
+
+    def settle_nowait(self, now: float) -> bool:
+        """The guard's quiet interval may be over: engage the claim (True if it did)."""
+        if self._settle(now):
+            self.notify()
+            return True
+        return False
+
+    def _settle(self, now: float) -> bool:
+        """Engage a claim whose quiet interval is over; show a required tab (True if now)."""
+        if not self.core.focus.settle(now):
+            return False
+        self.panel.show_required()
+        return True
+
+    def stray_nowait(self, now: float) -> Route:
+        """The panel could not use the printable key routed to it at ``now`` (rule 9a):
+        where to deliver it instead (the loan origin). Nothing is answered."""
+        route = self.core.focus.stray(now)
+        self.changed()  # keeps the held claim consistent, then notifies
+        return route
+
+    def name_keys(self, names: Mapping[PanelCommand, str]) -> None:
+        """How the panel's keymap names its keys, for refusals that say what works."""
+        self.panel.key_names = dict(names)
+
+    def keep_claim_consistent(self) -> None:
+        """A held claim's keys go to the tab shown, or to the loan origin (module docstring)."""
+        focus = self.core.focus
+        claim = focus.claim
+        if claim is None or claim.engaged or not focus.panel_focused:
+            return
+        if claim.prior_tab is not None and self.core.selected != claim.prior_tab:
+            focus.hold_at_origin()
+
+    # -- the notice -------------------------------------------------------------------------
+    def say(self, notice: str, *, sticky: bool = False) -> None:
+        self.notice = notice
+        self.notice_until = None if sticky else self.clock() + NOTICE_SECONDS
+
+    def clear_notice(self) -> None:
+        self.notice = self.notice_until = None
+
+    def notice_deadline(self) -> float | None:
+        """When the notice goes if no key comes first; ``None`` if none is due."""
+        return self.notice_until if self.notice is not None else None
+
+    def expire_nowait(self, now: float) -> bool:
+        """Clear a notice whose time is over (True if it went now)."""
+        deadline = self.notice_deadline()
+        if deadline is None or now < deadline:
+            return False
+        self.clear_notice()
+        self.notify()
+        return True
+
+    # -- where the keys are -----------------------------------------------------------------
+    def status(self) -> KeysStatus | None:
+        """Where the keys go, named for the status line; ``None`` while there is nothing
+        but the chat (no questions, no prompt)."""
+        core = self.core
+        keyboard = core.focus.keyboard()
+        if not core.tabs and keyboard.to is not KeysTo.PROMPT:
+            return None
+        selected = core.selected
+        question = None
+        if keyboard.to is KeysTo.PANEL and isinstance(selected, QuestionRef):
+            question = self._name(selected)
+        waiting = None
+        if keyboard.held:
+            required = next((t for t in core.tabs if core.is_required(t)), None)
+            waiting = None if required is None else self._name(required)
+        return KeysStatus(keyboard.to, question, waiting)
+
+    def _name(self, tab: TabKey) -> str:
+        if isinstance(tab, QuestionRef):
+            return self.core.question(tab).spec.header or "?"
+        return _("Review")
