@@ -79,7 +79,7 @@ async def test_each_event_runs_its_hook_once_with_the_event_as_json_on_stdin(
     ref = {"id": rig.ref("c1").id, "incarnation": rig.ref("c1").incarnation}
     assert asked["refs"] == [ref] and asked["blocking"] is True and asked["call_id"] == "c1"
     assert opened["questions"] == [{**ref, "header": "Choice", "question": "Pick a database?",
-                                    "options": ["Postgres", "SQLite", "MySQL"]}]
+                                    "options": ["Postgres", "SQLite", "MySQL"], "source": None}]
     assert saved["source"] == "line" and saved["resolutions"] == ["answered"]
     assert ended["outcome"] == "answered" and delivered["channel"] == "tool_result"
     assert reports == []
@@ -138,7 +138,8 @@ def test_payload_serialises_every_event_kind(rig: Rig) -> None:
         "call_id": "c1", "refs": [{"id": ref.id, "incarnation": ref.incarnation}],
         "blocking": False, "source": "planner", "kind": "question_asked", "session_id": SESSION,
         "questions": [{"id": ref.id, "incarnation": ref.incarnation, "header": "Choice",
-                       "question": "Fine?", "options": ["Postgres", "SQLite", "MySQL"]}]}
+                       "question": "Fine?", "options": ["Postgres", "SQLite", "MySQL"],
+                       "source": None}]}
     failed = hooks.payload(StorageFailed("disk full"), SESSION, port)
     assert failed == {"message": "disk full", "kind": "storage_failed", "session_id": SESSION}
 

@@ -25,8 +25,10 @@ from helpers import Rig
 from test_hub_server import DB, TOKEN, client, receipts, text_of
 
 from asks.host.hub import HubPort
+from asks.hub.identity import clean_label
 from asks.hub.listen import bind_listener
 from asks.hub.server import MAX_BODY, HubServer
+from asks.hub.tools import call_id_of
 
 MODERN = "2026-07-28"
 LEGACY = "2025-06-18"
@@ -354,3 +356,17 @@ async def test_a_blocking_call_the_client_cancels_is_answered_at_its_next_call(
     assert '"SQLite"' in later and ids_in(later) == [ref.id]  # type: ignore[union-attr]
     await receipted(rig, 1)
     assert receipts(rig) == [[ref.id]]  # type: ignore[union-attr]
+
+
+# ---------------------------------------------------------------------------- hostile names
+def test_an_agents_name_and_call_id_are_its_text_made_inert() -> None:
+    """What a client calls itself (a header, its handshake) and the id it gives a call reach
+    tabs, the journal and hook payloads: terminal sequences go whole, text and all (the
+    screens: tests/test_hub_e2e_surfaces.py)."""
+    assert clean_label("evil\x1b]0;pwned\x07\u202eagent\x9b") == "evilagent"
+    assert clean_label("\x1b[2J\x1b[31m") is None
+    assert clean_label("code review (2)") == "code-review-2"
+    assert call_id_of({"claudecode/toolUseId": "toolu_01\x1b]0;x\x07\u202e"}) == "toolu_01-0-x-"
+    assert len(call_id_of({"callId": "a" * 1000})) == 120
+    assert call_id_of({"callId": "\x00"}) == "-"
+    assert call_id_of(None).startswith("r-")

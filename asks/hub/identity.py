@@ -6,8 +6,10 @@ puts into a client's config), the client's name from the MCP handshake (``client
 or ``agent``. MCP sessions are not identity: Claude Code 2.1.332 sends none. Two unlabelled
 clients of one name are one agent (the README says to label them).
 
-A label is shown on tabs and cards and names a recipient, so it is reduced to letters, digits
-and ``.-_`` (anything else becomes ``-``) and at most :data:`MAX_LABEL` characters.
+A label is shown on tabs and cards and names a recipient, so it is sanitised first (terminal
+sequences go whole, their text included: :func:`asks.sanitize.sanitize_line`), then reduced to
+letters, digits and ``.-_`` (anything else becomes ``-``) and at most :data:`MAX_LABEL`
+characters.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from asks.core.model import MAX_SOURCE
+from asks.sanitize import sanitize_line
 
 HEADER: Final = "x-asks-agent"
 CLIENT_INFO_META: Final = "io.modelcontextprotocol/clientInfo"
@@ -29,7 +32,7 @@ def clean_label(raw: object) -> str | None:
     """``raw`` as a label, or ``None`` if nothing usable is left."""
     if not isinstance(raw, str):
         return None
-    label = _UNSAFE.sub("-", raw.strip()).strip("-.")[:MAX_LABEL].strip("-.")
+    label = _UNSAFE.sub("-", sanitize_line(raw).strip()).strip("-.")[:MAX_LABEL].strip("-.")
     return label or None
 
 

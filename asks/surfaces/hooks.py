@@ -10,7 +10,9 @@ Semantics:
 * The command gets the event as one JSON object on stdin (:func:`payload`, the only place
   events are serialised: the event's fields as ``attrs.asdict`` gives them, ``session_id``,
   and, for events naming questions, ``questions``: id, incarnation, header, question and
-  option labels as single sanitised lines, so a hook may print them to a terminal), and the
+  option labels as single sanitised lines, so a hook may print them to a terminal, and
+  ``source``, who asked it — the agent's label for an agent asking through the hub
+  (asks/hub), ``null`` for the session's own agent), and the
   environment variables ``ASKS_EVENT`` (the event name), ``ASKS_SESSION`` and — when asks
   runs on a terminal — ``ASKS_TTY``, that terminal's device (a hook runs without a
   controlling terminal, so ``/dev/tty`` does not work there; an OSC 9 notification is written
@@ -60,13 +62,15 @@ def payload(event: HostEvent, session_id: str, port: SurfacePort) -> dict[str, A
 
 
 def _question(ref: QuestionRef, port: SurfacePort) -> dict[str, Any]:
-    spec = port.question(ref).spec
+    question = port.question(ref)
+    spec = question.spec
     return {
         "id": ref.id,
         "incarnation": ref.incarnation,
         "header": sanitize_line(spec.header),
         "question": sanitize_line(spec.question),
         "options": [sanitize_line(option.label) for option in spec.options],
+        "source": None if question.source is None else sanitize_line(question.source),
     }
 
 
