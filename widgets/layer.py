@@ -210,7 +210,7 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         pile = self._w
         if [w for w, _ in pile.contents] != items:
             pile.contents = [(w, pile.options("pack")) for w in items]
-        keys = port.focus.keyboard().to  # the cursor goes where the keys go (rule 9c)
+        keys = port.focus.where()[0]  # the cursor goes where the keys go (rule 9c)
         if keys is KeysTo.PROMPT and prompt_up:
             focused: urwid.Widget = self.prompt  # type: ignore[assignment]
         elif keys is KeysTo.PANEL and port.tabs:
@@ -228,7 +228,7 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         """Route one key (see module docstring); return it if nothing here uses it."""
         now = self._clock()
         focus = self.port.focus
-        if focus.keyboard().to is KeysTo.PROMPT:
+        if focus.where()[0] is KeysTo.PROMPT:
             self.last_context = Context.PROMPT
             return self._prompt_key(size, key)
         route = self.port.key_route(now)

@@ -120,23 +120,27 @@ class Focus:
     @property
     def keys_to_panel(self) -> bool:
         """Do keys go to the panel now (the cursor and the solid border are there)?"""
-        return self.keyboard().to is KeysTo.PANEL
+        return self.where()[0] is KeysTo.PANEL
 
     def keyboard(self) -> Keyboard:
         """Where the next key goes (see module docstring): the one answer for the routing,
         the cursor, the border and the status line."""
+        return Keyboard(*self.where())
+
+    def where(self) -> tuple[KeysTo, FocusTarget, bool]:
+        """:meth:`keyboard` as a plain tuple (cheap: it is read several times per key)."""
         owner = self.owner
         if self.foreign and owner is not self.chat and owner is not self.panel:
-            return Keyboard(KeysTo.PROMPT, owner)
+            return KeysTo.PROMPT, owner, False
         held = False
         if owner is self.panel:
             claim = self.claim
             if claim is None or claim.engaged:
-                return Keyboard(KeysTo.PANEL, owner)
+                return KeysTo.PANEL, owner, False
             if claim.prior_tab is not None and not claim.to_origin:
-                return Keyboard(KeysTo.PANEL, owner, held=True)
+                return KeysTo.PANEL, owner, True
             owner, held = self._origin_or_chat(), True
-        return Keyboard(KeysTo.CHAT if owner is self.chat else KeysTo.EDITOR, owner, held)
+        return (KeysTo.CHAT if owner is self.chat else KeysTo.EDITOR), owner, held
 
     def guard_deadline(self) -> float | None:
         """When an unengaged claim engages if no key comes first; ``None`` if none is pending."""
@@ -158,12 +162,12 @@ class Focus:
         ``prior_owner_tab`` is the tab the panel shows (the host's selection)."""
         self.settle(now)
         self.last_key_at = now
-        keyboard = self.keyboard()
-        if keyboard.to is KeysTo.PANEL:
+        to, target, held = self.where()
+        if to is KeysTo.PANEL:
             claim = self.claim
-            tab = claim.prior_tab if keyboard.held and claim is not None else prior_owner_tab
+            tab = claim.prior_tab if held and claim is not None else prior_owner_tab
             return Route(self.panel, tab)
-        return Route(keyboard.target)
+        return Route(target)
 
     def stray(self, now: float) -> Route:
         """The panel could not use a printable key read at ``now`` (rule 9a): where it goes.

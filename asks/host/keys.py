@@ -67,13 +67,13 @@ class KeyDesk:
     def route(self, now: float) -> Route:
         """Where a key read at ``now`` goes (the notice goes first; the key may say another)."""
         focus = self.core.focus
-        before = focus.keyboard()
+        before = focus.where()
         changed = self._settle(now)
         if self.notice is not None and self.notice_until is not None:
             self.clear_notice()
             changed = True
         route = focus.key(now, self.core.selected if focus.panel_focused else None)
-        if changed or focus.keyboard() != before:
+        if changed or focus.where() != before:
             self.notify()
         return route
 
@@ -137,18 +137,18 @@ class KeyDesk:
         """Where the keys go, named for the status line; ``None`` while there is nothing
         but the chat (no questions, no prompt)."""
         core = self.core
-        keyboard = core.focus.keyboard()
-        if not core.tabs and keyboard.to is not KeysTo.PROMPT:
+        to, _target, held = core.focus.where()
+        if not core.tabs and to is not KeysTo.PROMPT:
             return None
         selected = core.selected
         question = None
-        if keyboard.to is KeysTo.PANEL and isinstance(selected, QuestionRef):
+        if to is KeysTo.PANEL and isinstance(selected, QuestionRef):
             question = self._name(selected)
         waiting = None
-        if keyboard.held:
+        if held:
             required = next((t for t in core.tabs if core.is_required(t)), None)
             waiting = None if required is None else self._name(required)
-        return KeysStatus(keyboard.to, question, waiting)
+        return KeysStatus(to, question, waiting)
 
     def _name(self, tab: TabKey) -> str:
         if isinstance(tab, QuestionRef):

@@ -62,8 +62,8 @@ class Footer:
 
     def _held_here(self) -> str:
         """While keys are held back for the tab the person is on: who takes them at a pause."""
-        keyboard = self._host.focus.keyboard()
-        if not (keyboard.held and keyboard.to is KeysTo.PANEL):
+        to, _target, held = self._host.focus.where()
+        if not (held and to is KeysTo.PANEL):
             return ""
         return _("A required question is waiting: it takes the keys when you pause typing.")
 
@@ -72,10 +72,10 @@ class Footer:
         context = Context.REPLY if editing else Context.PANEL
         if host.focus.foreign_active:
             return _("Answer the open prompt first.")
-        keyboard = host.focus.keyboard()
-        if host.focus.panel_focused and keyboard.to is KeysTo.CHAT:
+        to = host.focus.where()[0]
+        if host.focus.panel_focused and to is KeysTo.CHAT:
             return _("Your keys go to the chat until you pause typing; then they answer here.")
-        if host.focus.panel_focused and keyboard.to is not KeysTo.PANEL:
+        if host.focus.panel_focused and to is not KeysTo.PANEL:
             return _("Your keys still go where you were typing; pause typing to answer here.")
         if not host.focus.panel_focused:
             return self._line(Context.CHAT, [Command.FOCUS_TOGGLE, Command.COLLAPSE])
