@@ -21,12 +21,13 @@ from bench import (
     launch_bench,
     provider_bench,
     repl_bench,
+    sse_bench,
     web_bench,
 )
 from bench._common import Row, print_table
 
 BENCHMARKS = (journal_bench, host_bench, key_bench, repl_bench, floor_bench, launch_bench,
-              provider_bench, web_bench)
+              provider_bench, sse_bench, web_bench)
 
 
 def main(argv: list[str] | None = None) -> None:

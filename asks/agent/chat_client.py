@@ -26,12 +26,12 @@ asks used the SDKs for is here, with the same semantics:
   with ``body`` for an ``{"error": …}`` event inside the stream. Undecodable JSON raises
   ``json.JSONDecodeError``. The class names are those :func:`~asks.agent.provider.describe`
   looks for, so this module stands where the SDKs' did.
-* **Server-sent events.** Lines are split on any line ending; ``data:`` lines of one event are
-  joined with ``\\n`` (one leading space stripped); a blank line dispatches the event; comments
-  and other fields (``event:`` too: the payloads name their own type) are ignored; an event
-  whose JSON has an ``error`` member raises; ``data: [DONE]`` (OpenAI) ends the stream (the
-  rest of the body is read for up to :data:`DRAIN_S` so the connection can be reused, then it
-  is closed), else the end of the body does.
+* **Server-sent events** are decoded by :mod:`asks.agent.sse` (the standard's grammar: CR,
+  LF or CR LF line ends only, comments, multi-line ``data``, ``retry:``; the event type is not
+  used: the payloads name their own). Each event's data is parsed as JSON, except an empty one
+  (skipped) and ``[DONE]`` (OpenAI), which ends the stream (the rest of the body is read for up
+  to :data:`DRAIN_S` so the connection can be reused, then it is closed); else the end of the
+  body does. An event whose JSON has an ``error`` member raises.
 * **Cancellation.** All I/O is httpx under trio: cancelling the awaiting task closes the
   connection at once (the response is closed on the way out).
 * **TLS.** The certificate store is loaded only when the base URL is ``https`` or a proxy from
@@ -51,6 +51,7 @@ import attrs
 import orjson
 import trio
 
+from asks.agent import sse
 from asks.agent.provider import Settings
 
 if TYPE_CHECKING:
@@ -201,26 +202,22 @@ class ChatClient:
 
 
 async def _events(response: httpx.Response) -> AsyncIterator[Any]:
-    """The server-sent events of ``response`` (module docstring)."""
-    data: list[str] = []
-    async with aclosing(_transport_errors(response.aiter_lines())) as lines:
-        async for line in lines:
-            if line:
-                if line.startswith("data:"):
-                    data.append(line[6:] if line.startswith("data: ") else line[5:])
-                continue
-            if not data:
-                continue
-            text, data = "\n".join(data), []
-            if text == "[DONE]":
-                with trio.move_on_after(DRAIN_S):  # normally just the end of the body
-                    async for _ in lines:
-                        pass
-                return
-            chunk = loads(text)
-            if isinstance(chunk, dict) and chunk.get("error") is not None:
-                raise ChatError(f"error event: {text[:500]}", chunk)
-            yield chunk
+    """The server-sent events of ``response``, each event's data parsed (module docstring)."""
+    decoder = sse.Decoder()
+    async with aclosing(_transport_errors(response.aiter_bytes())) as chunks:
+        async for chunk in chunks:
+            for event in decoder.feed(chunk):
+                if not event.data:
+                    continue  # carries nothing (a keep-alive)
+                if event.data == "[DONE]":
+                    with trio.move_on_after(DRAIN_S):  # normally just the end of the body
+                        async for _ in chunks:
+                            pass
+                    return
+                data = loads(event.data)
+                if isinstance(data, dict) and data.get("error") is not None:
+                    raise ChatError(f"error event: {event.data[:500]}", data)
+                yield data
 
 
 async def _transport_errors(items: AsyncIterator[Any]) -> AsyncGenerator[Any, None]:
