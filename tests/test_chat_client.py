@@ -104,7 +104,7 @@ async def test_no_retry_when_the_server_says_so_and_a_non_json_error_body(
     with pytest.raises(ModelError, match=r"failed \(HTTP 503: x\), after 2 retries"):
         await events(OpenAIModel(Settings("test", server.url)))
     assert len(server.seen) == 1
-    error = chat_client._status_error(502, b"<html>Bad gateway</html>")
+    error = chat_client.status_error(502, b"<html>Bad gateway</html>")
     assert (error.status_code, error.body) == (502, "<html>Bad gateway</html>")
 
 
@@ -192,8 +192,8 @@ def test_an_error_page_becomes_one_short_line(text: str, content_type: str, gist
 
 
 def test_a_status_error_says_its_status_once() -> None:
-    error = chat_client._status_error(502, NGINX_502.encode(), "text/html")
+    error = chat_client.status_error(502, NGINX_502.encode(), "text/html")
     assert (error.message, error.reason, error.status_code) == (
         "HTTP 502: 502 Bad Gateway", "502 Bad Gateway", 502)
-    json_error = chat_client._status_error(400, b'{"error": {"message": "bad"}}')
+    json_error = chat_client.status_error(400, b'{"error": {"message": "bad"}}')
     assert json_error.reason == "" and json_error.body == {"error": {"message": "bad"}}

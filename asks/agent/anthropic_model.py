@@ -7,7 +7,7 @@ to import, bench/provider_bench.py.) Same contract as :mod:`asks.agent.openai_mo
 differs is the wire shape:
 
 * **Lazy import.** httpx is imported, and the client built, in a worker thread on the first
-  model call or :meth:`AnthropicModel.warm_up` (:class:`~asks.agent.provider.LazyClient`).
+  model call or :meth:`AnthropicModel.warm_up` (:class:`~asks.agent.http_model.HttpModel`).
 * **Requests.** ``POST {base_url}/v1/messages`` with the key as a bearer token and
   ``anthropic-version`` (:data:`API_VERSION`, as the SDK 2.14 sent them); the body:
   ``model``, ``max_tokens``, ``system`` (the shared :func:`~asks.agent.provider.system_prompt`),
@@ -26,7 +26,7 @@ differs is the wire shape:
   normally; ``max_tokens``, ``refusal``, ``pause_turn`` and a full context window are reported
   as a :class:`~asks.agent.loop.ModelNotice`. ``[model] stream = false`` sends one request and
   yields the whole reply.
-* **Errors** as for OpenAI (:func:`~asks.agent.provider.describe`): 401/403 name the key
+* **Errors** as for OpenAI (:func:`~asks.agent.http_model.describe`): 401/403 name the key
   variable, 404 the model name, 429 and 529 (overloaded) are retried (``max_retries``,
   ``Retry-After`` honoured) then reported "after N retries", as are 5xx and unreachable
   servers; an ``error`` event inside the stream and a cut stream are "broke off".
@@ -38,19 +38,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Iterable, Sequence
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 import attrs
 
-from asks.agent import chat_client
-from asks.agent.events import Message, ModelError, ModelEvent, ModelNotice, TextDelta, ToolCall
-from asks.agent.provider import (
-    STREAM_HINT,
-    SdkModel,
-    describe,
-    is_provider_error,
-    system_prompt,
-)
+from asks.agent.events import Message, ModelEvent, ModelNotice, TextDelta, ToolCall
+from asks.agent.http_errors import StreamCutError
+from asks.agent.http_model import HttpModel
+from asks.agent.provider import system_prompt
 from asks.core.i18n import N_, _
 
 API_VERSION: Final = "2026-10-21"  # the anthropic-version the SDK 2.14 sent
@@ -130,8 +125,14 @@ class _ToolBlock:
 
 
 @attrs.define(eq=False)
-class AnthropicModel(SdkModel):
+class AnthropicModel(HttpModel):
     """A `Model` backed by the Anthropic Messages API (module docstring)."""
+
+    PATH: ClassVar[str] = "/v1/messages"
+
+    def headers(self) -> dict[str, str]:
+        return {"authorization": f"Bearer {self.settings.api_key}",
+                "anthropic-version": API_VERSION}
 
     def request(
         self, messages: Sequence[Message], tools: Sequence[dict[str, Any]]
@@ -149,41 +150,11 @@ class AnthropicModel(SdkModel):
             body["stream"] = True
         return body
 
-    async def stream(
-        self, messages: Sequence[Message], tools: Sequence[dict[str, Any]]
-    ) -> AsyncIterator[ModelEvent]:
-        client: chat_client.ChatClient = await self._client.get()
-        body = self.request(messages, tools)
-        started = False
-        try:
-            if not self.settings.stream:
-                for event in self._whole_reply(await client.complete(body)):
-                    yield event
-                return
-            async with client.stream(body) as events:
-                started = True
-                async for event in self._assembled(events):
-                    yield event
-        except ModelError:
-            raise
-        except Exception as exc:
-            if not is_provider_error(exc, chat_client, "ChatError"):
-                raise
-            raise ModelError(self.describe(exc, streaming=started)) from exc
-
-    def _build_client(self) -> chat_client.ChatClient:
-        s = self.settings
-        headers = {"authorization": f"Bearer {s.api_key}", "anthropic-version": API_VERSION}
-        return chat_client.ChatClient.build(s, "/v1/messages", headers)
-
-    def describe(self, exc: BaseException, *, streaming: bool = False) -> str:
-        return describe(exc, self.settings, chat_client, streaming=streaming)
-
     def _notice(self, stop_reason: object) -> ModelNotice | None:
         text = _STOP_NOTICES.get(stop_reason) if isinstance(stop_reason, str) else None
         return ModelNotice(_(text).format(max_tokens=self.settings.max_tokens)) if text else None
 
-    async def _assembled(self, events: AsyncIterator[Any]) -> AsyncIterator[ModelEvent]:
+    async def assembled(self, events: AsyncIterator[Any]) -> AsyncIterator[ModelEvent]:
         """Text as it comes; each tool call when its block stops (module docstring)."""
         calls: dict[int, _ToolBlock] = {}
         stop_reason: object = None
@@ -213,13 +184,12 @@ class AnthropicModel(SdkModel):
             elif kind == "message_stop":
                 finished = True
         if not finished:
-            raise ModelError("the reply stream ended before the model finished (connection "
-                             f"cut?); {STREAM_HINT}")
+            raise StreamCutError("no message_stop")
         notice = self._notice(stop_reason)
         if notice is not None:
             yield notice
 
-    def _whole_reply(self, reply: object) -> list[ModelEvent]:
+    def whole_reply(self, reply: object) -> list[ModelEvent]:
         events: list[ModelEvent] = []
         for block in _dicts(_dict(reply).get("content")):
             if block.get("type") == "text" and block.get("text"):

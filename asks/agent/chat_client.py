@@ -7,10 +7,10 @@ bench/provider_bench.py): importing ``openai`` adds ~25 MiB of RSS to an asks pr
 chunk was validated into pydantic objects (~0.1 ms each); httpx alone adds ~3 MiB. Everything
 asks used the SDKs for is here, with the same semantics:
 
-* **Request.** ``POST {base_url}{path}`` (default path ``/chat/completions``) with the
-  provider's headers (default ``Authorization: Bearer <key>``) and the body as given (JSON
-  through orjson; a body orjson refuses, e.g. a lone surrogate, through the stdlib encoder).
-  The key lives in :class:`~asks.agent.provider.Settings` and this client's headers only.
+* **Request.** ``POST {base_url}{path}`` with the provider's headers (the key among them)
+  and the body as given (JSON through orjson; a body orjson refuses, e.g. a lone surrogate,
+  through the stdlib encoder). The key lives in :class:`~asks.agent.provider.Settings` and
+  this client's headers only.
 * **Timeouts.** ``Settings.timeout`` for connecting, each read (also between streamed chunks),
   each write and waiting for a pooled connection.
 * **Retries** (before any byte of the reply was used): connection errors, timeouts, HTTP
@@ -18,14 +18,13 @@ asks used the SDKs for is here, with the same semantics:
   ``retry-after-ms`` / ``retry-after`` when it is between 0 and 60 s, else 0.5 s doubling up to
   8 s, minus up to 25 % jitter; ``x-should-retry: true|false`` overrides. A stream that broke
   off mid-way is never retried (its text was already shown).
-* **Errors** are :class:`ChatError`\\ s: :class:`APIStatusError` (``status_code``; ``body``: the
-  server's parsed JSON, else its text; ``reason``: one short line for a body that is not JSON,
-  an HTML error page's title or text — never its markup), :class:`APITimeoutError`,
-  :class:`APIConnectionError` (the transport error as ``__cause__``; also a body cut off
-  mid-stream), and a ``ChatError``
-  with ``body`` for an ``{"error": …}`` event inside the stream. Undecodable JSON raises
-  ``json.JSONDecodeError``. The class names are those :func:`~asks.agent.provider.describe`
-  looks for, so this module stands where the SDKs' did.
+* **Errors** are :mod:`asks.agent.http_errors`' classes, and only those (an httpx error or
+  undecodable JSON never leaves this module as itself): an error status is a ``StatusError``
+  (its body parsed when it is JSON, else summed up in one line: an HTML page's title or text,
+  never its markup, :func:`summary`); a connection that fails, or breaks while the body is
+  read, ``TransportError`` (``TimedOutError`` for a timeout; the httpx error as ``__cause__``);
+  an ``{"error": …}`` event inside the stream, ``EventError``; a body that is not JSON,
+  ``BadReplyError``.
 * **Server-sent events** are decoded by :mod:`asks.agent.sse` (the standard's grammar: CR,
   LF or CR LF line ends only, comments, multi-line ``data``, ``retry:``; the event type is not
   used: the payloads name their own). Each event's data is parsed as JSON, except an empty one
@@ -52,6 +51,13 @@ import orjson
 import trio
 
 from asks.agent import sse
+from asks.agent.http_errors import (
+    BadReplyError,
+    EventError,
+    StatusError,
+    TimedOutError,
+    TransportError,
+)
 from asks.agent.provider import Settings
 
 if TYPE_CHECKING:
@@ -65,40 +71,18 @@ DRAIN_S: Final = 0.05
 SUMMARY_MAX: Final = 120  # characters of an error page's gist
 
 
-class ChatError(Exception):
-    """A failure of the chat-completions server or the way to it; ``body`` as the server sent
-    it (parsed JSON when it was JSON)."""
-
-    def __init__(self, message: str, body: object = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.body = body
-
-
-class APIStatusError(ChatError):
-    """The server answered with an HTTP error status; ``reason``: the gist of a body that
-    was not JSON (an HTML page's title or text, :func:`summary`), else ``""``."""
-
-    def __init__(self, message: str, status_code: int, body: object, reason: str = "") -> None:
-        super().__init__(message, body)
-        self.status_code = status_code
-        self.reason = reason
-
-
-class APIConnectionError(ChatError):
-    """The server could not be reached, or the connection broke (``__cause__``)."""
-
-
-class APITimeoutError(APIConnectionError):
-    """No answer within the timeout."""
-
-
 def loads(data: bytes | str) -> Any:
-    """JSON through orjson; what it refuses (lone surrogate escapes) through the stdlib."""
+    """JSON through orjson; what it refuses (lone surrogate escapes) through the stdlib; what
+    neither reads raises :class:`~asks.agent.http_errors.BadReplyError`."""
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError:
+        pass
+    try:
         return json.loads(data)
+    except ValueError as exc:  # UnicodeDecodeError too
+        text = data if isinstance(data, str) else data.decode("utf-8", "replace")
+        raise BadReplyError(f"not JSON: {exc}", text) from exc
 
 
 def dumps(body: Mapping[str, Any]) -> bytes:
@@ -125,16 +109,11 @@ class ChatClient:
     http: httpx.AsyncClient = attrs.field(repr=False)  # its headers hold the key
 
     @classmethod
-    def build(
-        cls, settings: Settings, path: str = "/chat/completions",
-        headers: Mapping[str, str] | None = None,
-    ) -> ChatClient:
+    def build(cls, settings: Settings, path: str, headers: Mapping[str, str]) -> ChatClient:
         """Import httpx and build the connection pool (slow: call it in a worker thread).
-        ``headers`` go with every request (default: the key as a bearer token)."""
+        ``headers`` go with every request (the provider's: the key is among them)."""
         import httpx  # noqa: PLC0415 — lazy on purpose: only with a model configured
 
-        if headers is None:
-            headers = {"authorization": f"Bearer {settings.api_key}"}
         http = httpx.AsyncClient(
             timeout=httpx.Timeout(settings.timeout), verify=needs_tls(settings.base_url),
             headers={**headers, "accept": "application/json"},
@@ -183,12 +162,14 @@ class ChatClient:
                     await response.aread()
             except httpx.TimeoutException as exc:
                 if last:
-                    raise APITimeoutError("request timed out") from exc
+                    raise TimedOutError("request timed out") from exc
                 await trio.sleep(_backoff(attempt, None))
                 continue
-            except httpx.TransportError as exc:
+            except httpx.DecodingError as exc:  # a body its content-encoding cannot decode
+                raise BadReplyError(f"undecodable body ({exc})") from exc
+            except httpx.RequestError as exc:  # the transport, too many redirects
                 if last:
-                    raise APIConnectionError("connection error") from exc
+                    raise TransportError("connection error") from exc
                 await trio.sleep(_backoff(attempt, None))
                 continue
             if response.status_code < 400:
@@ -196,7 +177,7 @@ class ChatClient:
             await response.aclose()
             if last or not _should_retry(response):
                 kind = response.headers.get("content-type", "")
-                raise _status_error(response.status_code, response.content, kind)
+                raise status_error(response.status_code, response.content, kind)
             await trio.sleep(_backoff(attempt, response.headers))
         raise AssertionError("unreachable: the last attempt returns or raises")
 
@@ -216,29 +197,33 @@ async def _events(response: httpx.Response) -> AsyncIterator[Any]:
                     return
                 data = loads(event.data)
                 if isinstance(data, dict) and data.get("error") is not None:
-                    raise ChatError(f"error event: {event.data[:500]}", data)
+                    raise EventError(f"error event: {event.data[:500]}", data)
                 yield data
 
 
 async def _transport_errors(items: AsyncIterator[Any]) -> AsyncGenerator[Any, None]:
-    """``items``, an httpx error while reading them raised as :class:`APIConnectionError`."""
+    """``items``, an httpx error while reading them raised as
+    :class:`~asks.agent.http_errors.TransportError`."""
     import httpx  # noqa: PLC0415 — already loaded by ChatClient.build()
 
     try:
         async for item in items:
             yield item
-    except httpx.TransportError as exc:
-        raise APIConnectionError("the connection broke off") from exc
+    except httpx.DecodingError as exc:
+        raise BadReplyError(f"undecodable body ({exc})") from exc
+    except httpx.RequestError as exc:
+        raise TransportError("the connection broke off") from exc
 
 
-def _status_error(status: int, data: bytes, content_type: str = "") -> APIStatusError:
+def status_error(status: int, data: bytes, content_type: str = "") -> StatusError:
+    """The error for HTTP status ``status`` with the body ``data`` (module docstring)."""
     text = data.decode("utf-8", "replace")
     try:
         body: object = loads(data) if data else text
-    except ValueError:
+    except BadReplyError:
         body = text
     reason = summary(text, content_type) if isinstance(body, str) else ""
-    return APIStatusError(f"HTTP {status}: {reason or text[:500]}", status, body, reason)
+    return StatusError(f"HTTP {status}: {reason or text[:500]}", status, body, reason)
 
 
 def summary(text: str, content_type: str = "") -> str:

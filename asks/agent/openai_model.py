@@ -11,7 +11,7 @@ Semantics:
 
 * **Lazy import.** Nothing here imports httpx at module import. httpx is imported and the
   client built on the first model call or on :meth:`OpenAIModel.warm_up`, in a worker thread
-  (:class:`~asks.agent.provider.LazyClient`).
+  (:class:`~asks.agent.http_model.HttpModel`, which this model shares with Anthropic's).
 * **Requests.** One ``POST …/chat/completions`` per model call (:meth:`OpenAIModel.request`):
   ``model``, the context mapped by :func:`chat_messages` behind the system message
   (:func:`~asks.agent.provider.system_prompt`, the same in every mode), the tools the agent
@@ -25,9 +25,9 @@ Semantics:
   without ``stream`` and yields the whole reply. ``finish_reason`` "length" or
   "content_filter" is reported as a :class:`~asks.agent.loop.ModelNotice`.
 * **Errors.** Every server, transport or decoding failure becomes a `ModelError` with one line
-  (:func:`~asks.agent.provider.describe`). Connection errors, timeouts, 408/409/429 and 5xx are
-  retried ``max_retries`` times (honouring ``Retry-After``); other 4xx are not. A stream that
-  ends without a ``finish_reason`` was cut short: also a ModelError.
+  (:func:`~asks.agent.http_model.describe`). Connection errors, timeouts, 408/409/429 and 5xx
+  are retried ``max_retries`` times (honouring ``Retry-After``); other 4xx are not. A stream
+  that ends without a ``finish_reason`` was cut short (``StreamCutError``): also a ModelError.
 * **The API key** lives only in :class:`~asks.agent.provider.Settings` (excluded from its repr)
   and in the client's headers; it is never journaled or logged. A loopback server needs no key.
 """
@@ -35,22 +35,19 @@ Semantics:
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 import attrs
 
-from asks.agent import chat_client
-from asks.agent.events import Message, ModelError, ModelEvent, ModelNotice, TextDelta, ToolCall
+from asks.agent.events import Message, ModelEvent, ModelNotice, TextDelta, ToolCall
+from asks.agent.http_errors import BadReplyError, StreamCutError
+from asks.agent.http_model import HttpModel
 from asks.agent.provider import (
     DEFAULT_BASE_URL,
     PLACEHOLDER_KEY,
-    STREAM_HINT,
-    SdkModel,
     Settings,
     SettingsError,
-    describe,
     is_loopback,
-    is_provider_error,
     resolve_settings,
     system_prompt,
 )
@@ -123,8 +120,13 @@ class _PartialCall:
 
 
 @attrs.define(eq=False)
-class OpenAIModel(SdkModel):
+class OpenAIModel(HttpModel):
     """A `Model` backed by an OpenAI-compatible server (module docstring)."""
+
+    PATH: ClassVar[str] = "/chat/completions"
+
+    def headers(self) -> dict[str, str]:
+        return {"authorization": f"Bearer {self.settings.api_key}"}
 
     def request(
         self, messages: Sequence[Message], tools: Sequence[dict[str, Any]]
@@ -142,34 +144,11 @@ class OpenAIModel(SdkModel):
             body["stream"] = True
         return body
 
-    async def stream(
-        self, messages: Sequence[Message], tools: Sequence[dict[str, Any]]
-    ) -> AsyncIterator[ModelEvent]:
-        client: chat_client.ChatClient = await self._client.get()
-        body = self.request(messages, tools)
-        started = False
-        try:
-            if not self.settings.stream:
-                for event in _whole_reply(await client.complete(body)):
-                    yield event
-                return
-            async with client.stream(body) as chunks:
-                started = True
-                async for event in _assembled(chunks):
-                    yield event
-        except ModelError:
-            raise
-        except Exception as exc:
-            if not is_provider_error(exc, chat_client, "ChatError"):
-                raise
-            raise ModelError(self.describe(exc, streaming=started)) from exc
+    def assembled(self, events: AsyncIterator[Any]) -> AsyncIterator[ModelEvent]:
+        return _assembled(events)
 
-    def _build_client(self) -> chat_client.ChatClient:
-        return chat_client.ChatClient.build(self.settings)
-
-    def describe(self, exc: BaseException, *, streaming: bool = False) -> str:
-        """One line for the transcript: what failed, where, and what to check."""
-        return describe(exc, self.settings, chat_client, streaming=streaming)
+    def whole_reply(self, reply: object) -> list[ModelEvent]:
+        return _whole_reply(reply)
 
 
 async def _assembled(chunks: AsyncIterator[Any]) -> AsyncIterator[ModelEvent]:
@@ -189,8 +168,7 @@ async def _assembled(chunks: AsyncIterator[Any]) -> AsyncIterator[ModelEvent]:
             if choice.get("finish_reason"):
                 finished = str(choice["finish_reason"])
     if finished is None:
-        raise ModelError("the reply stream ended before the model finished (connection cut?); "
-                         + STREAM_HINT)
+        raise StreamCutError("no finish_reason")
     for index in sorted(partial):
         yield partial[index].done()
     if finished in _FINISH_NOTICES:
@@ -218,7 +196,7 @@ def _whole_reply(completion: object) -> list[ModelEvent]:
     """A non-streamed reply: its text, then its tool calls."""
     choices = list(_choices(completion))
     if not choices:
-        raise ModelError("the server returned a reply with no choices")
+        raise BadReplyError("a reply with no choices", completion)
     message = choices[0].get("message")
     message = message if isinstance(message, dict) else {}
     events: list[ModelEvent] = []

@@ -1,7 +1,9 @@
-"""What every real model provider shares: settings, the key, the system prompt, error lines.
+"""What every real model provider is configured with: settings, the key, the system prompt.
 
-The providers (:mod:`asks.agent.openai_model`, :mod:`asks.agent.anthropic_model`) talk HTTP
-through :mod:`asks.agent.chat_client`, which imports httpx lazily; this module imports neither.
+The providers (:mod:`asks.agent.openai_model`, :mod:`asks.agent.anthropic_model`) share their
+model class and error lines (:mod:`asks.agent.http_model`) and talk HTTP through
+:mod:`asks.agent.chat_client`, which imports httpx lazily; this module imports none of them
+(``asks.cli`` reads the settings without loading any of that).
 
 * :class:`Settings` — provider, model, base URL, the API key (never in ``repr``), timeouts,
   streaming. :func:`resolve_settings` builds them from flags/config and the environment: the
@@ -11,21 +13,17 @@ through :mod:`asks.agent.chat_client`, which imports httpx lazily; this module i
 * :func:`system_prompt` — one text for every mode, so a local server's prompt cache is shared
   between ``asks -p`` and the REPL: the base prompt, the tool guidance, then the line for runs
   where ``ask_user_question`` is not offered.
-* :func:`describe` — one line for a provider failure: what failed, where, what to check.
 """
 
 from __future__ import annotations
 
 import enum
 import ipaddress
-import json
-from collections.abc import Callable, Mapping
-from types import ModuleType
-from typing import Any, Final
+from collections.abc import Mapping
+from typing import Final
 from urllib.parse import urlsplit
 
 import attrs
-import trio
 
 from asks import contract
 from asks.sanitize import sanitize_line
@@ -33,7 +31,6 @@ from asks.sanitize import sanitize_line
 PLACEHOLDER_KEY: Final = "no-key"  # sent to loopback servers when no key is set
 MAX_RETRIES: Final = 2
 DEFAULT_MAX_TOKENS: Final = 4096  # Anthropic requires a bound; OpenAI gets none
-_DETAIL_MAX: Final = 200
 
 
 class Provider(enum.StrEnum):
@@ -133,138 +130,3 @@ def system_prompt(guidance: contract.Guidance) -> str:
     """The system message of every model call (module docstring)."""
     parts = (BASE_PROMPT, guidance.prompt_snippet, guidance.guidelines, NO_UI_PROMPT)
     return "\n\n".join(p.strip() for p in parts if p.strip())
-
-
-@attrs.define(eq=False)
-class LazyClient:
-    """The HTTP client, built on first use in a worker thread (importing httpx and loading the
-    certificates take ~0.1 s of CPU; the UI keeps running meanwhile) and closed once at the
-    end."""
-
-    build: Callable[[], Any]
-    _client: Any = None
-    _lock: trio.Lock = attrs.Factory(trio.Lock)
-
-    async def get(self) -> Any:
-        async with self._lock:
-            if self._client is None:
-                self._client = await trio.to_thread.run_sync(self.build, abandon_on_cancel=True)
-            return self._client
-
-    async def aclose(self) -> None:
-        client, self._client = self._client, None
-        if client is not None:
-            with trio.move_on_after(2, shield=True):
-                await client.close()
-
-
-@attrs.define(eq=False)
-class SdkModel:
-    """What the HTTP-backed models share: settings, guidance, and a client built on first use
-    (subclasses give ``_build_client``, which imports httpx). (The name is from when each
-    provider used its vendor's SDK.)"""
-
-    settings: Settings
-    guidance: contract.Guidance = contract.DEFAULT_GUIDANCE
-    opens_sessions: bool = False
-    _client: LazyClient = attrs.field(init=False)
-
-    def __attrs_post_init__(self) -> None:
-        self._client = LazyClient(self._build_client)
-
-    @property
-    def name(self) -> str:
-        return self.settings.model
-
-    async def warm_up(self) -> None:
-        """Import httpx and build the client now (in a worker thread)."""
-        await self._client.get()
-
-    async def aclose(self) -> None:
-        """Close the HTTP connection pool (call once, at the end of the run)."""
-        await self._client.aclose()
-
-    def _build_client(self) -> Any:
-        raise NotImplementedError
-
-
-# ------------------------------------------------------------------------------- errors
-
-STREAM_HINT: Final = (
-    "the partial reply is kept on screen but not sent back to the model; if this server keeps "
-    "breaking streams, set [model] stream = false"
-)
-
-
-def is_provider_error(exc: BaseException, sdk: ModuleType | None, base: str) -> bool:
-    """An error of the client module ``sdk`` (its base class named ``base``), the HTTP stack or
-    reply decoding."""
-    root_class = getattr(sdk, base, None) if sdk is not None else None
-    if isinstance(root_class, type) and isinstance(exc, root_class):
-        return True
-    if isinstance(exc, json.JSONDecodeError):
-        return True
-    root = type(exc).__module__.split(".")[0]
-    return root in {"httpx", "httpcore", "h11", "anyio"}
-
-
-def detail(exc: BaseException) -> str:
-    """The server's own message (``{"error": {"message"}}`` bodies), an error page's gist, or
-    the exception's message; one line, bounded."""
-    body = getattr(exc, "body", None)
-    message: object = None
-    if isinstance(body, dict):
-        inner = body.get("error")
-        message = inner.get("message") if isinstance(inner, dict) else body.get("message")
-    reason = getattr(exc, "reason", None)  # an error page's gist (the message repeats the status)
-    text = str(message or reason or getattr(exc, "message", None) or exc or type(exc).__name__)
-    return sanitize_line(text[: _DETAIL_MAX * 4]).strip()[:_DETAIL_MAX]
-
-
-def _cause(exc: BaseException) -> str:
-    cause = exc.__cause__ or exc.__context__
-    inner = detail(cause) if cause is not None else detail(exc)
-    return inner or type(exc).__name__
-
-
-def describe(
-    exc: BaseException, settings: Settings, sdk: ModuleType | None, *, streaming: bool = False
-) -> str:
-    """One line for the transcript: what failed, where, and what to check. ``sdk`` is the
-    client module (its ``APITimeoutError``/``APIConnectionError`` classes);
-    ``streaming``: the reply had started arriving."""
-    s = settings
-    url = sanitize_line(s.base_url)
-    tries = f"after {s.max_retries} {'retry' if s.max_retries == 1 else 'retries'}"
-    status = getattr(exc, "status_code", None)
-    why = detail(exc)
-    timeout = getattr(sdk, "APITimeoutError", None)
-    connection = getattr(sdk, "APIConnectionError", None)
-    if isinstance(timeout, type) and isinstance(exc, timeout):
-        return f"{url} did not answer within {s.timeout:g} s ([model] timeout), {tries}"
-    if isinstance(connection, type) and isinstance(exc, connection):
-        if streaming:
-            return f"the reply stream from {url} broke off ({_cause(exc)}); {STREAM_HINT}"
-        return f"cannot reach {url} ({_cause(exc)}), {tries}"
-    if streaming and status in (None, 200):  # an error event inside the stream
-        return f"the reply stream from {url} broke off ({why}); {STREAM_HINT}"
-    return _status_line(status, url, why, tries, s)
-
-
-def _status_line(status: object, url: str, why: str, tries: str, s: Settings) -> str:
-    if status in (401, 403):
-        return (f"{url} refused the request (HTTP {status}: {why}); check the API key "
-                f"in ${s.api_key_env}")
-    if status == 404:
-        where = "it usually ends in /v1" if s.provider is Provider.OPENAI else "without /v1"
-        return (f"HTTP 404 from {url}: {why}; check the model name {s.model!r} and the "
-                f"base URL ({where})")
-    if status == 429:
-        return f"{url} is rate limiting (HTTP 429: {why}), {tries}"
-    if status == 529:
-        return f"{url} is overloaded (HTTP 529: {why}), {tries}"
-    if isinstance(status, int) and status >= 500:
-        return f"{url} failed (HTTP {status}: {why}), {tries}"
-    if isinstance(status, int):
-        return f"HTTP {status} from {url}: {why}"
-    return f"bad reply from {url}: {why}"
