@@ -80,7 +80,12 @@ class PtyApp:
         env: dict[str, str] | None = None,
         cwd: Path | None = None,
         program: Sequence[str] = ("-m", "asks"),
+        python: str = sys.executable,
+        source: Path | None = ROOT,
     ) -> None:
+        """``python`` runs ``program``, importing ``asks`` from the source tree ``source`` (put
+        first on ``PYTHONPATH``); ``source=None``: only what ``python`` has installed (any
+        inherited ``PYTHONPATH`` dropped)."""
         self.screen = pyte.Screen(cols, rows)
         self.stream = pyte.ByteStream(self.screen)
         self.raw = bytearray()
@@ -89,9 +94,12 @@ class PtyApp:
         inherited = {k: v for k, v in os.environ.items() if k not in _LOCALE_VARIABLES}
         full_env = {**inherited, "LANG": "C.UTF-8", "TERM": "xterm-256color",
                     "PYTHONUNBUFFERED": "1", **(env or {})}
-        full_env["PYTHONPATH"] = os.pathsep.join(
-            p for p in (str(ROOT), full_env.get("PYTHONPATH", "")) if p
-        )
+        if source is None:
+            full_env.pop("PYTHONPATH", None)
+        else:
+            full_env["PYTHONPATH"] = os.pathsep.join(
+                p for p in (str(source), full_env.get("PYTHONPATH", "")) if p
+            )
         read_end, write_end = os.pipe()
 
         def snapshot() -> None:  # in the child, just before the exec: the terminal as found
@@ -100,7 +108,7 @@ class PtyApp:
 
         try:
             self.proc = ptyprocess.PtyProcess.spawn(
-                [sys.executable, *program, *args],
+                [python, *program, *args],
                 dimensions=(rows, cols),
                 env=full_env,
                 cwd=str(cwd or ROOT),

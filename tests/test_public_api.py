@@ -6,19 +6,17 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 import urwid
+from embed_demo import journal_kinds, play_the_demo
 from helpers import Rig, call, q
 from pty_harness import PtyApp
 
 import asks
 from asks.core import events as ev
-from asks.core.focus import TYPING_GUARD
 from asks.core.model import Answer, AnswerKind, Outcome
-from asks.store.journal import Journal, read_records
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "demos" / "embed_minimal.py"
@@ -149,34 +147,11 @@ def test_withdraw_and_storage_failure_events(tmp_path: Path) -> None:
 def test_the_minimal_embedding_runs_under_a_pty(tmp_path: Path) -> None:
     app = PtyApp([str(tmp_path)], program=[str(DEMO)], rows=30, cols=100)
     try:
-        app.wait_for("Type ask, block or withdraw")
-        app.type("ask")
-        app.press("enter")
-        app.wait_for(r"planner: Questions sent to the user without blocking")
-        app.wait_for(r"\[DB \(planner\)\]")
-        app.type("block")
-        app.press("enter")
-        app.wait_for(r"Questions \(2\) ⚠ required")
-        app.wait_for(r"Ship \(reviewer\)")
-        time.sleep(TYPING_GUARD + 0.2)  # the typing guard: a pause before the panel takes keys
-        app.wait_for(r"│ › 1\. Yes")
-        app.press("down")
-        app.wait_for(r"│ › 2\. Not yet")
-        app.press("enter")
-        app.wait_for(r'reviewer: User has answered your questions: "Ship it now\?"="Not yet"')
-        app.type("withdraw")  # the keyboard is back in the editor
-        app.press("enter")
-        app.wait_for("planner withdrew its question")
-        app.wait_for("Asks: none pending")
-        app.press("ctrl c")
-        assert app.wait_exit() == 0
+        play_the_demo(app)
     finally:
         app.close()
-    [journal] = tmp_path.glob("*.jsonl")
-    records = read_records(journal.stem, data_dir=tmp_path)
-    kinds = [type(r.entry).__name__ for r in records]
+    kinds = journal_kinds(tmp_path)  # the demo's session is an ordinary journal: it replays
     assert kinds.count("Resolved") == 1 and kinds.count("Withdrawn") == 1
-    assert Journal  # the demo's session is an ordinary journal: it replays
 
 
 def test_the_core_only_demo_runs_without_urwid() -> None:

@@ -1,0 +1,47 @@
+"""The minimal embedding demo (``demos/embed_minimal.py``) played as a person plays it.
+
+Shared by the demo's own test (tests/test_public_api.py, from the source tree) and the
+packaging test (tests/test_packaging.py, from an installed wheel): an async question from the
+planner, a blocking one from the reviewer answered in the panel, a withdrawal, then Ctrl+C.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from pty_harness import PtyApp
+
+from asks.core.focus import TYPING_GUARD
+from asks.store.journal import read_records
+
+
+def play_the_demo(app: PtyApp) -> None:
+    """Drive the running demo through its four words; it must end with exit status 0."""
+    app.wait_for("Type ask, block or withdraw")
+    app.type("ask")
+    app.press("enter")
+    app.wait_for(r"planner: Questions sent to the user without blocking")
+    app.wait_for(r"\[DB \(planner\)\]")
+    app.type("block")
+    app.press("enter")
+    app.wait_for(r"Questions \(2\) ⚠ required")
+    app.wait_for(r"Ship \(reviewer\)")
+    time.sleep(TYPING_GUARD + 0.2)  # the typing guard: a pause before the panel takes keys
+    app.wait_for(r"│ › 1\. Yes")
+    app.press("down")
+    app.wait_for(r"│ › 2\. Not yet")
+    app.press("enter")
+    app.wait_for(r'reviewer: User has answered your questions: "Ship it now\?"="Not yet"')
+    app.type("withdraw")  # the keyboard is back in the editor
+    app.press("enter")
+    app.wait_for("planner withdrew its question")
+    app.wait_for("Asks: none pending")
+    app.press("ctrl c")
+    assert app.wait_exit() == 0
+
+
+def journal_kinds(data_dir: Path) -> list[str]:
+    """The entry kinds of the one session the demo wrote in ``data_dir``."""
+    [journal] = data_dir.glob("*.jsonl")
+    return [type(r.entry).__name__ for r in read_records(journal.stem, data_dir=data_dir)]
