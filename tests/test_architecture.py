@@ -15,9 +15,9 @@
 * **Small files.** No source file in ``asks/`` (``widgets/`` included) is over
   :data:`MAX_LINES` lines, except those on :data:`OVERSIZE_ALLOWED` while they are being split
   (and those may not grow).
-* **The wheel.** The built wheel installs no top-level name but ``asks`` (and its dist-info),
-  carries every source file, ``py.typed`` for ``asks`` and ``asks.widgets`` and
-  ``asks/agent/tour.toml``, and imports from where it was unpacked.
+* **The link.** ``asks/widgets`` is the symlink to ``../widgets`` that the source tree (this
+  scan, mypy, editors) reads the widgets through; the build never needs it (setup.py; the built
+  sdist and wheel are tests/test_packaging.py's).
 """
 
 from __future__ import annotations
@@ -25,12 +25,8 @@ from __future__ import annotations
 import ast
 import enum
 import os
-import shutil
-import subprocess
-import sys
-import zipfile
 from collections.abc import Iterator
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 import attrs
 
@@ -255,46 +251,11 @@ def test_no_source_file_is_over_the_line_limit() -> None:
     assert not offenders, f"over {MAX_LINES} lines (or grown past OVERSIZE_ALLOWED): {offenders}"
 
 
-def build_wheel(tmp_path: Path) -> Path:
-    """Build the wheel from a copy of the sources (the build writes build/ and egg-info)."""
-    source = tmp_path / "src"
-    source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy(ROOT / name, source / name)
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for name in ("asks", "widgets"):
-        shutil.copytree(ROOT / name, source / name, symlinks=True, ignore=ignore)
-    assert (source / "asks" / "widgets").is_symlink()
-    out = tmp_path / "dist"
-    command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation"]
-    done = subprocess.run(
-        [*command, "-q", str(source), "-w", str(out)], capture_output=True, text=True, check=False
+def test_asks_widgets_is_the_link_to_the_widgets_folder() -> None:
+    """The scan above, mypy and editors see the widgets only through the link (setup.py)."""
+    link = PACKAGE / "widgets"
+    assert link.is_symlink() and link.resolve() == ROOT / "widgets", (
+        f"{link} is not the symlink to ../widgets (a clone made with core.symlinks=false "
+        "has a 10-byte file there): git config core.symlinks true && "
+        "git checkout -- asks/widgets"
     )
-    assert done.returncode == 0, done.stdout + done.stderr
-    (wheel,) = out.glob("*.whl")
-    return wheel
-
-
-def test_the_wheel_installs_only_the_asks_package(tmp_path: Path) -> None:
-    wheel = build_wheel(tmp_path)
-    names = zipfile.ZipFile(wheel).namelist()
-    tops = {PurePosixPath(name).parts[0] for name in names}
-    dist_info = {top for top in tops if top.endswith(".dist-info")}
-    assert len(dist_info) == 1 and tops - dist_info == {"asks"}, tops
-    sources = {f"asks/{path.relative_to(PACKAGE).as_posix()}" for path in source_files()}
-    assert "asks/widgets/panel/view.py" in sources
-    assert sources <= set(names), sorted(sources - set(names))
-    extras = {"asks/py.typed", "asks/widgets/py.typed", "asks/agent/tour.toml"}
-    assert extras <= set(names), sorted(extras - set(names))
-    unpacked = tmp_path / "site"
-    zipfile.ZipFile(wheel).extractall(unpacked)
-    probe = "import asks.cli, asks.widgets.panel as p; print(p.__file__)"
-    done = subprocess.run(
-        [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(unpacked)!r}); {probe}"],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=tmp_path,
-    )
-    assert done.returncode == 0, done.stderr
-    assert Path(done.stdout.strip()).is_relative_to(unpacked), done.stdout
