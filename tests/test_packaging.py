@@ -254,27 +254,33 @@ def sdist_members(sdist: Path) -> dict[str, tarfile.TarInfo]:
     return {PurePosixPath(m.name).relative_to(top).as_posix(): m for m in members if not m.isdir()}
 
 
-def test_the_sdist_carries_what_its_tests_need(sdist: Path) -> None:
+def files_under(tree: Path, *folders: str) -> set[str]:
+    return {
+        path.relative_to(tree).as_posix()
+        for folder in folders
+        for path in (tree / folder).rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts
+    }
+
+
+def test_the_sdist_carries_what_its_tests_need(tree: Path, sdist: Path) -> None:
+    """The link as a link, and every file of the folders the tests read (also outside git)."""
     members = sdist_members(sdist)
     link = members["asks/widgets"]
     assert link.issym() and link.linkname == "../widgets", (link.type, link.linkname)
     assert not {name for name in members if name.startswith("asks/widgets/")}  # not followed
-    needed = {
+    needed = files_under(tree, "widgets", "tests", "demos", "tools", "bench", ".ci")
+    needed |= {
         "setup.py",
         "MANIFEST.in",
         "pyproject.toml",
-        "widgets/__init__.py",
-        "widgets/panel/view.py",
-        "widgets/py.typed",
+        "README.md",
         "tests/conftest.py",
-        "tests/helpers.py",
-        "tests/pty_harness.py",
-        "tests/embed_demo.py",
-        "tests/scripts/two_async.toml",
-        "demos/embed_minimal.py",
-        "tools/i18n.py",
         "asks/locale/de/LC_MESSAGES/asks.po",
+        "asks/locale/asks.pot",
     }
+    assert "tests/scripts/two_async.toml" in needed
+    assert any(name.startswith("tests/golden/") for name in needed)
     assert needed <= set(members), sorted(needed - set(members))
 
 
