@@ -20,6 +20,9 @@ Otherwise one JSON ``message`` body. Faults, for the failure tests:
 * ``hang`` — ``"before"``: send nothing; ``"after"``: send the first text delta; then wait
   until the client closes the connection (``Seen.disconnected``) or ``hang_limit`` seconds;
 * ``delay`` — sleep before answering (client timeouts); ``raw`` — these bytes as the stream.
+* ``body`` — answer with exactly ``status``, ``headers`` and these bytes, labelled
+  ``content_type`` (default ``text/html``; ``""``: no content type): a redirect, a web page,
+  a body of the wrong type; ``content_type`` alone relabels a streamed reply.
 """
 
 from __future__ import annotations
@@ -63,6 +66,8 @@ class Reply:
     hang: str | None = None  # "before" | "after"
     delay: float = 0.0
     raw: bytes | None = None
+    body: bytes | None = None
+    content_type: str | None = None
 
 
 @dataclass
@@ -176,6 +181,10 @@ class FakeAnthropic:
                 if reply.hang == "before":
                     self._wait_gone(seen)
                     return
+                if reply.body is not None:
+                    self._send(reply.status, reply.body, reply.headers,
+                               "text/html" if reply.content_type is None else reply.content_type)
+                    return
                 if reply.status != 200:
                     self._error(reply.status, reply.error, reply.headers)
                     return
@@ -183,7 +192,7 @@ class FakeAnthropic:
                     self._send(200, json.dumps(_message(reply, body)).encode(), {})
                     return
                 self.send_response(200)
-                self.send_header("content-type", "text/event-stream")
+                self._content_type(reply.content_type, "text/event-stream")
                 self.send_header("transfer-encoding", "chunked")
                 self.end_headers()
                 if reply.raw is not None:
@@ -215,6 +224,11 @@ class FakeAnthropic:
                     self._chunk(event)
                 self._chunk(b"")
 
+            def _content_type(self, given: str | None, default: str) -> None:
+                kind = default if given is None else given
+                if kind:
+                    self.send_header("content-type", kind)
+
             def _chunk(self, data: bytes) -> None:
                 self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
                 self.wfile.flush()
@@ -224,9 +238,10 @@ class FakeAnthropic:
                 payload = {"type": "error", "error": {"type": kind, "message": message}}
                 self._send(status, json.dumps(payload).encode(), headers)
 
-            def _send(self, status: int, data: bytes, headers: dict[str, str]) -> None:
+            def _send(self, status: int, data: bytes, headers: dict[str, str],
+                      content_type: str = "application/json") -> None:
                 self.send_response(status)
-                self.send_header("content-type", "application/json")
+                self._content_type(content_type, "application/json")
                 self.send_header("content-length", str(len(data)))
                 for name, value in headers.items():
                     self.send_header(name, value)

@@ -18,6 +18,17 @@ asks used the SDKs for is here, with the same semantics:
   ``retry-after-ms`` / ``retry-after`` when it is between 0 and 60 s, else 0.5 s doubling up to
   8 s, minus up to 25 % jitter; ``x-should-retry: true|false`` overrides. A stream that broke
   off mid-way is never retried (its text was already shown).
+* **Redirects** (3xx) are not followed: a ``RedirectError`` names the status and the
+  ``Location`` (sanitised, bounded) and, when the Location ends in the request's path, the
+  base URL it points to. Following would be wrong for an API call: after a 301, 302 or 303 a
+  POST becomes a GET (httpx changes the method as browsers do), a 307/308 to another host
+  drops the ``Authorization`` header, and a redirect is a base URL to fix once rather than a
+  round trip on every call. Not retried.
+* **Content types.** A success must be ``text/event-stream`` for a streamed request and JSON
+  (``application/json`` or ``…+json``, parameters ignored) otherwise; a response without a
+  content type is read as what was asked for; any other raises ``ContentTypeError`` (after
+  reading at most :data:`PAGE_MAX` bytes to say what it was: a web page's title, a JSON
+  error's message). Streams are UTF-8 whatever the charset says (the SSE standard).
 * **Errors** are :mod:`asks.agent.http_errors`' classes, and only those (an httpx error or
   undecodable JSON never leaves this module as itself): an error status is a ``StatusError``
   (its body parsed when it is JSON, else summed up in one line: an HTML page's title or text,
@@ -43,7 +54,7 @@ import json
 import random
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
-from contextlib import aclosing, asynccontextmanager
+from contextlib import aclosing, asynccontextmanager, suppress
 from typing import TYPE_CHECKING, Any, Final
 
 import attrs
@@ -53,12 +64,15 @@ import trio
 from asks.agent import sse
 from asks.agent.http_errors import (
     BadReplyError,
+    ContentTypeError,
     EventError,
+    RedirectError,
     StatusError,
     TimedOutError,
     TransportError,
 )
 from asks.agent.provider import Settings
+from asks.sanitize import sanitize_line
 
 if TYPE_CHECKING:
     import httpx
@@ -69,6 +83,9 @@ MAX_RETRY_S: Final = 8.0
 MAX_RETRY_AFTER_S: Final = 60.0
 DRAIN_S: Final = 0.05
 SUMMARY_MAX: Final = 120  # characters of an error page's gist
+LOCATION_MAX: Final = 200  # characters of a redirect's Location shown
+PAGE_MAX: Final = 64 * 1024  # bytes read of a body of the wrong type (to sum it up)
+SSE: Final = "text/event-stream"
 
 
 def loads(data: bytes | str) -> Any:
@@ -141,13 +158,14 @@ class ChatClient:
     ) -> AsyncIterator[httpx.Response]:
         response = await self._send(dumps(body), stream)
         try:
+            await _check_type(response, stream)
             yield response
         finally:
             with trio.CancelScope(shield=True):
                 await response.aclose()
 
     async def _send(self, content: bytes, stream: bool) -> httpx.Response:
-        """POST with retries (module docstring): the response, status < 400, its body still
+        """POST with retries (module docstring): the response, status 1xx/2xx, its body still
         to be read when ``stream``."""
         import httpx  # noqa: PLC0415 — already loaded by build()
 
@@ -172,14 +190,62 @@ class ChatClient:
                     raise TransportError("connection error") from exc
                 await trio.sleep(_backoff(attempt, None))
                 continue
-            if response.status_code < 400:
+            if response.status_code < 300:
                 return response
             await response.aclose()
+            if response.status_code < 400:
+                raise redirect_error(response, self.path)
             if last or not _should_retry(response):
                 kind = response.headers.get("content-type", "")
                 raise status_error(response.status_code, response.content, kind)
             await trio.sleep(_backoff(attempt, response.headers))
         raise AssertionError("unreachable: the last attempt returns or raises")
+
+
+def redirect_error(response: httpx.Response, path: str) -> RedirectError:
+    """The error for a redirect (module docstring): its status, its Location (sanitised,
+    bounded) and, when that ends in ``path``, the base URL it points to."""
+    status, sent = response.status_code, response.headers.get("location", "")
+    location = sanitize_line(sent)[:LOCATION_MAX]
+    base = None
+    if sent:
+        target = str(response.request.url.join(sent)).split("?")[0].split("#")[0]
+        if target.endswith(path) and len(target) > len(path):
+            base = sanitize_line(target.removesuffix(path))[:LOCATION_MAX]
+    return RedirectError(f"HTTP {status}: redirected to {location or '(no Location)'}", status,
+                         location, base)
+
+
+async def _check_type(response: httpx.Response, stream: bool) -> None:
+    """Raise :class:`~asks.agent.http_errors.ContentTypeError` unless the response is of the
+    type asked for (module docstring); for that, at most :data:`PAGE_MAX` bytes are read."""
+    kind = media_type(response.headers.get("content-type", ""))
+    if not kind or (kind == SSE if stream else is_json(kind)):
+        return
+    head = bytearray()
+    async with aclosing(_transport_errors(response.aiter_bytes())) as chunks:
+        async for chunk in chunks:
+            head += chunk
+            if len(head) >= PAGE_MAX:
+                break
+    text = bytes(head[:PAGE_MAX]).decode("utf-8", "replace")
+    body: object = text
+    if is_json(kind):
+        with suppress(BadReplyError):
+            body = loads(text)
+    reason = summary(text, kind) if isinstance(body, str) else ""
+    wanted = "an event stream" if stream else "JSON"
+    raise ContentTypeError(f"{kind} instead of {wanted}", kind, wanted_stream=stream, body=body,
+                           reason=reason)
+
+
+def media_type(content_type: str) -> str:
+    """``text/html; charset=utf-8`` → ``text/html``."""
+    return content_type.partition(";")[0].strip().lower()
+
+
+def is_json(kind: str) -> bool:
+    return kind == "application/json" or kind.endswith("+json")
 
 
 async def _events(response: httpx.Response) -> AsyncIterator[Any]:

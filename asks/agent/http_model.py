@@ -21,8 +21,9 @@
 
 :func:`describe` is the one line for the transcript: what failed, where, and what to check —
 the key variable for 401/403, the model name and base URL for 404, "after N retries" for what
-was retried, the timeout setting, and for a stream that broke off that the partial reply is
-not sent back to the model.
+was retried, the timeout setting; a redirect with its Location (and the base URL it points
+to); a reply of the wrong content type by what it was (a web page: its title); and for a
+stream that broke off, that the partial reply is not sent back to the model.
 """
 
 from __future__ import annotations
@@ -35,12 +36,14 @@ import attrs
 import trio
 
 from asks import contract
-from asks.agent.chat_client import ChatClient
+from asks.agent.chat_client import ChatClient, is_json
 from asks.agent.events import Message, ModelError, ModelEvent
 from asks.agent.http_errors import (
     BadReplyError,
     ChatError,
+    ContentTypeError,
     EventError,
+    RedirectError,
     StatusError,
     StreamCutError,
     TimedOutError,
@@ -53,6 +56,7 @@ STREAM_HINT: Final = (
     "the partial reply is kept on screen but not sent back to the model; if this server keeps "
     "breaking streams, set [model] stream = false"
 )
+BASE_URL_SETTING: Final = "[model] base_url or --base-url"
 _DETAIL_MAX: Final = 200
 
 
@@ -152,6 +156,10 @@ def describe(exc: ChatError, settings: Settings, *, streaming: bool = False) -> 
     url = sanitize_line(s.base_url)
     tries = f"after {s.max_retries} {'retry' if s.max_retries == 1 else 'retries'}"
     match exc:
+        case RedirectError():
+            return _redirect_line(exc, url)
+        case ContentTypeError():
+            return _type_line(exc, url)
         case TimedOutError():
             return f"{url} did not answer within {s.timeout:g} s ([model] timeout), {tries}"
         case TransportError() if streaming:
@@ -185,6 +193,35 @@ def _cause(exc: BaseException) -> str:
     cause = exc.__cause__ or exc.__context__
     inner = detail(cause) if cause is not None else detail(exc)
     return inner or type(exc).__name__
+
+
+def _redirect_line(exc: RedirectError, url: str) -> str:
+    if not exc.location:
+        return (f"{url} answered HTTP {exc.status_code} (a redirect) without a Location; "
+                f"check the base URL ({BASE_URL_SETTING})")
+    fix = (f"set the base URL to {exc.base_url}" if exc.base_url is not None
+           else "check the base URL")
+    return (f"{url} redirected the request (HTTP {exc.status_code}) to {exc.location}; "
+            f"redirects are not followed: {fix} ({BASE_URL_SETTING})")
+
+
+def _type_line(exc: ContentTypeError, url: str) -> str:
+    kind = sanitize_line(exc.content_type)[:80]
+    reason = sanitize_line(exc.reason)
+    if kind in ("text/html", "application/xhtml+xml"):
+        gist = f" ({reason})" if reason else ""
+        return (f"{url} answered with a web page{gist}, not the model's API; check the base "
+                f"URL ({BASE_URL_SETTING})")
+    if exc.wanted_stream and is_json(kind):
+        said = f" ({detail(exc)})" if isinstance(exc.body, dict) and "error" in exc.body else ""
+        return (f"{url} answered with JSON instead of an event stream{said}; if it cannot "
+                "stream, set [model] stream = false")
+    if not exc.wanted_stream and kind == "text/event-stream":
+        return (f"{url} answered with an event stream to a request without streaming; set "
+                "[model] stream = true")
+    gist = f" ({reason})" if reason else ""
+    wanted = "an event stream" if exc.wanted_stream else "JSON"
+    return f"{url} answered with {kind}{gist} instead of {wanted}; check the base URL"
 
 
 def _status_line(status: int, url: str, why: str, tries: str, s: Settings) -> str:
