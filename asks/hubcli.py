@@ -114,8 +114,7 @@ async def running(
     from asks.hub.server import HubServer  # noqa: PLC0415
 
     def told(event: ev.HostEvent) -> None:
-        line = narrate(event, host.projection)
-        if line is not None:
+        for line in narrate(event, host.projection):
             transcript.add(EntryKind.NOTICE, line)
 
     unsubscribe = host.subscribe_events(told)

@@ -30,6 +30,7 @@ from asks.contract.errors import (
     unknown_tool,
 )
 from asks.contract.results import (
+    NOTE_PHRASE,
     GroupNote,
     ResultEnvelope,
     already_received_result,
@@ -68,6 +69,7 @@ __all__ = [
     "CHECK_TOOL",
     "DEFAULT_GUIDANCE",
     "FEEDBACK_PREFIX",
+    "NOTE_PHRASE",
     "REF_KEY",
     "TOOL_NAME",
     "WITHDRAW_TOOL",

@@ -11,6 +11,10 @@ that carry answers or declines (:func:`answered_result`, :func:`declined_result`
 note after the answers (``User note for all questions: …``) and in ``details["groupNote"]``
 (the notes' texts, one blank line apart; ``""`` when there is none); :func:`feedback_text`
 ends with each note and the ids of the questions it was given with.
+
+A *message* of :func:`feedback_text` is a note the person sent an agent on its own (``asks
+hub``: ``@name text``), not with any answer: ``The user sent you a note: …``, after the
+answers (a feedback made of messages only has no answers' framing line).
 """
 
 from __future__ import annotations
@@ -258,13 +262,21 @@ def _feedback_note(note: GroupNote) -> str:
         f"User note for all questions: {note.text}")
 
 
+NOTE_PHRASE = "The user sent you a note:"
+
+
 def feedback_text(
-    items: Sequence[tuple[Question, Resolution]], notes: Sequence[GroupNote] = ()
+    items: Sequence[tuple[Question, Resolution]], notes: Sequence[GroupNote] = (),
+    messages: Sequence[str] = (),
 ) -> str:
     """The feedback message carrying saved answers that no tool result delivered (questions
     asked without blocking, or whose blocking wait was interrupted or deferred): a fixed
     framing line, then one paragraph per item naming the question id, the question and the
-    answer (or the decline), then one per note naming the questions it was given with."""
+    answer (or the decline), then one per note naming the questions it was given with; then
+    one per message (module docstring)."""
+    said = [f"{NOTE_PHRASE} {text}" for text in messages]
+    if not items and not notes:
+        return "\n\n".join([f"{FEEDBACK_PREFIX} {said[0]}", *said[1:]]) if said else ""
     intro = f"{FEEDBACK_PREFIX} The user responded to question(s) you asked earlier:"
     paragraphs = [_feedback_item(q, r) for q, r in items] + [_feedback_note(n) for n in notes]
-    return "\n\n".join([intro, *paragraphs])
+    return "\n\n".join([intro, *paragraphs, *said])

@@ -11,7 +11,8 @@ diffing state. Events are frozen values; :attr:`kind` names them for serialisati
 * :class:`WaitEnded` — a wait ended with an :class:`~asks.core.model.Outcome`.
 * :class:`AnswerSaved` — resolutions (answers or declines) were saved, from ``source``
   (``panel``, ``web``, ``line``, …).
-* :class:`Delivered` — saved resolutions reached the agent: as a tool result, a steer or a wake.
+* :class:`Delivered` — saved resolutions reached the agent: as a tool result, a steer or a wake
+  (and, to a hub agent, the person's notes: ``notes``; ``refs`` always name questions).
 * :class:`QuestionsWithdrawn` — the agent took questions back.
 * :class:`StorageFailed` — a journal append failed; ``message`` says what (nothing was saved).
 """
@@ -79,8 +80,9 @@ class AnswerSaved:
 
 @attrs.frozen
 class Delivered:
-    refs: tuple[QuestionRef, ...]
+    refs: tuple[QuestionRef, ...]  # the questions whose resolutions were delivered
     channel: DeliveryChannel
+    notes: tuple[QuestionRef, ...] = ()  # the person's notes to a hub agent delivered with them
     kind: EventKind = attrs.field(default=EventKind.DELIVERED, init=False)
 
 

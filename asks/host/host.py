@@ -47,8 +47,9 @@ from asks.host import answering, calls
 from asks.host.commands import Armed, PanelCommand, PanelCommands, PanelMode
 from asks.host.keeper import DraftKeeper
 from asks.host.keys import KeyDesk
-from asks.host.lifecycle import WaitLife, group_notes
-from asks.host.stats import HostStatistics
+from asks.host.lifecycle import WaitLife
+from asks.host.notes import feedback_of, split
+from asks.host.stats import HostStatistics, snapshot
 from asks.host.waits import ToolReply, Wait, WaitBook
 from asks.store.entries import AgentRecord, Entry, FeedbackDelivered, Record, Resolved, Withdrawn
 from asks.store.journal import Journal, StorageError
@@ -106,12 +107,7 @@ class QuestionHost:
         return self._events.add(listener)
 
     def statistics(self) -> HostStatistics:
-        return HostStatistics(
-            pending=len(self.projection.pending), saved_undelivered=len(self.outbox),
-            live_waits=len(self.waits), storage=self.journal.state,
-            agent_running=self.agent_running, focus_owner=self.focus.owner.name,
-            mode=self.mode, notice=self.notice, keys=self.keys.status(),
-        )
+        return snapshot(self)
 
     @property
     def agent_port(self) -> AgentPort:
@@ -269,13 +265,13 @@ class QuestionHost:
         refs = self.outbox.refs()
         if not refs:
             return None
-        items = [self.item(ref) for ref in refs]
-        text = contract.feedback_text(items, group_notes(self.projection, refs))
+        text = feedback_of(self.projection, refs)
         mode = DeliveryMode.STEER if self.agent_running else DeliveryMode.WAKE
         record = self.append(FeedbackDelivered(refs, text, mode.value))
         if record is None:
             return None
-        self._events.emit(ev.Delivered(refs, ev.DeliveryChannel(mode.value)))
+        questions, notes = split(self.projection, refs)
+        self._events.emit(ev.Delivered(questions, ev.DeliveryChannel(mode.value), notes))
         self._notify()
         return Feedback(text, refs, mode, record.seq)
 

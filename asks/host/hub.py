@@ -18,6 +18,11 @@ Delivery to an outside agent is an **offer** (NOTES, "The hub"):
 
 An offer found open at replay (a crash between 1 and 2/3) may or may not have reached the
 agent: its answers are offered again with :attr:`Offer.repeated` set, and the text says so.
+
+The person's **notes** (:meth:`HubPort.note`, :mod:`asks.host.notes`) are units of the same
+outbox: an offer carries an agent's undelivered answers and notes together, in save order.
+The agents one can write to (:meth:`HubPort.agents`) are those seen: every label that asked in
+this session's journal or was written to, and every label that called a tool since start.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from asks import contract
 from asks.core import events as ev
 from asks.core.model import QuestionRef
 from asks.host.host import QuestionHost
-from asks.host.lifecycle import group_notes
+from asks.host.notes import feedback_of, send_note, split
 from asks.host.waits import ToolReply
 from asks.store.entries import FeedbackOffered, OfferDelivered, OfferReleased
 
@@ -57,11 +62,33 @@ class Offer:
 class HubPort:
     """The MCP server's view of the host (see module docstring)."""
 
-    __slots__ = ("_host", "_serial")
+    __slots__ = ("_host", "_seen", "_serial")
 
     def __init__(self, host: QuestionHost) -> None:
         self._host = host
         self._serial = 0
+        self._seen: dict[str, None] = {}  # labels that called a tool since start, in order
+
+    # -- agents --------------------------------------------------------------------------
+    def seen(self, label: str) -> None:
+        """Agent ``label`` called a tool (it can be written to from now on)."""
+        self._seen[label] = None
+
+    def agents(self) -> tuple[str, ...]:
+        """The labels of the agents seen (module docstring), in the order first seen."""
+        found: dict[str, None] = {}
+        for call_id in self._host.projection.calls:  # a hub call's id is mcp:<label>:<id>
+            if call_id.startswith(RECIPIENT_PREFIX):
+                found[call_id[len(RECIPIENT_PREFIX):].partition(":")[0]] = None
+        for state in self._host.projection.notes.values():
+            found[state.note.recipient.removeprefix(RECIPIENT_PREFIX)] = None
+        found.update(self._seen)
+        return tuple(found)
+
+    def note(self, label: str, text: str) -> QuestionRef | None:
+        """Save the person's note to agent ``label``: it starts the result of that agent's next
+        asks call (:mod:`asks.host.notes`). ``None`` if it could not be saved."""
+        return send_note(self._host, recipient_of(label), text)
 
     # -- calls ---------------------------------------------------------------------------
     async def ask(self, label: str, call_id: str, arguments: object) -> ToolReply:
@@ -94,8 +121,7 @@ class HubPort:
         if not refs:
             return None
         repeated = any(ref in host.projection.offered for ref in refs)
-        items = [host.item(ref) for ref in refs]
-        text = contract.feedback_text(items, group_notes(host.projection, refs))
+        text = feedback_of(host.projection, refs)
         if repeated:
             text = f"{REPEATED_NOTE}\n{text}"
         self._serial += 1
@@ -119,7 +145,8 @@ class HubPort:
         record = host.append(OfferDelivered(offer.offer_id, offer.refs))
         self._unclaim(offer)
         if record is not None:
-            host.emit(ev.Delivered(offer.refs, ev.DeliveryChannel.HUB))
+            questions, notes = split(host.projection, offer.refs)
+            host.emit(ev.Delivered(questions, ev.DeliveryChannel.HUB, notes))
         host.changed_nowait()
         return record is not None
 

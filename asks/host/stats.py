@@ -1,12 +1,25 @@
-"""The host's frozen statistics snapshot (what status lines and notifiers read)."""
+"""The host's frozen statistics snapshot (what status lines and notifiers read).
+
+* ``pending``: questions waiting for the person; ``pending_agents``: how many agents asked
+  them, counted only when some of them asked through the hub (``Asks: 3 pending from 2
+  agents``; the session's own agent counts as one), else 0.
+* ``saved_undelivered``: units saved and not delivered yet, for every recipient (answers,
+  declines, notes); ``saved_for_agent``: those of the session's own agent (what would wake it).
+* ``keys``: where the keys go (:class:`KeysStatus`).
+"""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 import attrs
 
 from asks.core.focus import KeysTo
 from asks.host.commands import PanelMode
 from asks.store.journal import StorageState
+
+if TYPE_CHECKING:
+    from asks.host.host import QuestionHost
 
 
 @attrs.frozen
@@ -22,7 +35,7 @@ class KeysStatus:
 
 @attrs.frozen
 class HostStatistics:
-    """Snapshot for the status line."""
+    """Snapshot for the status line (module docstring)."""
 
     pending: int
     saved_undelivered: int
@@ -33,3 +46,21 @@ class HostStatistics:
     mode: PanelMode
     notice: str | None
     keys: KeysStatus | None = None  # None: nothing but the chat (no questions, no prompt)
+    pending_agents: int = 0
+    saved_for_agent: int = 0
+
+
+def snapshot(host: QuestionHost) -> HostStatistics:
+    return HostStatistics(
+        pending=len(host.projection.pending),
+        saved_undelivered=len(host.outbox),
+        live_waits=len(host.waits),
+        storage=host.journal.state,
+        agent_running=host.agent_running,
+        focus_owner=host.focus.owner.name,
+        mode=host.mode,
+        notice=host.notice,
+        keys=host.keys.status(),
+        pending_agents=host.projection.pending_senders(),
+        saved_for_agent=host.outbox.count(),
+    )

@@ -104,6 +104,7 @@ class HubTools:
     ) -> types.CallToolResult:
         meta: Mapping[str, Any] | None = ctx.meta
         label = agent_label(_headers(ctx), meta, _handshake_name(ctx))
+        self.port.seen(label)
         arguments = params.arguments if params.arguments is not None else {}
         scope = getattr(ctx.request, "scope", None)
         match params.name:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import enum
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import NoneType, UnionType
 from typing import Any, Final, Union, get_args, get_origin
 
@@ -36,11 +36,13 @@ SCHEMA_VERSION: Final = 1
 
 
 class SessionMode(enum.StrEnum):
-    """How the session was started: the REPL, or ``asks -p`` (no UI). Journals written before
-    the field existed, or with a value this version does not know, read as ``unknown``."""
+    """How the session was started: the REPL, ``asks -p`` (no UI) or ``asks hub``. Journals
+    written before the field existed, or with a value this version does not know, read as
+    ``unknown``."""
 
     INTERACTIVE = "interactive"
     PRINT = "print"
+    HUB = "hub"  # ``asks hub``: no built-in agent, only agents asking through the hub
     UNKNOWN = "unknown"
 
     @classmethod
@@ -166,6 +168,18 @@ class OfferReleased:
 
 
 @attrs.frozen
+class NoteSent:
+    """The person sent a note to one agent (``asks hub``: ``@name text``). The note is a
+    delivery unit of its own, named by ``ref`` (id ``n-<seq>``, incarnation: this line's
+    ``seq``) in the receipts and offers exactly like a saved answer: it is delivered once, to
+    ``recipient`` alone, at that agent's next asks call (NOTES, "The hub")."""
+
+    ref: QuestionRef
+    recipient: str
+    text: str
+
+
+@attrs.frozen
 class Withdrawn:
     """The agent took questions back; they leave the panel and expect no answer."""
 
@@ -228,6 +242,7 @@ Entry = (
     | OfferDelivered
     | OfferReleased
     | PermissionDecided
+    | NoteSent
 )
 
 AgentRecord = ChatMessage | PermissionDecided  # what the agent loop journals itself
@@ -246,6 +261,7 @@ TAGS: Final[dict[type[Any], str]] = {
     OfferDelivered: "offer_delivered",
     OfferReleased: "offer_released",
     PermissionDecided: "permission_decided",
+    NoteSent: "note_sent",
 }
 _CLASS_BY_TAG: Final[dict[str, type[Any]]] = {tag: cls for cls, tag in TAGS.items()}
 
@@ -257,6 +273,12 @@ class Record:
     seq: int
     ts: float
     entry: Entry | UnknownEntry
+
+
+def session_mode(records: Sequence[Record]) -> SessionMode:
+    """How the session of ``records`` was started (its first line's ``mode``)."""
+    first = records[0].entry if records else None
+    return first.mode if isinstance(first, SessionStarted) else SessionMode.UNKNOWN
 
 
 StructureHook = Callable[[Any, Any], Any]

@@ -1,7 +1,8 @@
-"""Delivery: saved-but-undelivered resolutions on their way to the agent (steer or wake).
+"""Delivery: saved-but-undelivered units on their way to the agent (steer or wake).
 
-The **outbox** is every resolution the projection holds as undelivered, minus those claimed by
-a live blocking wait (the wait's tool result will deliver them). Its order is save order.
+The **outbox** is every unit the projection holds as undelivered — resolutions, and the
+person's notes to hub agents — minus those claimed by a live blocking wait or an open hub
+offer (their response will deliver them). Its order is save order.
 
 The agent-facing protocol (implemented by :class:`asks.host.host.QuestionHost`):
 
@@ -16,7 +17,8 @@ The agent-facing protocol (implemented by :class:`asks.host.host.QuestionHost`):
 
 Delivery is partitioned by **recipient** (``Question.recipient``): ``None`` is the session's own
 agent, ``"mcp:<label>"`` an agent asking through the hub. Every query takes the recipient and
-sees only the units of its questions, so an answer can only ever reach the agent that asked.
+sees only the units of its questions (and the notes addressed to it), so an answer can only
+ever reach the agent that asked.
 """
 
 from __future__ import annotations
@@ -53,24 +55,41 @@ class Outbox:
     projection: Projection
     _claimed: set[QuestionRef] = attrs.Factory(set)
     _ready: trio.Event = attrs.Factory(trio.Event)
+    _revision: int = 0  # bumped by every claim and release
+    # (records, revision) → units per recipient (count)
+    _counted: tuple[tuple[int, int], dict[str | None, int]] = attrs.Factory(
+        lambda: ((-1, -1), {}))
 
     def claim(self, ref: QuestionRef) -> None:
         """A live wait will deliver ``ref`` in its tool result: keep it out of feedback."""
         self._claimed.add(ref)
+        self._revision += 1
 
     def release(self, ref: QuestionRef) -> None:
         """The wait that claimed ``ref`` ended without delivering it: feedback may take it."""
         self._claimed.discard(ref)
+        self._revision += 1
+
+    def count(self, recipient: str | None = None) -> int:
+        """``len(self.refs(recipient))``, remembered until a record or a claim changes it (the
+        status line asks at every refresh)."""
+        key = (self.projection.records, self._revision)
+        if self._counted[0] != key:
+            self._counted = (key, {})
+        counts = self._counted[1]
+        if recipient not in counts:
+            counts[recipient] = len(self.refs(recipient))
+        return counts[recipient]
 
     def is_claimed(self, ref: QuestionRef) -> bool:
         return ref in self._claimed
 
     def refs(self, recipient: str | None = None) -> tuple[QuestionRef, ...]:
-        """The deliverable units of ``recipient``'s questions, in save order."""
-        question = self.projection.question
+        """The deliverable units of ``recipient``'s questions and notes, in save order."""
+        recipient_of = self.projection.recipient
         return tuple(
             r for r in self.projection.undelivered
-            if r not in self._claimed and question(r).recipient == recipient
+            if r not in self._claimed and recipient_of(r) == recipient
         )
 
     def __len__(self) -> int:

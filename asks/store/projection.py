@@ -18,7 +18,11 @@ What it knows:
   transcript rebuild;
 * the hub's open offers (``offered``: unit → offer id): in a live session, units handed to a
   response whose receipt is not written yet; after a replay, units that may or may not have
-  reached their agent, to be delivered again saying so.
+  reached their agent, to be delivered again saying so;
+* the person's notes to hub agents (``notes``): each a delivery unit beside the resolutions,
+  in ``undelivered`` (in save order with them) until a receipt names it. Its ref is not a
+  question's: ``by_ref``, ``current`` and ``pending`` never hold it, so no ``{questionId}``,
+  withdrawal or tab can name a note; :meth:`Projection.recipient` knows both kinds.
 
 Records of a replay index (:mod:`asks.store.lazy`) are folded from their facts, without
 decoding their lines: a question state then takes its ``question`` and ``resolution`` from
@@ -41,6 +45,7 @@ from asks.store.entries import (
     FeedbackDelivered,
     FeedbackOffered,
     GroupAsked,
+    NoteSent,
     OfferDelivered,
     OfferReleased,
     PermissionDecided,
@@ -119,6 +124,14 @@ def _deferred_state(group: GroupAsked, position: int) -> QuestionState:
 
 
 @attrs.define(eq=False)
+class NoteState:
+    """One note of the person to a hub agent, and whether a receipt named it."""
+
+    note: NoteSent
+    delivered: bool = False
+
+
+@attrs.define(eq=False)
 class CallState:
     """One ``ask_user_question`` tool call."""
 
@@ -139,13 +152,15 @@ class Projection:
     pending: dict[QuestionRef, None] = attrs.Factory(dict)
     calls: dict[str, CallState] = attrs.Factory(dict)
     open_calls: dict[str, CallState] = attrs.Factory(dict)
-    undelivered: dict[QuestionRef, Resolution] = attrs.Factory(dict)
+    undelivered: dict[QuestionRef, Resolution | NoteSent] = attrs.Factory(dict)
+    notes: dict[QuestionRef, NoteState] = attrs.Factory(dict)
     offered: dict[QuestionRef, str] = attrs.Factory(dict)
     conversation: list[Record] = attrs.Factory(list)
     unknown: int = 0
     duplicate_receipts: int = 0
     records: int = 0
     _unsettled: list[QuestionRef] = attrs.field(factory=list, init=False, repr=False)
+    _senders: tuple[int, int] = attrs.field(default=(-1, 0), init=False, repr=False)
 
     def apply_all(self, records: Iterable[Record]) -> None:
         """Replay: fold many records (with the cyclic GC paused while they pile up)."""
@@ -200,6 +215,10 @@ class Projection:
                 self._mark_delivered(entry.refs)
             case OfferReleased():
                 self._end_offer(entry.offer_id, entry.refs)
+            case NoteSent():
+                if entry.ref not in self.notes and entry.ref not in self.by_ref:
+                    self.notes[entry.ref] = NoteState(entry)
+                    self.undelivered[entry.ref] = entry
             case SessionStarted():
                 self.session_id = entry.session_id
             case UnknownEntry():
@@ -281,7 +300,7 @@ class Projection:
 
     def _mark_delivered(self, refs: tuple[QuestionRef, ...]) -> None:
         for ref in refs:
-            state = self.by_ref.get(ref)
+            state: QuestionState | NoteState | None = self.by_ref.get(ref) or self.notes.get(ref)
             if state is None:
                 continue
             if state.delivered:
@@ -292,6 +311,20 @@ class Projection:
     # -- queries ---------------------------------------------------------------------------
     def question(self, ref: QuestionRef) -> Question:
         return self.by_ref[ref].question
+
+    def pending_senders(self) -> int:
+        """How many recipients (agents) the pending questions are from, when some are hub
+        agents' (else 0); remembered until the next record."""
+        if self._senders[0] != self.records:
+            by_ref = self.by_ref
+            found = {by_ref[ref].question.recipient for ref in self.pending}
+            self._senders = (self.records, len(found) if found - {None} else 0)
+        return self._senders[1]
+
+    def recipient(self, ref: QuestionRef) -> str | None:
+        """Who unit ``ref`` (a question's resolution or a note) is delivered to."""
+        state = self.by_ref.get(ref)
+        return state.question.recipient if state is not None else self.notes[ref].note.recipient
 
     def group_notes(self, refs: Iterable[QuestionRef]) -> list[tuple[str, tuple[QuestionRef, ...]]]:
         """The group notes saved with the resolutions of ``refs``: ``(note, the refs its line
