@@ -18,6 +18,7 @@
 ``asks --line``             plain lines instead of the full screen (also without a terminal,
                             or with ``TERM=dumb``): asks/surfaces/line.py, terminal.py
 ``--data-dir DIR``          where sessions live (default: the XDG data dir)
+``--debug-log FILE``        tracebacks of unexpected errors to FILE (or ``$ASKS_DEBUG_LOG``)
 ``--config FILE``           config file (default: $XDG_CONFIG_HOME/asks/config.toml)
 ``--locale CODE``           the person's language (de, en, es, fr, ja, pt, pt-BR, ru, uk, zh);
                             else ``[ui] locale``, then ``LC_ALL``/``LC_MESSAGES``/``LANG``
@@ -32,7 +33,9 @@ get the simulated tools, real ones ``run_command`` (after permission), ``read_fi
 Bad flags, unknown sessions, unusable scripts and a missing API key for a remote server give
 one clear line on stderr and a non-zero exit, and write nothing. A data dir that cannot be
 written or read at start (not a directory, no permission, disk full) is one line saying what
-failed and where, exit status 1, for the REPL, ``-p`` and ``sessions`` alike.
+failed and where, exit status 1, for the REPL, ``-p`` and ``sessions`` alike. Anything else is
+a bug, never a usage error: with a debug log, one line naming it (the traceback is there) and
+exit status 1; without one, Python's traceback.
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ with paused_gc():  # the imports build ~80k long-lived objects: no young collect
     import trio
 
     from asks.agent.choice import (
+        ChoiceError,
         Configured,
         Wanted,
         allow_all,
@@ -66,18 +70,19 @@ with paused_gc():  # the imports build ~80k long-lived objects: no young collect
     from asks.agent.hints import LINE_HINTS, AnswerHints
     from asks.agent.loop import Agent, Model, Tool, TurnOutcome, context_from_journal
     from asks.agent.prompts import PromptBroker
-    from asks.agent.provider import Settings
+    from asks.agent.provider import Settings, SettingsError
     from asks.agent.scripted import Script, ScriptError
     from asks.agent.tools import real_tools, scripted_tools
     from asks.agent.transcript import EntryKind, Transcript
     from asks.cliargs import build_parser
     from asks.config import Config, load_config, with_key_fallbacks
     from asks.contract import DEFAULT_GUIDANCE, Guidance
-    from asks.core import i18n
+    from asks.core import diagnostics, i18n
     from asks.core.i18n import _
     from asks.host.host import QuestionHost
     from asks.hub.listen import HubPortBusyError
     from asks.store.entries import ModelChosen, Record, SessionMode, warm_up_encoders
+    from asks.store.files import InvalidSessionId
     from asks.store.journal import (
         Journal,
         SessionLocked,
@@ -94,6 +99,7 @@ with paused_gc():  # the imports build ~80k long-lived objects: no young collect
 
 EXIT_USAGE = 2
 EXIT_STORAGE = 1
+EXIT_BUG = 1  # an unexpected error, as Python's own exit status for one
 WARM_UP_DELAY = 1.0  # seconds after start before the SDK is imported in the background
 RESTARTED = "the session was restarted before this tool finished"  # a resumed, unfinished call
 
@@ -125,7 +131,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(words)
     translator = i18n.Translator(i18n.choose_language(args.locale, None, os.environ))
     with i18n.use(translator):
-        return dispatch(args, translator)
+        try:
+            log = diagnostics.open_requested(args.debug_log, os.environ)
+        except diagnostics.DebugLogError as exc:
+            print(f"asks: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        try:
+            return dispatch(args, translator)
+        except Exception as exc:  # a bug: with a debug log, one line and the traceback there
+            if log is None:
+                raise  # Python prints the traceback: without a log it is the only trace
+            line = diagnostics.unexpected(exc, __name__, "asks stopped")
+            print(_("asks: unexpected error: {error}").format(error=line), file=sys.stderr)
+            return EXIT_BUG
+        finally:
+            if log is not None:
+                log.close()
 
 
 def dispatch(args: argparse.Namespace, translator: i18n.Translator) -> int:
@@ -153,7 +174,8 @@ def dispatch(args: argparse.Namespace, translator: i18n.Translator) -> int:
         print(_("asks: no session {id} in {dir} (list them: asks sessions)").format(
             id=repr(args.resume), dir=data_dir), file=sys.stderr)
         return EXIT_USAGE
-    except (UsageError, ScriptError, SessionLocked, HubPortBusyError, ValueError) as exc:
+    except (UsageError, ScriptError, ChoiceError, SettingsError, InvalidSessionId, SessionLocked,
+            HubPortBusyError) as exc:
         print(f"asks: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except StartupError as exc:
@@ -383,9 +405,11 @@ async def _warm_up_later(warm_up: Callable[[], Any]) -> None:
     """Once the REPL is up, off the launch path: the provider's client, the journal's encoders
     (:func:`warm_up_encoders`). A failure is left for the first use to report."""
     await trio.sleep(WARM_UP_DELAY)
-    with contextlib.suppress(Exception):
+    try:
         if isinstance(done := warm_up(), Awaitable):
             await done
+    except Exception as exc:
+        diagnostics.logger(__name__).debug("warm-up failed", exc_info=exc)
 
 
 async def _close(model: Model) -> None:

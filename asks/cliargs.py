@@ -8,7 +8,7 @@ import argparse
 from pathlib import Path
 
 from asks.agent.provider import Provider
-from asks.core import i18n
+from asks.core import diagnostics, i18n
 from asks.core.version import __version__
 
 
@@ -21,6 +21,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--script", type=Path, metavar="FILE", help="run a script file")
     parser.add_argument("--data-dir", type=Path, metavar="DIR", help="where sessions are kept")
     parser.add_argument("--config", type=Path, metavar="FILE", help="config file to read")
+    parser.add_argument("--debug-log", type=Path, metavar="FILE",
+                        help="write a debug log (tracebacks of unexpected errors) to FILE "
+                             f"(default: ${diagnostics.ENV}, else none)")
     parser.add_argument("--locale", type=i18n.locale, metavar="CODE",
                         help="the language shown: " + ", ".join(i18n.LANGUAGES)
                              + " (default: [ui] locale, then LC_ALL, LC_MESSAGES, LANG)")

@@ -12,7 +12,10 @@ Invariants:
   interrupted (Ctrl+C): unanswered calls get an ``interrupted`` result and live waits end as
   ``interrupted`` (questions stay pending).
 * A failing model or tool never ends the loop: the error goes to the transcript, the turn ends,
-  the REPL stays usable. A :class:`ModelError` (a provider failure) shows its one-line message.
+  the REPL stays usable. A :class:`ModelError` (a provider failure) shows its one-line message;
+  any other exception is a bug: one line ``Type: message (details: …)`` (the exception inside
+  a nursery's group, the failed tool's line ending ``→ failed``), its traceback in the debug
+  log (asks/core/diagnostics.py), as is a provider failure's error chain.
   A reply broken by such an error stays on screen but does not enter the context; an
   interrupted one (Ctrl+C) enters it with what was streamed; an empty one says so.
 * Every reply passes the provider edge once (asks/agent/reply.py, asks/agent/edge.py): text and
@@ -60,6 +63,7 @@ from asks.agent.lines import (
 )
 from asks.agent.reply import SAID_NOTHING, ReplyReader
 from asks.agent.transcript import Entry, EntryKind, Transcript
+from asks.core import diagnostics
 from asks.core.i18n import _
 from asks.core.listeners import Signal
 from asks.host.ports import AgentPort
@@ -264,12 +268,15 @@ class Agent:
             if scope.cancelled_caught:
                 self._interrupted()
                 outcome = TurnOutcome.INTERRUPTED
-        except ModelError as exc:
-            self.transcript.add(EntryKind.ERROR, str(exc), "model error")
+        except ModelError as exc:  # a provider failure: its line, the error chain in the log
+            diagnostics.logger(__name__).warning("model error: %s", exc, exc_info=exc)
+            self.transcript.add(EntryKind.ERROR, diagnostics.with_details(str(exc)),
+                                "model error")
             self.close_open_calls("the turn failed")
             outcome = TurnOutcome.FAILED
-        except Exception as exc:
-            self.transcript.add(EntryKind.ERROR, f"{type(exc).__name__}: {exc}", "agent error")
+        except Exception as exc:  # a bug (here, in a model or a tool): one line, the traceback
+            line = diagnostics.unexpected(exc, __name__, "the turn failed")
+            self.transcript.add(EntryKind.ERROR, line, "agent error")
             self.close_open_calls("the turn failed")
             outcome = TurnOutcome.FAILED
         finally:
@@ -361,6 +368,9 @@ class Agent:
             else:
                 run = _ToolRun(self.host, self.transcript, self.confirm, call.id)
                 text = await tool.run(call, run)
+        except Exception:
+            text = "failed"  # the turn's error line says how
+            raise
         finally:
             self.transcript.finish(line, f" → {outcome_summary(text)}")
         self._append(Message("tool", text, tool_call_id=call.id))

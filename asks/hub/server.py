@@ -23,12 +23,14 @@ import trio
 from mcp.server import Server
 from mcp.server.transport_security import TransportSecuritySettings
 
+from asks.core import diagnostics
 from asks.core.version import __version__
 from asks.host.hub import HubPort
 from asks.hub.guard import HubGuard
 from asks.hub.listen import LOOPBACK
 from asks.hub.tools import PROGRESS_EVERY, HubTools
 
+SDK_LOGGERS: Final = ("mcp", "sse_starlette")
 MAX_BODY: Final = 1024 * 1024  # bytes of one request (a tool call is a few KiB)
 PATH: Final = "/mcp"
 INSTRUCTIONS: Final = (
@@ -80,11 +82,11 @@ class HubServer:
         from hypercorn.config import Config  # noqa: PLC0415 (lazy: only with the hub on)
         from hypercorn.trio import serve  # noqa: PLC0415
 
-        _quiet_sdk_logs()
+        _route_sdk_logs()
         bound_port = self.listener.getsockname()[1]
         config = Config()
         config.accesslog = None
-        config.errorlog = None  # never write to the terminal the REPL draws on
+        config.errorlog = diagnostics.debug_logger("hypercorn.error")  # never the terminal
         config.graceful_timeout = 0.5
         config.bind = [f"fd://{os.dup(self.listener.fileno())}"]  # hypercorn closes its copy
         app = self.app(bound_port)
@@ -99,15 +101,27 @@ class HubServer:
             self.listener.close()
 
 
-def _quiet_sdk_logs() -> None:
-    """The SDK logs warnings (a refused Host, a dropped stream); without a handler Python
-    would print them on the terminal the REPL draws on. They go nowhere unless the process
-    configured logging itself."""
-    for name in ("mcp", "sse_starlette"):
+def _route_sdk_logs() -> None:
+    """The SDK logs (a refused Host, a dropped stream, a session ended) go to the debug log
+    while it is on (asks/core/diagnostics.py: they propagate to its handler); else nowhere
+    unless the process gave them a handler itself: without one, Python would print their
+    warnings on the terminal the REPL draws on."""
+    on = diagnostics.debug_log_path() is not None
+    for name in SDK_LOGGERS:
         sdk = logging.getLogger(name)
-        if not sdk.handlers:
-            sdk.addHandler(logging.NullHandler())
+        ours = [h for h in sdk.handlers if isinstance(h, _Quiet)]
+        if on:
+            if ours:  # quieted by an earlier server of this process
+                for handler in ours:
+                    sdk.removeHandler(handler)
+                sdk.propagate = True
+        elif not sdk.handlers:
+            sdk.addHandler(_Quiet())
             sdk.propagate = False
+
+
+class _Quiet(logging.NullHandler):
+    """The handler that keeps an SDK logger quiet (removed when the debug log is on)."""
 
 
 def _url_host(host: str) -> str:

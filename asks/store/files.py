@@ -34,6 +34,7 @@ __all__ = [
     "FILE_MODE",
     "SUFFIX",
     "FileOps",
+    "InvalidSessionId",
     "SessionInfo",
     "SessionLocked",
     "SessionNotFound",
@@ -79,13 +80,18 @@ def default_data_dir() -> Path:
     return platformdirs.user_data_path("asks") / "sessions"
 
 
+class InvalidSessionId(ValueError):  # noqa: N818 (reads better at the call site)
+    """A session id that cannot name a journal file (one line saying what is allowed)."""
+
+
 def validate_session_id(session_id: str) -> str:
-    """Return ``session_id`` if it is safe as a file name, else raise :class:`ValueError`.
+    """Return ``session_id`` if it is safe as a file name, else raise
+    :class:`InvalidSessionId`.
 
     Allowed: ``[A-Za-z0-9_.-]``, 1 to 128 characters, not starting with a dot.
     """
     if len(session_id) > MAX_SESSION_ID or not _SESSION_ID_RE.fullmatch(session_id):
-        raise ValueError(
+        raise InvalidSessionId(
             f"invalid session id {session_id!r}: use 1-{MAX_SESSION_ID} characters from "
             "A-Z a-z 0-9 _ . - and do not start with a dot"
         )

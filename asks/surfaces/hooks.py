@@ -43,6 +43,7 @@ from typing import Any, Final
 import attrs
 import trio
 
+from asks.core import diagnostics
 from asks.core.events import EventKind, HostEvent
 from asks.core.model import QuestionRef
 from asks.host.ports import SurfacePort
@@ -120,7 +121,8 @@ class HookRunner:
             return
         try:  # an event listener runs inside the host: nothing may raise from here
             data = json.dumps(payload(event, self.session_id, self.port), ensure_ascii=False)
-        except Exception as exc:  # a hook must never break the session
+        except Exception as exc:  # a bug, but a hook must never break the session
+            diagnostics.logger(__name__).error("the payload of %s", event.kind, exc_info=exc)
             self._report_once(event.kind, f"Hook {event.kind.value} failed: its event could "
                               f"not be written as JSON ({type(exc).__name__}).")
             return

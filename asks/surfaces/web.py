@@ -46,6 +46,7 @@ import hypercorn.trio
 import trio
 from hypercorn.typing import ASGIReceiveCallable, ASGISendCallable, HTTPScope, Scope
 
+from asks.core import diagnostics
 from asks.core import events as ev
 from asks.core.answers import answer_problem
 from asks.core.i18n import _
@@ -112,8 +113,7 @@ class WebStatistics:
     event_clients: int
     answers_saved: int
     refused: int  # requests answered with a 4xx/5xx status
-    errors: int  # unexpected exceptions (answered 500)
-    last_error: str | None
+    errors: int  # unexpected exceptions (answered 500; each in the debug log)
 
 
 def _bind_spec(bind_host: str, port: int) -> str:
@@ -158,7 +158,6 @@ class WebBridge:
     _answers: int = attrs.field(default=0, init=False)
     _refused: int = attrs.field(default=0, init=False)
     _errors: int = attrs.field(default=0, init=False)
-    _last_error: str | None = attrs.field(default=None, init=False)
 
     @property
     def warning(self) -> str | None:
@@ -171,7 +170,6 @@ class WebBridge:
     def statistics(self) -> WebStatistics:
         return WebStatistics(
             self.url, len(self._clients), self._answers, self._refused, self._errors,
-            self._last_error,
         )
 
     # ====================================================================== lifecycle
@@ -186,7 +184,7 @@ class WebBridge:
         self._running = True
         config = hypercorn.config.Config()
         config.bind = [_bind_spec(self.bind_host, self.port)]
-        config.errorlog = None  # never write to the terminal the REPL draws on
+        config.errorlog = diagnostics.debug_logger("hypercorn.error")  # never the terminal
         config.accesslog = None
         config.include_server_header = False
         config.graceful_timeout = 2.0
@@ -288,9 +286,9 @@ class WebBridge:
             token = self.token if refused.back else None
             body = web_page.message(refused.title, refused.text, token=token)
             response = Response(refused.status, body.encode())
-        except Exception as exc:  # answered 500; the server (and the REPL) go on
+        except Exception as exc:  # a bug: answered 500; the server (and the REPL) go on
             self._errors += 1
-            self._last_error = f"{type(exc).__name__}: {exc}"
+            diagnostics.unexpected(exc, __name__, f"{scope.get('method')} {scope.get('path')}")
             response = Response(500, web_page.message(_("Error"), _("Internal error."), token=None)
                                  .encode())
         if response is not None:
