@@ -100,7 +100,7 @@ with paused_gc():  # the imports build ~80k long-lived objects: no young collect
 EXIT_USAGE = 2
 EXIT_STORAGE = 1
 EXIT_BUG = 1  # an unexpected error, as Python's own exit status for one
-WARM_UP_DELAY = 1.0  # seconds after start before the SDK is imported in the background
+WARM_UP_DELAY = 1.0  # seconds after start before httpx is imported in the background
 RESTARTED = "the session was restarted before this tool finished"  # a resumed, unfinished call
 
 

@@ -13,7 +13,7 @@ pieces of the call's input text) / ``content_block_stop``, then ``message_delta`
 Otherwise one JSON ``message`` body. Faults, for the failure tests:
 
 * ``status`` ≠ 200 — an Anthropic ``{"type": "error", "error": {"type", "message"}}`` body
-  (plus ``headers``, e.g. ``retry-after-ms`` so the SDK's retries are quick);
+  (plus ``headers``, e.g. ``retry-after-ms`` so the client's retries are quick);
 * ``error_event`` — stream part of the reply, then an ``event: error`` (e.g. overloaded);
 * ``cut`` — stream half of the events, then close the socket in the middle of an event;
 * ``truncate`` — end the body cleanly but without ``message_delta`` and ``message_stop``;
@@ -110,7 +110,7 @@ class FakeAnthropic:
 
     @property
     def url(self) -> str:
-        """The base URL (the SDK appends ``/v1/messages``)."""
+        """The base URL (the client appends ``/v1/messages``)."""
         return f"http://127.0.0.1:{self._server.server_address[1]}"
 
     def start(self) -> FakeAnthropic:

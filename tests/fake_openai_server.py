@@ -11,7 +11,7 @@ then its arguments in pieces, a final chunk with ``finish_reason``, then ``data:
 sent as one JSON body otherwise. Faults, for the failure tests:
 
 * ``status`` ≠ 200 — an OpenAI-style ``{"error": {...}}`` body (plus ``headers``, e.g.
-  ``retry-after-ms`` so the SDK's retries are quick);
+  ``retry-after-ms`` so the client's retries are quick);
 * ``cut`` — stream half of the events, then close the socket in the middle of a chunk;
 * ``truncate`` — end the body cleanly but without ``finish_reason`` and ``[DONE]``;
 * ``hang`` — ``"before"``: send nothing; ``"after"``: send headers and the first word; then wait

@@ -1,5 +1,5 @@
 """The Anthropic Messages provider against a real HTTP server on 127.0.0.1
-(tests/fake_anthropic_server.py): in process (the real ``anthropic`` SDK under trio), ``asks
+(tests/fake_anthropic_server.py): in process (the provider's httpx client under trio), ``asks
 -p`` as a command, and the REPL under a real pty.
 
 The server records every request, so the tests assert on what the API would receive: the
@@ -369,7 +369,7 @@ async def test_failures_are_one_line_and_the_loop_goes_on(
         rig.agent.send_nowait("first")
         await rig.until(lambda: rig.texts(EntryKind.ERROR))
         await rig.until(lambda: rig.agent.state is AgentState.IDLE)
-        assert len(server.seen) == requests  # the SDK's bounded retries, no more
+        assert len(server.seen) == requests  # the client's bounded retries, no more
         rig.agent.send_nowait("second")
         await rig.until(lambda: rig.texts(EntryKind.AGENT)[-1:] == ["Recovered."])
     (error,) = [e for e in rig.transcript.entries if e.kind is EntryKind.ERROR]

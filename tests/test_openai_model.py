@@ -1,6 +1,6 @@
 """The OpenAI-compatible provider against a real HTTP server on 127.0.0.1 (fake_openai_server).
 
-The agent loop, the host and the real ``openai`` SDK run under trio in the test; the server
+The agent loop, the host and the provider's httpx client run under trio in the test; the server
 runs in a thread and records every request, so the tests assert on exactly what a server would
 receive: the tools offered, the system prompt, the tool results, where feedback is placed,
 the API key (and that it never reaches the journal), the connection closing on Ctrl+C, and what
@@ -431,7 +431,7 @@ async def test_ctrl_c_cancels_the_request_in_flight(
         await rig.until(lambda: server.seen)
         if hang == "after":
             await rig.until(lambda: rig.texts(EntryKind.AGENT))
-        with trio.fail_after(2):  # "at once": well under the SDK's 60 s timeout
+        with trio.fail_after(2):  # "at once": well under the client's 60 s timeout
             assert rig.agent.interrupt_nowait()
             await rig.until(lambda: rig.agent.state is AgentState.IDLE)
             await rig.until(server.seen[0].disconnected.is_set)
@@ -508,7 +508,7 @@ async def test_failures_are_shown_and_the_loop_goes_on(
         rig.agent.send_nowait("first")
         await rig.until(lambda: rig.texts(EntryKind.ERROR))
         await rig.until(lambda: rig.agent.state is AgentState.IDLE)
-        assert len(server.seen) == requests  # the SDK's bounded retries, no more
+        assert len(server.seen) == requests  # the client's bounded retries, no more
         rig.agent.send_nowait("second")
         await rig.until(lambda: rig.texts(EntryKind.AGENT)[-1:] == ["Recovered."])
     (error,) = [e for e in rig.transcript.entries if e.kind is EntryKind.ERROR]

@@ -18,7 +18,7 @@ describes the chosen provider, else the provider's default (``OPENAI_API_KEY``,
 ``ANTHROPIC_API_KEY``); it is never recorded. An unknown provider name is a usage error that
 names the choices. :func:`record_of` is the journal entry describing a choice;
 :func:`last_choice` finds the latest one in a session's records; :func:`build_model` makes the
-model (a provider's module and SDK are imported only then); :func:`resume_command` is the
+model (a provider's module and httpx are imported only then); :func:`resume_command` is the
 command that resumes a session the same way, starting asks as it was started
 (:func:`program_words`).
 """
@@ -147,8 +147,8 @@ def build_model(
     source: Script | Settings, guidance: contract.Guidance, *, seen: int = 0,
     hints: AnswerHints = LINE_HINTS,
 ) -> Model:
-    """The scripted model (its placeholders say ``hints``), or the provider's (its module and
-    SDK imported only now)."""
+    """The scripted model (its placeholders say ``hints``), or the provider's (its module
+    imported only now; httpx later, when its client is built)."""
     if isinstance(source, Script):
         return ScriptedModel(source, seen=seen, hints=hints)
     if source.provider is Provider.ANTHROPIC:
