@@ -229,25 +229,30 @@ async def one_round(
         asks_command(data_dir, session_id), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL, env=env)
     run = Round(process, kill_at=kill_at, at_offer=at_offer)
-    with trio.fail_after(HANG):
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(run.read_output)
-            await run.ready.wait()
-            run.token = token_of(data_dir, env)
-            if at_offer:
-                nursery.start_soon(run.kill_at_an_offer, next(data_dir.glob("*.jsonl")))
-            stop = trio.Event()
-            async with trio.open_nursery() as people:
-                people.start_soon(run_person, run, acknowledged, stop)
-                async with trio.open_nursery() as agents:
-                    for label in AGENTS:
-                        agents.start_soon(functools.partial(
-                            run_agent, run, label, received[label], final=kill_at is None))
-                stop.set()
-            if kill_at is None:
-                assert process.stdin is not None
-                await process.stdin.aclose()  # end of input: asks ends the session cleanly
-            status = await process.wait()
+    try:
+        with trio.fail_after(HANG):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(run.read_output)
+                await run.ready.wait()
+                run.token = token_of(data_dir, env)
+                if at_offer:
+                    nursery.start_soon(run.kill_at_an_offer, next(data_dir.glob("*.jsonl")))
+                stop = trio.Event()
+                async with trio.open_nursery() as people:
+                    people.start_soon(run_person, run, acknowledged, stop)
+                    async with trio.open_nursery() as agents:
+                        for label in AGENTS:
+                            agents.start_soon(functools.partial(
+                                run_agent, run, label, received[label], final=kill_at is None))
+                    stop.set()
+                if kill_at is None:
+                    assert process.stdin is not None
+                    await process.stdin.aclose()  # end of input: asks ends the session cleanly
+                status = await process.wait()
+    finally:
+        if process.returncode is None:  # the round failed: never leave asks running
+            process.kill()
+            await process.wait()
     if kill_at is None:
         assert status == 0, "\n".join(run.lines)
     else:
