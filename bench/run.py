@@ -16,6 +16,7 @@ import time
 from bench import (
     floor_bench,
     host_bench,
+    hub_bench,
     journal_bench,
     key_bench,
     launch_bench,
@@ -27,7 +28,7 @@ from bench import (
 from bench._common import Row, print_table
 
 BENCHMARKS = (journal_bench, host_bench, key_bench, repl_bench, floor_bench, launch_bench,
-              provider_bench, sse_bench, web_bench)
+              provider_bench, sse_bench, web_bench, hub_bench)
 
 
 def main(argv: list[str] | None = None) -> None:

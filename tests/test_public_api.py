@@ -170,12 +170,14 @@ def test_the_core_only_demo_runs_without_urwid() -> None:
 
 # What the reference launch (``asks``: the tour, full screen) never needs, so ``import asks.cli``
 # must not load it: other surfaces, the real model's tools and providers, hooks (only when
-# configured), the resume replay, importlib.resources (the tour is read with pkgutil).
+# configured), the resume replay, importlib.resources (the tour is read with pkgutil), the hub's
+# server and the MCP SDK with pydantic and starlette (whole sessions: tests/test_hub_lazy.py).
 NOT_AT_LAUNCH = (
     "asks.surfaces.line", "asks.surfaces.listing", "asks.surfaces.web", "hypercorn",
     "asks.agent.shell", "asks.agent.read_file", "asks.agent.openai_model",
     "asks.agent.anthropic_model", "openai", "anthropic", "asks.surfaces.hooks",
-    "asks.agent.replay", "importlib.resources",
+    "asks.agent.replay", "importlib.resources", "asks.hubcli", "asks.hub.server",
+    "asks.hub.tools", "mcp", "pydantic", "starlette",
 )
 
 
