@@ -493,9 +493,10 @@ def test_an_open_panel_follows_a_language_switch(rig: Rig) -> None:
 
 
 def test_the_wheel_ships_the_compiled_catalogs(tmp_path: Path) -> None:
-    from test_architecture import build_wheel  # noqa: PLC0415
+    from test_packaging import ROOT, build_wheel, the_wheel  # noqa: PLC0415
 
-    wheel = build_wheel(tmp_path)
+    build_wheel(ROOT, tmp_path)
+    wheel = the_wheel(tmp_path)
     names = set(zipfile.ZipFile(wheel).namelist())
     shipped = {f"asks/locale/{lang}/LC_MESSAGES/asks.mo" for lang in TRANSLATED}
     assert shipped <= names, sorted(shipped - names)
