@@ -15,6 +15,9 @@
 ``asks sessions``           list sessions with their pending counts
 ``asks mcp config|token``   set up the hub for Claude Code, Codex, … (asks/hubcli.py); ``--mcp``
                             serves it from a session
+``asks hub``                a session with no agent of its own, only the hub's: their questions,
+                            and ``@name text`` notes to them (asks/agent/absent.py); ``--line``,
+                            ``--resume ID`` as for any session (``asks hub --resume ID``)
 ``asks --line``             plain lines instead of the full screen (also without a terminal,
                             or with ``TERM=dumb``): asks/surfaces/line.py, terminal.py
 ``--data-dir DIR``          where sessions live (default: the XDG data dir)
@@ -45,6 +48,7 @@ from asks.core.gcpause import paused_gc
 with paused_gc():  # the imports build ~80k long-lived objects: no young collections over them
     import argparse
     import contextlib
+    import functools
     import gc
     import os
     import sys
@@ -75,13 +79,26 @@ with paused_gc():  # the imports build ~80k long-lived objects: no young collect
     from asks.agent.tools import real_tools, scripted_tools
     from asks.agent.transcript import EntryKind, Transcript
     from asks.cliargs import build_parser
-    from asks.config import Config, load_config, with_key_fallbacks
+    from asks.cliconfig import config_notice, keymap_from, read_config
+    from asks.clijournal import (
+        StartupError,
+        UsageError,
+        open_journal,
+        resume_id,
+        storage_problem,
+    )
+    from asks.config import Config
     from asks.contract import DEFAULT_GUIDANCE, Guidance
     from asks.core import diagnostics, i18n
     from asks.core.i18n import _
     from asks.host.host import QuestionHost
     from asks.hub.listen import HubPortBusyError
-    from asks.store.entries import ModelChosen, Record, SessionMode, warm_up_encoders
+    from asks.store.entries import (
+        ModelChosen,
+        Record,
+        SessionMode,
+        warm_up_encoders,
+    )
     from asks.store.files import InvalidSessionId
     from asks.store.journal import (
         Journal,
@@ -89,37 +106,18 @@ with paused_gc():  # the imports build ~80k long-lived objects: no young collect
         SessionNotFound,
         StorageError,
         default_data_dir,
-        list_sessions,
     )
     from asks.surfaces import headless
     from asks.surfaces.terminal import line_mode_wanted
     from asks.widgets.app import Session, WebOptions, run_repl
     from asks.widgets.hints import panel_hints
-    from asks.widgets.keymap import Keymap, build_keymap, parse_key_spec
+    from asks.widgets.keymap import Keymap
 
 EXIT_USAGE = 2
 EXIT_STORAGE = 1
 EXIT_BUG = 1  # an unexpected error, as Python's own exit status for one
 WARM_UP_DELAY = 1.0  # seconds after start before httpx is imported in the background
 RESTARTED = "the session was restarted before this tool finished"  # a resumed, unfinished call
-
-
-class UsageError(Exception):
-    """A problem with what the person asked for; printed as one line."""
-
-
-class StartupError(Exception):
-    """The data dir cannot be used at start (one line: what failed and where; exit 1)."""
-
-
-def storage_problem(what: str, exc: OSError | StorageError) -> StartupError:
-    """``cannot WHAT: No space left on device (PATH)``: the OS reason, never ``[Errno N]``."""
-    cause = exc.__cause__ if isinstance(exc, StorageError) else exc
-    if not isinstance(cause, OSError) or not cause.strerror:
-        return StartupError(_("cannot {what}: {reason}").format(what=what, reason=exc))
-    where = f" ({cause.filename})" if cause.filename and str(cause.filename) not in what else ""
-    reason = f"{cause.strerror}{where}"
-    return StartupError(_("cannot {what}: {reason}").format(what=what, reason=reason))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -159,6 +157,13 @@ def dispatch(args: argparse.Namespace, translator: i18n.Translator) -> int:
         warnings: list[str] = []  # also shown in the REPL, where stderr is hidden
         config = read_config(args.config, warnings)
         translator.switch(i18n.choose_language(args.locale, config.ui.locale, os.environ))
+        if args.command == "hub":  # the hub is on; flags about a model have nothing to do
+            from asks.hubcli import model_flag  # noqa: PLC0415 (loads only for the hub)
+
+            if (flag := model_flag(args)) is not None:
+                raise UsageError(_("asks hub runs no agent of its own: drop {flag}").format(
+                    flag=flag))
+            args.mcp = True
         prompt = read_prompt(args.prompt) if args.prompt is not None else None
         if prompt is not None:
             return run_headless(args, data_dir, config, prompt)
@@ -214,25 +219,6 @@ def read_prompt(value: str) -> str:
     return text
 
 
-def open_journal(
-    args: argparse.Namespace, data_dir: Path, mode: SessionMode
-) -> tuple[Journal, list[Record], bool]:
-    """A new session's journal (started in ``mode``), or the resumed one with its records;
-    True when resumed."""
-    session_id = resume_id(args, data_dir)
-    try:
-        if session_id is None:
-            return Journal.create(data_dir=data_dir, mode=mode), [], False
-        journal, records = Journal.open(session_id, data_dir=data_dir)
-    except (SessionNotFound, SessionLocked):
-        raise
-    except (OSError, StorageError) as exc:
-        what = (_("start a new session in {dir}") if session_id is None
-                else _("open session {id} in {dir}")).format(id=repr(session_id), dir=data_dir)
-        raise storage_problem(what, exc) from exc
-    return journal, list(records), True
-
-
 def open_session(
     args: argparse.Namespace, data_dir: Path, mode: SessionMode, config: Config
 ) -> tuple[Journal, list[Record], bool, Script | Settings]:
@@ -259,7 +245,42 @@ def open_session(
 
 def resume_hint(args: argparse.Namespace, session_id: str) -> str:
     program = program_words(sys.argv[0], sys.executable)  # as typed: `asks` may not be on PATH
+    if args.command == "hub":
+        program += ["hub"]
+        if args.mcp_port is not None:
+            program += ["--mcp-port", str(args.mcp_port)]
     return resume_command(session_id, args.data_dir, args.config, program)
+
+
+def start_session(
+    args: argparse.Namespace, data_dir: Path, config: Config, hub: Any,
+    hints: AnswerHints = LINE_HINTS,
+) -> tuple[Journal, Session, bool]:
+    """The journal, the session for the REPL or line mode and whether it was resumed: the
+    agent's, or with ``asks hub`` one with no agent whose chat writes to the hub's agents
+    (asks/hubcli.py)."""
+    build: Callable[[], Session]
+    if args.command == "hub":
+        from asks import hubcli  # noqa: PLC0415 (the hub's modules load only for the hub)
+
+        journal, records, resumed = open_journal(args, data_dir, SessionMode.HUB)
+        build = functools.partial(hubcli.hub_session, journal, records, hub, resumed=resumed)
+    else:
+        journal, records, resumed, source = open_session(
+            args, data_dir, SessionMode.INTERACTIVE, config)
+        build = functools.partial(build_session, journal, records, source, resumed=resumed,
+                                  guidance=config.guidance, hints=hints,
+                                  command_timeout=config.tools.command_timeout)
+    try:
+        return journal, build(), resumed
+    except BaseException:
+        journal.close()
+        raise
+
+
+def model_of(session: Session) -> Model | None:
+    """The session's model (``None`` in a hub session: no agent runs)."""
+    return session.agent.model if isinstance(session.agent, Agent) else None
 
 
 def run(
@@ -272,17 +293,12 @@ def run(
 
         print(binding_warning(args.web_host) or "", file=sys.stderr)
     hub = hub_plan(args, config, data_dir)  # before anything is written: a busy port
-    journal, records, resumed, source = open_session(
-        args, data_dir, SessionMode.INTERACTIVE, config
-    )
+    journal, session, resumed = start_session(args, data_dir, config, hub, panel_hints(keymap))
     with journal:
-        session = build_session(journal, records, source, resumed=resumed,
-                                guidance=config.guidance, hints=panel_hints(keymap),
-                                command_timeout=config.tools.command_timeout)
         for warning in warnings:  # printed before the screen took over: say them in it too
             session.transcript.add(EntryKind.NOTICE, config_notice(warning))
         gc.freeze()  # the replayed state is long-lived: full collections need not rescan it
-        model = session.agent.model
+        model = model_of(session)
 
         def notice(text: str) -> None:  # a hook failed
             session.transcript.add(EntryKind.NOTICE, text)
@@ -311,13 +327,8 @@ def run_line(args: argparse.Namespace, data_dir: Path, config: Config) -> int:
     after a second Ctrl+C. Config warnings were printed on stderr already."""
     from asks.surfaces import line  # noqa: PLC0415 — the full-screen REPL never needs it
     hub = hub_plan(args, config, data_dir)
-    journal, records, resumed, source = open_session(
-        args, data_dir, SessionMode.INTERACTIVE, config
-    )
+    journal, session, resumed = start_session(args, data_dir, config, hub)
     with journal:
-        session = build_session(journal, records, source, resumed=resumed,
-                                guidance=config.guidance,
-                                command_timeout=config.tools.command_timeout)
         gc.freeze()
 
         async def main() -> line.Exit:
@@ -333,7 +344,7 @@ def run_line(args: argparse.Namespace, data_dir: Path, config: Config) -> int:
                         session.broker, opening_turn=not resumed, web=web,
                     )
             finally:
-                await _close(session.agent.model)
+                await _close(model_of(session))
 
         ended = trio.run(main)
     print(_("Session {id} saved. Resume it with: {command}").format(
@@ -387,15 +398,17 @@ def run_headless(args: argparse.Namespace, data_dir: Path, config: Config, promp
                                 guidance=config.guidance, ui_attached=False,
                                 command_timeout=config.tools.command_timeout,
                                 allow_commands=args.allow_commands)
+        agent = session.agent
+        assert isinstance(agent, Agent)  # build_session's: the agent loop
 
         async def main() -> TurnOutcome:
             try:
-                return await headless.run_prompt(session.agent, prompt)
+                return await headless.run_prompt(agent, prompt)
             finally:
-                await _close(session.agent.model)
+                await _close(agent.model)
 
         outcome = trio.run(main)
-    status = headless.report(session.agent, outcome)
+    status = headless.report(agent, outcome)
     print(_("asks: session {id} saved ({command})").format(
         id=journal.session_id, command=resume_hint(args, journal.session_id)), file=sys.stderr)
     return status
@@ -412,53 +425,10 @@ async def _warm_up_later(warm_up: Callable[[], Any]) -> None:
         diagnostics.logger(__name__).debug("warm-up failed", exc_info=exc)
 
 
-async def _close(model: Model) -> None:
+async def _close(model: Model | None) -> None:
     close: Callable[[], Any] | None = getattr(model, "aclose", None)
     if close is not None:
         await close()
-
-
-def read_config(config_path: Path | None, seen: list[str] | None = None) -> Config:
-    """The config file, its warnings printed (one line each) and added to ``seen``."""
-    config, warnings = load_config(config_path)
-    for warning in warnings:
-        _warn(warning, seen)
-    return config
-
-
-def keymap_from(config: Config, seen: list[str] | None = None) -> Keymap:
-    """The keymap of a loaded config; invalid key specs give one warning each and defaults."""
-    config, key_warnings = with_key_fallbacks(config, parse_key_spec)
-    for warning in key_warnings:
-        _warn(warning, seen)
-    try:
-        return build_keymap(config.keys.focus_toggle_key, config.keys.collapse_key)
-    except ValueError as exc:  # e.g. a key that clashes with another binding
-        _warn(_("asks: {path}: {error}; using the default keys").format(
-            path=config.path, error=exc), seen)
-        return build_keymap()
-
-
-def _warn(warning: str, seen: list[str] | None) -> None:
-    print(warning, file=sys.stderr)
-    if seen is not None:
-        seen.append(warning)
-
-
-def config_notice(warning: str) -> str:
-    """A config warning as a transcript notice: ``Config warning: PATH: …``."""
-    return _("Config warning: {warning}").format(warning=warning.removeprefix("asks: "))
-
-
-def resume_id(args: argparse.Namespace, data_dir: Path) -> str | None:
-    if args.resume:
-        return str(args.resume)
-    if args.cont:
-        sessions = list_sessions(data_dir)
-        if not sessions:
-            raise UsageError(_("no session to continue in {dir}").format(dir=data_dir))
-        return sessions[0].session_id
-    return None
 
 
 def build_session(

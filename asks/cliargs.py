@@ -59,7 +59,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--continue", dest="cont", action="store_true", help="resume the most recent session"
     )
     parser.add_argument(
-        "command", nargs="?", choices=["sessions"], help="'sessions' lists the sessions"
+        "command", nargs="?", choices=["sessions", "hub"],
+        help="'sessions' lists the sessions; 'hub' starts a session with no agent of its own, "
+             "where agents outside asks ask (Claude Code, Codex, …) and @name text sends one "
+             "a note",
     )
     return parser
 

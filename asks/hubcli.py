@@ -4,11 +4,19 @@
 ``asks mcp token [--rotate]``                          print (or replace) the bearer token
 ``--mcp`` / ``[mcp] enabled``                          serve the hub from this session
 ``--mcp-port PORT`` / ``[mcp] port`` (default 8765)    its fixed port; ``--mcp-host HOST``
+``asks hub [--line] [--resume ID]``                    a session with no agent of its own: the
+                                                       hub's agents ask, ``@name text`` is a note
 
 The hub's listener is bound before the session and the screen start (:func:`prepare`): a
 busy port is one line and exit 2, nothing written. The server then runs in the session's own
 nursery (:func:`serve`), and the transcript says where agents connect. Only then is the MCP
 SDK imported: without the hub, nothing of it loads.
+
+An ``asks hub`` session (:func:`hub_session`, journaled with mode ``hub``) has the host, the
+transcript and the prompt broker of any session, and an absent agent
+(:class:`~asks.agent.absent.AbsentAgent`) on the same :class:`~asks.host.hub.HubPort` as the
+server, so that the agents the server saw can be written to. Resumed, its transcript first
+retells what the journal holds of the hub's agents (:func:`asks.hub.narration.retold`).
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ import socket
 import sys
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import attrs
 import trio
@@ -28,11 +37,17 @@ from asks.config import Config, load_config
 from asks.core import events as ev
 from asks.core.i18n import _
 from asks.host.host import QuestionHost
+from asks.host.hub import HubPort
 from asks.hub.clients import Client, config_text
 from asks.hub.identity import clean_label
 from asks.hub.listen import LOOPBACK_NAMES, bind_listener
 from asks.hub.token import load_token, rotate_token
+from asks.store.entries import Record
 from asks.store.files import default_data_dir
+from asks.store.journal import Journal
+
+if TYPE_CHECKING:
+    from asks.widgets.app import Session
 
 
 def endpoint(args: argparse.Namespace, config: Config) -> tuple[str, int]:
@@ -88,6 +103,7 @@ class HubPlan:
 
     listener: socket.socket
     token: str
+    port: HubPort | None = None  # the session's (asks hub: its chat writes to the agents seen)
 
 
 def prepare(args: argparse.Namespace, config: Config, data_dir: Path) -> HubPlan:
@@ -109,8 +125,7 @@ async def running(
 ) -> AsyncIterator[str]:
     """The hub served from ``plan`` while the block runs; the transcript says where agents
     connect. Yields the URL."""
-    from asks.host.hub import HubPort  # noqa: PLC0415 (lazy: the SDK loads with the server)
-    from asks.hub.narration import narrate  # noqa: PLC0415
+    from asks.hub.narration import narrate  # noqa: PLC0415 (lazy: the SDK loads with the server)
     from asks.hub.server import HubServer  # noqa: PLC0415
 
     def told(event: ev.HostEvent) -> None:
@@ -119,7 +134,7 @@ async def running(
 
     unsubscribe = host.subscribe_events(told)
     async with trio.open_nursery() as nursery:
-        server = HubServer(HubPort(host), plan.token, plan.listener)
+        server = HubServer(plan.port or HubPort(host), plan.token, plan.listener)
         url: str = await nursery.start(server.run)
         transcript.add(EntryKind.NOTICE, _(
             "Hub on {url}: agents ask here. Set one up with: asks mcp config claude "
@@ -130,3 +145,35 @@ async def running(
         finally:
             unsubscribe()
             nursery.cancel_scope.cancel()
+
+
+# ---------------------------------------------------------------------------- asks hub
+def model_flag(args: argparse.Namespace) -> str | None:
+    """A flag given to ``asks hub`` that only a session's own agent could use, if any."""
+    given = {"--script": args.script, "--model": args.model, "--provider": args.provider,
+             "--base-url": args.base_url, "-p": args.prompt is not None,
+             "--allow-commands": args.allow_commands}
+    return next((flag for flag, value in given.items() if value), None)
+
+
+def hub_session(
+    journal: Journal, records: Sequence[Record], plan: HubPlan, *, resumed: bool
+) -> Session:
+    """An ``asks hub`` session (module docstring) on ``plan``'s port."""
+    from asks.agent.absent import AbsentAgent  # noqa: PLC0415 (only for asks hub)
+    from asks.agent.prompts import PromptBroker  # noqa: PLC0415
+    from asks.agent.replay import resumed_notice  # noqa: PLC0415
+    from asks.hub.narration import retold  # noqa: PLC0415
+    from asks.widgets.app import Session  # noqa: PLC0415
+
+    host = QuestionHost(journal, records, clock=trio.current_time)
+    transcript = Transcript()
+    plan.port = HubPort(host)
+    if resumed:
+        for line in retold(records, host.projection):
+            transcript.add(EntryKind.USER if line.by_person else EntryKind.NOTICE, line.text)
+        stats = host.statistics()
+        transcript.add(EntryKind.NOTICE, resumed_notice(
+            journal.session_id, stats.pending, stats.saved_undelivered))
+    agent = AbsentAgent(plan.port, transcript)
+    return Session(host, agent, transcript, PromptBroker(host.panel_port))

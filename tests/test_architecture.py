@@ -85,6 +85,8 @@ _MODULE_LAYERS = {
     "asks.cli": Layer.CLI,
     "asks.hubcli": Layer.CLI,
     "asks.cliargs": Layer.CLI,
+    "asks.cliconfig": Layer.CLI,
+    "asks.clijournal": Layer.CLI,
     "asks.__main__": Layer.CLI,
 }
 URWID_LAYERS = frozenset({Layer.WIDGETS, Layer.CLI})

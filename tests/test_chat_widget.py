@@ -201,6 +201,25 @@ def test_tab_lists_commands_and_completes_an_argument(sent: list[str]) -> None:
     assert press(editor, "tab") == ["tab"]  # nothing to complete there
 
 
+def test_tab_completes_an_at_name_from_the_names_the_app_gives(sent: list[str]) -> None:
+    hints: list[str] = []
+    names = ("planner", "planner-2", "reviewer")
+    editor = ChatEditor(sent.append, arguments=lambda word: names if word == "@" else (),
+                        on_hint=hints.append)
+    typed(editor, "@re")
+    assert press(editor, "tab") == [None]
+    assert editor.text == "@reviewer "
+    editor.set_text("@pl")
+    press(editor, "tab")
+    assert editor.text == "@planner" and hints[-1] == "planner planner-2"
+    editor.set_text("@zed")
+    assert press(editor, "tab") == ["tab"]  # nobody by that name
+    editor.set_text("@reviewer hi")
+    assert press(editor, "tab") == ["tab"]  # past the name: nothing to complete
+    assert ChatEditor(sent.append).keypress((40,), "@") is None  # no names: "@" is typed
+    assert sent == []
+
+
 def test_readline_keys(editor: ChatEditor) -> None:
     typed(editor, "one two three")
     press(editor, "ctrl a")

@@ -69,6 +69,19 @@ def test_saved_part_is_omitted_when_zero(status: StatusLine) -> None:
     assert row(status, pending=3) == line("Asks: 3 pending · /asks", "idle")
 
 
+def test_pending_questions_from_hub_agents_name_how_many_agents(status: StatusLine) -> None:
+    assert row(status, pending=3, pending_agents=2) == line(
+        "Asks: 3 pending from 2 agents · /asks", "idle")
+    assert row(status, pending=1, pending_agents=1) == line(
+        "Asks: 1 pending from 1 agent · /asks", "idle")
+    assert row(status, pending_agents=1) == line("Asks: none pending", "idle")
+
+
+def test_no_agent_state_when_no_agent_runs(status: StatusLine) -> None:
+    """``asks hub``: the right side is empty, nothing says idle or working."""
+    assert row(status, AgentState.ABSENT, pending=1) == line("Asks: 1 pending · /asks", "")
+
+
 def test_saved_feedback_without_pending_questions(status: StatusLine) -> None:
     assert row(status, saved_undelivered=2) == line("Asks: none pending · 2 saved feedback", "idle")
 

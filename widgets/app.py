@@ -23,8 +23,9 @@ import attrs
 import trio
 import urwid
 
-from asks.agent.loop import Agent, AgentState
+from asks.agent.loop import AgentState
 from asks.agent.prompts import PromptBroker
+from asks.agent.seat import ChatAgent
 from asks.agent.transcript import EntryKind, Transcript
 from asks.core import i18n
 from asks.core.events import AnswerSaved, HostEvent
@@ -62,7 +63,7 @@ class Session:
     """The models one screen renders."""
 
     host: QuestionHost
-    agent: Agent
+    agent: ChatAgent  # the built-in agent loop, or nobody (asks hub: asks/agent/absent.py)
     transcript: Transcript
     broker: PromptBroker
 
@@ -107,7 +108,10 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
             session.transcript.add(EntryKind.NOTICE, restored.notice)
 
     def _arguments(self, command: str) -> tuple[str, ...]:
-        """What Tab completes after ``/asks``: the ids of the pending questions."""
+        """What Tab completes after ``/asks``: the ids of the pending questions; after ``@``:
+        the agents the chat can write to (``asks hub``)."""
+        if command == "@":
+            return self.session.agent.addressees()
         if command != "/asks":
             return ()
         return tuple(ref.id for ref in self.session.host.projection.pending)
@@ -391,6 +395,6 @@ class _WebStarter:
         notes.add(EntryKind.NOTICE, _("Answer in a browser: {url}").format(url=url))
 
 
-async def _run_agent(agent: Agent, opening_turn: bool) -> None:
+async def _run_agent(agent: ChatAgent, opening_turn: bool) -> None:
     await agent.run(opening_turn=opening_turn)
-    assert agent.state is AgentState.IDLE
+    assert agent.state is not AgentState.WORKING

@@ -11,7 +11,8 @@ A multi-line :class:`urwid.Edit` with the caption ``"› "``. Its keys come from
   ``/``, no whitespace): one match completes it with a trailing space, several complete their
   common prefix and are listed through ``on_hint``. After a command and a space, its argument
   is completed the same way from ``arguments(command)`` (e.g. ``/asks q-`` → pending ids).
-  Handled when at least one candidate matches, else returned.
+  A word starting with ``@`` (no whitespace yet) completes from ``arguments("@")`` (``asks
+  hub``: the agents' names). Handled when at least one candidate matches, else returned.
 * ``up`` on the first row / ``down`` on the last row — walk the history of messages submitted
   in this editor (newest first); walking down past the newest brings back the text that was
   being typed. Returned when there is nowhere to go.
@@ -162,8 +163,11 @@ class ChatEditor(urwid.WidgetWrap[urwid.Edit]):
             self._on_submit(text)
 
     def _complete(self) -> bool:
-        """Complete a slash command or its argument; return whether any candidate matched."""
+        """Complete a slash command or its argument, or an ``@`` name; return whether any
+        candidate matched."""
         text = self.text
+        if text.startswith("@") and not any(c.isspace() for c in text):
+            return self._complete_word("@", text[1:], self._arguments("@"))
         if not text.startswith("/") or "\n" in text:
             return False
         command, space, argument = text.partition(" ")

@@ -16,7 +16,10 @@ so the most important part comes first):
 4. the host's notice, sanitised to one line (``status.notice``);
 5. ``extra`` from the app (sanitised to one line).
 
-Right: the agent state, ``idle`` or ``working…``.
+Right: the agent state, ``idle`` or ``working…`` (nothing when no agent runs: ``asks hub``).
+
+The questions' count names how many agents asked them when some asked through the hub:
+``Asks: 3 pending from 2 agents``.
 
 The widget only draws what :meth:`StatusLine.update` is given; it never reads the host itself.
 """
@@ -63,6 +66,9 @@ def asks_markup(stats: HostStatistics) -> Markup:
         if pending
         else _("Asks: none pending")
     )
+    if pending and (agents := stats.pending_agents):
+        count += " " + ngettext("from {count} agent", "from {count} agents", agents).format(
+            count=agents)
     markup: Markup = [("status.asks", count)]
     if saved := stats.saved_undelivered:
         feedback = ngettext("{count} saved feedback", "{count} saved feedback", saved)
@@ -115,7 +121,8 @@ class StatusLine(urwid.WidgetWrap["urwid.AttrMap[urwid.Columns]"]):
     def update(self, stats: HostStatistics, agent_state: AgentState, extra: str = "") -> None:
         self._left.set_text(left_markup(stats, extra))
         state = AgentState(agent_state)
-        self._right.set_text((f"status.{state.value}", _(AGENT_LABELS[state])))
+        label = AGENT_LABELS.get(state)
+        self._right.set_text((f"status.{state.value}", _(label)) if label is not None else "")
 
     @property
     def left_text(self) -> str:

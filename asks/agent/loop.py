@@ -118,6 +118,7 @@ class Tool(Protocol):
 class AgentState(enum.StrEnum):
     IDLE = "idle"
     WORKING = "working"
+    ABSENT = "absent"  # no agent runs in this session (``asks hub``: asks/agent/absent.py)
 
 
 class TurnOutcome(enum.StrEnum):
@@ -184,10 +185,18 @@ class Agent:
         """Call ``listener`` after every change; returns an unsubscribe function."""
         return self._changes.subscribe(listener)
 
-    def send_nowait(self, text: str) -> None:
-        """The person sent a chat message; it starts (or queues for) the next turn. It is
-        shown as queued at once, and as an ordinary user line when its turn reads it."""
+    @property
+    def opens_sessions(self) -> bool:
+        return self.model.opens_sessions
+
+    def addressees(self) -> tuple[str, ...]:
+        return ()  # nobody else is written to from this agent's chat
+
+    def send_nowait(self, text: str) -> bool:
+        """The person sent a chat message; it starts (or queues for) the next turn (True). It
+        is shown as queued at once, and as an ordinary user line when its turn reads it."""
         self._inbox_send.send_nowait(self.transcript.queue(text))
+        return True
 
     def interrupt_nowait(self) -> bool:
         """Ctrl+C: cancel the running turn. Returns False when there was none."""

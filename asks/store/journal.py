@@ -53,7 +53,15 @@ from typing import Self
 import attrs
 
 from asks.core.version import __version__
-from asks.store.entries import Entry, Record, SessionMode, SessionStarted, encode
+from asks.store.entries import (
+    DecodeError,
+    Entry,
+    Record,
+    SessionMode,
+    SessionStarted,
+    decode,
+    encode,
+)
 from asks.store.files import (
     SUFFIX,
     FileOps,
@@ -126,6 +134,17 @@ def read_records(
     finally:
         os.close(fd)
     return replay_lines(data, _read_index(ops, path)).records
+
+
+def started_mode(info: SessionInfo) -> SessionMode:
+    """How the session of ``info`` was started, from its first line alone (``unknown`` if that
+    line cannot be read): for picking the newest session of one kind without replaying any."""
+    try:
+        with info.path.open("rb") as stream:
+            entry = decode(stream.readline()).entry
+    except (OSError, DecodeError):
+        return SessionMode.UNKNOWN
+    return entry.mode if isinstance(entry, SessionStarted) else SessionMode.UNKNOWN
 
 
 def _read_index(ops: FileOps, path: Path) -> Index | None:

@@ -52,8 +52,9 @@ from typing import TYPE_CHECKING, Final, TextIO
 import attrs
 import trio
 
-from asks.agent.loop import Agent, AgentState
+from asks.agent.loop import AgentState
 from asks.agent.prompts import Prompt, PromptBroker
+from asks.agent.seat import ChatAgent
 from asks.agent.transcript import EntryKind, Transcript
 from asks.core.events import (
     AnswerSaved,
@@ -128,7 +129,7 @@ class LineMode:
     """One line-mode session over a host, its agent, transcript and prompt broker."""
 
     port: PanelPort
-    agent: Agent
+    agent: ChatAgent  # the agent loop, or nobody (asks hub: chat lines are notes)
     transcript: Transcript
     broker: PromptBroker
     out: Output
@@ -152,7 +153,7 @@ class LineMode:
 
     async def run(self, *, opening_turn: bool) -> Exit:
         """Serve until end of input, ``/quit`` or a second Ctrl+C (module docstring)."""
-        self._expect_turn = opening_turn and self.agent.model.opens_sessions
+        self._expect_turn = opening_turn and self.agent.opens_sessions
         TranscriptPrinter(self.transcript, self.out).start()
         self._seen = len(self.transcript.entries)
         if self.port.projection.pending:
@@ -209,7 +210,7 @@ class LineMode:
     def _busy(self) -> bool:
         """The agent works, or is about to (a turn queued, feedback to wake it)."""
         stats = self.port.statistics()
-        feedback = stats.saved_undelivered > 0 and stats.storage is StorageState.OK
+        feedback = stats.saved_for_agent > 0 and stats.storage is StorageState.OK
         working = self.agent.state is AgentState.WORKING
         return working or self._expect_turn or self._sent > self._started or feedback
 
@@ -305,8 +306,9 @@ class LineMode:
             return self._command(text.split())
         if text:
             busy = self._busy()
+            if not self.agent.send_nowait(text):
+                return None  # handled at once (asks hub: a note), no turn reads it
             self._sent += 1
-            self.agent.send_nowait(text)
             if busy:
                 self.out.line("-- " + _("Sent: the agent reads it when its current turn ends."))
         return None
@@ -431,7 +433,7 @@ wanted = line_mode_wanted  # the decision lives in asks/surfaces/terminal.py
 
 async def serve(
     port: PanelPort,
-    agent: Agent,
+    agent: ChatAgent,
     transcript: Transcript,
     broker: PromptBroker,
     *,

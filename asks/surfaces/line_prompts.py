@@ -68,8 +68,11 @@ def entry_lines(entry: Entry) -> list[str]:
 
 # ---------------------------------------------------------------------------- questions
 def question_heading(question: Question) -> str:
+    """``[Header] Question?``; ``[Header (planner)] …`` when an agent's label says who asked
+    (as its tab shows it)."""
     spec = question.spec
-    return f"[{sanitize_line(spec.header)}] {sanitize_line(spec.question)}"
+    who = f" ({sanitize_line(question.source)})" if question.source else ""
+    return f"[{sanitize_line(spec.header)}{who}] {sanitize_line(spec.question)}"
 
 
 def option_lines(spec: QuestionSpec) -> list[str]:

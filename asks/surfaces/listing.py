@@ -9,7 +9,8 @@ first), under a header::
 * **STARTED** is the ``session_started`` time, **LAST USED** the file's modification time, both
   local time to the minute.
 * **MODE** is how the session was started: ``repl`` (interactive), ``-p`` (one turn without
-  UI), ``?`` (a journal from before the mode was recorded).
+  UI), ``hub`` (``asks hub``: no agent of its own), ``?`` (a journal from before the mode was
+  recorded).
 * **QUESTIONS**: how many are pending, and how many saved answers have not reached the agent
   yet (``unsent``; they are delivered once at the next resume).
 * **FIRST MESSAGE** is the first line of the person's first message, sanitised (journal text
@@ -36,7 +37,7 @@ from asks.store.projection import Projection
 MAX_FIRST_LINE: Final = 60
 HEADER: Final = ("SESSION", "STARTED", "LAST USED", "MODE", "QUESTIONS", "FIRST MESSAGE")
 MODE_LABELS: Final = {SessionMode.INTERACTIVE: "repl", SessionMode.PRINT: "-p",
-                      SessionMode.UNKNOWN: "?"}
+                      SessionMode.HUB: "hub", SessionMode.UNKNOWN: "?"}
 
 
 @attrs.frozen

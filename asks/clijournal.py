@@ -1,0 +1,84 @@
+"""Which journal a command opens, and the one-line errors of the command line (beside
+:mod:`asks.cli`).
+
+* :func:`open_journal`: a new session's journal, started in its mode, or the resumed one
+  (``--resume ID``; ``--continue``: the newest session of its kind, :func:`resume_id`) with its
+  records. A hub session (``asks hub``) resumes only as one, any other only not as one: the
+  other way is a :class:`UsageError` saying which command resumes it, before anything is
+  written.
+* :class:`UsageError`: a problem with what the person asked for (one line, exit 2);
+  :class:`StartupError`: the data dir cannot be used (one line naming what failed and where,
+  the OS reason, never ``[Errno N]``; exit 1).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from asks.core.i18n import _
+from asks.store.entries import Record, SessionMode, session_mode
+from asks.store.journal import (
+    Journal,
+    SessionLocked,
+    SessionNotFound,
+    StorageError,
+    list_sessions,
+    started_mode,
+)
+
+
+class UsageError(Exception):
+    """A problem with what the person asked for; printed as one line."""
+
+
+class StartupError(Exception):
+    """The data dir cannot be used at start (one line: what failed and where; exit 1)."""
+
+
+def storage_problem(what: str, exc: OSError | StorageError) -> StartupError:
+    """``cannot WHAT: No space left on device (PATH)``: the OS reason, never ``[Errno N]``."""
+    cause = exc.__cause__ if isinstance(exc, StorageError) else exc
+    if not isinstance(cause, OSError) or not cause.strerror:
+        return StartupError(_("cannot {what}: {reason}").format(what=what, reason=exc))
+    where = f" ({cause.filename})" if cause.filename and str(cause.filename) not in what else ""
+    reason = f"{cause.strerror}{where}"
+    return StartupError(_("cannot {what}: {reason}").format(what=what, reason=reason))
+
+
+def open_journal(
+    args: argparse.Namespace, data_dir: Path, mode: SessionMode
+) -> tuple[Journal, list[Record], bool]:
+    """A new session's journal (started in ``mode``), or the resumed one with its records;
+    True when resumed. A hub session resumes only as one (``asks hub``), any other only not."""
+    session_id = resume_id(args, data_dir)
+    try:
+        if session_id is None:
+            return Journal.create(data_dir=data_dir, mode=mode), [], False
+        journal, records = Journal.open(session_id, data_dir=data_dir)
+    except (SessionNotFound, SessionLocked):
+        raise
+    except (OSError, StorageError) as exc:
+        what = (_("start a new session in {dir}") if session_id is None
+                else _("open session {id} in {dir}")).format(id=repr(session_id), dir=data_dir)
+        raise storage_problem(what, exc) from exc
+    if (session_mode(records) is SessionMode.HUB) != (mode is SessionMode.HUB):
+        journal.close()
+        raise UsageError((_("session {id} is a hub session: resume it with asks hub --resume {id}")
+                          if mode is not SessionMode.HUB else
+                          _("session {id} is not a hub session: resume it with asks --resume "
+                            "{id}")).format(id=session_id))
+    return journal, list(records), True
+
+
+def resume_id(args: argparse.Namespace, data_dir: Path) -> str | None:
+    if args.resume:
+        return str(args.resume)
+    if args.cont:  # the newest of its kind: hub sessions for asks hub, others otherwise
+        hub = args.command == "hub"
+        for info in list_sessions(data_dir):
+            if (started_mode(info) is SessionMode.HUB) == hub:
+                return info.session_id
+        raise UsageError((_("no hub session to continue in {dir}") if hub else
+                          _("no session to continue in {dir}")).format(dir=data_dir))
+    return None
