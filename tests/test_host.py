@@ -672,6 +672,8 @@ def test_free_text_needs_text_then_saves_it_with_notes(rig: Rig) -> None:
 
     host.set_custom_text_nowait("  ledger-api  ")
     host.set_notes_nowait("short and clear")
+    rig.press(PanelCommand.CONFIRM)  # rule 9: the claim put the keys in this editor, so …
+    assert not wait.done and host.armed is PanelCommand.CONFIRM  # … Enter asks once
     rig.press(PanelCommand.CONFIRM)
 
     reply = envelope(wait)

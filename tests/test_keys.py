@@ -265,3 +265,47 @@ def test_a_chat_command_in_the_note_for_all_questions_waits_at_review(rig: Rig) 
     assert wait.done
     [saved] = rig.lines_of("resolved")
     assert saved["group_note"] == "for staging\n/quit"
+
+
+# =========================================================================== handed keys
+def test_text_typed_into_an_editor_a_claim_opened_is_sent_at_the_second_enter(rig: Rig) -> None:
+    host = rig.host
+    wait = rig.blocker("b1", q("Name the release branch", header="Branch", options=None))
+    rig.clock.past_guard()
+    assert host.settle_guard_nowait(rig.clock()) and host.focus.handed
+    host.set_custom_text_nowait("fix the tests")  # typed without a look: the editor had keys
+    rig.press(PanelCommand.CONFIRM)
+    assert host.confirming == Armed(PanelCommand.CONFIRM, rig.ref("b1"), Confirm.HANDED_EDITOR)
+    host.set_custom_text_nowait("fix the tests more")  # the next line: an edit disarms …
+    rig.press(PanelCommand.CONFIRM)  # … so its Enter asks again: an inattentive typist never
+    assert not wait.done and rig.lines_of("resolved") == []  # presses Enter twice in a row
+    rig.press(PanelCommand.CONFIRM)
+    assert wait.done and not host.focus.handed
+
+
+def test_a_deliberate_key_makes_the_editor_the_persons_choice(rig: Rig) -> None:
+    host = rig.host
+    wait = rig.blocker("b1", q("Name the release branch", header="Branch", options=None))
+    rig.clock.past_guard()
+    host.settle_guard_nowait(rig.clock())
+    host.set_cursor_nowait(0)  # "1": the person puts the cursor on the editor themselves
+    host.set_custom_text_nowait("release-1.2")
+    rig.press(PanelCommand.CONFIRM)
+    assert wait.done
+
+
+def test_back_in_an_answer_after_a_blocker_the_first_enter_asks(rig: Rig) -> None:
+    host = rig.host
+    a = typed_answer(rig, "mixed")
+    wait = rig.blocker("b1", q("Which database?"))
+    b = rig.ref("b1")
+    assert host.answer_from_nowait(b.id, b.incarnation, None, "web") is None  # ended elsewhere
+    assert wait.done and host.selected == a and host.focus.handed  # rule 5: back in the editor
+    host.set_custom_text_nowait("mixed\nthanks")
+    host.command_nowait(PanelCommand.CONFIRM)
+    assert host.confirming == Armed(PanelCommand.CONFIRM, a, Confirm.HANDED_EDITOR)
+    host.set_custom_text_nowait("mixed\n/quit")
+    host.command_nowait(PanelCommand.CONFIRM)  # one confirmation, naming the chat command
+    assert host.confirming == Armed(PanelCommand.CONFIRM, a, Confirm.CHAT_COMMAND, "/quit")
+    host.command_nowait(PanelCommand.CONFIRM)
+    assert a not in host.projection.pending

@@ -83,6 +83,9 @@ class LayerMachine(RuleBasedStateMachine):
         self.expected_sent: list[str] = []
         self.known_saves = 0  # panel answers the modelled person chose on purpose
         self.claim_seen = self.host.focus.claim  # the claim as of the last step
+        # the keys came to the panel without a deliberate key (a claim engaged, or the end of
+        # the last one returned to a tab) and no deliberate key was pressed since (rule 9)
+        self.handed_over = False
 
     def teardown(self) -> None:
         self.rig.journal.close()
@@ -95,7 +98,15 @@ class LayerMachine(RuleBasedStateMachine):
 
     def _key(self, key: str, gap: float) -> str | None:
         self.rig.clock.advance(gap)
-        return self.layer.keypress((COLS,), key)
+        engaged = self._engaged()
+        unused = self.layer.keypress((COLS,), key)
+        if self._engaged() and not engaged:
+            self.handed_over = True
+        return unused
+
+    def _engaged(self) -> bool:
+        claim = self.host.focus.claim
+        return claim is not None and claim.engaged
 
     def _panel_saves(self) -> int:
         return sum(
@@ -141,7 +152,8 @@ class LayerMachine(RuleBasedStateMachine):
 
     def _settle(self) -> None:
         """The layer's timer: engage a held claim once its quiet interval is over."""
-        self.host.settle_guard_nowait(self.rig.clock())
+        if self.host.settle_guard_nowait(self.rig.clock()):
+            self.handed_over = True
 
     # ------------------------------------------------------------------ the person
     @rule(text=LETTERS, gaps=GAPS, arrive_at=st.integers(-1, 11), blocking=st.booleans(),
@@ -175,6 +187,7 @@ class LayerMachine(RuleBasedStateMachine):
             assert self._panel_saves() == saves, "an answer was saved that nobody chose"
         else:
             self.known_saves = self._panel_saves()  # typed into the panel on purpose
+            self.handed_over = False
 
     @precondition(lambda self: not self.host.focus.foreign_active)
     @rule(line=CHAT_LINES, gaps=GAPS, first_gap=st.floats(0.01, 2 * TYPING_GUARD),
@@ -211,11 +224,13 @@ class LayerMachine(RuleBasedStateMachine):
         text = before.replace("\0", line) if "\0" in before else before + line
         submitted = ref not in self.host.projection.pending or (
             self.host.draft(ref).staged != drafts[ref].staged)
+        if self.handed_over:
+            assert not submitted, "rule 9: a line typed into an editor nobody chose was sent"
         if not submitted:
             assert self._editor_text(editor) == text, "rule 9: typing in an editor was lost"
         command = chat_command_line(text, self.host.draft(ref).notes if not _notes else "")
         event(f"inattentive line: editor, {'submitted' if submitted else 'kept'}"
-              f"{', a chat command' if command else ''}")
+              f"{', a chat command' if command else ''}{', handed' if self.handed_over else ''}")
         if command is not None:
             assert not submitted, f"rule 9b: {command!r} was sent as an answer at one Enter"
             assert self._panel_saves() == saves
@@ -253,6 +268,7 @@ class LayerMachine(RuleBasedStateMachine):
         waits_before = bool(self.host.live_waits)
         self._key(key, 0.0)
         self.known_saves = self._panel_saves()
+        self.handed_over = False
         if waits_before and self.host.live_waits and not self.host.focus.foreign_active:
             assert self.host.focus.panel_focused, "rule 4: a key left a pending blocker"
 
@@ -267,6 +283,7 @@ class LayerMachine(RuleBasedStateMachine):
         for key in [*text, *(["meta enter"] if newline else [])]:
             self._key(key, 0.05)
         self.known_saves = self._panel_saves()
+        self.handed_over = False
 
     @precondition(lambda self: self.host.focus.keys_to_panel)
     @rule(key=st.sampled_from(["shift tab", "esc", "ctrl ]"]))
@@ -275,6 +292,7 @@ class LayerMachine(RuleBasedStateMachine):
         self._settle()
         waits = bool(self.host.live_waits)
         self._key(key, 0.0)
+        self.handed_over = False
         if waits:
             assert self.host.focus.panel_focused, "rule 4: the panel let go of a blocker"
         elif key == "esc" and not self.host.focus.panel_focused:
@@ -286,6 +304,7 @@ class LayerMachine(RuleBasedStateMachine):
     def enter_panel(self) -> None:
         self.rig.clock.advance(TYPING_GUARD + 0.05)
         self._key("shift tab", 0.0)
+        self.handed_over = False
 
     @rule()
     def prompt_starts(self) -> None:
@@ -308,6 +327,35 @@ class LayerMachine(RuleBasedStateMachine):
         ref = data.draw(st.sampled_from(sorted(self.host.projection.pending, key=str)))
         answer = Answer(AnswerKind.OPTION, (0,))
         self.host.answer_from_nowait(ref.id, ref.incarnation, answer, source="web")
+
+    @precondition(lambda self: self.host.live_waits)
+    @rule()
+    def blocker_answered_in_the_browser(self) -> None:
+        """The blocker ends elsewhere: the keyboard goes back where the claim took it from."""
+        for ref in self.host.live_waits[0].refs:
+            if ref in self.host.projection.pending:
+                self.host.answer_from_nowait(ref.id, ref.incarnation,
+                                             Answer(AnswerKind.OPTION, (0,)), source="web")
+
+    @precondition(lambda self: not self.host.live_waits and not self.host.focus.foreign_active
+                  and self.host.tabs)
+    @rule(text=LETTERS, newline=st.booleans())
+    def blocker_interrupts_an_answer(self, text: str, newline: bool) -> None:
+        """Defect 3's set-up: the person is writing an async answer when a blocker comes and
+        goes (answered elsewhere); the keyboard is back in that answer's editor (rule 5)."""
+        if not self.host.focus.panel_focused:
+            self.enter_panel()
+        if self.host.focus.keys_to_panel and isinstance(self.host.selected, QuestionRef):
+            self.opens_the_editor(text=text, newline=newline)
+            self.blocker_comes_and_goes()
+
+    @precondition(lambda self: not self.host.live_waits and not self.host.focus.foreign_active)
+    @rule()
+    def blocker_comes_and_goes(self) -> None:
+        """A blocker arrives and is answered in the browser before the person looks."""
+        self._arrive(blocking=True)
+        self.claim_seen = self.host.focus.claim  # rule 5 is checked on it after this step
+        self.blocker_answered_in_the_browser()
 
     @rule()
     def interrupt(self) -> None:
@@ -336,6 +384,7 @@ class LayerMachine(RuleBasedStateMachine):
         prior = claim.prior_tab
         if isinstance(prior, QuestionRef) and prior in self.host.tabs:
             assert focus.panel_focused and self.host.selected == prior, "rule 5: not restored"
+            self.handed_over = True  # back on the person's tab, without a key of theirs
         else:
             assert focus.owner is focus.chat, "rule 5: focus stayed in the panel"
 

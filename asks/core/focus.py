@@ -24,6 +24,11 @@ Pure state, no I/O, no knowledge of tabs beyond opaque keys handed in by the hos
   the loan origin (``to_origin``) and sets the **stray mark** (the host then refuses the
   first Enter until a deliberate panel command clears it); without a claim the panel lets go
   of the keyboard to the loan origin. Either way the key is delivered there.
+* **Handed keys** (rule 9): when the panel gets the keys without a deliberate key — a claim
+  engages after the pause, or the end of the last claim returns to the tab the person was on
+  — they are ``handed``: a text editor under the cursor there is not the person's choice yet,
+  and the host asks for Enter twice before it sends what was typed into it. Any deliberate
+  panel command (:meth:`Focus.deliberate`) clears both this and the stray mark.
 * **Where the keys go** (rule 9c): :meth:`Focus.keyboard` is the one answer; routing
   (:meth:`Focus.key`), the cursor and border (``keys_to_panel``) and the status line all read
   it, so they cannot disagree.
@@ -103,6 +108,7 @@ class Focus:
     mounted: set[FocusTarget] = attrs.field(init=False, factory=set)
     last_key_at: float = attrs.field(init=False, default=float("-inf"))
     stray_mark: bool = attrs.field(init=False, default=False)  # rule 9a: Enter is refused once
+    handed: bool = attrs.field(init=False, default=False)  # the keys came without a deliberate key
 
     def __attrs_post_init__(self) -> None:
         self.owner = self.chat
@@ -155,6 +161,7 @@ class Focus:
         if deadline is None or now < deadline or self.claim is None:
             return False
         self.claim = attrs.evolve(self.claim, engaged=True, to_origin=False)
+        self.handed = True
         return True
 
     def key(self, now: float, prior_owner_tab: Hashable | None = None) -> Route:
@@ -193,8 +200,18 @@ class Focus:
             self.claim = attrs.evolve(claim, to_origin=True)
 
     def clear_stray_mark(self) -> None:
-        """A deliberate panel command (or a refused Enter) clears the stray mark."""
+        """The Enter after stray typing was refused: the next one is the person's."""
         self.stray_mark = False
+
+    def deliberate(self) -> None:
+        """A deliberate panel command: the keys are where the person put them."""
+        self.stray_mark = self.handed = False
+
+    def hand_back(self) -> None:
+        """The last claim ended and the panel shows the tab the person was on (rule 5): the
+        keys are back there without a key of theirs."""
+        if self.panel_focused:
+            self.handed = True
 
     # -- mounting --------------------------------------------------------------------------
     def mount(self, target: FocusTarget) -> None:
@@ -226,10 +243,10 @@ class Focus:
         """Give the panel focus, remembering the origin. Refused while a foreign prompt is up."""
         if self.foreign:
             return False
-        if not self.panel_focused:
+        if not self.panel_focused:  # the marks are about keys already in the panel
             self.loan_origin = self.owner
             self.owner = self.panel
-        self.stray_mark = False
+            self.stray_mark = self.handed = False
         return True
 
     def leave_panel(self) -> None:
@@ -238,7 +255,7 @@ class Focus:
             self.owner = self._origin_or_chat()
         self.loan_origin = None
         self.claim = None
-        self.stray_mark = False
+        self.stray_mark = self.handed = False
 
     def request_claim(self, now: float, current_tab: Hashable | None) -> None:
         """A blocking wait went live: claim focus now, or wait for foreign prompts to end."""
@@ -256,7 +273,7 @@ class Focus:
         """The last wait ended: drop the claim and return it (the host decides where to go)."""
         claim, self.claim = self.claim, None
         self.claim_waiting = False
-        self.stray_mark = False
+        self.stray_mark = self.handed = False
         return claim
 
     def return_foreign_to_origin(self) -> None:

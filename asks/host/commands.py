@@ -61,6 +61,7 @@ class Confirm(enum.StrEnum):
 
     IRREVERSIBLE = "irreversible"  # Decline, Clear draft (rule 8)
     AFTER_STRAY = "after_stray"  # the first Enter after stray typing (rule 9a)
+    HANDED_EDITOR = "handed_editor"  # text typed into an editor the person did not choose (9)
     CHAT_COMMAND = "chat_command"  # the answer holds a chat command line (rule 9b)
 
 
@@ -115,7 +116,7 @@ class PanelCommands:
         if command is PanelCommand.CONFIRM:
             self._confirm(tab, armed)
             return
-        self.core.focus.clear_stray_mark()  # any other panel command is deliberate
+        self.core.focus.deliberate()  # any other panel command is deliberate
         if command in CONFIRMED and tab is not None and armed is None:
             self._arm(command, tab)
             return
@@ -189,7 +190,7 @@ class PanelCommands:
         if isinstance(tab, ReviewKey):
             wait = self.waits.of_call(tab.call_id)
             note = self.drafts.group_note(tab.call_id)
-            if wait is not None and not self._holds_chat_command(tab, armed, note):
+            if wait is not None and not self._asks_again(tab, armed, False, note):
                 self.submit_review(wait)
             return
         spec = self.core.question(tab).spec
@@ -197,23 +198,32 @@ class PanelCommands:
         if spec.multi_select and draft.cursor < len(spec.options):
             self.drafts.edit(tab, lambda d: toggle(d, spec))
             return
-        if spec.multi_select and draft.cursor == custom_row(spec):
+        in_editor = draft.cursor == custom_row(spec)
+        if spec.multi_select and in_editor:
             draft = attrs.evolve(draft, cursor=custom_row(spec) + 1)  # the Next row
         answer = answer_at_cursor(draft, spec)
         if isinstance(answer, str):
             self.core.say(answer)
             return
-        if not self._holds_chat_command(tab, armed, answer.custom_text, answer.notes):
+        if not self._asks_again(tab, armed, in_editor, answer.custom_text, answer.notes):
+            self.core.focus.deliberate()  # what follows an answer is the person's doing
             self._answer(tab, answer)
 
-    def _holds_chat_command(self, tab: TabKey, armed: Armed | None, *texts: str | None) -> bool:
-        """Rule 9b: does what Enter would send hold a chat command line not yet confirmed?
-        Then Enter is armed instead (the footer asks to press it again)."""
-        line = chat_command_line(*texts)
-        if line is None or (armed is not None and armed.why is Confirm.CHAT_COMMAND):
+    def _asks_again(
+        self, tab: TabKey, armed: Armed | None, in_editor: bool, *texts: str | None
+    ) -> bool:
+        """Rule 9: must Enter be pressed again before this text is sent — it holds a chat
+        command line (9b), or it was typed into an editor the keys came to on their own?
+        Then Enter is armed (the footer says why). One confirmation covers both: an armed
+        Enter means the text was checked and not edited since."""
+        if armed is not None and armed.why in (Confirm.CHAT_COMMAND, Confirm.HANDED_EDITOR):
             return False
-        self.armed = Armed(PanelCommand.CONFIRM, tab, Confirm.CHAT_COMMAND, line)
-        return True
+        line = chat_command_line(*texts)
+        if line is not None:
+            self.armed = Armed(PanelCommand.CONFIRM, tab, Confirm.CHAT_COMMAND, line)
+        elif in_editor and self.core.focus.handed:
+            self.armed = Armed(PanelCommand.CONFIRM, tab, Confirm.HANDED_EDITOR)
+        return self.armed is not None
 
     def _answer(self, ref: QuestionRef, answer: Answer) -> None:
         wait = self.waits.of_ref(ref)

@@ -348,7 +348,7 @@ class QuestionHost:
             self._notify()
 
     def set_cursor_nowait(self, row: int, tab: TabKey | None = None) -> None:
-        self.focus.clear_stray_mark()  # a row jump (a digit) is deliberate (rule 9a)
+        self.focus.deliberate()  # a row jump (a digit) is deliberate (rule 9)
         self._edit_draft(lambda d: attrs.evolve(d, cursor=row), tab)
 
     def enter_panel_nowait(self, question_id: str | None = None) -> Refusal | None:

@@ -151,6 +151,7 @@ class WaitLife:
         prior = claim.prior_tab
         if isinstance(prior, QuestionRef) and prior in self.strip:
             self.strip.select(prior)
+            self.core.focus.hand_back()  # an editor there is not chosen again yet (rule 9)
         elif self.core.focus.panel_focused:
             self.core.focus.leave_panel()
         else:  # a foreign prompt sits on top of the panel: it will return to the origin

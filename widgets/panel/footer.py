@@ -107,6 +107,9 @@ class Footer:
         if armed.why is Confirm.CHAT_COMMAND:
             return _("“{line}” looks like a chat command: press {key} again to send it as "
                      "your answer").format(line=sanitize_line(armed.line), key=key)
+        if armed.why is Confirm.HANDED_EDITOR:
+            return _("The keys came to this answer on their own: press {key} again to send "
+                     "what is typed here").format(key=key)
         if armed.why is Confirm.AFTER_STRAY:
             label = self._option_at_cursor(armed.tab)
             if label is not None:
