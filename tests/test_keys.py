@@ -309,3 +309,13 @@ def test_back_in_an_answer_after_a_blocker_the_first_enter_asks(rig: Rig) -> Non
     assert host.confirming == Armed(PanelCommand.CONFIRM, a, Confirm.CHAT_COMMAND, "/quit")
     host.command_nowait(PanelCommand.CONFIRM)
     assert a not in host.projection.pending
+
+
+def test_while_held_the_status_names_the_required_tab_that_is_shown(rig: Rig) -> None:
+    host = rig.host
+    rig.blocker("b1", q("Which database?", header="DB"), q("Which cache?", header="Cache"))
+    rig.clock.past_guard()
+    host.settle_guard_nowait(rig.clock())
+    rig.press(PanelCommand.NEXT_TAB)  # the person looks at the second question
+    host.keys.stray_nowait(rig.clock())
+    assert host.statistics().keys == KeysStatus(KeysTo.CHAT, None, "Cache")

@@ -145,8 +145,9 @@ class KeyDesk:
         if to is KeysTo.PANEL and isinstance(selected, QuestionRef):
             question = self._name(selected)
         waiting = None
-        if held:
-            required = next((t for t in core.tabs if core.is_required(t)), None)
+        if held:  # the tab that takes the keys at the pause: the shown one if it is required
+            required = selected if selected is not None and core.is_required(selected) else next(
+                (t for t in core.tabs if core.is_required(t)), None)
             waiting = None if required is None else self._name(required)
         return KeysStatus(to, question, waiting)
 
