@@ -16,7 +16,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -72,14 +72,6 @@ class Launcher:
     def records(self) -> list[dict[str, object]]:
         return [json.loads(line) for line in self.journal().read_text().splitlines() if line]
 
-
-@pytest.fixture
-def launch(tmp_path: Path) -> Iterator[Launcher]:
-    launcher = Launcher(tmp_path)
-    try:
-        yield launcher
-    finally:
-        launcher.close()
 
 
 # ---------------------------------------------------------------------------- screen helpers

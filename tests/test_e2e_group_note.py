@@ -7,11 +7,10 @@ journal carry the note, the result card shows it, and so does the transcript aft
 from __future__ import annotations
 
 import pytest
-from test_e2e import Launcher, after_claim_guard, flat, launch
+from test_e2e import Launcher, after_claim_guard, flat
 
 pytestmark = pytest.mark.e2e
 
-__all__ = ["launch"]  # the fixture, shared with test_e2e.py
 
 NOTE = "both for the staging box"
 

@@ -14,7 +14,6 @@ import json
 import socket
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,14 +26,6 @@ HARNESS = ROOT.parent / "shared" / "mcp-clients" / "run_real_clients.py"
 BLOCKING = json.dumps({"questions": [{"question": "Which cache?", "header": "Cache", "options": [
     {"label": "Redis"}, {"label": "Memcached"}]}], "blocking": True})
 
-
-@pytest.fixture
-def launch(tmp_path: Path) -> Iterator[Launcher]:
-    launcher = Launcher(tmp_path)
-    try:
-        yield launcher
-    finally:
-        launcher.close()
 
 
 def free_port() -> int:

@@ -10,8 +10,6 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx2
@@ -27,14 +25,6 @@ pytestmark = pytest.mark.e2e
 DB = {"question": "Which database?", "header": "Database",
       "options": [{"label": "Postgres"}, {"label": "SQLite"}]}
 
-
-@pytest.fixture
-def launch(tmp_path: Path) -> Iterator[Launcher]:
-    launcher = Launcher(tmp_path)
-    try:
-        yield launcher
-    finally:
-        launcher.close()
 
 
 def start_hub(launch: Launcher) -> tuple[PtyApp, str, str]:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -50,14 +49,6 @@ EVIL = {
                 {"label": "Plain\u202e"}],
 }
 
-
-@pytest.fixture
-def launch(tmp_path: Path) -> Iterator[Launcher]:
-    launcher = Launcher(tmp_path)
-    try:
-        yield launcher
-    finally:
-        launcher.close()
 
 
 def token_of(launch: Launcher) -> str:

@@ -16,8 +16,6 @@ import re
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 import trio
@@ -32,14 +30,6 @@ CACHE = {"question": "Which cache?", "header": "Cache",
          "options": [{"label": "Redis"}, {"label": "Memcached"}]}
 NOTE = "The user sent you a note:"
 
-
-@pytest.fixture
-def launch(tmp_path: Path) -> Iterator[Launcher]:
-    launcher = Launcher(tmp_path)
-    try:
-        yield launcher
-    finally:
-        launcher.close()
 
 
 def token_of(launch: Launcher) -> str:
