@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -42,6 +44,14 @@ from pty_harness import PtyApp
 
 pytestmark = pytest.mark.e2e
 
+
+@pytest.fixture
+def launch(tmp_path: Path) -> Iterator[Launcher]:
+    launcher = Launcher(tmp_path)
+    try:
+        yield launcher
+    finally:
+        launcher.close()
 
 
 # ---------------------------------------------------------------------------- 1. focus after

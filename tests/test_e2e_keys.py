@@ -18,6 +18,8 @@ behaviour under test); everything else waits for the screen or the journal.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from focus_pty import (
@@ -37,6 +39,14 @@ from pty_harness import PtyApp
 
 pytestmark = pytest.mark.e2e
 
+
+@pytest.fixture
+def launch(tmp_path: Path) -> Iterator[Launcher]:
+    launcher = Launcher(tmp_path)
+    try:
+        yield launcher
+    finally:
+        launcher.close()
 
 
 HELP = "Commands: /asks [ID]"  # the first line /help prints
