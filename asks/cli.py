@@ -161,8 +161,9 @@ def dispatch(args: argparse.Namespace, translator: i18n.Translator) -> int:
             from asks.hubcli import model_flag  # noqa: PLC0415 (loads only for the hub)
 
             if (flag := model_flag(args)) is not None:
-                raise UsageError(_("asks hub runs no agent of its own: drop {flag}").format(
-                    flag=flag))
+                raise UsageError(
+                    _("asks hub runs no agent of its own: drop {flag}").format(flag=flag)
+                )
             args.mcp = True
         prompt = read_prompt(args.prompt) if args.prompt is not None else None
         if prompt is not None:
@@ -176,11 +177,22 @@ def dispatch(args: argparse.Namespace, translator: i18n.Translator) -> int:
         keymap = keymap_from(config, warnings)
         return run(args, data_dir, config, keymap, warnings=warnings)
     except SessionNotFound:
-        print(_("asks: no session {id} in {dir} (list them: asks sessions)").format(
-            id=repr(args.resume), dir=data_dir), file=sys.stderr)
+        print(
+            _("asks: no session {id} in {dir} (list them: asks sessions)").format(
+                id=repr(args.resume), dir=data_dir
+            ),
+            file=sys.stderr,
+        )
         return EXIT_USAGE
-    except (UsageError, ScriptError, ChoiceError, SettingsError, InvalidSessionId, SessionLocked,
-            HubPortBusyError) as exc:
+    except (
+        UsageError,
+        ScriptError,
+        ChoiceError,
+        SettingsError,
+        InvalidSessionId,
+        SessionLocked,
+        HubPortBusyError,
+    ) as exc:
         print(f"asks: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except StartupError as exc:
@@ -191,6 +203,7 @@ def dispatch(args: argparse.Namespace, translator: i18n.Translator) -> int:
 def print_sessions(data_dir: Path) -> int:
     """``asks sessions``: a table with a header (asks/surfaces/listing.py)."""
     from asks.surfaces import listing  # noqa: PLC0415 — only for this command
+
     try:
         rows = listing.session_rows(data_dir)
     except OSError as exc:
@@ -203,7 +216,9 @@ def print_sessions(data_dir: Path) -> int:
 
 
 def model_source(
-    args: argparse.Namespace, config: Config, env: Mapping[str, str],
+    args: argparse.Namespace,
+    config: Config,
+    env: Mapping[str, str],
     recorded: ModelChosen | None = None,
 ) -> Script | Settings:
     """The script to play or the provider settings to use (module docstring)."""
@@ -234,8 +249,7 @@ def open_session(
             records.append(journal.append(chosen))
     except StorageError as exc:
         journal.close()
-        what = _("write to session {id} in {dir}").format(id=repr(journal.session_id),
-                                                          dir=data_dir)
+        what = _("write to session {id} in {dir}").format(id=repr(journal.session_id), dir=data_dir)
         raise storage_problem(what, exc) from exc
     except BaseException:
         journal.close()
@@ -253,7 +267,10 @@ def resume_hint(args: argparse.Namespace, session_id: str) -> str:
 
 
 def start_session(
-    args: argparse.Namespace, data_dir: Path, config: Config, hub: Any,
+    args: argparse.Namespace,
+    data_dir: Path,
+    config: Config,
+    hub: Any,
     hints: AnswerHints = LINE_HINTS,
 ) -> tuple[Journal, Session, bool]:
     """The journal, the session for the REPL or line mode and whether it was resumed: the
@@ -267,10 +284,18 @@ def start_session(
         build = functools.partial(hubcli.hub_session, journal, records, hub, resumed=resumed)
     else:
         journal, records, resumed, source = open_session(
-            args, data_dir, SessionMode.INTERACTIVE, config)
-        build = functools.partial(build_session, journal, records, source, resumed=resumed,
-                                  guidance=config.guidance, hints=hints,
-                                  command_timeout=config.tools.command_timeout)
+            args, data_dir, SessionMode.INTERACTIVE, config
+        )
+        build = functools.partial(
+            build_session,
+            journal,
+            records,
+            source,
+            resumed=resumed,
+            guidance=config.guidance,
+            hints=hints,
+            command_timeout=config.tools.command_timeout,
+        )
     try:
         return journal, build(), resumed
     except BaseException:
@@ -284,7 +309,11 @@ def model_of(session: Session) -> Model | None:
 
 
 def run(
-    args: argparse.Namespace, data_dir: Path, config: Config, keymap: Keymap, *,
+    args: argparse.Namespace,
+    data_dir: Path,
+    config: Config,
+    keymap: Keymap,
+    *,
     warnings: Sequence[str] = (),
 ) -> int:
     web = WebOptions(args.web_host, args.web_port, start=args.web)
@@ -317,8 +346,11 @@ def run(
                     await _close(model)
 
         ended = trio.run(main)
-    print(_("Session {id} saved. Resume it with: {command}").format(
-        id=journal.session_id, command=resume_hint(args, journal.session_id)))
+    print(
+        _("Session {id} saved. Resume it with: {command}").format(
+            id=journal.session_id, command=resume_hint(args, journal.session_id)
+        )
+    )
     return 0 if ended is None else 128 + ended
 
 
@@ -326,6 +358,7 @@ def run_line(args: argparse.Namespace, data_dir: Path, config: Config) -> int:
     """Line mode (asks/surfaces/line.py): the same session as plain lines; exit 0, or 130
     after a second Ctrl+C. Config warnings were printed on stderr already."""
     from asks.surfaces import line  # noqa: PLC0415 — the full-screen REPL never needs it
+
     hub = hub_plan(args, config, data_dir)
     journal, session, resumed = start_session(args, data_dir, config, hub)
     with journal:
@@ -335,20 +368,29 @@ def run_line(args: argparse.Namespace, data_dir: Path, config: Config) -> int:
             web = None
             if args.web:  # hypercorn loads only for --web
                 from asks.surfaces.web import WebBridge  # noqa: PLC0415
+
                 web = WebBridge(session.host.surface_port, args.web_host, args.web_port)
             try:
                 hooks = running_hooks(session, config, _stderr_notice)
                 async with hooks, running_hub(hub, session):
                     return await line.serve(
-                        session.host.panel_port, session.agent, session.transcript,
-                        session.broker, opening_turn=not resumed, web=web,
+                        session.host.panel_port,
+                        session.agent,
+                        session.transcript,
+                        session.broker,
+                        opening_turn=not resumed,
+                        web=web,
                     )
             finally:
                 await _close(model_of(session))
 
         ended = trio.run(main)
-    print(_("Session {id} saved. Resume it with: {command}").format(
-        id=journal.session_id, command=resume_hint(args, journal.session_id)), flush=True)
+    print(
+        _("Session {id} saved. Resume it with: {command}").format(
+            id=journal.session_id, command=resume_hint(args, journal.session_id)
+        ),
+        flush=True,
+    )
     return ended.status
 
 
@@ -381,8 +423,13 @@ def running_hooks(
         return contextlib.nullcontext()
     from asks.surfaces import hooks  # noqa: PLC0415 — see the docstring
 
-    return hooks.running(session.host.surface_port, session.host.journal.session_id, commands,
-                         config.hooks.timeout, report=report)
+    return hooks.running(
+        session.host.surface_port,
+        session.host.journal.session_id,
+        commands,
+        config.hooks.timeout,
+        report=report,
+    )
 
 
 def _stderr_notice(text: str) -> None:
@@ -394,10 +441,16 @@ def run_headless(args: argparse.Namespace, data_dir: Path, config: Config, promp
     """``asks -p``: one turn, no UI (asks/headless.py)."""
     journal, records, resumed, source = open_session(args, data_dir, SessionMode.PRINT, config)
     with journal:
-        session = build_session(journal, records, source, resumed=resumed,
-                                guidance=config.guidance, ui_attached=False,
-                                command_timeout=config.tools.command_timeout,
-                                allow_commands=args.allow_commands)
+        session = build_session(
+            journal,
+            records,
+            source,
+            resumed=resumed,
+            guidance=config.guidance,
+            ui_attached=False,
+            command_timeout=config.tools.command_timeout,
+            allow_commands=args.allow_commands,
+        )
         agent = session.agent
         assert isinstance(agent, Agent)  # build_session's: the agent loop
 
@@ -409,8 +462,12 @@ def run_headless(args: argparse.Namespace, data_dir: Path, config: Config, promp
 
         outcome = trio.run(main)
     status = headless.report(agent, outcome)
-    print(_("asks: session {id} saved ({command})").format(
-        id=journal.session_id, command=resume_hint(args, journal.session_id)), file=sys.stderr)
+    print(
+        _("asks: session {id} saved ({command})").format(
+            id=journal.session_id, command=resume_hint(args, journal.session_id)
+        ),
+        file=sys.stderr,
+    )
     return status
 
 
@@ -453,13 +510,23 @@ def build_session(
     model = build_model(source, guidance, seen=len(messages), hints=hints)
     if resumed:  # the visible chat rebuilt from the journal; only now imported (launch cost)
         from asks.agent.replay import replay_session  # noqa: PLC0415
+
         replay_session(transcript, host, model.name, unfinished=RESTARTED, hints=hints)
     broker = PromptBroker(host.panel_port)
-    tools: list[Tool] = (scripted_tools() if isinstance(source, Script)
-                         else real_tools(Path.cwd(), command_timeout))
+    tools: list[Tool] = (
+        scripted_tools() if isinstance(source, Script) else real_tools(Path.cwd(), command_timeout)
+    )
     confirm = broker.confirm if ui_attached else allow_all if allow_commands else headless.deny
-    agent = Agent(host.agent_port, model, tools, transcript, confirm, messages=messages,
-                  guidance=guidance, hints=hints)
+    agent = Agent(
+        host.agent_port,
+        model,
+        tools,
+        transcript,
+        confirm,
+        messages=messages,
+        guidance=guidance,
+        hints=hints,
+    )
     if resumed:
         agent.close_open_calls(RESTARTED)
     return Session(host, agent, transcript, broker)

@@ -21,48 +21,95 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--script", type=Path, metavar="FILE", help="run a script file")
     parser.add_argument("--data-dir", type=Path, metavar="DIR", help="where sessions are kept")
     parser.add_argument("--config", type=Path, metavar="FILE", help="config file to read")
-    parser.add_argument("--debug-log", type=Path, metavar="FILE",
-                        help="write a debug log (tracebacks of unexpected errors) to FILE "
-                             f"(default: ${diagnostics.ENV}, else none)")
-    parser.add_argument("--locale", type=i18n.locale, metavar="CODE",
-                        help="the language shown: " + ", ".join(i18n.LANGUAGES)
-                             + " (default: [ui] locale, then LC_ALL, LC_MESSAGES, LANG)")
-    parser.add_argument("--model", metavar="NAME", help="the model's name at the provider")
-    parser.add_argument("--provider", choices=[p.value for p in Provider],
-                        help="the model's API: openai (any compatible server) or anthropic")
-    parser.add_argument("--base-url", metavar="URL", help="the server's base URL (…/v1)")
-    parser.add_argument("--allow-commands", action="store_true",
-                        help="with -p: run the model's shell commands without asking")
     parser.add_argument(
-        "-p", "--print", dest="prompt", nargs="?", const="-", metavar="PROMPT",
+        "--debug-log",
+        type=Path,
+        metavar="FILE",
+        help="write a debug log (tracebacks of unexpected errors) to FILE "
+        f"(default: ${diagnostics.ENV}, else none)",
+    )
+    parser.add_argument(
+        "--locale",
+        type=i18n.locale,
+        metavar="CODE",
+        help="the language shown: "
+        + ", ".join(i18n.LANGUAGES)
+        + " (default: [ui] locale, then LC_ALL, LC_MESSAGES, LANG)",
+    )
+    parser.add_argument("--model", metavar="NAME", help="the model's name at the provider")
+    parser.add_argument(
+        "--provider",
+        choices=[p.value for p in Provider],
+        help="the model's API: openai (any compatible server) or anthropic",
+    )
+    parser.add_argument("--base-url", metavar="URL", help="the server's base URL (…/v1)")
+    parser.add_argument(
+        "--allow-commands",
+        action="store_true",
+        help="with -p: run the model's shell commands without asking",
+    )
+    parser.add_argument(
+        "-p",
+        "--print",
+        dest="prompt",
+        nargs="?",
+        const="-",
+        metavar="PROMPT",
         help="run one turn without UI and print the answer ('-' or nothing: read stdin)",
     )
-    parser.add_argument("--line", action="store_true",
-                        help="plain lines instead of the full screen (automatic without a "
-                             "terminal or with TERM=dumb)")
-    parser.add_argument("--web", action="store_true",
-                        help="also serve the pending questions to a browser (URL in the status)")
-    parser.add_argument("--web-host", default="127.0.0.1", metavar="HOST",
-                        help="where the web bridge listens (default 127.0.0.1)")
-    parser.add_argument("--web-port", type=_port, default=0, metavar="PORT",
-                        help="the web bridge's port (default: a free one)")
-    parser.add_argument("--mcp", action="store_true",
-                        help="also serve the hub: Claude Code, Codex and other MCP clients ask "
-                             "through this session's panel (asks mcp config prints the set-up)")
-    parser.add_argument("--mcp-port", type=_port, metavar="PORT",
-                        help="the hub's port (default: [mcp] port, else 8765)")
-    parser.add_argument("--mcp-host", metavar="HOST",
-                        help="where the hub listens (default: [mcp] host, else 127.0.0.1)")
+    parser.add_argument(
+        "--line",
+        action="store_true",
+        help="plain lines instead of the full screen (automatic without a "
+        "terminal or with TERM=dumb)",
+    )
+    parser.add_argument(
+        "--web",
+        action="store_true",
+        help="also serve the pending questions to a browser (URL in the status)",
+    )
+    parser.add_argument(
+        "--web-host",
+        default="127.0.0.1",
+        metavar="HOST",
+        help="where the web bridge listens (default 127.0.0.1)",
+    )
+    parser.add_argument(
+        "--web-port",
+        type=_port,
+        default=0,
+        metavar="PORT",
+        help="the web bridge's port (default: a free one)",
+    )
+    parser.add_argument(
+        "--mcp",
+        action="store_true",
+        help="also serve the hub: Claude Code, Codex and other MCP clients ask "
+        "through this session's panel (asks mcp config prints the set-up)",
+    )
+    parser.add_argument(
+        "--mcp-port",
+        type=_port,
+        metavar="PORT",
+        help="the hub's port (default: [mcp] port, else 8765)",
+    )
+    parser.add_argument(
+        "--mcp-host",
+        metavar="HOST",
+        help="where the hub listens (default: [mcp] host, else 127.0.0.1)",
+    )
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--resume", metavar="ID", help="resume the session ID")
     group.add_argument(
         "--continue", dest="cont", action="store_true", help="resume the most recent session"
     )
     parser.add_argument(
-        "command", nargs="?", choices=["sessions", "hub"],
+        "command",
+        nargs="?",
+        choices=["sessions", "hub"],
         help="'sessions' lists the sessions; 'hub' starts a session with no agent of its own, "
-             "where agents outside asks ask (Claude Code, Codex, …) and @name text sends one "
-             "a note",
+        "where agents outside asks ask (Claude Code, Codex, …) and @name text sends one "
+        "a note",
     )
     return parser
 
@@ -75,5 +122,3 @@ def _port(text: str) -> int:
     if not 0 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"not a port number: {text!r}")
     return port
-
-

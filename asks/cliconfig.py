@@ -31,8 +31,10 @@ def keymap_from(config: Config, seen: list[str] | None = None) -> Keymap:
     try:
         return build_keymap(config.keys.focus_toggle_key, config.keys.collapse_key)
     except ValueError as exc:  # e.g. a key that clashes with another binding
-        _warn(_("asks: {path}: {error}; using the default keys").format(
-            path=config.path, error=exc), seen)
+        _warn(
+            _("asks: {path}: {error}; using the default keys").format(path=config.path, error=exc),
+            seen,
+        )
         return build_keymap()
 
 

@@ -59,15 +59,21 @@ def open_journal(
     except (SessionNotFound, SessionLocked):
         raise
     except (OSError, StorageError) as exc:
-        what = (_("start a new session in {dir}") if session_id is None
-                else _("open session {id} in {dir}")).format(id=repr(session_id), dir=data_dir)
+        what = (
+            _("start a new session in {dir}")
+            if session_id is None
+            else _("open session {id} in {dir}")
+        ).format(id=repr(session_id), dir=data_dir)
         raise storage_problem(what, exc) from exc
     if (session_mode(records) is SessionMode.HUB) != (mode is SessionMode.HUB):
         journal.close()
-        raise UsageError((_("session {id} is a hub session: resume it with asks hub --resume {id}")
-                          if mode is not SessionMode.HUB else
-                          _("session {id} is not a hub session: resume it with asks --resume "
-                            "{id}")).format(id=session_id))
+        raise UsageError(
+            (
+                _("session {id} is a hub session: resume it with asks hub --resume {id}")
+                if mode is not SessionMode.HUB
+                else _("session {id} is not a hub session: resume it with asks --resume {id}")
+            ).format(id=session_id)
+        )
     return journal, list(records), True
 
 
@@ -79,6 +85,11 @@ def resume_id(args: argparse.Namespace, data_dir: Path) -> str | None:
         for info in list_sessions(data_dir):
             if (started_mode(info) is SessionMode.HUB) == hub:
                 return info.session_id
-        raise UsageError((_("no hub session to continue in {dir}") if hub else
-                          _("no session to continue in {dir}")).format(dir=data_dir))
+        raise UsageError(
+            (
+                _("no hub session to continue in {dir}")
+                if hub
+                else _("no session to continue in {dir}")
+            ).format(dir=data_dir)
+        )
     return None

@@ -202,8 +202,13 @@ def _is_temperature(value: object) -> bool:
 
 def _is_argv(value: object) -> bool:
     """A command as an argv list: non-empty, strings only, a program name first."""
-    return (isinstance(value, list) and bool(value) and all(isinstance(v, str) for v in value)
-            and bool(value[0].strip()) and not any("\x00" in v for v in value))
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(isinstance(v, str) for v in value)
+        and bool(value[0].strip())
+        and not any("\x00" in v for v in value)
+    )
 
 
 def _is_positive_number(value: object) -> bool:
@@ -253,14 +258,10 @@ _TABLES: Final[Mapping[str, Mapping[str, _Rule]]] = MappingProxyType(
         ),
         "tools": MappingProxyType(
             {
-                "command_timeout": _Rule(
-                    "command_timeout", _POSITIVE, _is_positive_number, float
-                ),
+                "command_timeout": _Rule("command_timeout", _POSITIVE, _is_positive_number, float),
             }
         ),
-        "ui": MappingProxyType(
-            {"locale": _Rule("locale", N_("one of {codes}"), _is_locale)}
-        ),
+        "ui": MappingProxyType({"locale": _Rule("locale", N_("one of {codes}"), _is_locale)}),
         "mcp": MappingProxyType(
             {
                 "enabled": _Rule("enabled", N_("true or false"), _is_bool),
@@ -314,15 +315,17 @@ def _read(path: Path, *, explicit: bool) -> tuple[dict[str, Any] | None, str | N
         return None, _warn(path, _("no such file; using the defaults")) if explicit else None
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
-        return None, _warn(path, _("cannot be read ({reason}); using the defaults").format(
-            reason=reason))
+        return None, _warn(
+            path, _("cannot be read ({reason}); using the defaults").format(reason=reason)
+        )
     try:
         return tomllib.loads(data.decode("utf-8")), None
     except UnicodeDecodeError:
         return None, _warn(path, _("is not valid UTF-8; using the defaults"))
     except tomllib.TOMLDecodeError as exc:
-        return None, _warn(path, _("is not valid TOML ({error}); using the defaults").format(
-            error=exc))
+        return None, _warn(
+            path, _("is not valid TOML ({error}); using the defaults").format(error=exc)
+        )
 
 
 def _build(path: Path, document: Mapping[str, Any]) -> tuple[Config, list[str]]:
@@ -371,7 +374,8 @@ def _section(path: Path, table: str, raw: object, default: S, warnings: list[str
             shown = _show_default(getattr(default, rule.attribute))
             expected = _(rule.expected).format(codes=", ".join(LANGUAGES))
             message = _("{key} must be {expected}; using the default {default}").format(
-                key=f"[{table}] {key}", expected=expected, default=shown)
+                key=f"[{table}] {key}", expected=expected, default=shown
+            )
             warnings.append(_warn(path, message))
         else:
             accepted[rule.attribute] = rule.convert(value)
@@ -401,8 +405,9 @@ def with_key_fallbacks(config: Config, validate: Callable[[str], str]) -> tuple[
             checked[name] = default
             detail = sanitize_line(str(exc))
             message = _("{key} {value} is not a valid key ({detail}); using the default {default}")
-            message = message.format(key=f"[keys] {name}", value=_quote(value), detail=detail,
-                                     default=_quote(default))
+            message = message.format(
+                key=f"[keys] {name}", value=_quote(value), detail=detail, default=_quote(default)
+            )
             warnings.append(_warn(config.path, message))
     keys = attrs.evolve(config.keys, **checked)
     return attrs.evolve(config, keys=keys), warnings

@@ -70,16 +70,23 @@ def mcp_main(argv: Sequence[str]) -> int:
     common.add_argument("--config", type=Path, metavar="FILE", help="config file to read")
     parser = argparse.ArgumentParser(prog="asks mcp", description="Set up the asks hub.")
     commands = parser.add_subparsers(dest="what", required=True)
-    configure = commands.add_parser("config", parents=[common],
-                                    help="print what a client needs to ask through asks")
+    configure = commands.add_parser(
+        "config", parents=[common], help="print what a client needs to ask through asks"
+    )
     configure.add_argument("client", choices=[c.value for c in Client])
-    configure.add_argument("--agent", metavar="NAME",
-                           help="label this client's questions (tell agents apart in the panel)")
+    configure.add_argument(
+        "--agent",
+        metavar="NAME",
+        help="label this client's questions (tell agents apart in the panel)",
+    )
     configure.add_argument("--mcp-port", type=int, metavar="PORT")
     configure.add_argument("--mcp-host", metavar="HOST")
     token = commands.add_parser("token", parents=[common], help="print the bearer token")
-    token.add_argument("--rotate", action="store_true",
-                       help="replace it (clients configured with the old one must be set up again)")
+    token.add_argument(
+        "--rotate",
+        action="store_true",
+        help="replace it (clients configured with the old one must be set up again)",
+    )
     args = parser.parse_args(list(argv))
     data_dir = args.data_dir or default_data_dir()
     config, warnings = load_config(args.config)
@@ -111,18 +118,19 @@ def prepare(args: argparse.Namespace, config: Config, data_dir: Path) -> HubPlan
     sentence)."""
     host, port = endpoint(args, config)
     if host not in LOOPBACK_NAMES:
-        print(_(
-            "warning: the hub listens on {host}, beyond this machine. Anyone who can reach it "
-            "and has the token can read and answer your agents' questions, and plain HTTP is "
-            "not encrypted."
-        ).format(host=host), file=sys.stderr)
+        print(
+            _(
+                "warning: the hub listens on {host}, beyond this machine. Anyone who can reach it "
+                "and has the token can read and answer your agents' questions, and plain HTTP is "
+                "not encrypted."
+            ).format(host=host),
+            file=sys.stderr,
+        )
     return HubPlan(bind_listener(host, port), load_token(data_dir))
 
 
 @contextlib.asynccontextmanager
-async def running(
-    plan: HubPlan, host: QuestionHost, transcript: Transcript
-) -> AsyncIterator[str]:
+async def running(plan: HubPlan, host: QuestionHost, transcript: Transcript) -> AsyncIterator[str]:
     """The hub served from ``plan`` while the block runs; the transcript says where agents
     connect. Yields the URL."""
     from asks.hub.narration import narrate  # noqa: PLC0415 (lazy: the SDK loads with the server)
@@ -136,10 +144,13 @@ async def running(
     async with trio.open_nursery() as nursery:
         server = HubServer(plan.port or HubPort(host), plan.token, plan.listener)
         url: str = await nursery.start(server.run)
-        transcript.add(EntryKind.NOTICE, _(
-            "Hub on {url}: agents ask here. Set one up with: asks mcp config claude "
-            "(or codex, json)"
-        ).format(url=url))
+        transcript.add(
+            EntryKind.NOTICE,
+            _(
+                "Hub on {url}: agents ask here. Set one up with: asks mcp config claude "
+                "(or codex, json)"
+            ).format(url=url),
+        )
         try:
             yield url
         finally:
@@ -150,9 +161,14 @@ async def running(
 # ---------------------------------------------------------------------------- asks hub
 def model_flag(args: argparse.Namespace) -> str | None:
     """A flag given to ``asks hub`` that only a session's own agent could use, if any."""
-    given = {"--script": args.script, "--model": args.model, "--provider": args.provider,
-             "--base-url": args.base_url, "-p": args.prompt is not None,
-             "--allow-commands": args.allow_commands}
+    given = {
+        "--script": args.script,
+        "--model": args.model,
+        "--provider": args.provider,
+        "--base-url": args.base_url,
+        "-p": args.prompt is not None,
+        "--allow-commands": args.allow_commands,
+    }
     return next((flag for flag, value in given.items() if value), None)
 
 
@@ -173,7 +189,9 @@ def hub_session(
         for line in retold(records, host.projection):
             transcript.add(EntryKind.USER if line.by_person else EntryKind.NOTICE, line.text)
         stats = host.statistics()
-        transcript.add(EntryKind.NOTICE, resumed_notice(
-            journal.session_id, stats.pending, stats.saved_undelivered))
+        transcript.add(
+            EntryKind.NOTICE,
+            resumed_notice(journal.session_id, stats.pending, stats.saved_undelivered),
+        )
     agent = AbsentAgent(plan.port, transcript)
     return Session(host, agent, transcript, PromptBroker(host.panel_port))

@@ -178,8 +178,10 @@ def print_table(all_rows: list[Row]) -> None:
         cells = (r.bench, r.figure, r.value.rjust(widths[2]), r.goal, verdict(r.met))
         print("  ".join(c.ljust(w) for c, w in zip(cells, [*widths, 0], strict=True)).rstrip())
     missed = [r for r in all_rows if r.met is False]
-    print(f"goals: {sum(r.met is True for r in all_rows)} met, {len(missed)} not met "
-          "(informational only)")
+    print(
+        f"goals: {sum(r.met is True for r in all_rows)} met, {len(missed)} not met "
+        "(informational only)"
+    )
 
 
 def python_argv_quick(argv: Sequence[str] | None = None) -> bool:

@@ -27,8 +27,9 @@ def main() -> None:
     event_loop = urwid.TrioEventLoop()
     screen = urwid.display.raw.Screen()
     screen.tty_signal_keys("undefined", "undefined", "undefined", "undefined", "undefined")
-    loop = urwid.MainLoop(pile, screen=screen, event_loop=event_loop, unhandled_input=unhandled,
-                          handle_mouse=False)
+    loop = urwid.MainLoop(
+        pile, screen=screen, event_loop=event_loop, unhandled_input=unhandled, handle_mouse=False
+    )
 
     async def run() -> None:
         with loop.start():

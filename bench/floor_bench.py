@@ -66,9 +66,11 @@ def asks_keys(
 
 
 def main(quick: bool = False) -> list[Row]:
-    header("floor_bench" + (" (quick)" if quick else ""),
-           "key → screen and CPU per key: cat floor, a bare trio + urwid screen, asks (chat "
-           "editor; Down/Up in the panel), interleaved, through a real pty")
+    header(
+        "floor_bench" + (" (quick)" if quick else ""),
+        "key → screen and CPU per key: cat floor, a bare trio + urwid screen, asks (chat "
+        "editor; Down/Up in the panel), interleaved, through a real pty",
+    )
     rows: list[Row] = []
     runs, keys = (2, 40) if quick else (5, 80)
     samples: dict[str, list[float]] = {}
@@ -85,8 +87,11 @@ def main(quick: bool = False) -> list[Row]:
                 samples.setdefault(f"{mode} cpu", []).append(cpu)
     floor = median(samples["floor"])
     report(rows, Row(NAME, "pty floor (cat, raw)", f"{floor:.2f} ms"))
-    for key, label in (("bare", "bare trio + urwid, chat key"), ("chat", "asks, chat key"),
-                       ("panel", "asks, Down/Up in the panel")):
+    for key, label in (
+        ("bare", "bare trio + urwid, chat key"),
+        ("chat", "asks, chat key"),
+        ("panel", "asks, Down/Up in the panel"),
+    ):
         above = median(samples[key]) - floor
         cpu = median(samples[f"{key} cpu"])
         report(rows, Row(NAME, f"{label}: above floor / CPU", f"{above:.2f} / {cpu:.2f} ms"))

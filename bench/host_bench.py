@@ -44,8 +44,10 @@ FLAT = 1.5
 def question_args(rng: random.Random, index: int, *, multi: bool) -> dict[str, object]:
     """Arguments of one non-blocking call with one realistic question."""
     options = [
-        {"label": f"{workload.sentence(rng, 1, 3)} #{m}",
-         "description": workload.sentence(rng, 4, 12)}
+        {
+            "label": f"{workload.sentence(rng, 1, 3)} #{m}",
+            "description": workload.sentence(rng, 4, 12),
+        }
         for m in range(rng.randint(3, 4))
     ]
     question = {
@@ -63,8 +65,9 @@ class Setup:
     def __init__(self, data_dir: Path, n: int, tag: str) -> None:
         self.rng = random.Random(n)
         self.ops = TimingFileOps()
-        self.journal = Journal.create(data_dir=data_dir, session_id=f"host-{tag}-{n}",
-                                      file_ops=self.ops)
+        self.journal = Journal.create(
+            data_dir=data_dir, session_id=f"host-{tag}-{n}", file_ops=self.ops
+        )
         self.host = QuestionHost(self.journal)
         self.calls = 0
         for _ in range(n):
@@ -102,15 +105,18 @@ def bench_commands(rows: list[Row], data_dir: Path, n: int, count: int) -> tuple
         host.set_cursor_nowait(0)
         times = time_each(lambda c=command: host.command_nowait(c), count)
         all_ns += times
-        print(f"    {command.value:<12} median {us(median(times)):>10}   "
-              f"p99 {us(percentile(times, 99)):>10}   max {us(max(times)):>10}")
+        print(
+            f"    {command.value:<12} median {us(median(times)):>10}   "
+            f"p99 {us(percentile(times, 99)):>10}   max {us(max(times)):>10}"
+        )
     assert s.journal.next_seq == seq_before, "a read-only command wrote to the journal"
     stats_ns = time_each(host.statistics, count)
-    print(f"    {'statistics()':<12} median {us(median(stats_ns)):>10}   "
-          f"p99 {us(percentile(stats_ns, 99)):>10}")
+    print(
+        f"    {'statistics()':<12} median {us(median(stats_ns)):>10}   "
+        f"p99 {us(percentile(stats_ns, 99)):>10}"
+    )
     med, p99 = median(all_ns), percentile(all_ns, 99)
-    report(rows, Row(NAME, f"command, N={n} tabs: median", us(med), "≤ 0.1 ms",
-                     med <= GOAL_NS))
+    report(rows, Row(NAME, f"command, N={n} tabs: median", us(med), "≤ 0.1 ms", med <= GOAL_NS))
     report(rows, Row(NAME, f"command, N={n} tabs: p99", us(p99), "≤ 0.1 ms", p99 <= GOAL_NS))
     s.journal.close()
     return med, p99
@@ -136,12 +142,28 @@ def bench_answers(rows: list[Row], data_dir: Path, n: int, count: int) -> None:
         assert len(host.tabs) == n
         assert host.take_feedback_nowait() is not None  # untimed: drain, as a turn would
     med = median(totals)
-    report(rows, Row(NAME, f"answer (CONFIRM+save), N={n}: median", ms(med),
-                     "≤ 5 ms (NOTES: 'a few ms')", med <= 5e6))
+    report(
+        rows,
+        Row(
+            NAME,
+            f"answer (CONFIRM+save), N={n}: median",
+            ms(med),
+            "≤ 5 ms (NOTES: 'a few ms')",
+            med <= 5e6,
+        ),
+    )
     report(rows, Row(NAME, f"answer (CONFIRM+save), N={n}: p99", ms(percentile(totals, 99))))
     cpu = [t - f for t, f in zip(totals, fsyncs, strict=True)]
-    report(rows, Row(NAME, f"  without its fsync, N={n}: median", us(median(cpu)),
-                     "≤ 0.1 ms", median(cpu) <= GOAL_NS))
+    report(
+        rows,
+        Row(
+            NAME,
+            f"  without its fsync, N={n}: median",
+            us(median(cpu)),
+            "≤ 0.1 ms",
+            median(cpu) <= GOAL_NS,
+        ),
+    )
     s.journal.close()
 
 
@@ -159,10 +181,20 @@ def main(quick: bool = False) -> list[Row]:
         print(f"\n-- read-only commands: {count} of each command per N, time per command")
         medians = [bench_commands(rows, data_dir, n, count)[0] for n in TAB_COUNTS]
         ratio = flat_ratio(medians)
-        report(rows, Row(NAME, "command flatness (slowest/fastest N)", f"{ratio:.2f}x",
-                         f"flat: ≤ {FLAT}x", ratio <= FLAT))
-        print(f"\n-- answer: CONFIRM on a single-select tab that saves (one Resolved line + "
-              f"fsync), {answers} answers per N")
+        report(
+            rows,
+            Row(
+                NAME,
+                "command flatness (slowest/fastest N)",
+                f"{ratio:.2f}x",
+                f"flat: ≤ {FLAT}x",
+                ratio <= FLAT,
+            ),
+        )
+        print(
+            f"\n-- answer: CONFIRM on a single-select tab that saves (one Resolved line + "
+            f"fsync), {answers} answers per N"
+        )
         for n in TAB_COUNTS:
             bench_answers(rows, data_dir, n, answers)
     return rows

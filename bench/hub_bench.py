@@ -67,9 +67,11 @@ FLAT = 1.2
 WRITTEN_GOAL_MS = 5.0
 AGENTS, PENDING = 20, 100
 TIMEOUT = 20.0
-META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"},
-        "io.modelcontextprotocol/clientCapabilities": {}}
+META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"},
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
 NOT_LOADED = ("mcp", "pydantic", "starlette", "asks.hub.server", "asks.hubcli")
 
 
@@ -91,14 +93,22 @@ class RawAgent:
 
     def request(self, name: str, arguments: dict[str, Any]) -> bytes:
         self.ids += 1
-        body = json.dumps({"jsonrpc": "2.0", "id": self.ids, "method": "tools/call", "params": {
-            "name": name, "arguments": arguments, "_meta": META}}).encode()
-        head = (f"POST {self.path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
-                f"Authorization: Bearer {self.token}\r\nX-Asks-Agent: {self.label}\r\n"
-                "Accept: application/json, text/event-stream\r\n"
-                "Content-Type: application/json\r\nMCP-Protocol-Version: 2026-07-28\r\n"
-                f"Mcp-Method: tools/call\r\nMcp-Name: {name}\r\n"
-                f"Content-Length: {len(body)}\r\n\r\n")
+        body = json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": self.ids,
+                "method": "tools/call",
+                "params": {"name": name, "arguments": arguments, "_meta": META},
+            }
+        ).encode()
+        head = (
+            f"POST {self.path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
+            f"Authorization: Bearer {self.token}\r\nX-Asks-Agent: {self.label}\r\n"
+            "Accept: application/json, text/event-stream\r\n"
+            "Content-Type: application/json\r\nMCP-Protocol-Version: 2026-07-28\r\n"
+            f"Mcp-Method: tools/call\r\nMcp-Name: {name}\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n"
+        )
         return head.encode() + body
 
     def response(self) -> str:
@@ -122,8 +132,11 @@ class RawAgent:
 
 
 def question(text: str) -> dict[str, Any]:
-    return {"question": text, "header": "Bench",
-            "options": [{"label": "Alpha"}, {"label": "Beta"}, {"label": "Gamma"}]}
+    return {
+        "question": text,
+        "header": "Bench",
+        "options": [{"label": "Alpha"}, {"label": "Beta"}, {"label": "Gamma"}],
+    }
 
 
 # ---------------------------------------------------------------------------- 20 SDK agents
@@ -141,14 +154,18 @@ def connected_agents(url: str, token: str) -> Iterator[None]:
         async with contextlib.AsyncExitStack() as stack:
             sessions = []
             for n in range(AGENTS):
-                http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}",
-                                                   "X-Asks-Agent": f"agent{n:02d}"}, timeout=60)
+                http = httpx2.AsyncClient(
+                    headers={"Authorization": f"Bearer {token}", "X-Asks-Agent": f"agent{n:02d}"},
+                    timeout=60,
+                )
                 mode = "legacy" if n % 2 else "auto"  # an initialize session: its GET stream
                 client = Client(streamable_http_client(url, http_client=http), mode=mode)
                 sessions.append(await stack.enter_async_context(client))
             for k in range(PENDING):
-                await sessions[k % AGENTS].call_tool("ask_user_question", {
-                    "questions": [question(f"Pending question {k:03d}?")], "blocking": False})
+                await sessions[k % AGENTS].call_tool(
+                    "ask_user_question",
+                    {"questions": [question(f"Pending question {k:03d}?")], "blocking": False},
+                )
             ready.set()
             await trio.to_thread.run_sync(stop.wait)
 
@@ -175,12 +192,24 @@ def connected_agents(url: str, token: str) -> Iterator[None]:
 def token_of(data_dir: Path, env: dict[str, str]) -> str:
     return subprocess.run(
         [sys.executable, "-m", "asks", "mcp", "token", "--data-dir", str(data_dir)],
-        capture_output=True, text=True, check=True, env=env).stdout.strip()
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    ).stdout.strip()
 
 
 def hub_argv(data_dir: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "asks", "--script", str(SCRIPT), "--data-dir", str(data_dir),
-            *extra]
+    return [
+        sys.executable,
+        "-m",
+        "asks",
+        "--script",
+        str(SCRIPT),
+        "--data-dir",
+        str(data_dir),
+        *extra,
+    ]
 
 
 def cpu_ms(pid: int) -> float:
@@ -189,8 +218,9 @@ def cpu_ms(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
 
 
-def sample_visible(term: Term, agent: RawAgent, count: int, tag: str,
-                   cpu: list[float] | None = None) -> list[float]:
+def sample_visible(
+    term: Term, agent: RawAgent, count: int, tag: str, cpu: list[float] | None = None
+) -> list[float]:
     """``count`` samples of tool call written → question on screen (ms), each withdrawn;
     ``cpu`` gets the CPU ms asks spent per sample (the ask, its frame, the withdrawal)."""
     out = []
@@ -199,8 +229,9 @@ def sample_visible(term: Term, agent: RawAgent, count: int, tag: str,
         if n == 2:
             spent = cpu_ms(term.pid)
         text = f"Hub bench {tag} {n:03d}?"
-        request = agent.request("ask_user_question", {"questions": [question(text)],
-                                                       "blocking": False})
+        request = agent.request(
+            "ask_user_question", {"questions": [question(text)], "blocking": False}
+        )
         term.watch({"shown": on_screen(text)})
         t0 = time.perf_counter_ns()
         agent.sock.sendall(request)
@@ -249,22 +280,59 @@ def bench_screen(rows: list[Row], work: Path, count: int, runs: int) -> None:
             term.settle(0.1)
             rss_plain.append(rss_mib(term))
             term.end([b"\x03", b"\x03"])
-        print(f"  run {run + 1}/{runs}: floor {floors[-1]:.3f} ms, call → screen "
-              f"{median(alone[-count:]):.2f} / {median(crowded[-count:]):.2f} ms")
+        print(
+            f"  run {run + 1}/{runs}: floor {floors[-1]:.3f} ms, call → screen "
+            f"{median(alone[-count:]):.2f} / {median(crowded[-count:]):.2f} ms"
+        )
     one, many = median(alone), median(crowded)
-    report(rows, Row(NAME, "tool call → question on screen, 1 agent", spread(alone),
-                     f"≤ {VISIBLE_GOAL_MS:.0f} ms", one <= VISIBLE_GOAL_MS))
-    report(rows, Row(NAME, f"  … {AGENTS} agents connected, {PENDING} pending", spread(crowded),
-                     f"≤ {VISIBLE_GOAL_MS:.0f} ms", many <= VISIBLE_GOAL_MS))
-    report(rows, Row(NAME, "  ratio (crowded / alone)", f"{many / one:.2f}×",
-                     f"≤ {FLAT}×", many / one <= FLAT))
+    report(
+        rows,
+        Row(
+            NAME,
+            "tool call → question on screen, 1 agent",
+            spread(alone),
+            f"≤ {VISIBLE_GOAL_MS:.0f} ms",
+            one <= VISIBLE_GOAL_MS,
+        ),
+    )
+    report(
+        rows,
+        Row(
+            NAME,
+            f"  … {AGENTS} agents connected, {PENDING} pending",
+            spread(crowded),
+            f"≤ {VISIBLE_GOAL_MS:.0f} ms",
+            many <= VISIBLE_GOAL_MS,
+        ),
+    )
+    report(
+        rows,
+        Row(
+            NAME,
+            "  ratio (crowded / alone)",
+            f"{many / one:.2f}×",
+            f"≤ {FLAT}×",
+            many / one <= FLAT,
+        ),
+    )
     report(rows, Row(NAME, "  pty floor (cat echo)", f"{median(floors):.3f} ms"))
-    report(rows, Row(NAME, "  CPU of asks per sample (ask + frame + withdraw + frame)",
-                     f"{median(cpu_alone):.1f} / {median(cpu_crowded):.1f} ms"))
+    report(
+        rows,
+        Row(
+            NAME,
+            "  CPU of asks per sample (ask + frame + withdraw + frame)",
+            f"{median(cpu_alone):.1f} / {median(cpu_crowded):.1f} ms",
+        ),
+    )
     report(rows, Row(NAME, "VmRSS asks --mcp, idle", f"{median(rss_idle):.1f} MiB"))
-    report(rows, Row(NAME, f"VmRSS asks --mcp, {AGENTS} agents, {PENDING} pending",
-                     f"{median(rss_agents):.1f} MiB ({min(rss_agents):.1f}–"
-                     f"{max(rss_agents):.1f})"))
+    report(
+        rows,
+        Row(
+            NAME,
+            f"VmRSS asks --mcp, {AGENTS} agents, {PENDING} pending",
+            f"{median(rss_agents):.1f} MiB ({min(rss_agents):.1f}–{max(rss_agents):.1f})",
+        ),
+    )
     report(rows, Row(NAME, "VmRSS asks (no hub), idle", f"{median(rss_plain):.1f} MiB"))
 
 
@@ -294,15 +362,23 @@ async def bench_written(rows: list[Row], work: Path, count: int) -> None:
         agent.sock.setblocking(False)
         stream = trio.SocketStream(trio.socket.from_stdlib_socket(agent.sock))
         for n in range(count + 3):  # 3 warm-up answers, not counted
-            await stream.send_all(agent.request("ask_user_question", {
-                "questions": [question(f"Blocking {n}?")]}))
+            await stream.send_all(
+                agent.request("ask_user_question", {"questions": [question(f"Blocking {n}?")]})
+            )
             while not host.live_waits:
                 await trio.sleep(0.001)
             [ref] = host.tabs
             before = len(written)
             answer = Answer(AnswerKind.OPTION, (1,))
-            assert host.surface_port.answer_from_nowait(ref.id, ref.incarnation, answer,  # type: ignore[union-attr]
-                                                        "bench") is None
+            assert (
+                host.surface_port.answer_from_nowait(
+                    ref.id,
+                    ref.incarnation,
+                    answer,  # type: ignore[union-attr]
+                    "bench",
+                )
+                is None
+            )
             saved = time.perf_counter_ns()
             data = b""
             while b'"result"' not in data or not data.rstrip().endswith(b"}"):
@@ -315,13 +391,21 @@ async def bench_written(rows: list[Row], work: Path, count: int) -> None:
                 to_client.append((read - saved) / 1e6)
         nursery.cancel_scope.cancel()
     journal.close()
-    report(rows, Row(NAME, "answer saved → waiting client's response written", spread(to_written),
-                     f"≤ {WRITTEN_GOAL_MS:.0f} ms", median(to_written) <= WRITTEN_GOAL_MS))
+    report(
+        rows,
+        Row(
+            NAME,
+            "answer saved → waiting client's response written",
+            spread(to_written),
+            f"≤ {WRITTEN_GOAL_MS:.0f} ms",
+            median(to_written) <= WRITTEN_GOAL_MS,
+        ),
+    )
     report(rows, Row(NAME, "  … → the client has read it", spread(to_client)))
 
 
 # ---------------------------------------------------------------------------- without the hub
-PROBE = r'''
+PROBE = r"""
 import json, os, resource, sys
 
 def cpu():
@@ -345,10 +429,12 @@ def first_frame(self, size, canvas):
 
 raw.Screen.draw_screen = first_frame
 asks.cli.main(argv)
-'''
+"""
 
-STAND_IN = "    class HubPortBusyError(OSError):  # bench stand-in: no asks/hub in this copy\n" \
-           "        pass\n"
+STAND_IN = (
+    "    class HubPortBusyError(OSError):  # bench stand-in: no asks/hub in this copy\n"
+    "        pass\n"
+)
 
 
 def source_copy(work: Path, name: str, *, hub: bool) -> Path:
@@ -357,8 +443,12 @@ def source_copy(work: Path, name: str, *, hub: bool) -> Path:
     shutil.rmtree(tree, ignore_errors=True)
     tree.mkdir()
     for part in ("asks", "widgets"):
-        shutil.copytree(PROJECT_ROOT / part, tree / part, symlinks=True,
-                        ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(
+            PROJECT_ROOT / part,
+            tree / part,
+            symlinks=True,
+            ignore=shutil.ignore_patterns("__pycache__"),
+        )
     if not hub:
         shutil.rmtree(tree / "asks" / "hub")
         (tree / "asks" / "hubcli.py").unlink()
@@ -372,8 +462,7 @@ def source_copy(work: Path, name: str, *, hub: bool) -> Path:
 def probe(work: Path, tree: Path) -> tuple[float, float, list[str], str]:
     out = work / "probe.json"
     out.unlink(missing_ok=True)
-    env = {**child_env(work), "PYTHONPATH": str(tree),
-           "BENCH_NOT_LOADED": json.dumps(NOT_LOADED)}
+    env = {**child_env(work), "PYTHONPATH": str(tree), "BENCH_NOT_LOADED": json.dumps(NOT_LOADED)}
     argv = [sys.executable, str(work / "probe.py"), str(out), "--data-dir", str(work / "tour")]
     with running(argv, env) as term:
         deadline = time.monotonic() + TIMEOUT
@@ -387,8 +476,10 @@ def probe(work: Path, tree: Path) -> tuple[float, float, list[str], str]:
 
 def bench_without_hub(rows: list[Row], work: Path, runs: int) -> None:
     (work / "probe.py").write_text(PROBE, encoding="utf-8")
-    trees = {"with": source_copy(work, "with-hub", hub=True),
-             "without": source_copy(work, "without-hub", hub=False)}
+    trees = {
+        "with": source_copy(work, "with-hub", hub=True),
+        "without": source_copy(work, "without-hub", hub=False),
+    }
     samples: dict[str, list[tuple[float, float, list[str], str]]] = {k: [] for k in trees}
     for tree in trees.values():  # warm-up: .pyc files and page cache, not counted
         probe(work, tree)
@@ -400,17 +491,44 @@ def bench_without_hub(rows: list[Row], work: Path, runs: int) -> None:
         rss = [s[1] for s in samples[key]]
         loaded = sorted({m for s in samples[key] for m in s[2]})
         assert all(s[3].startswith(str(trees[key])) for s in samples[key]), samples[key][0][3]
-        report(rows, Row(NAME, f"plain REPL first frame, {label}",
-                         f"{median(spent):.0f} ms CPU ({min(spent):.0f}–{max(spent):.0f})"))
-        report(rows, Row(NAME, f"  VmRSS at that frame, {label}",
-                         f"{median(rss):.1f} MiB ({min(rss):.1f}–{max(rss):.1f})"))
-        report(rows, Row(NAME, "  hub modules loaded (mcp, pydantic, starlette, …)",
-                         ", ".join(loaded) or "none", "none", not loaded))
+        report(
+            rows,
+            Row(
+                NAME,
+                f"plain REPL first frame, {label}",
+                f"{median(spent):.0f} ms CPU ({min(spent):.0f}–{max(spent):.0f})",
+            ),
+        )
+        report(
+            rows,
+            Row(
+                NAME,
+                f"  VmRSS at that frame, {label}",
+                f"{median(rss):.1f} MiB ({min(rss):.1f}–{max(rss):.1f})",
+            ),
+        )
+        report(
+            rows,
+            Row(
+                NAME,
+                "  hub modules loaded (mcp, pydantic, starlette, …)",
+                ", ".join(loaded) or "none",
+                "none",
+                not loaded,
+            ),
+        )
     with_, without = ([s[0] for s in samples[key]] for key in ("with", "without"))
     ratio, floor_ratio = median(with_) / median(without), min(with_) / min(without)
-    report(rows, Row(NAME, "plain REPL launch CPU, with / without the hub's code",
-                     f"{ratio:.3f}× (min {floor_ratio:.3f}×)", "unchanged (within 5 %)",
-                     abs(ratio - 1) <= 0.05))
+    report(
+        rows,
+        Row(
+            NAME,
+            "plain REPL launch CPU, with / without the hub's code",
+            f"{ratio:.3f}× (min {floor_ratio:.3f}×)",
+            "unchanged (within 5 %)",
+            abs(ratio - 1) <= 0.05,
+        ),
+    )
 
 
 def bench_hub_launch(rows: list[Row], work: Path, runs: int) -> None:
@@ -429,17 +547,25 @@ def bench_hub_launch(rows: list[Row], work: Path, runs: int) -> None:
                 term.end([b"\x03", b"\x03"])
     for hub, label in ((False, "asks"), (True, "asks --mcp")):
         values = times[hub]
-        report(rows, Row(NAME, f"launch → chat editor drawn (wall), {label}",
-                         f"{median(values):.0f} ms ({min(values):.0f}–{max(values):.0f})"))
+        report(
+            rows,
+            Row(
+                NAME,
+                f"launch → chat editor drawn (wall), {label}",
+                f"{median(values):.0f} ms ({min(values):.0f}–{max(values):.0f})",
+            ),
+        )
 
 
 def main(quick: bool = False) -> list[Row]:
     count, runs, written, launches = (10, 1, 20, 5) if quick else (30, 3, 100, 21)
-    header("hub_bench" + (" (quick)" if quick else ""),
-           f"the hub: tool call → question on screen ({count} samples × {runs} runs, 1 agent, "
-           f"then {AGENTS} agents with {PENDING} pending), answer saved → response written "
-           f"({written}), VmRSS, the plain REPL with and without the hub's code ({launches} "
-           "interleaved launches)")
+    header(
+        "hub_bench" + (" (quick)" if quick else ""),
+        f"the hub: tool call → question on screen ({count} samples × {runs} runs, 1 agent, "
+        f"then {AGENTS} agents with {PENDING} pending), answer saved → response written "
+        f"({written}), VmRSS, the plain REPL with and without the hub's code ({launches} "
+        "interleaved launches)",
+    )
     rows: list[Row] = []
     with disk_tempdir() as (work, where):
         print(f"filesystem: {where}")

@@ -62,10 +62,10 @@ def bench_append_latency(rows: list[Row], data_dir: Path, count: int) -> None:
         size = journal.path.stat().st_size
     print(f"  {count} lines, {size / count:.0f} bytes/line on average")
     med, p99 = median(times), percentile(times, 99)
-    report(rows, Row(NAME, "append+fsync median", ms(med), "≤ 5 ms (NOTES: 'a few ms')",
-                     med <= 5e6))
-    report(rows, Row(NAME, "append+fsync p99", ms(p99), "≤ 5 ms (NOTES: 'a few ms')",
-                     p99 <= 5e6))
+    report(
+        rows, Row(NAME, "append+fsync median", ms(med), "≤ 5 ms (NOTES: 'a few ms')", med <= 5e6)
+    )
+    report(rows, Row(NAME, "append+fsync p99", ms(p99), "≤ 5 ms (NOTES: 'a few ms')", p99 <= 5e6))
     report(rows, Row(NAME, "append+fsync max", ms(max(times))))
     report(rows, Row(NAME, "  of which fsync (median)", ms(median(ops.fsync_ns))))
     report(rows, Row(NAME, "  of which write (median)", ms(median(ops.write_ns))))
@@ -130,13 +130,17 @@ def bench_replay(
 ) -> Session:
     """Time the resume path over a 100k-entry file, without and with its replay index
     (interleaved); returns the last run's journal+projection."""
-    print(f"\n-- replay: Journal.open + Projection.apply of {len(records):,} entries, "
-          f"{runs} run(s) each without (first open, writes it) and with the replay index")
+    print(
+        f"\n-- replay: Journal.open + Projection.apply of {len(records):,} entries, "
+        f"{runs} run(s) each without (first open, writes it) and with the replay index"
+    )
     t0 = time.perf_counter()
     path = workload.write_journal(data_dir, "replay", records)
     size = path.stat().st_size
-    print(f"  file written with entries.encode in {time.perf_counter() - t0:.1f} s: "
-          f"{size / 1e6:.1f} MB, {size / len(records):.0f} bytes/line")
+    print(
+        f"  file written with entries.encode in {time.perf_counter() - t0:.1f} s: "
+        f"{size / 1e6:.1f} MB, {size / len(records):.0f} bytes/line"
+    )
     counts: dict[str, int] = {}
     for r in records:
         counts[r.entry.__class__.__name__] = counts.get(r.entry.__class__.__name__, 0) + 1
@@ -151,17 +155,26 @@ def bench_replay(
                 last[0].close()
                 last = None
                 gc.collect()
-            resume, gc_ns, last = _replay_once(data_dir, "replay", gc_off=False,
-                                               cold=kind is cold)
+            resume, gc_ns, last = _replay_once(data_dir, "replay", gc_off=False, cold=kind is cold)
             kind.append(resume)
             if kind is warm:
                 gcs.append(gc_ns)
     assert last is not None
     _report_resumes(rows, cold, warm, index_path(path).stat().st_size)
-    report(rows, Row(NAME, "  then the first reads (context + questions), CPU",
-                     ms(_first_read_ns(last[1]))))
-    report(rows, Row(NAME, "full gc.collect() with 100k resident", ms(median(gcs)),
-                     "≤ 16 ms (one frame; assumed)", median(gcs) <= 16e6))
+    report(
+        rows,
+        Row(NAME, "  then the first reads (context + questions), CPU", ms(_first_read_ns(last[1]))),
+    )
+    report(
+        rows,
+        Row(
+            NAME,
+            "full gc.collect() with 100k resident",
+            ms(median(gcs)),
+            "≤ 16 ms (one frame; assumed)",
+            median(gcs) <= 16e6,
+        ),
+    )
     if gc_off_runs:
         # Diagnostic, not the code as shipped: the same path with the cyclic GC paused.
         diag: list[Resume] = []
@@ -173,8 +186,14 @@ def bench_replay(
             diag.append(resume)
         best = min(diag, key=lambda r: r.total_ns)
         report(rows, Row(NAME, "  diagnostic: gc disabled, best", ms(best.total_ns)))
-        report(rows, Row(NAME, "    of which open / apply", f"{best.open_ns / 1e6:.0f} / "
-                         f"{best.apply_ns / 1e6:.0f} ms"))
+        report(
+            rows,
+            Row(
+                NAME,
+                "    of which open / apply",
+                f"{best.open_ns / 1e6:.0f} / {best.apply_ns / 1e6:.0f} ms",
+            ),
+        )
     return last
 
 
@@ -187,12 +206,25 @@ def _report_resumes(rows: list[Row], cold: list[Resume], warm: list[Resume], sid
         report(rows, Row(NAME, f"resume 100k {name}: best (wall)", ms(min(totals))))
         report(rows, Row(NAME, f"resume 100k {name}: median (wall)", ms(median(totals))))
         report(rows, Row(NAME, f"resume 100k {name}: CPU best", ms(min(cpus))))
-        report(rows, Row(NAME, f"resume 100k {name}: CPU median", ms(median(cpus)),
-                         f"≤ {goal / 1e6:.0f} ms" if runs is warm else "", met))
-        report(rows, Row(NAME, "  Journal.open median (wall)",
-                         ms(median([r.open_ns for r in runs]))))
-        report(rows, Row(NAME, "  Projection.apply_all median (wall)",
-                         ms(median([r.apply_ns for r in runs]))))
+        report(
+            rows,
+            Row(
+                NAME,
+                f"resume 100k {name}: CPU median",
+                ms(median(cpus)),
+                f"≤ {goal / 1e6:.0f} ms" if runs is warm else "",
+                met,
+            ),
+        )
+        report(
+            rows, Row(NAME, "  Journal.open median (wall)", ms(median([r.open_ns for r in runs])))
+        )
+        report(
+            rows,
+            Row(
+                NAME, "  Projection.apply_all median (wall)", ms(median([r.apply_ns for r in runs]))
+            ),
+        )
     report(rows, Row(NAME, "  replay index file", f"{side / 1e6:.1f} MB"))
 
 
@@ -210,9 +242,11 @@ def bench_per_append(
     appends: int,
 ) -> None:
     """Projection.apply and Journal.append cost on a session already holding N entries."""
-    print(f"\n-- per-append cost at N existing entries: Projection.apply ({batches} batches of "
-          f"{APPLY_BATCH} fresh records, median ns/apply) and Journal.append+fsync "
-          f"({appends} Resolved appends)")
+    print(
+        f"\n-- per-append cost at N existing entries: Projection.apply ({batches} batches of "
+        f"{APPLY_BATCH} fresh records, median ns/apply) and Journal.append+fsync "
+        f"({appends} Resolved appends)"
+    )
     apply_medians: list[float] = []
     append_medians: list[float] = []
     rng = random.Random(11)
@@ -240,7 +274,7 @@ def bench_per_append(
         fresh = _fresh_records(n + appends, batches * APPLY_BATCH)
         per_apply = []
         for b in range(batches):
-            batch = fresh[b * APPLY_BATCH:(b + 1) * APPLY_BATCH]
+            batch = fresh[b * APPLY_BATCH : (b + 1) * APPLY_BATCH]
             apply = projection.apply
             t0 = clock()
             for record in batch:
@@ -248,18 +282,35 @@ def bench_per_append(
             per_apply.append((clock() - t0) / APPLY_BATCH)
         apply_medians.append(median(per_apply))
         append_medians.append(median(append_ns))
-        report(rows, Row(NAME, f"apply at N={n:,}: median ns/apply",
-                         f"{median(per_apply):.0f} ns"))
-        report(rows, Row(NAME, f"  p99 of batch means at N={n:,}",
-                         f"{percentile(per_apply, 99):.0f} ns"))
+        report(rows, Row(NAME, f"apply at N={n:,}: median ns/apply", f"{median(per_apply):.0f} ns"))
+        report(
+            rows,
+            Row(NAME, f"  p99 of batch means at N={n:,}", f"{percentile(per_apply, 99):.0f} ns"),
+        )
         report(rows, Row(NAME, f"append+fsync at N={n:,}: median", ms(median(append_ns))))
         report(rows, Row(NAME, f"  fsync at N={n:,}: median", ms(median(ops.fsync_ns))))
     ratio = flat_ratio(apply_medians)
-    report(rows, Row(NAME, "apply flatness (slowest/fastest N)", f"{ratio:.2f}x",
-                     f"flat, O(1): ≤ {FLAT}x", ratio <= FLAT))
+    report(
+        rows,
+        Row(
+            NAME,
+            "apply flatness (slowest/fastest N)",
+            f"{ratio:.2f}x",
+            f"flat, O(1): ≤ {FLAT}x",
+            ratio <= FLAT,
+        ),
+    )
     ratio = flat_ratio(append_medians)
-    report(rows, Row(NAME, "append+fsync flatness (slowest/fastest N)", f"{ratio:.2f}x",
-                     f"flat, O(1): ≤ {FLAT}x", ratio <= FLAT))
+    report(
+        rows,
+        Row(
+            NAME,
+            "append+fsync flatness (slowest/fastest N)",
+            f"{ratio:.2f}x",
+            f"flat, O(1): ≤ {FLAT}x",
+            ratio <= FLAT,
+        ),
+    )
 
 
 def main(quick: bool = False) -> list[Row]:
@@ -274,12 +325,16 @@ def main(quick: bool = False) -> list[Row]:
         bench_append_latency(rows, data_dir, 100 if quick else 500)
         t0 = time.perf_counter()
         records = workload.records(REPLAY_ENTRIES)
-        print(f"\n(workload of {len(records):,} records generated in "
-              f"{time.perf_counter() - t0:.1f} s, untimed)")
-        big = bench_replay(rows, data_dir, records, runs=1 if quick else 5,
-                           gc_off_runs=1 if quick else 3)
-        bench_per_append(rows, data_dir, records, big, batches=40 if quick else 200,
-                         appends=30 if quick else 100)
+        print(
+            f"\n(workload of {len(records):,} records generated in "
+            f"{time.perf_counter() - t0:.1f} s, untimed)"
+        )
+        big = bench_replay(
+            rows, data_dir, records, runs=1 if quick else 5, gc_off_runs=1 if quick else 3
+        )
+        bench_per_append(
+            rows, data_dir, records, big, batches=40 if quick else 200, appends=30 if quick else 100
+        )
         del records, big
         gc.collect()
     return rows

@@ -80,8 +80,9 @@ class Drain:
 
     def __init__(self) -> None:
         self.master, self.slave = pty.openpty()
-        self._cat = subprocess.Popen(["cat"], stdin=self.master, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL)
+        self._cat = subprocess.Popen(
+            ["cat"], stdin=self.master, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
 
     def close(self) -> None:
         os.close(self.slave)
@@ -100,10 +101,18 @@ class CountingScreen(AsksScreen):
 
 
 def questions(n: int) -> list[dict[str, object]]:
-    options = [{"label": label, "description": f"option {label.lower()}"}
-               for label in ("Alpha", "Beta", "Gamma")]
-    return [{"question": f"Bench question {i:03d}: which option?", "header": f"Q{i}",
-             "options": options} for i in range(n)]
+    options = [
+        {"label": label, "description": f"option {label.lower()}"}
+        for label in ("Alpha", "Beta", "Gamma")
+    ]
+    return [
+        {
+            "question": f"Bench question {i:03d}: which option?",
+            "header": f"Q{i}",
+            "options": options,
+        }
+        for i in range(n)
+    ]
 
 
 def build(data_dir: Path, n: int) -> ReplScreen:
@@ -114,8 +123,10 @@ def build(data_dir: Path, n: int) -> ReplScreen:
         session.host.start_call_nowait(f"call-{first}", args)
     for entry in range(TRANSCRIPT_ENTRIES):
         kind = EntryKind.USER if entry % 2 == 0 else EntryKind.AGENT
-        text = "\n".join(f"entry {entry} line {line}: some words of a long transcript"
-                         for line in range(LINES_PER_ENTRY))
+        text = "\n".join(
+            f"entry {entry} line {line}: some words of a long transcript"
+            for line in range(LINES_PER_ENTRY)
+        )
         session.transcript.add(kind, text)
     return ReplScreen(session, build_keymap(), trio.current_time)
 
@@ -148,8 +159,10 @@ async def run_keys(
     """The phases of ``count`` keys, characters written per key, and the drafts writes."""
     repl = build(data_dir, n)
     drain = Drain()
-    screen = CountingScreen(input=os.fdopen(drain.slave, "rb", 0, closefd=False),
-                            output=os.fdopen(drain.slave, "w", closefd=False))
+    screen = CountingScreen(
+        input=os.fdopen(drain.slave, "rb", 0, closefd=False),
+        output=os.fdopen(drain.slave, "w", closefd=False),
+    )
     screen.register_palette(palette())
     screen.get_cols_rows = lambda: SIZE  # type: ignore[method-assign]  # the pty has no size
     screen.start()
@@ -206,21 +219,39 @@ def host_drafts(host: QuestionHost) -> tuple[SavedDraft, ...]:
 
 def measure(rows: list[Row], data_dir: Path, mode: str, count: int) -> None:
     totals = []
-    print(f"\n-- {mode}: {count} keys per N; medians in µs (key / render / draw = total), "
-          "characters written per key")
+    print(
+        f"\n-- {mode}: {count} keys per N; medians in µs (key / render / draw = total), "
+        "characters written per key"
+    )
     for n in TAB_COUNTS:
         off, _, _ = trio.run(run_keys, data_dir / f"{mode}-{n}-off", n, mode, count, False)
         phases, written, writes = trio.run(run_keys, data_dir / f"{mode}-{n}", n, mode, count)
         med = {name: median(values) / 1000 for name, values in phases.items()}
         totals.append(med["total"])
-        value = (f"{med['key']:.0f} / {med['render']:.0f} / {med['draw']:.0f} = "
-                 f"{med['total']:.0f} µs, {written:.0f} ch, {writes} writes")
+        value = (
+            f"{med['key']:.0f} / {med['render']:.0f} / {med['draw']:.0f} = "
+            f"{med['total']:.0f} µs, {written:.0f} ch, {writes} writes"
+        )
         report(rows, Row(NAME, f"{mode} key, {n} tabs, 2,000-line transcript", value))
-        report(rows, Row(NAME, f"{mode} key phase, {n} tabs, saving off / on",
-                         f"{median(off['key']) / 1000:.0f} / {med['key']:.0f} µs"))
+        report(
+            rows,
+            Row(
+                NAME,
+                f"{mode} key phase, {n} tabs, saving off / on",
+                f"{median(off['key']) / 1000:.0f} / {med['key']:.0f} µs",
+            ),
+        )
     ratio = flat_ratio(totals)
-    report(rows, Row(NAME, f"{mode} key flatness (slowest/fastest N)", f"{ratio:.2f}x",
-                     f"flat: ≤ {FLAT}x", ratio <= FLAT))
+    report(
+        rows,
+        Row(
+            NAME,
+            f"{mode} key flatness (slowest/fastest N)",
+            f"{ratio:.2f}x",
+            f"flat: ≤ {FLAT}x",
+            ratio <= FLAT,
+        ),
+    )
 
 
 def time_key_hooks(data_dir: Path, n: int) -> float:
@@ -237,23 +268,28 @@ def time_key_hooks(data_dir: Path, n: int) -> float:
 
 def measure_draft_writes(rows: list[Row], data_dir: Path) -> None:
     keys_per_write = TYPIST_KEYS_PER_S * SAVE_INTERVAL
-    print(f"\n-- draft saving: what it adds to a key; one write (N drafts + the chat line, µs "
-          f"(encoding)), and that write spread over the {keys_per_write:.1f} keys of one "
-          f"{SAVE_INTERVAL} s interval at {TYPIST_KEYS_PER_S} keys/s")
+    print(
+        f"\n-- draft saving: what it adds to a key; one write (N drafts + the chat line, µs "
+        f"(encoding)), and that write spread over the {keys_per_write:.1f} keys of one "
+        f"{SAVE_INTERVAL} s interval at {TYPIST_KEYS_PER_S} keys/s"
+    )
     for n in TAB_COUNTS:
         hooks = time_key_hooks(data_dir / f"hooks-{n}", n)
         report(rows, Row(NAME, f"key hooks of draft saving, {n} tabs", f"{hooks:.0f} ns"))
     for n in TAB_COUNTS:
         write, encoding = time_draft_writes(data_dir / f"writes-{n}", n)
         report(rows, Row(NAME, f"draft write, {n} drafts", f"{write:.0f} µs ({encoding:.0f})"))
-        report(rows, Row(NAME, f"draft saving per key, {n} drafts",
-                         f"{write / keys_per_write:.1f} µs"))
+        report(
+            rows, Row(NAME, f"draft saving per key, {n} drafts", f"{write / keys_per_write:.1f} µs")
+        )
 
 
 def main(quick: bool = False) -> list[Row]:
-    header("key_bench" + (" (quick)" if quick else ""),
-           "one key in process: ReplScreen.keypress, render, raw Screen.draw_screen onto a pty "
-           f"({SIZE[0]}×{SIZE[1]}), N pending tabs, 2,000-line transcript")
+    header(
+        "key_bench" + (" (quick)" if quick else ""),
+        "one key in process: ReplScreen.keypress, render, raw Screen.draw_screen onto a pty "
+        f"({SIZE[0]}×{SIZE[1]}), N pending tabs, 2,000-line transcript",
+    )
     rows: list[Row] = []
     count = 300 if quick else 1500
     with disk_tempdir() as (data_dir, where):

@@ -40,7 +40,7 @@ TIMEOUT = 10.0
 SOURCES = ("asks", "widgets")
 GROUPED = ("urwid", "trio", "wcwidth", "attr", "attrs", "cattrs", "orjson", "asyncio")
 
-PROBE = r'''
+PROBE = r"""
 import os, resource, sys
 
 def cpu():
@@ -75,7 +75,7 @@ else:
         with main.start():
             await loop.run_async()
     trio.run(bare)
-'''
+"""
 
 
 def fresh_sources(work: Path) -> Path:
@@ -84,8 +84,12 @@ def fresh_sources(work: Path) -> Path:
     shutil.rmtree(tree, ignore_errors=True)
     tree.mkdir()
     for name in SOURCES:
-        shutil.copytree(PROJECT_ROOT / name, tree / name, symlinks=True,
-                        ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(
+            PROJECT_ROOT / name,
+            tree / name,
+            symlinks=True,
+            ignore=shutil.ignore_patterns("__pycache__"),
+        )
     return tree
 
 
@@ -121,7 +125,11 @@ def import_runs(work: Path, pyc: bool, repeats: int) -> list[tuple[str, int, int
     for _ in range(repeats):
         done = subprocess.run(
             [sys.executable, "-X", "importtime", "-c", "import asks.cli"],
-            capture_output=True, text=True, env=launch_env(work, pyc), cwd=work, check=True,
+            capture_output=True,
+            text=True,
+            env=launch_env(work, pyc),
+            cwd=work,
+            check=True,
         )
         parsed = parse_importtime(done.stderr)
         total = next(cum for name, _, cum, depth in parsed if name == "asks.cli" and depth == 0)
@@ -161,23 +169,34 @@ def report_imports(rows: list[Row], work: Path, repeats: int) -> None:
 
 def report_launches(rows: list[Row], samples: dict[str, list[tuple[float, float, float]]]) -> None:
     print("\n-- CPU ms since exec, medians: interpreter ready / imports done / first frame")
-    for key, label in (("floor", "floor: bare trio + urwid frame"),
-                       ("pyc", "asks (tour), with .pyc"), ("nopyc", "asks (tour), without .pyc")):
+    for key, label in (
+        ("floor", "floor: bare trio + urwid frame"),
+        ("pyc", "asks (tour), with .pyc"),
+        ("nopyc", "asks (tour), without .pyc"),
+    ):
         ready, imported, frame = (median([s[i] for s in samples[key]]) for i in range(3))
         goal = (f"≤ {GOAL_MS:.0f} ms (wall)", frame <= GOAL_MS) if key == "pyc" else ("", None)
         report(rows, Row(NAME, f"first frame: {label}", f"{frame:.0f} ms", *goal))
-        report(rows, Row(NAME, "  interpreter / imports / after imports",
-                         f"{ready:.0f} / {imported - ready:.0f} / {frame - imported:.0f}"))
+        report(
+            rows,
+            Row(
+                NAME,
+                "  interpreter / imports / after imports",
+                f"{ready:.0f} / {imported - ready:.0f} / {frame - imported:.0f}",
+            ),
+        )
     above = median([s[2] for s in samples["pyc"]]) - median([s[2] for s in samples["floor"]])
     report(rows, Row(NAME, "asks above the floor (with .pyc)", f"{above:.0f} ms"))
 
 
 def main(quick: bool = False) -> list[Row]:
     runs, repeats = (5, 3) if quick else (11, 7)
-    header("launch_bench" + (" (quick)" if quick else ""),
-           f"CPU time of `asks` (the tour) from exec to its first frame, with and without .pyc, "
-           f"against a bare trio + urwid frame; {runs} interleaved launches each; import cost "
-           f"by group ({repeats} -X importtime runs each)")
+    header(
+        "launch_bench" + (" (quick)" if quick else ""),
+        f"CPU time of `asks` (the tour) from exec to its first frame, with and without .pyc, "
+        f"against a bare trio + urwid frame; {runs} interleaved launches each; import cost "
+        f"by group ({repeats} -X importtime runs each)",
+    )
     rows: list[Row] = []
     with disk_tempdir() as (work, where):
         print(f"filesystem: {where}")

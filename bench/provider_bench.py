@@ -96,8 +96,17 @@ def bench_launch(rows: list[Row], work: Path, runs: int) -> None:
     env = child_env(work)
     with FakeOpenAI() as server:
         scripted = asks_argv(LAUNCH_SCRIPT, work / "data")
-        model = [sys.executable, "-m", "asks", "--data-dir", str(work / "data"),
-                 "--model", "test", "--base-url", server.url]
+        model = [
+            sys.executable,
+            "-m",
+            "asks",
+            "--data-dir",
+            str(work / "data"),
+            "--model",
+            "test",
+            "--base-url",
+            server.url,
+        ]
         launch_ms(scripted, env)  # warm-up: page cache, .pyc files; not counted
         launch_ms(model, env)
         a: list[float] = []
@@ -112,8 +121,16 @@ def bench_launch(rows: list[Row], work: Path, runs: int) -> None:
     report(rows, Row(NAME, "  runs (ms)", " ".join(f"{x:.0f}" for x in a)))
     report(rows, Row(NAME, "launch, --model (fake server) → editor", f"{median(b):.0f} ms"))
     report(rows, Row(NAME, "  runs (ms)", " ".join(f"{x:.0f}" for x in b)))
-    report(rows, Row(NAME, "launch with --model / scripted", f"{ratio:.2f}x",
-                     f"≤ {LAUNCH_RATIO_GOAL:.2f}x", ratio <= LAUNCH_RATIO_GOAL))
+    report(
+        rows,
+        Row(
+            NAME,
+            "launch with --model / scripted",
+            f"{ratio:.2f}x",
+            f"≤ {LAUNCH_RATIO_GOAL:.2f}x",
+            ratio <= LAUNCH_RATIO_GOAL,
+        ),
+    )
 
 
 # ---------------------------------------------------------------------------- per call
@@ -169,8 +186,9 @@ async def agent_turns(
     out: list[float] = []
     with Journal.create(data_dir=data_dir) as journal:
         host = QuestionHost(journal, clock=trio.current_time)
-        agent = Agent(host, model, [WorkTool(), CommandTool()], Transcript(),
-                      PromptBroker(host).confirm)
+        agent = Agent(
+            host, model, [WorkTool(), CommandTool()], Transcript(), PromptBroker(host).confirm
+        )
         try:
             await model.warm_up()
             for _ in range(count):
@@ -218,16 +236,29 @@ def bench_calls(rows: list[Row], work: Path, count: int) -> None:
             added = median(turns) - median(bare)
             label = f"{size + 2}-message context"
             report(rows, Row(NAME, f"per call, {label}: agent loop adds", f"{added * 1e3:.2f} ms"))
-            report(rows, Row(NAME, "  whole turn minus server time",
-                             f"{median(turns) * 1e3:.2f} ms"))
-            report(rows, Row(NAME, "  OpenAIModel.stream minus server time",
-                             f"{median(bare) * 1e3:.2f} ms"))
+            report(
+                rows, Row(NAME, "  whole turn minus server time", f"{median(turns) * 1e3:.2f} ms")
+            )
+            report(
+                rows,
+                Row(NAME, "  OpenAIModel.stream minus server time", f"{median(bare) * 1e3:.2f} ms"),
+            )
             report(rows, Row(NAME, "  server's own handling time", f"{handled * 1e3:.2f} ms"))
             if sdk:
-                report(rows, Row(NAME, "  (bare openai SDK call, extra_body)",
-                                 f"{median(sdk) * 1e3:.2f} ms"))
-                report(rows, Row(NAME, "  (openai SDK call with messages=, typed transform)",
-                                 f"{median(typed) * 1e3:.2f} ms"))
+                report(
+                    rows,
+                    Row(
+                        NAME, "  (bare openai SDK call, extra_body)", f"{median(sdk) * 1e3:.2f} ms"
+                    ),
+                )
+                report(
+                    rows,
+                    Row(
+                        NAME,
+                        "  (openai SDK call with messages=, typed transform)",
+                        f"{median(typed) * 1e3:.2f} ms",
+                    ),
+                )
 
 
 # ---------------------------------------------------------------------------- memory
@@ -252,9 +283,14 @@ def import_figures(rows: list[Row], env: dict[str, str], repeats: int) -> None:
         for before in ("", "asks.cli"):
             runs = []
             for _ in range(repeats):
-                done = subprocess.run([sys.executable, "-c", IMPORT_PROBE, before, module],
-                                      capture_output=True, text=True, env=env, check=False,
-                                      cwd=PROJECT_ROOT)
+                done = subprocess.run(
+                    [sys.executable, "-c", IMPORT_PROBE, before, module],
+                    capture_output=True,
+                    text=True,
+                    env=env,
+                    check=False,
+                    cwd=PROJECT_ROOT,
+                )
                 if done.returncode:
                     break
                 runs.append([float(x) for x in done.stdout.split()])
@@ -263,16 +299,36 @@ def import_figures(rows: list[Row], env: dict[str, str], repeats: int) -> None:
                 break
             added, cpu, total = (median([r[i] for r in runs]) for i in range(3))
             where = f"after {before}" if before else "alone"
-            report(rows, Row(NAME, f"import {module}, {where}",
-                             f"+{added:.1f} MiB, {cpu * 1e3:.0f} ms CPU (→ {total:.1f} MiB)"))
+            report(
+                rows,
+                Row(
+                    NAME,
+                    f"import {module}, {where}",
+                    f"+{added:.1f} MiB, {cpu * 1e3:.0f} ms CPU (→ {total:.1f} MiB)",
+                ),
+            )
 
 
 def headless_rss_mib(url: str, env: dict[str, str], data: Path, provider: str = "openai") -> float:
     """Peak RSS (wait4) of ``asks -p`` for one streamed turn."""
-    argv = [sys.executable, "-m", "asks", "--data-dir", str(data), "--model", "test",
-            "--provider", provider, "--base-url", url, "-p", "hi"]
-    child = subprocess.Popen(argv, env=env, cwd=PROJECT_ROOT, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL)
+    argv = [
+        sys.executable,
+        "-m",
+        "asks",
+        "--data-dir",
+        str(data),
+        "--model",
+        "test",
+        "--provider",
+        provider,
+        "--base-url",
+        url,
+        "-p",
+        "hi",
+    ]
+    child = subprocess.Popen(
+        argv, env=env, cwd=PROJECT_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     _, status, usage = os.wait4(child.pid, 0)
     child.returncode = os.waitstatus_to_exitcode(status)
     if child.returncode:
@@ -283,8 +339,17 @@ def headless_rss_mib(url: str, env: dict[str, str], data: Path, provider: str = 
 def question_open(server: FakeOpenAI, env: dict[str, str], data: Path) -> tuple[float, float]:
     """REPL with --model: type a message, the reply asks a question; (ms from the server's last
     byte of that reply to the question on screen, VmRSS MiB with the question open)."""
-    argv = [sys.executable, "-m", "asks", "--data-dir", str(data), "--model", "test",
-            "--base-url", server.url]
+    argv = [
+        sys.executable,
+        "-m",
+        "asks",
+        "--data-dir",
+        str(data),
+        "--model",
+        "test",
+        "--base-url",
+        server.url,
+    ]
     with running(argv, env) as term:
         term.watch({"editor": editor_drawn})
         term.wait()
@@ -310,9 +375,16 @@ def asking(body: dict[str, Any]) -> Reply:
     names = [t["function"]["name"] for t in body.get("tools", ())]
     if contract.TOOL_NAME not in names or body["messages"][-1]["role"] == "tool":
         return Reply(REPLY)
-    args = {"blocking": False, "questions": [
-        {"question": QUESTION, "header": "Bench",
-         "options": [{"label": "Alpha"}, {"label": "Beta"}]}]}
+    args = {
+        "blocking": False,
+        "questions": [
+            {
+                "question": QUESTION,
+                "header": "Bench",
+                "options": [{"label": "Alpha"}, {"label": "Beta"}],
+            }
+        ],
+    }
     return Reply("Asking now.", [Call("ask_user_question", json.dumps(args), "call_q")])
 
 
@@ -326,16 +398,34 @@ def bench_memory(rows: list[Row], work: Path, runs: int) -> None:
         question_open(server, env, work / "data-q")  # warm-up
         opened = [question_open(server, env, work / "data-q") for _ in range(runs)]
     with FakeAnthropic() as claude:
-        rss_a = [headless_rss_mib(claude.url, env, work / "data-a", "anthropic")
-                 for _ in range(runs)]
+        rss_a = [
+            headless_rss_mib(claude.url, env, work / "data-a", "anthropic") for _ in range(runs)
+        ]
     visible, rss_q = [o[0] for o in opened], [o[1] for o in opened]
-    report(rows, Row(NAME, "asks -p, peak RSS after one streamed turn", f"{median(rss_p):.1f} MiB",
-                     f"≤ {RSS_GOAL_MIB:.0f} MiB", median(rss_p) <= RSS_GOAL_MIB))
+    report(
+        rows,
+        Row(
+            NAME,
+            "asks -p, peak RSS after one streamed turn",
+            f"{median(rss_p):.1f} MiB",
+            f"≤ {RSS_GOAL_MIB:.0f} MiB",
+            median(rss_p) <= RSS_GOAL_MIB,
+        ),
+    )
     report(rows, Row(NAME, "asks -p --provider anthropic, peak RSS", f"{median(rss_a):.1f} MiB"))
-    report(rows, Row(NAME, "REPL --model, RSS with a question open", f"{median(rss_q):.1f} MiB",
-                     f"≤ {RSS_GOAL_MIB:.0f} MiB", median(rss_q) <= RSS_GOAL_MIB))
-    report(rows, Row(NAME, "REPL: tool-call reply sent → question shown",
-                     f"{median(visible):.1f} ms"))
+    report(
+        rows,
+        Row(
+            NAME,
+            "REPL --model, RSS with a question open",
+            f"{median(rss_q):.1f} MiB",
+            f"≤ {RSS_GOAL_MIB:.0f} MiB",
+            median(rss_q) <= RSS_GOAL_MIB,
+        ),
+    )
+    report(
+        rows, Row(NAME, "REPL: tool-call reply sent → question shown", f"{median(visible):.1f} ms")
+    )
     report(rows, Row(NAME, "  runs (ms)", " ".join(f"{x:.1f}" for x in visible)))
 
 
@@ -351,8 +441,11 @@ async def provider_streams(server: FakeOpenAI, count: int) -> dict[str, list[flo
     tools = [contract.openai_tool(contract.DEFAULT_GUIDANCE)]
     context = [Message("user", "hi")]
     out: dict[str, list[float]] = {"short": [], "long": [], "call": [], "handed": []}
-    replies = {"short": Reply("ok"), "long": Reply(long_text(200)),
-               "call": asking({"tools": tools, "messages": [{"role": "user"}]})}
+    replies = {
+        "short": Reply("ok"),
+        "long": Reply(long_text(200)),
+        "call": asking({"tools": tools, "messages": [{"role": "user"}]}),
+    }
     try:
         await model.warm_up()
         for _ in range(count):
@@ -378,13 +471,31 @@ def bench_provider_cpu(rows: list[Row], count: int) -> None:
         trio.run(provider_streams, server, 10)  # warm-up
         got = trio.run(provider_streams, server, count)
     per_chunk = (median(got["long"]) - median(got["short"])) / 199  # 200 word chunks vs 1
-    report(rows, Row(NAME, "per streamed turn (short text reply), CPU",
-                     f"{median(got['short']) * 1e3:.2f} ms"))
+    report(
+        rows,
+        Row(
+            NAME,
+            "per streamed turn (short text reply), CPU",
+            f"{median(got['short']) * 1e3:.2f} ms",
+        ),
+    )
     report(rows, Row(NAME, "per text chunk, CPU", f"{per_chunk * 1e6:.1f} µs"))
-    report(rows, Row(NAME, "per tool-call reply (stream to its end), CPU",
-                     f"{median(got['call']) * 1e3:.2f} ms"))
-    report(rows, Row(NAME, "server's last byte → tool call handed (wall)",
-                     f"{median(got['handed']) * 1e3:.2f} ms"))
+    report(
+        rows,
+        Row(
+            NAME,
+            "per tool-call reply (stream to its end), CPU",
+            f"{median(got['call']) * 1e3:.2f} ms",
+        ),
+    )
+    report(
+        rows,
+        Row(
+            NAME,
+            "server's last byte → tool call handed (wall)",
+            f"{median(got['handed']) * 1e3:.2f} ms",
+        ),
+    )
 
 
 def main(quick: bool = False) -> list[Row]:

@@ -296,8 +296,14 @@ def _toml(value: object) -> str:
 def start_script(path: Path, say: str, questions: Sequence[dict[str, object]]) -> Path:
     """A script whose start step says ``say`` (no delay) and asks ``questions`` async, four per
     tool call, in one reply; then the turn ends and the agent idles."""
-    lines = ['name = "repl-bench"', "[[step]]", 'on = "start"', "[[step.reply]]",
-             f"say = {_toml(say)}", "delay = 0"]
+    lines = [
+        'name = "repl-bench"',
+        "[[step]]",
+        'on = "start"',
+        "[[step.reply]]",
+        f"say = {_toml(say)}",
+        "delay = 0",
+    ]
     for first in range(0, len(questions), 4):
         args = {"blocking": False, "questions": list(questions[first : first + 4])}
         lines += ["[[step.reply.call]]", 'tool = "ask_user_question"', f"args = {_toml(args)}"]
@@ -306,8 +312,10 @@ def start_script(path: Path, say: str, questions: Sequence[dict[str, object]]) -
 
 
 def question(text: str, head: str) -> dict[str, object]:
-    options = [{"label": label, "description": f"option {label.lower()}"}
-               for label in ("Alpha", "Beta", "Gamma")]
+    options = [
+        {"label": label, "description": f"option {label.lower()}"}
+        for label in ("Alpha", "Beta", "Gamma")
+    ]
     return {"question": text, "header": head, "options": options}
 
 
@@ -473,8 +481,11 @@ def one_run(env: dict[str, str], work: Path, run: int, keys: int, samples: Sampl
 # ---------------------------------------------------------------------------- import cost
 def child_env(work: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
-    env.update(TERM="xterm-256color", XDG_CONFIG_HOME=str(work / "config"),
-               XDG_DATA_HOME=str(work / "xdg-data"))
+    env.update(
+        TERM="xterm-256color",
+        XDG_CONFIG_HOME=str(work / "config"),
+        XDG_DATA_HOME=str(work / "xdg-data"),
+    )
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(PROJECT_ROOT), env.get("PYTHONPATH")) if p)
     return env
 
@@ -498,7 +509,11 @@ def import_cost(rows: list[Row], env: dict[str, str], repeats: int) -> None:
     for _ in range(repeats):
         done = subprocess.run(
             [sys.executable, "-X", "importtime", "-c", "import asks.cli"],
-            capture_output=True, text=True, env=env, cwd=PROJECT_ROOT, check=True,
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=PROJECT_ROOT,
+            check=True,
         )
         parsed = parse_importtime(done.stderr)
         total = next(cum for name, _, cum, depth in parsed if name == "asks.cli" and depth == 0)
@@ -511,15 +526,21 @@ def import_cost(rows: list[Row], env: dict[str, str], repeats: int) -> None:
         top = name.split(".")[0]
         by_package[top] = by_package.get(top, 0) + own
     top5 = sorted(by_package.items(), key=lambda kv: -kv[1])[:5]
-    print("    top 5 packages by own import time: "
-          + ", ".join(f"{name} {us_ / 1e3:.0f} ms" for name, us_ in top5))
+    print(
+        "    top 5 packages by own import time: "
+        + ", ".join(f"{name} {us_ / 1e3:.0f} ms" for name, us_ in top5)
+    )
     modules = sorted(parsed, key=lambda r: -r[1])[:5]
-    print("    top 5 modules by self time:        "
-          + ", ".join(f"{name} {own / 1e3:.1f} ms" for name, own, _, _ in modules))
+    print(
+        "    top 5 modules by self time:        "
+        + ", ".join(f"{name} {own / 1e3:.1f} ms" for name, own, _, _ in modules)
+    )
     firsts = [(name, cum) for name, _, cum, depth in parsed if depth == 1]
     firsts.sort(key=lambda r: -r[1])
-    print("    imports of asks.cli, cumulative:   "
-          + ", ".join(f"{name} {cum / 1e3:.0f} ms" for name, cum in firsts[:5]))
+    print(
+        "    imports of asks.cli, cumulative:   "
+        + ", ".join(f"{name} {cum / 1e3:.0f} ms" for name, cum in firsts[:5])
+    )
     if any(name == "openai" or name.startswith("openai.") for name, *_ in parsed):
         print("    NOTE: openai is imported by `import asks.cli`")
 
@@ -528,8 +549,12 @@ def launch_imports(rows: list[Row], env: dict[str, str], work: Path, samples: Sa
     """One extra launch with PYTHONPROFILEIMPORTTIME (stderr to a file): every module the
     process imported from start, through a chat turn asking a question, to quit."""
     log = work / "launch-imports.txt"
-    argv = ["sh", "-c", 'exec "$0" "$@" 2>"$BENCH_IMPORT_LOG"',
-            *asks_argv(LAUNCH_SCRIPT, work / "data")]
+    argv = [
+        "sh",
+        "-c",
+        'exec "$0" "$@" 2>"$BENCH_IMPORT_LOG"',
+        *asks_argv(LAUNCH_SCRIPT, work / "data"),
+    ]
     profiled = {**env, "PYTHONPROFILEIMPORTTIME": "1", "BENCH_IMPORT_LOG": str(log)}
     with running(argv, profiled) as term:
         term.until(editor_drawn)
@@ -541,70 +566,127 @@ def launch_imports(rows: list[Row], env: dict[str, str], work: Path, samples: Sa
     parsed = parse_importtime(log.read_text(encoding="utf-8", errors="replace"))
     names = {name for name, *_ in parsed}
     openai = sorted(n for n in names if n == "openai" or n.startswith("openai."))
-    report(rows, Row(NAME, "openai imported (launch, a turn, quit)",
-                     "yes" if openai else f"no ({len(names)} modules)", "not imported",
-                     not openai))
+    report(
+        rows,
+        Row(
+            NAME,
+            "openai imported (launch, a turn, quit)",
+            "yes" if openai else f"no ({len(names)} modules)",
+            "not imported",
+            not openai,
+        ),
+    )
 
 
 # ---------------------------------------------------------------------------- report
 def report_keys(rows: list[Row], samples: Samples, mode: str, what: str) -> None:
     if (mode, 0) in samples.keys:
         above = samples.keys_above[(mode, 0)]
-        report(rows, Row(NAME, f"{what}, N=0 (no panel): median − floor",
-                         f"{median(above):.3f} ms"))
+        report(
+            rows, Row(NAME, f"{what}, N=0 (no panel): median − floor", f"{median(above):.3f} ms")
+        )
     medians = []
     for n in TAB_COUNTS:
         raw, above = samples.keys[(mode, n)], samples.keys_above[(mode, n)]
         med = median(above)
         medians.append(median(raw))
-        report(rows, Row(NAME, f"{what}, N={n}: median − floor", f"{med:.3f} ms",
-                         f"≤ {KEY_GOAL_MS} ms", med <= KEY_GOAL_MS))
-        report(rows, Row(NAME, f"  p99 − floor ({len(above)} keys)",
-                         f"{percentile(above, 99):.3f} ms"))
+        report(
+            rows,
+            Row(
+                NAME,
+                f"{what}, N={n}: median − floor",
+                f"{med:.3f} ms",
+                f"≤ {KEY_GOAL_MS} ms",
+                med <= KEY_GOAL_MS,
+            ),
+        )
+        report(
+            rows, Row(NAME, f"  p99 − floor ({len(above)} keys)", f"{percentile(above, 99):.3f} ms")
+        )
         report(rows, Row(NAME, "  raw median (incl. floor)", f"{median(raw):.3f} ms"))
     ratio = flat_ratio(medians)
-    report(rows, Row(NAME, f"{what}: flatness (slowest/fastest N)", f"{ratio:.2f}x",
-                     f"flat: ≤ {FLAT}x", ratio <= FLAT))
+    report(
+        rows,
+        Row(
+            NAME,
+            f"{what}: flatness (slowest/fastest N)",
+            f"{ratio:.2f}x",
+            f"flat: ≤ {FLAT}x",
+            ratio <= FLAT,
+        ),
+    )
 
 
 def summarize(rows: list[Row], s: Samples, runs: int) -> None:
     print(f"\n-- figures: median over {runs} runs (keystrokes: pooled over the runs)")
-    report(rows, Row(NAME, "pty floor: cat echo (raw pty, via process)",
-                     f"{median(s.floor):.3f} ms"))
+    report(
+        rows, Row(NAME, "pty floor: cat echo (raw pty, via process)", f"{median(s.floor):.3f} ms")
+    )
     report(rows, Row(NAME, "  kernel echo only (no process)", f"{median(s.kernel_echo):.3f} ms"))
     launch = median(s.launch)
-    report(rows, Row(NAME, "launch → chat editor drawn", f"{launch:.0f} ms",
-                     f"≤ {LAUNCH_GOAL_MS:.0f} ms", launch <= LAUNCH_GOAL_MS))
+    report(
+        rows,
+        Row(
+            NAME,
+            "launch → chat editor drawn",
+            f"{launch:.0f} ms",
+            f"≤ {LAUNCH_GOAL_MS:.0f} ms",
+            launch <= LAUNCH_GOAL_MS,
+        ),
+    )
     report(rows, Row(NAME, "  spawn → first output", f"{median(s.first_output):.0f} ms"))
     report(rows, Row(NAME, "  runs (ms)", " ".join(f"{x:.0f}" for x in s.launch)))
     visible = median(s.call_visible)
-    report(rows, Row(NAME, "call → visible (reply text → panel question)", f"{visible:.2f} ms",
-                     f"≤ {VISIBLE_GOAL_MS:.0f} ms", visible <= VISIBLE_GOAL_MS))
-    print(f"      reply text (delay = 0) and question came in the same pty chunk in "
-          f"{s.same_chunk}/{runs} runs: the model emits\n"
-          "      text and call with no checkpoint between, so urwid draws both in one frame. The\n"
-          "      emit → frame time (validate, group_asked + tool_result appends with fsync, view\n"
-          "      refreshes, render, pty) is inside the process; 'Enter → question' bounds it.")
-    report(rows, Row(NAME, "  spawn → start-step question in panel",
-                     f"{median(s.start_visible):.0f} ms"))
+    report(
+        rows,
+        Row(
+            NAME,
+            "call → visible (reply text → panel question)",
+            f"{visible:.2f} ms",
+            f"≤ {VISIBLE_GOAL_MS:.0f} ms",
+            visible <= VISIBLE_GOAL_MS,
+        ),
+    )
+    print(
+        f"      reply text (delay = 0) and question came in the same pty chunk in "
+        f"{s.same_chunk}/{runs} runs: the model emits\n"
+        "      text and call with no checkpoint between, so urwid draws both in one frame. The\n"
+        "      emit → frame time (validate, group_asked + tool_result appends with fsync, view\n"
+        "      refreshes, render, pty) is inside the process; 'Enter → question' bounds it."
+    )
+    report(
+        rows,
+        Row(NAME, "  spawn → start-step question in panel", f"{median(s.start_visible):.0f} ms"),
+    )
     report(rows, Row(NAME, "  Enter → reply text on screen", f"{median(s.enter_marker):.2f} ms"))
-    report(rows, Row(NAME, "  Enter → question in panel (whole turn)",
-                     f"{median(s.enter_visible):.2f} ms"))
-    print("\n-- keystroke → screen change (chat: letter/backspace echoed in the editor; "
-          "panel: ↓/↑ moves the › marker)")
+    report(
+        rows,
+        Row(NAME, "  Enter → question in panel (whole turn)", f"{median(s.enter_visible):.2f} ms"),
+    )
+    print(
+        "\n-- keystroke → screen change (chat: letter/backspace echoed in the editor; "
+        "panel: ↓/↑ moves the › marker)"
+    )
     report_keys(rows, s, "chat", "key → chat editor")
     report_keys(rows, s, "panel", "key → panel cursor")
     print("\n-- resident memory (VmRSS of the asks process, panel entered)")
     for n in TAB_COUNTS:
         rss = median(s.rss_mib[n])
         if n == TAB_COUNTS[-1]:
-            report(rows, Row(NAME, f"RSS, N={n} tabs, panel entered", f"{rss:.1f} MiB",
-                             f"≤ {RSS_GOAL_MIB:.0f} MiB", rss <= RSS_GOAL_MIB))
+            report(
+                rows,
+                Row(
+                    NAME,
+                    f"RSS, N={n} tabs, panel entered",
+                    f"{rss:.1f} MiB",
+                    f"≤ {RSS_GOAL_MIB:.0f} MiB",
+                    rss <= RSS_GOAL_MIB,
+                ),
+            )
         else:
             report(rows, Row(NAME, f"  RSS, N={n} tabs", f"{rss:.1f} MiB"))
     if s.unclean_exits:
-        print(f"  NOTE: {s.unclean_exits} asks processes did not quit on Ctrl+C Ctrl+C "
-              "(killed)")
+        print(f"  NOTE: {s.unclean_exits} asks processes did not quit on Ctrl+C Ctrl+C (killed)")
 
 
 def main(quick: bool = False) -> list[Row]:
@@ -627,9 +709,11 @@ def main(quick: bool = False) -> list[Row]:
         samples = Samples(unclean_exits=samples.unclean_exits)
         for run in range(runs):
             one_run(env, work, run, keys, samples)
-            print(f"  run {run + 1}/{runs}: floor {samples.floor[-1]:.3f} ms, "
-                  f"launch {samples.launch[-1]:.0f} ms, "
-                  f"call → visible {samples.call_visible[-1]:.2f} ms")
+            print(
+                f"  run {run + 1}/{runs}: floor {samples.floor[-1]:.3f} ms, "
+                f"launch {samples.launch[-1]:.0f} ms, "
+                f"call → visible {samples.call_visible[-1]:.2f} ms"
+            )
         summarize(rows, samples, runs)
     return rows
 

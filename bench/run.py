@@ -27,8 +27,18 @@ from bench import (
 )
 from bench._common import Row, print_table
 
-BENCHMARKS = (journal_bench, host_bench, key_bench, repl_bench, floor_bench, launch_bench,
-              provider_bench, sse_bench, web_bench, hub_bench)
+BENCHMARKS = (
+    journal_bench,
+    host_bench,
+    key_bench,
+    repl_bench,
+    floor_bench,
+    launch_bench,
+    provider_bench,
+    sse_bench,
+    web_bench,
+    hub_bench,
+)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -104,10 +104,13 @@ def passes(parse: Parser, stream: bytes, expected: list[str]) -> bool:
 
 
 def stream_events(count: int) -> list[bytes]:
-    chunk: dict[str, Any] = {"id": "chatcmpl-0123456789", "object": "chat.completion.chunk",
-                             "created": 1764547200, "model": "gpt-test",
-                             "choices": [{"index": 0, "delta": {"content": "word "},
-                                          "finish_reason": None}]}
+    chunk: dict[str, Any] = {
+        "id": "chatcmpl-0123456789",
+        "object": "chat.completion.chunk",
+        "created": 1764547200,
+        "model": "gpt-test",
+        "choices": [{"index": 0, "delta": {"content": "word "}, "finish_reason": None}],
+    }
     event = b"data: " + json.dumps(chunk).encode() + b"\n\n"
     return [event] * count
 
@@ -127,8 +130,10 @@ def main(quick: bool = False) -> list[Row]:
     header("SSE parser", "grammar cases passed (whole and byte by byte); CPU per event")
     found = parsers()
     for case, (stream, expected) in CASES.items():
-        verdicts = "  ".join(f"{name}: {'ok' if passes(parse, stream, expected) else 'WRONG'}"
-                             for name, parse in found.items())
+        verdicts = "  ".join(
+            f"{name}: {'ok' if passes(parse, stream, expected) else 'WRONG'}"
+            for name, parse in found.items()
+        )
         print(f"  {case:<28} {verdicts}")
     events = stream_events(2_000 if quick else 20_000)
     for name, parse in found.items():

@@ -50,11 +50,20 @@ from bench._common import (
 NAME = "web"
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
-QUESTION = {"question": "Which database?", "header": "DB",
-            "options": [{"label": "Postgres"}, {"label": "SQLite"}, {"label": "MySQL"}]}
+QUESTION = {
+    "question": "Which database?",
+    "header": "DB",
+    "options": [{"label": "Postgres"}, {"label": "SQLite"}, {"label": "MySQL"}],
+}
 
 # Run in the page by Playwright (not subject to the page's CSP): stamp the submit event.
 STAMP_SUBMIT = """form => form.addEventListener("submit", () => sessionStorage.setItem(
@@ -118,8 +127,12 @@ async def bench_httpx(rows: list[Row], data_dir: Path, count: int) -> None:
         async with httpx.AsyncClient(base_url=base, follow_redirects=False) as client:
             for _ in range(count + 5):  # 5 warm-up answers, not counted
                 ref = s.ask()
-                form = {"csrf": s.bridge.csrf_token, "question": ref.id,
-                        "incarnation": str(ref.incarnation), "choice": "1"}
+                form = {
+                    "csrf": s.bridge.csrf_token,
+                    "question": ref.id,
+                    "incarnation": str(ref.incarnation),
+                    "choice": "1",
+                }
                 t0 = time.perf_counter_ns()
                 response = await client.post(f"/answer?token={s.bridge.token}", data=form)
                 t1 = time.perf_counter_ns()
@@ -130,10 +143,18 @@ async def bench_httpx(rows: list[Row], data_dir: Path, count: int) -> None:
         s.bridge.close()
         nursery.cancel_scope.cancel()
     s.journal.close()
-    summarise(rows, f"httpx POST → agent feedback, n={count}", latencies[5:],
-              "submit → take_feedback_nowait() returned it")
-    summarise(rows, f"  httpx POST → 303 response, n={count}", responses[5:],
-              "includes the journal append + fsync")
+    summarise(
+        rows,
+        f"httpx POST → agent feedback, n={count}",
+        latencies[5:],
+        "submit → take_feedback_nowait() returned it",
+    )
+    summarise(
+        rows,
+        f"  httpx POST → 303 response, n={count}",
+        responses[5:],
+        "includes the journal append + fsync",
+    )
 
 
 async def bench_chromium(rows: list[Row], data_dir: Path, count: int) -> None:
@@ -149,9 +170,7 @@ async def bench_chromium(rows: list[Row], data_dir: Path, count: int) -> None:
 
     def browse(url: str) -> None:
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(
-                executable_path=str(CHROMIUM), args=CHROMIUM_ARGS
-            )
+            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
             page = browser.new_page()
             page.set_default_timeout(10_000)
             page.goto(url)
@@ -175,17 +194,27 @@ async def bench_chromium(rows: list[Row], data_dir: Path, count: int) -> None:
         s.bridge.close()
         nursery.cancel_scope.cancel()
     s.journal.close()
-    from_submit = [
-        round(s.received_wall[ref] - ms_ * 1e6) for ref, ms_ in submitted.items()
-    ][2:]
-    summarise(rows, f"chromium submit → agent feedback, n={count}", from_submit,
-              "the form's submit event (browser clock) → take_feedback_nowait() returned it")
+    from_submit = [round(s.received_wall[ref] - ms_ * 1e6) for ref, ms_ in submitted.items()][2:]
+    summarise(
+        rows,
+        f"chromium submit → agent feedback, n={count}",
+        from_submit,
+        "the form's submit event (browser clock) → take_feedback_nowait() returned it",
+    )
     server = [s.received[ref] - s.saving[ref] for ref in started][2:]
-    summarise(rows, f"  chromium: host save → agent feedback, n={count}", server,
-              "the server's part: the rest is chromium sending the request")
+    summarise(
+        rows,
+        f"  chromium: host save → agent feedback, n={count}",
+        server,
+        "the server's part: the rest is chromium sending the request",
+    )
     from_click = [s.received[ref] - t0 for ref, t0 in started.items()][2:]
-    summarise(rows, f"  chromium click() → agent feedback, n={count}", from_click,
-              "Playwright's click() call, with its actionability checks, → feedback")
+    summarise(
+        rows,
+        f"  chromium click() → agent feedback, n={count}",
+        from_click,
+        "Playwright's click() call, with its actionability checks, → feedback",
+    )
 
 
 def main(quick: bool = False) -> list[Row]:

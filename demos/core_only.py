@@ -25,8 +25,11 @@ async def main(data_dir: Path) -> None:
             print(f"event: answer saved from {event.source}")
 
     surface.subscribe_events(notify)
-    spec = {"question": "Which database?", "header": "DB",
-            "options": [{"label": "Postgres"}, {"label": "SQLite"}]}
+    spec = {
+        "question": "Which database?",
+        "header": "DB",
+        "options": [{"label": "Postgres"}, {"label": "SQLite"}],
+    }
     reply = await agent.ask("call-1", {"blocking": False, "questions": [spec]}, source="planner")
     assert not isinstance(reply, ToolError), reply.text
     [qid] = reply.details["questionIds"]
@@ -35,8 +38,9 @@ async def main(data_dir: Path) -> None:
     async def person_answers_later() -> None:
         await trio.sleep(0.1)
         ref = surface.projection.current[qid]
-        refusal = surface.answer_from_nowait(qid, ref.incarnation,
-                                            Answer(AnswerKind.OPTION, (1,)), source="chatbot")
+        refusal = surface.answer_from_nowait(
+            qid, ref.incarnation, Answer(AnswerKind.OPTION, (1,)), source="chatbot"
+        )
         print("answered" if refusal is None else f"refused: {refusal.text}")
 
     async with trio.open_nursery() as nursery:

@@ -68,8 +68,9 @@ class FakeAgent:
         call = f"call-{self.calls}"
         if message == "ask":
             spec = self.question("Which database?", "DB", "Postgres", "SQLite")
-            reply = await self.port.ask(call, {"blocking": False, "questions": [spec]},
-                                        source="planner")
+            reply = await self.port.ask(
+                call, {"blocking": False, "questions": [spec]}, source="planner"
+            )
             if not isinstance(reply, ToolError):
                 self.asked += reply.details["questionIds"]
             self.say.append(f"planner: {reply.text}")

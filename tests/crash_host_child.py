@@ -37,8 +37,11 @@ def main(data_dir: Path, session_id: str) -> None:
             out.write("delivered " + " ".join(label(r) for r in feedback.refs) + "\n")
             out.flush()
         call_id = f"call-{journal.next_seq}"
-        question = {"question": f"Ship {call_id}?", "header": "Ship",
-                    "options": [{"label": "Yes"}, {"label": "No"}]}
+        question = {
+            "question": f"Ship {call_id}?",
+            "header": "Ship",
+            "options": [{"label": "Yes"}, {"label": "No"}],
+        }
         host.start_call_nowait(call_id, {"blocking": False, "questions": [question]})
         ref = host.tabs[-1]
         assert isinstance(ref, QuestionRef)

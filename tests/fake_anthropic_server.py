@@ -38,9 +38,15 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-_ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error",
-                403: "permission_error", 404: "not_found_error", 429: "rate_limit_error",
-                500: "api_error", 529: "overloaded_error"}
+_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    429: "rate_limit_error",
+    500: "api_error",
+    529: "overloaded_error",
+}
 
 
 @dataclass
@@ -182,8 +188,12 @@ class FakeAnthropic:
                     self._wait_gone(seen)
                     return
                 if reply.body is not None:
-                    self._send(reply.status, reply.body, reply.headers,
-                               "text/html" if reply.content_type is None else reply.content_type)
+                    self._send(
+                        reply.status,
+                        reply.body,
+                        reply.headers,
+                        "text/html" if reply.content_type is None else reply.content_type,
+                    )
                     return
                 if reply.status != 200:
                     self._error(reply.status, reply.error, reply.headers)
@@ -209,11 +219,18 @@ class FakeAnthropic:
                     for event in events[: max(3, len(events) // 2)]:
                         self._chunk(event)
                     if reply.error_event:
-                        self._chunk(_sse("error", {"type": "error", "error": {
-                            "type": reply.error_event, "message": reply.error}}))
+                        self._chunk(
+                            _sse(
+                                "error",
+                                {
+                                    "type": "error",
+                                    "error": {"type": reply.error_event, "message": reply.error},
+                                },
+                            )
+                        )
                         self._chunk(b"")
                         return
-                    self.wfile.write(b"40\r\nevent: content_block_delta\ndata: {\"ty")
+                    self.wfile.write(b'40\r\nevent: content_block_delta\ndata: {"ty')
                     self.wfile.flush()
                     self.connection.shutdown(socket.SHUT_RDWR)
                     self.close_connection = True
@@ -238,8 +255,13 @@ class FakeAnthropic:
                 payload = {"type": "error", "error": {"type": kind, "message": message}}
                 self._send(status, json.dumps(payload).encode(), headers)
 
-            def _send(self, status: int, data: bytes, headers: dict[str, str],
-                      content_type: str = "application/json") -> None:
+            def _send(
+                self,
+                status: int,
+                data: bytes,
+                headers: dict[str, str],
+                content_type: str = "application/json",
+            ) -> None:
                 self.send_response(status)
                 self._content_type(content_type, "application/json")
                 self.send_header("content-length", str(len(data)))
@@ -278,11 +300,24 @@ def _usage() -> dict[str, int]:
 def _message(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
     content: list[dict[str, Any]] = [{"type": "text", "text": reply.text}] if reply.text else []
     for n, call in enumerate(reply.calls):
-        content.append({"type": "tool_use", "id": call.id or f"toolu_{n}", "name": call.name,
-                        "input": json.loads(call.input or "{}")})
-    return {"id": "msg_fake", "type": "message", "role": "assistant", "model": body.get("model"),
-            "content": content, "stop_reason": _stop_reason(reply), "stop_sequence": None,
-            "usage": _usage()}
+        content.append(
+            {
+                "type": "tool_use",
+                "id": call.id or f"toolu_{n}",
+                "name": call.name,
+                "input": json.loads(call.input or "{}"),
+            }
+        )
+    return {
+        "id": "msg_fake",
+        "type": "message",
+        "role": "assistant",
+        "model": body.get("model"),
+        "content": content,
+        "stop_reason": _stop_reason(reply),
+        "stop_sequence": None,
+        "usage": _usage(),
+    }
 
 
 def _sse(name: str, data: dict[str, Any]) -> bytes:
@@ -292,33 +327,78 @@ def _sse(name: str, data: dict[str, Any]) -> bytes:
 def _events(reply: Reply, model: str) -> Iterator[bytes]:
     """The SSE events of a streamed reply (module docstring)."""
     yield _sse("ping", {"type": "ping"})
-    yield _sse("message_start", {"type": "message_start", "message": {
-        "id": "msg_fake", "type": "message", "role": "assistant", "model": model,
-        "content": [], "stop_reason": None, "stop_sequence": None, "usage": _usage()}})
+    yield _sse(
+        "message_start",
+        {
+            "type": "message_start",
+            "message": {
+                "id": "msg_fake",
+                "type": "message",
+                "role": "assistant",
+                "model": model,
+                "content": [],
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": _usage(),
+            },
+        },
+    )
     index = 0
     if reply.text:
-        yield _sse("content_block_start", {"type": "content_block_start", "index": index,
-                                           "content_block": {"type": "text", "text": ""}})
+        yield _sse(
+            "content_block_start",
+            {
+                "type": "content_block_start",
+                "index": index,
+                "content_block": {"type": "text", "text": ""},
+            },
+        )
         for word in _words(reply.text):
-            yield _sse("content_block_delta", {"type": "content_block_delta", "index": index,
-                                               "delta": {"type": "text_delta", "text": word}})
+            yield _sse(
+                "content_block_delta",
+                {
+                    "type": "content_block_delta",
+                    "index": index,
+                    "delta": {"type": "text_delta", "text": word},
+                },
+            )
         yield _sse("content_block_stop", {"type": "content_block_stop", "index": index})
         index += 1
     for call in reply.calls:
-        yield _sse("content_block_start", {"type": "content_block_start", "index": index,
-                                           "content_block": {"type": "tool_use",
-                                                             "id": call.id or f"toolu_{index}",
-                                                             "name": call.name, "input": {}}})
+        yield _sse(
+            "content_block_start",
+            {
+                "type": "content_block_start",
+                "index": index,
+                "content_block": {
+                    "type": "tool_use",
+                    "id": call.id or f"toolu_{index}",
+                    "name": call.name,
+                    "input": {},
+                },
+            },
+        )
         step = max(1, len(call.input) // 3)
         for start in range(0, len(call.input), step):
             piece = call.input[start : start + step]
-            yield _sse("content_block_delta", {"type": "content_block_delta", "index": index,
-                                               "delta": {"type": "input_json_delta",
-                                                         "partial_json": piece}})
+            yield _sse(
+                "content_block_delta",
+                {
+                    "type": "content_block_delta",
+                    "index": index,
+                    "delta": {"type": "input_json_delta", "partial_json": piece},
+                },
+            )
         yield _sse("content_block_stop", {"type": "content_block_stop", "index": index})
         index += 1
-    yield _sse("message_delta", {"type": "message_delta", "delta": {
-        "stop_reason": _stop_reason(reply), "stop_sequence": None}, "usage": {"output_tokens": 5}})
+    yield _sse(
+        "message_delta",
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": _stop_reason(reply), "stop_sequence": None},
+            "usage": {"output_tokens": 5},
+        },
+    )
     yield _sse("message_stop", {"type": "message_stop"})
 
 

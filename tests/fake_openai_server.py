@@ -168,8 +168,12 @@ class FakeOpenAI:
                 raw = self.rfile.read(length)
                 started = time.perf_counter()
                 body = json.loads(raw or b"{}")
-                seen = Seen(self.path, {k.lower(): v for k, v in self.headers.items()}, body,
-                            received_at=started)
+                seen = Seen(
+                    self.path,
+                    {k.lower(): v for k, v in self.headers.items()},
+                    body,
+                    received_at=started,
+                )
                 server._record(seen)
                 if not self.path.endswith("/chat/completions"):
                     self._error(404, f"no route {self.path}", {})
@@ -189,8 +193,12 @@ class FakeOpenAI:
                     self._wait_gone(seen)
                     return
                 if reply.body is not None:
-                    self._send(reply.status, reply.body, reply.headers,
-                               "text/html" if reply.content_type is None else reply.content_type)
+                    self._send(
+                        reply.status,
+                        reply.body,
+                        reply.headers,
+                        "text/html" if reply.content_type is None else reply.content_type,
+                    )
                     return
                 if reply.status != 200:
                     self._error(reply.status, reply.error, reply.headers)
@@ -215,7 +223,7 @@ class FakeOpenAI:
                 if reply.cut:
                     for event in events[: max(1, len(events) // 2)]:
                         self._chunk(event)
-                    self.wfile.write(b"40\r\ndata: {\"partial")  # a chunk that never ends
+                    self.wfile.write(b'40\r\ndata: {"partial')  # a chunk that never ends
                     self.wfile.flush()
                     self.connection.shutdown(socket.SHUT_RDWR)
                     self.close_connection = True
@@ -239,15 +247,19 @@ class FakeOpenAI:
                 message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
                 if reply.calls:
                     message["tool_calls"] = [
-                        {"id": c.id or f"call_{i}", "type": "function",
-                         "function": {"name": c.name, "arguments": c.arguments}}
+                        {
+                            "id": c.id or f"call_{i}",
+                            "type": "function",
+                            "function": {"name": c.name, "arguments": c.arguments},
+                        }
                         for i, c in enumerate(reply.calls)
                     ]
                 payload = {
-                    "id": "chatcmpl-fake", "object": "chat.completion", "created": 0,
+                    "id": "chatcmpl-fake",
+                    "object": "chat.completion",
+                    "created": 0,
                     "model": body.get("model", ""),
-                    "choices": [{"index": 0, "message": message,
-                                 "finish_reason": _finish(reply)}],
+                    "choices": [{"index": 0, "message": message, "finish_reason": _finish(reply)}],
                 }
                 self._send(200, json.dumps(payload).encode(), {})
 
@@ -255,8 +267,13 @@ class FakeOpenAI:
                 payload = {"error": {"message": message, "type": "fake_error", "code": status}}
                 self._send(status, json.dumps(payload).encode(), headers)
 
-            def _send(self, status: int, data: bytes, headers: dict[str, str],
-                      content_type: str = "application/json") -> None:
+            def _send(
+                self,
+                status: int,
+                data: bytes,
+                headers: dict[str, str],
+                content_type: str = "application/json",
+            ) -> None:
                 self.send_response(status)
                 self._content_type(content_type, "application/json")
                 self.send_header("content-length", str(len(data)))
@@ -290,7 +307,9 @@ def _events(reply: Reply, model: str) -> Iterator[bytes]:
 
     def event(delta: dict[str, Any], finish: str | None = None) -> bytes:
         chunk = {
-            "id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0,
+            "id": "chatcmpl-fake",
+            "object": "chat.completion.chunk",
+            "created": 0,
             "model": model,
             "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
         }
@@ -300,8 +319,12 @@ def _events(reply: Reply, model: str) -> Iterator[bytes]:
     for word in _words(reply.text):
         yield event({"content": word})
     for index, call in enumerate(reply.calls):
-        head = {"index": index, "id": call.id or f"call_{index}", "type": "function",
-                "function": {"name": call.name, "arguments": ""}}
+        head = {
+            "index": index,
+            "id": call.id or f"call_{index}",
+            "type": "function",
+            "function": {"name": call.name, "arguments": ""},
+        }
         yield event({"tool_calls": [head]})
         step = max(1, len(call.arguments) // 3)
         for start in range(0, len(call.arguments), step):

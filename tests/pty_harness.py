@@ -92,8 +92,13 @@ class PtyApp:
         self._lock = threading.Lock()
         # The person's language comes from the test (env), never from the machine running it.
         inherited = {k: v for k, v in os.environ.items() if k not in _LOCALE_VARIABLES}
-        full_env = {**inherited, "LANG": "C.UTF-8", "TERM": "xterm-256color",
-                    "PYTHONUNBUFFERED": "1", **(env or {})}
+        full_env = {
+            **inherited,
+            "LANG": "C.UTF-8",
+            "TERM": "xterm-256color",
+            "PYTHONUNBUFFERED": "1",
+            **(env or {}),
+        }
         if source is None:
             full_env.pop("PYTHONPATH", None)
         else:

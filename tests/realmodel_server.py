@@ -89,8 +89,9 @@ class LlamaServer:
         for _ in range(3):
             self.port = free_port()
             with self.log.open("ab") as out:
-                self.proc = subprocess.Popen(self.argv(), stdout=out, stderr=subprocess.STDOUT,
-                                             stdin=subprocess.DEVNULL)
+                self.proc = subprocess.Popen(
+                    self.argv(), stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+                )
             if self._wait_healthy():
                 return
         raise ServerError(f"llama-server did not start:\n{self.log_tail()}")
@@ -104,8 +105,9 @@ class LlamaServer:
                 return True
             if time.monotonic() > deadline:
                 self.stop()
-                raise ServerError(f"llama-server not healthy in {START_TIMEOUT:g} s:\n"
-                                  f"{self.log_tail()}")
+                raise ServerError(
+                    f"llama-server not healthy in {START_TIMEOUT:g} s:\n{self.log_tail()}"
+                )
             time.sleep(POLL)
         return False
 

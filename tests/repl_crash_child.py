@@ -51,8 +51,9 @@ def main(data_dir: Path) -> None:
         transcript = Transcript()
         broker = PromptBroker(host.panel_port)
         model = build_model(load_script(SCRIPT), DEFAULT_GUIDANCE)
-        agent = Agent(host.agent_port, model, [*scripted_tools(), CrashTool()], transcript,
-                      broker.confirm)
+        agent = Agent(
+            host.agent_port, model, [*scripted_tools(), CrashTool()], transcript, broker.confirm
+        )
         session = Session(host, agent, transcript, broker)
         trio.run(lambda: run_repl(session, build_keymap(), opening_turn=True))
 

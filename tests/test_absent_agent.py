@@ -57,9 +57,13 @@ def test_a_note_may_span_lines_and_is_saved_trimmed(rig: Rig, nobody: AbsentAgen
 def test_a_note_too_long_is_refused_and_nothing_is_saved(rig: Rig, nobody: AbsentAgent) -> None:
     nobody.send_nowait("@planner " + "x" * (MAX_NOTE + 1))
     assert rig.lines_of("note_sent") == []
-    assert said(nobody)[-1] == (EntryKind.NOTICE, (
-        f"A note can have at most {MAX_NOTE} characters; this one has {MAX_NOTE + 1}. "
-        "Nothing was sent."))
+    assert said(nobody)[-1] == (
+        EntryKind.NOTICE,
+        (
+            f"A note can have at most {MAX_NOTE} characters; this one has {MAX_NOTE + 1}. "
+            "Nothing was sent."
+        ),
+    )
 
 
 def test_a_note_that_cannot_be_saved_is_an_error_line(rig: Rig, nobody: AbsentAgent) -> None:

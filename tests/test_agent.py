@@ -83,8 +83,9 @@ class Rig:
         self.transcript = Transcript()
         self.broker = PromptBroker(self.host)
         self.model = ScriptedModel(parse_script(script, "test"))
-        self.agent = Agent(self.host, self.model, [WorkTool(), CommandTool()], self.transcript,
-                           self.broker.confirm)
+        self.agent = Agent(
+            self.host, self.model, [WorkTool(), CommandTool()], self.transcript, self.broker.confirm
+        )
 
     def texts(self, kind: EntryKind) -> list[str]:
         return [e.text for e in self.transcript.entries if e.kind is kind]
@@ -221,8 +222,9 @@ async def test_a_model_crash_is_shown_and_the_loop_goes_on(tmp_path: Path) -> No
         rig.agent.send_nowait("first")
         await rig.until(lambda: rig.texts(EntryKind.ERROR))
         rig.agent.send_nowait("second")
-        await rig.until(lambda: len(rig.texts(EntryKind.USER)) == 2
-                        and rig.agent.state is AgentState.IDLE)
+        await rig.until(
+            lambda: len(rig.texts(EntryKind.USER)) == 2 and rig.agent.state is AgentState.IDLE
+        )
         nursery.cancel_scope.cancel()
     assert "the model fell over" in rig.texts(EntryKind.ERROR)[0]
     assert rig.texts(EntryKind.AGENT)[-1] == "partial "
@@ -241,8 +243,11 @@ async def test_the_journal_rebuilds_the_context_the_model_saw(tmp_path: Path) ->
         await rig.until(lambda: rig.host.tabs)
         rig.answer_first_tab(row=1)
         await rig.until(lambda: rig.agent.state is AgentState.IDLE and not rig.host.tabs)
-        await rig.until(lambda: rig.host.statistics().saved_undelivered == 0
-                        and rig.agent.state is AgentState.IDLE)
+        await rig.until(
+            lambda: (
+                rig.host.statistics().saved_undelivered == 0 and rig.agent.state is AgentState.IDLE
+            )
+        )
         nursery.cancel_scope.cancel()
     records = read_records(rig.journal.session_id, data_dir=tmp_path)
     rebuilt = context_from_journal(records)

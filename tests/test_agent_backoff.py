@@ -37,16 +37,18 @@ async def test_a_failed_wake_receipt_backs_off_then_delivers_once(
 ) -> None:
     rig = Rig.create(tmp_path)
     ref = rig.async_question("c1", "Which database?")
-    agent = Agent(rig.host.agent_port, ScriptedModel(parse_script(SCRIPT, "t")), [],
-                  Transcript(), no_confirm)
+    agent = Agent(
+        rig.host.agent_port, ScriptedModel(parse_script(SCRIPT, "t")), [], Transcript(), no_confirm
+    )
     rig.ops.fail_next_append("feedback_delivered")
     rig.ops.fail_writes = 3  # the disk stays full for three receipts
     async with trio.open_nursery() as nursery:
         nursery.start_soon(agent.run)
         await trio.sleep(0)
         started = trio.current_time()
-        refusal = rig.host.answer_from_nowait(ref.id, ref.incarnation,
-                                              Answer(AnswerKind.OPTION, (0,)), source="web")
+        refusal = rig.host.answer_from_nowait(
+            ref.id, ref.incarnation, Answer(AnswerKind.OPTION, (0,)), source="web"
+        )
         assert refusal is None
         with trio.fail_after(120):
             while not rig.lines_of("feedback_delivered"):

@@ -49,11 +49,13 @@ from asks.store.journal import Journal, read_records
 KEY = "sk-ant-test-SECRET-77c1"
 # How long after a blocker claims focus keys still go where they were aimed (focus rule 7;
 # the constant is being renamed from ARRIVAL_GUARD to TYPING_GUARD).
-CLAIM_GUARD = float(getattr(focus_rules, "TYPING_GUARD", None)
-                    or getattr(focus_rules, "ARRIVAL_GUARD", 1.0))
+CLAIM_GUARD = float(
+    getattr(focus_rules, "TYPING_GUARD", None) or getattr(focus_rules, "ARRIVAL_GUARD", 1.0)
+)
 GUIDANCE = Guidance("DESC-MARKER: ask the user.", "SNIPPET-MARKER", "GUIDELINES-MARKER")
-COLOUR = [{"question": "Colour?", "header": "Colour",
-           "options": [{"label": "Red"}, {"label": "Blue"}]}]
+COLOUR = [
+    {"question": "Colour?", "header": "Colour", "options": [{"label": "Red"}, {"label": "Blue"}]}
+]
 
 
 def ask(questions: list[dict[str, Any]], blocking: bool = True) -> str:
@@ -69,8 +71,14 @@ class GateTool:
     running: bool = False
 
     def schema(self) -> dict[str, Any]:
-        return {"type": "function", "function": {"name": self.name, "description": "wait",
-                                                 "parameters": {"type": "object"}}}
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": "wait",
+                "parameters": {"type": "object"},
+            },
+        }
 
     async def run(self, call: ToolCall, context: ToolContext) -> str:
         self.running = True
@@ -86,10 +94,24 @@ class Rig:
         self.broker = PromptBroker(self.host)
         self.gate = GateTool()
         self.model = AnthropicModel(
-            Settings("claude-test", url, KEY, "ANTHROPIC_API_KEY", provider=Provider.ANTHROPIC,
-                     **settings), GUIDANCE)
-        self.agent = Agent(self.host, self.model, [WorkTool(), self.gate], self.transcript,
-                           self.broker.confirm, guidance=GUIDANCE)
+            Settings(
+                "claude-test",
+                url,
+                KEY,
+                "ANTHROPIC_API_KEY",
+                provider=Provider.ANTHROPIC,
+                **settings,
+            ),
+            GUIDANCE,
+        )
+        self.agent = Agent(
+            self.host,
+            self.model,
+            [WorkTool(), self.gate],
+            self.transcript,
+            self.broker.confirm,
+            guidance=GUIDANCE,
+        )
 
     def texts(self, kind: EntryKind) -> list[str]:
         return [e.text for e in self.transcript.entries if e.kind is kind]
@@ -166,8 +188,7 @@ async def test_the_request_carries_system_tools_and_the_key(
     assert seen.tool("ask_user_question") == contract.anthropic_tool(GUIDANCE)
     assert seen.tool("gate")["input_schema"] == {"type": "object"}
     assert rig.texts(EntryKind.AGENT) == ["Hello there, person."]
-    assert [e.title for e in rig.transcript.entries if e.kind is EntryKind.AGENT] == [
-        "claude-test"]
+    assert [e.title for e in rig.transcript.entries if e.kind is EntryKind.AGENT] == ["claude-test"]
 
 
 async def test_tool_use_is_assembled_and_results_go_back_as_tool_result_blocks(
@@ -175,9 +196,14 @@ async def test_tool_use_is_assembled_and_results_go_back_as_tool_result_blocks(
 ) -> None:
     work = json.dumps({"seconds": 0, "label": "compile"})
     server.queue(
-        Reply("Let me ask and work.", [Call("ask_user_question", ask(COLOUR, blocking=False),
-                                            "toolu_a"), Call("work", work, "toolu_b"),
-                                       Call("nope", "{}", "toolu_c")]),
+        Reply(
+            "Let me ask and work.",
+            [
+                Call("ask_user_question", ask(COLOUR, blocking=False), "toolu_a"),
+                Call("work", work, "toolu_b"),
+                Call("nope", "{}", "toolu_c"),
+            ],
+        ),
         Reply("All done."),
     )
     rig = Rig(tmp_path, server.url)
@@ -187,16 +213,23 @@ async def test_tool_use_is_assembled_and_results_go_back_as_tool_result_blocks(
     assistant = second.messages[1]["content"]
     assert assistant[0] == text_block("Let me ask and work.")
     assert assistant[1:] == [
-        {"type": "tool_use", "id": "toolu_a", "name": "ask_user_question",
-         "input": json.loads(ask(COLOUR, blocking=False))},
+        {
+            "type": "tool_use",
+            "id": "toolu_a",
+            "name": "ask_user_question",
+            "input": json.loads(ask(COLOUR, blocking=False)),
+        },
         {"type": "tool_use", "id": "toolu_b", "name": "work", "input": json.loads(work)},
         {"type": "tool_use", "id": "toolu_c", "name": "nope", "input": {}},
     ]
     results = {b["tool_use_id"]: b for b in second.messages[2]["content"]}
     assert all(b["type"] == "tool_result" for b in results.values())
     assert results["toolu_a"]["content"].startswith("Questions sent to the user without blocking")
-    assert results["toolu_b"] == {"type": "tool_result", "tool_use_id": "toolu_b",
-                                  "content": "compile: finished after 0 seconds."}
+    assert results["toolu_b"] == {
+        "type": "tool_result",
+        "tool_use_id": "toolu_b",
+        "content": "compile: finished after 0 seconds.",
+    }
     assert results["toolu_c"]["is_error"] is True
     assert results["toolu_c"]["content"].startswith("Error [unknown_tool]")
     assert len(rig.host.tabs) == 1
@@ -213,21 +246,31 @@ async def test_a_blocking_answer_reaches_the_model_as_the_tool_result(
         rig.agent.send_nowait("pick for me")
         await rig.until(lambda: rig.host.live_waits)
         rig.answer(row=1)
-        await rig.until(lambda: rig.texts(EntryKind.AGENT) == ["Blue!"]
-                        and rig.agent.state is AgentState.IDLE)
+        await rig.until(
+            lambda: rig.texts(EntryKind.AGENT) == ["Blue!"] and rig.agent.state is AgentState.IDLE
+        )
     (result,) = server.seen[1].messages[-1]["content"]
-    assert result == {"type": "tool_result", "tool_use_id": "toolu_q",
-                      "content": 'User has answered your questions: "Colour?"="Blue". '
-                                 "You can now continue with the user's answers in mind."}
+    assert result == {
+        "type": "tool_result",
+        "tool_use_id": "toolu_q",
+        "content": 'User has answered your questions: "Colour?"="Blue". '
+        "You can now continue with the user's answers in mind.",
+    }
 
 
 async def test_feedback_follows_the_tool_results_in_the_same_user_message(
     tmp_path: Path, server: FakeAnthropic
 ) -> None:
     server.queue(
-        Reply("", [Call("ask_user_question", ask(COLOUR, blocking=False), "toolu_q"),
-                   Call("gate", "{}", "toolu_g")]),
-        Reply("Thanks for the answer."), Reply("Woken."),
+        Reply(
+            "",
+            [
+                Call("ask_user_question", ask(COLOUR, blocking=False), "toolu_q"),
+                Call("gate", "{}", "toolu_g"),
+            ],
+        ),
+        Reply("Thanks for the answer."),
+        Reply("Woken."),
     )
     rig = Rig(tmp_path, server.url)
     async with serving(rig):
@@ -244,14 +287,20 @@ async def test_feedback_follows_the_tool_results_in_the_same_user_message(
 
 
 async def test_feedback_wakes_the_idle_agent(tmp_path: Path, server: FakeAnthropic) -> None:
-    server.queue(Reply("Asked.", [Call("ask_user_question", ask(COLOUR, blocking=False),
-                                       "toolu_q")]),
-                 Reply("Turn over."), Reply("Woken: Blue."))
+    server.queue(
+        Reply("Asked.", [Call("ask_user_question", ask(COLOUR, blocking=False), "toolu_q")]),
+        Reply("Turn over."),
+        Reply("Woken: Blue."),
+    )
     rig = Rig(tmp_path, server.url)
     async with serving(rig):
         rig.agent.send_nowait("go")
-        await rig.until(lambda: rig.texts(EntryKind.AGENT)[-1:] == ["Turn over."]
-                        and rig.agent.state is AgentState.IDLE)
+        await rig.until(
+            lambda: (
+                rig.texts(EntryKind.AGENT)[-1:] == ["Turn over."]
+                and rig.agent.state is AgentState.IDLE
+            )
+        )
         rig.answer(row=1)
         await rig.until(lambda: rig.texts(EntryKind.AGENT)[-1:] == ["Woken: Blue."])
     wake = server.seen[2]
@@ -261,8 +310,9 @@ async def test_feedback_wakes_the_idle_agent(tmp_path: Path, server: FakeAnthrop
 
 
 async def test_the_key_never_reaches_the_journal(tmp_path: Path, server: FakeAnthropic) -> None:
-    server.queue(Reply("", [Call("ask_user_question", ask(COLOUR, blocking=False), "t")]),
-                 Reply("done"))
+    server.queue(
+        Reply("", [Call("ask_user_question", ask(COLOUR, blocking=False), "t")]), Reply("done")
+    )
     rig = Rig(tmp_path, server.url)
     assert await one_turn(rig) is TurnOutcome.FINISHED
     assert all(sent_key(s) == KEY for s in server.seen)
@@ -272,8 +322,9 @@ async def test_the_key_never_reaches_the_journal(tmp_path: Path, server: FakeAnt
 
 
 async def test_non_streaming_mode(tmp_path: Path, server: FakeAnthropic) -> None:
-    server.queue(Reply("Calling work.", [Call("work", '{"seconds": 0}', "w1")]),
-                 Reply("Whole reply."))
+    server.queue(
+        Reply("Calling work.", [Call("work", '{"seconds": 0}', "w1")]), Reply("Whole reply.")
+    )
     rig = Rig(tmp_path, server.url, stream=False)
     assert await one_turn(rig) is TurnOutcome.FINISHED
     assert ["stream" in s.body for s in server.seen] == [False, False]
@@ -286,8 +337,10 @@ async def test_stop_reasons_are_notices_not_context(tmp_path: Path, server: Fake
     rig = Rig(tmp_path, server.url, max_tokens=64)
     assert await one_turn(rig) is TurnOutcome.FINISHED
     assert await one_turn(rig, "again") is TurnOutcome.FINISHED
-    assert rig.texts(EntryKind.NOTICE) == ["The reply was cut off at max_tokens (64).",
-                                           "The model declined to go on (stop_reason: refusal)."]
+    assert rig.texts(EntryKind.NOTICE) == [
+        "The reply was cut off at max_tokens (64).",
+        "The model declined to go on (stop_reason: refusal).",
+    ]
     assert server.seen[0].body["max_tokens"] == 64
     assert [m.content for m in rig.agent.messages if m.role == "assistant"] == ["cut here", "no"]
 
@@ -327,8 +380,9 @@ async def test_ctrl_c_cancels_the_request_in_flight(
         assert rig.texts(EntryKind.NOTICE)[-1].startswith("Interrupted")
         rig.agent.send_nowait("again")
         await rig.until(lambda: rig.texts(EntryKind.AGENT)[-1:] == ["Still here."])
-    assert roles(server.seen[1]) == (["user", "assistant", "user"] if hang == "after"
-                                     else ["user"])  # "again" joins "go" as one user turn
+    assert roles(server.seen[1]) == (
+        ["user", "assistant", "user"] if hang == "after" else ["user"]
+    )  # "again" joins "go" as one user turn
 
 
 # ---------------------------------------------------------------------------- failures
@@ -336,25 +390,49 @@ FAST_RETRY = {"retry-after-ms": "1"}
 URL = "http://127.0.0.1"
 
 FAILURES = {
-    "401": (Reply(status=401, error="invalid x-api-key"), 1,
-            "refused the request (HTTP 401: invalid x-api-key); check the API key in "
-            "$ANTHROPIC_API_KEY"),
+    "401": (
+        Reply(status=401, error="invalid x-api-key"),
+        1,
+        "refused the request (HTTP 401: invalid x-api-key); check the API key in "
+        "$ANTHROPIC_API_KEY",
+    ),
     "403": (Reply(status=403, error="not allowed"), 1, "(HTTP 403: not allowed)"),
-    "404 model": (Reply(status=404, error="model: claude-test"), 1,
-                  "check the model name 'claude-test'"),
-    "429": (Reply(status=429, error="slow down", headers=FAST_RETRY), 3,
-            "is rate limiting (HTTP 429: slow down), after 2 retries"),
-    "529": (Reply(status=529, error="Overloaded", headers=FAST_RETRY), 3,
-            "is overloaded (HTTP 529: Overloaded), after 2 retries"),
-    "500": (Reply(status=500, error="boom", headers=FAST_RETRY), 3,
-            "failed (HTTP 500: boom), after 2 retries"),
-    "error event": (Reply("half a reply and", error_event="overloaded_error",
-                          error="Overloaded"), 1, "broke off (Overloaded)"),
+    "404 model": (
+        Reply(status=404, error="model: claude-test"),
+        1,
+        "check the model name 'claude-test'",
+    ),
+    "429": (
+        Reply(status=429, error="slow down", headers=FAST_RETRY),
+        3,
+        "is rate limiting (HTTP 429: slow down), after 2 retries",
+    ),
+    "529": (
+        Reply(status=529, error="Overloaded", headers=FAST_RETRY),
+        3,
+        "is overloaded (HTTP 529: Overloaded), after 2 retries",
+    ),
+    "500": (
+        Reply(status=500, error="boom", headers=FAST_RETRY),
+        3,
+        "failed (HTTP 500: boom), after 2 retries",
+    ),
+    "error event": (
+        Reply("half a reply and", error_event="overloaded_error", error="Overloaded"),
+        1,
+        "broke off (Overloaded)",
+    ),
     "cut mid-stream": (Reply("some words and then", cut=True), 1, "the reply stream from"),
-    "no message_stop": (Reply("words but no end", truncate=True), 1,
-                        "ended before the model finished"),
-    "garbage": (Reply(raw=b"event: message_start\ndata: {not json\n\n"), 1,
-                "the reply stream from"),
+    "no message_stop": (
+        Reply("words but no end", truncate=True),
+        1,
+        "ended before the model finished",
+    ),
+    "garbage": (
+        Reply(raw=b"event: message_start\ndata: {not json\n\n"),
+        1,
+        "the reply stream from",
+    ),
 }
 
 
@@ -418,17 +496,32 @@ def test_message_mapping_merges_roles_and_puts_results_first() -> None:
     ]
     assert anthropic_messages(messages) == [
         {"role": "user", "content": [text_block("hi")]},
-        {"role": "assistant", "content": [
-            {"type": "tool_use", "id": "t1", "name": "work", "input": {"seconds": 1}},
-            {"type": "tool_use", "id": "t2", "name": "work",
-             "input": {"_unparsed_arguments": "{not json"}}]},
-        {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": "t1", "content": "done"},
-            {"type": "tool_result", "tool_use_id": "t2", "content": "Error [interrupted]: x.",
-             "is_error": True},
-            text_block(f"{contract.FEEDBACK_PREFIX} early"),
-            text_block("next"),
-        ]},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "tool_use", "id": "t1", "name": "work", "input": {"seconds": 1}},
+                {
+                    "type": "tool_use",
+                    "id": "t2",
+                    "name": "work",
+                    "input": {"_unparsed_arguments": "{not json"},
+                },
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "t1", "content": "done"},
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "t2",
+                    "content": "Error [interrupted]: x.",
+                    "is_error": True,
+                },
+                text_block(f"{contract.FEEDBACK_PREFIX} early"),
+                text_block("next"),
+            ],
+        },
     ]
 
 
@@ -438,16 +531,25 @@ class Cli:
         self.tmp = tmp
         self.data_dir = tmp / "data"
         (tmp / "config").mkdir()
-        self.env = {k: v for k, v in os.environ.items()
-                    if k not in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")}
+        self.env = {
+            k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
+        }
         self.env.update(XDG_CONFIG_HOME=str(tmp / "config"), PYTHONPATH=str(ROOT))
 
     def argv(self, *args: str) -> list[str]:
         return [sys.executable, "-m", "asks", "--data-dir", str(self.data_dir), *args]
 
     def run(self, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(self.argv(*args), capture_output=True, text=True, stdin=None,
-                              env={**self.env, **env}, cwd=self.tmp, timeout=60, check=False)
+        return subprocess.run(
+            self.argv(*args),
+            capture_output=True,
+            text=True,
+            stdin=None,
+            env={**self.env, **env},
+            cwd=self.tmp,
+            timeout=60,
+            check=False,
+        )
 
     def journal_bytes(self) -> bytes:
         return b"".join(p.read_bytes() for p in self.data_dir.glob("*.jsonl"))
@@ -462,10 +564,21 @@ def cli(tmp_path: Path) -> Cli:
 
 
 def test_print_mode_with_the_anthropic_provider(cli: Cli, server: FakeAnthropic) -> None:
-    server.queue(Reply("Let me ask.", [Call("ask_user_question", ask(COLOUR), "t1")]),
-                 Reply("I will assume Red."))
-    done = cli.run("-p", "pick a colour", "--provider", "anthropic", "--model", "claude-test",
-                   "--base-url", server.url, ANTHROPIC_API_KEY=KEY)
+    server.queue(
+        Reply("Let me ask.", [Call("ask_user_question", ask(COLOUR), "t1")]),
+        Reply("I will assume Red."),
+    )
+    done = cli.run(
+        "-p",
+        "pick a colour",
+        "--provider",
+        "anthropic",
+        "--model",
+        "claude-test",
+        "--base-url",
+        server.url,
+        ANTHROPIC_API_KEY=KEY,
+    )
     assert (done.returncode, done.stdout) == (0, "I will assume Red.\n"), done.stderr
     first, second = server.seen
     assert first.tool_names == ["run_command", "read_file"]  # no ask tool without a UI
@@ -473,7 +586,10 @@ def test_print_mode_with_the_anthropic_provider(cli: Cli, server: FakeAnthropic)
     assert second.messages[-1]["content"][0]["content"].startswith("Error [no_ui]")
     (chosen,) = [r for r in cli.records() if r["type"] == "model_chosen"]
     assert (chosen["provider"], chosen["model"], chosen["base_url"]) == (
-        "anthropic", "claude-test", server.url)
+        "anthropic",
+        "claude-test",
+        server.url,
+    )
     for output in (cli.journal_bytes(), done.stdout.encode(), done.stderr.encode()):
         assert KEY.encode() not in output
 
@@ -485,8 +601,17 @@ def test_print_mode_commands_need_allow_commands(
     command = json.dumps({"command": "echo made > made.txt; echo ran"})
     server.queue(Reply("", [Call("run_command", command, "t1")]), Reply("Done."))
     flags = ["--allow-commands"] if allow else []
-    done = cli.run("-p", "make a file", "--provider", "anthropic", "--model", "m",
-                   "--base-url", server.url, *flags)
+    done = cli.run(
+        "-p",
+        "make a file",
+        "--provider",
+        "anthropic",
+        "--model",
+        "m",
+        "--base-url",
+        server.url,
+        *flags,
+    )
     assert (done.returncode, done.stdout) == (0, "Done.\n"), done.stderr
     (result,) = server.seen[1].messages[-1]["content"]
     if allow:
@@ -501,20 +626,24 @@ def test_provider_usage_errors_are_one_line_and_write_nothing(cli: Cli) -> None:
     done = cli.run("-p", "hi", "--provider", "nope", "--model", "m")
     assert done.returncode == 2 and done.stdout == ""
     assert "invalid choice: 'nope' (choose from openai, anthropic)" in done.stderr.replace(
-        "'openai', 'anthropic'", "openai, anthropic")
+        "'openai', 'anthropic'", "openai, anthropic"
+    )
     config = cli.tmp / "config" / "asks" / "config.toml"
     config.parent.mkdir()
     config.write_text('[model]\nprovider = "antropic"\nname = "m"\n')
     done = cli.run("-p", "hi")
     assert (done.returncode, done.stdout) == (2, "")
-    assert done.stderr == ("asks: unknown provider 'antropic' ([model] provider); choose one "
-                           "of: openai, anthropic\n")
+    assert done.stderr == (
+        "asks: unknown provider 'antropic' ([model] provider); choose one of: openai, anthropic\n"
+    )
     config.write_text("")
     done = cli.run("-p", "hi", "--provider", "anthropic", "--model", "claude-x")
     assert done.returncode == 2
-    assert done.stderr == ("asks: no API key for https://api.anthropic.com: set the environment "
-                           "variable ANTHROPIC_API_KEY (or name another one with [model] "
-                           "api_key_env)\n")
+    assert done.stderr == (
+        "asks: no API key for https://api.anthropic.com: set the environment "
+        "variable ANTHROPIC_API_KEY (or name another one with [model] "
+        "api_key_env)\n"
+    )
     done = cli.run("--allow-commands", "--script", "x.toml")
     assert done.returncode == 2 and "--allow-commands is only for -p" in done.stderr
     assert not cli.data_dir.exists()
@@ -523,8 +652,9 @@ def test_provider_usage_errors_are_one_line_and_write_nothing(cli: Cli) -> None:
 def test_resume_keeps_the_model_unless_flags_override(cli: Cli, server: FakeAnthropic) -> None:
     """The session records its model; `--resume ID` (the printed hint) talks to it again."""
     server.queue(Reply("first"), Reply("second"), Reply("third"))
-    done = cli.run("-p", "one", "--provider", "anthropic", "--model", "claude-a",
-                   "--base-url", server.url)
+    done = cli.run(
+        "-p", "one", "--provider", "anthropic", "--model", "claude-a", "--base-url", server.url
+    )
     assert done.returncode == 0, done.stderr
     hint = done.stderr.split("(", 1)[1].rstrip(")\n")
     session = hint.split()[4]  # PYTHON -m asks --resume ID …
@@ -533,7 +663,10 @@ def test_resume_keeps_the_model_unless_flags_override(cli: Cli, server: FakeAnth
     assert (done.returncode, done.stdout) == (0, "second\n"), done.stderr
     assert server.seen[1].body["model"] == "claude-a"
     assert [b["text"] for m in server.seen[1].messages for b in m["content"]] == [
-        "one", "first", "two"]
+        "one",
+        "first",
+        "two",
+    ]
     done = cli.run("--resume", session, "-p", "three", "--model", "claude-b")
     assert (done.returncode, done.stdout) == (0, "third\n"), done.stderr
     assert server.seen[2].body["model"] == "claude-b"  # same provider and URL, new name
@@ -547,17 +680,45 @@ def repl_replies(body: dict[str, Any]) -> Reply:
     last = body["messages"][-1]["content"][-1]
     if last["type"] == "tool_result":
         return Reply(f"CLAUDE-GOT: {last['content']}")
-    return Reply("CLAUDE-ASKING", [Call("ask_user_question", json.dumps(
-        {"questions": [{"question": "Pick a size?", "header": "Size",
-                        "options": [{"label": "Small"}, {"label": "Large"}]}]}), "toolu_r")])
+    return Reply(
+        "CLAUDE-ASKING",
+        [
+            Call(
+                "ask_user_question",
+                json.dumps(
+                    {
+                        "questions": [
+                            {
+                                "question": "Pick a size?",
+                                "header": "Size",
+                                "options": [{"label": "Small"}, {"label": "Large"}],
+                            }
+                        ]
+                    }
+                ),
+                "toolu_r",
+            )
+        ],
+    )
 
 
 def test_the_repl_talks_to_claude_and_the_answer_reaches_it(tmp_path: Path) -> None:
     data = tmp_path / "data"
     env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "ANTHROPIC_API_KEY": KEY}
     with FakeAnthropic(repl_replies) as fake:
-        app = PtyApp(["--data-dir", str(data), "--provider", "anthropic", "--model",
-                      "claude-test", "--base-url", fake.url], env=env)
+        app = PtyApp(
+            [
+                "--data-dir",
+                str(data),
+                "--provider",
+                "anthropic",
+                "--model",
+                "claude-test",
+                "--base-url",
+                fake.url,
+            ],
+            env=env,
+        )
         try:
             app.wait_for(r"idle$")
             app.type("go")

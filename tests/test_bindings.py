@@ -27,9 +27,7 @@ from asks.widgets.keymap import HANDLED_BY, Command, Context, build_keymap
 
 KEYMAP = build_keymap()
 SIZE = (100, 40)
-BINDINGS = [
-    (b.context, key, b.command) for b in KEYMAP.bindings for key in b.keys
-]
+BINDINGS = [(b.context, key, b.command) for b in KEYMAP.bindings for key in b.keys]
 SCRIPT = """
 [[step]]
 on = "message"
@@ -63,13 +61,25 @@ class Screen:
         host, chat = self.session.host, self.repl.chat
         selected = host.selected
         return (
-            chat.text, chat.edit.edit_pos, host.focus.owner, host.mode, selected,
-            host.draft(selected) if selected is not None and not hasattr(selected, "call_id")
-            else None, host.armed, host.notice, self.repl.panel.notes_open,
-            self.repl.transcript_view.scrolled if hasattr(self.repl.transcript_view, "scrolled")
-            else None, len(self.session.transcript.entries), self.repl.hint,
+            chat.text,
+            chat.edit.edit_pos,
+            host.focus.owner,
+            host.mode,
+            selected,
+            host.draft(selected)
+            if selected is not None and not hasattr(selected, "call_id")
+            else None,
+            host.armed,
+            host.notice,
+            self.repl.panel.notes_open,
+            self.repl.transcript_view.scrolled
+            if hasattr(self.repl.transcript_view, "scrolled")
+            else None,
+            len(self.session.transcript.entries),
+            self.repl.hint,
             self.session.broker.current.answer if self.session.broker.current else None,
-            tuple(host.projection.pending), self.repl.quitting,
+            tuple(host.projection.pending),
+            self.repl.quitting,
             tuple(self.repl.render(SIZE, focus=True).text),  # what the person sees
         )
 
@@ -142,8 +152,9 @@ async def prepare(
         pass  # the first press arms it: observable as ``host.armed``
 
 
-@pytest.mark.parametrize(("context", "key", "command"), BINDINGS,
-                         ids=[f"{c}:{k}:{m}" for c, k, m in BINDINGS])
+@pytest.mark.parametrize(
+    ("context", "key", "command"), BINDINGS, ids=[f"{c}:{k}:{m}" for c, k, m in BINDINGS]
+)
 async def test_every_binding_reaches_a_real_handler(
     tmp_path: Path, context: Context, key: str, command: Command, clock: trio.testing.MockClock
 ) -> None:

@@ -56,33 +56,47 @@ def call_delta(**call: Any) -> dict[str, Any]:
 
 
 async def test_deltas_without_index_and_repeated_or_split_names(server: FakeOpenAI) -> None:
-    server.queue(Reply(raw=sse(
-        delta(content="Hi "),
-        call_delta(id="a", function={"name": "wo", "arguments": ""}),
-        call_delta(function={"name": "rk", "arguments": '{"sec'}),  # a split name: joined
-        call_delta(function={"arguments": 'onds": 0}'}),  # no index, no id: continues "a"
-        call_delta(id="b", function={"name": "read_file", "arguments": "{}"}),  # a new call
-        call_delta(id="b", function={"name": "read_file"}),  # the name repeated: ignored
-        delta(index=1, content="another choice: ignored"),
-        delta("tool_calls"),
-    )))
+    server.queue(
+        Reply(
+            raw=sse(
+                delta(content="Hi "),
+                call_delta(id="a", function={"name": "wo", "arguments": ""}),
+                call_delta(function={"name": "rk", "arguments": '{"sec'}),  # a split name: joined
+                call_delta(function={"arguments": 'onds": 0}'}),  # no index, no id: continues "a"
+                call_delta(id="b", function={"name": "read_file", "arguments": "{}"}),  # a new call
+                call_delta(id="b", function={"name": "read_file"}),  # the name repeated: ignored
+                delta(index=1, content="another choice: ignored"),
+                delta("tool_calls"),
+            )
+        )
+    )
     got = await events(OpenAIModel(Settings("test", server.url)))
-    assert got == [TextDelta("Hi "), ToolCall("a", "work", '{"seconds": 0}'),
-                   ToolCall("b", "read_file", "{}")]
+    assert got == [
+        TextDelta("Hi "),
+        ToolCall("a", "work", '{"seconds": 0}'),
+        ToolCall("b", "read_file", "{}"),
+    ]
 
 
 async def test_event_stream_syntax_variants(server: FakeOpenAI) -> None:
     """CRLF line ends, ``data:`` without a space, comments and other fields, an event split
     over two ``data`` lines; after ``[DONE]`` nothing counts."""
     first = json.dumps(delta(content="one "))
-    raw = (b": keep-alive comment\r\n\r\nid: 1\r\ndata:" + first.encode() + b"\r\n\r\n"
-           + b'data: {"choices": [{"index": 0,\r\ndata: "delta": {"content": "two"}}]}\r\n\r\n'
-           + sse(delta("content_filter"), sep=b"\r\n")
-           + sse(delta(content=" after done"), done=False))
+    raw = (
+        b": keep-alive comment\r\n\r\nid: 1\r\ndata:"
+        + first.encode()
+        + b"\r\n\r\n"
+        + b'data: {"choices": [{"index": 0,\r\ndata: "delta": {"content": "two"}}]}\r\n\r\n'
+        + sse(delta("content_filter"), sep=b"\r\n")
+        + sse(delta(content=" after done"), done=False)
+    )
     server.queue(Reply(raw=raw))
     got = await events(OpenAIModel(Settings("test", server.url)))
-    assert got == [TextDelta("one "), TextDelta("two"),
-                   ModelNotice("The server's content filter cut the reply short.")]
+    assert got == [
+        TextDelta("one "),
+        TextDelta("two"),
+        ModelNotice("The server's content filter cut the reply short."),
+    ]
 
 
 async def test_the_connection_is_reused_after_done(server: FakeOpenAI) -> None:
@@ -98,7 +112,7 @@ async def test_the_connection_is_reused_after_done(server: FakeOpenAI) -> None:
 
 
 async def test_no_retry_when_the_server_says_so_and_a_non_json_error_body(
-    server: FakeOpenAI
+    server: FakeOpenAI,
 ) -> None:
     server.queue(Reply(status=503, error="x", headers={"x-should-retry": "false"}))
     with pytest.raises(ModelError, match=r"failed \(HTTP 503: x\), after 2 retries"):
@@ -127,8 +141,14 @@ def test_request_bodies_with_a_lone_surrogate_still_encode() -> None:
 
 
 def test_tls_is_set_up_only_when_it_can_be_used(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY",
-                 "ALL_PROXY"):
+    for name in (
+        "http_proxy",
+        "https_proxy",
+        "all_proxy",
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+    ):
         monkeypatch.delenv(name, raising=False)
     assert not chat_client.needs_tls("http://127.0.0.1:8080/v1")
     assert chat_client.needs_tls("https://api.openai.com/v1")
@@ -160,18 +180,27 @@ print(sorted(n for n in ('openai', 'anthropic', 'pydantic', 'httpx') if n in sys
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
 def test_a_turn_loads_no_vendor_sdk_nor_pydantic(provider: str) -> None:
-    with (FakeOpenAI() if provider == "openai" else FakeAnthropic()) as server:
-        done = subprocess.run([sys.executable, "-c", TURN, server.url, provider],
-                              capture_output=True, text=True, cwd=ROOT, check=True)
+    with FakeOpenAI() if provider == "openai" else FakeAnthropic() as server:
+        done = subprocess.run(
+            [sys.executable, "-c", TURN, server.url, provider],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            check=True,
+        )
     assert done.stdout.strip() == "False ['TextDelta'] ['httpx']"
 
 
 # ---------------------------------------------------------------------------- error pages
-NGINX_502 = ("<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n"
-             "<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n"
-             "</body>\r\n</html>\r\n")
-NO_TITLE = ("<!doctype html><html><head><style>p{x:1}</style><script>var a=1</script></head>"
-            "<body><script>ignored()</script><p>Service &amp; API\n  are down</p></body></html>")
+NGINX_502 = (
+    "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n"
+    "<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n"
+    "</body>\r\n</html>\r\n"
+)
+NO_TITLE = (
+    "<!doctype html><html><head><style>p{x:1}</style><script>var a=1</script></head>"
+    "<body><script>ignored()</script><p>Service &amp; API\n  are down</p></body></html>"
+)
 
 
 @pytest.mark.parametrize(
@@ -180,8 +209,11 @@ NO_TITLE = ("<!doctype html><html><head><style>p{x:1}</style><script>var a=1</sc
         (NGINX_502, "text/html", "502 Bad Gateway"),
         (NO_TITLE, "", "Service & API are down"),  # no title: the visible text
         ("<p>no doctype, but said so</p>", "text/html; charset=utf-8", "no doctype, but said so"),
-        ("upstream connect error\n  or disconnect", "text/plain", "upstream connect error or "
-         "disconnect"),
+        (
+            "upstream connect error\n  or disconnect",
+            "text/plain",
+            "upstream connect error or disconnect",
+        ),
         ("<b>not html</b>", "text/plain", "<b>not html</b>"),  # plain text is shown as text
         ("word " * 100, "", ("word " * 24).rstrip() + "…"),
     ],
@@ -194,6 +226,9 @@ def test_an_error_page_becomes_one_short_line(text: str, content_type: str, gist
 def test_a_status_error_says_its_status_once() -> None:
     error = chat_client.status_error(502, NGINX_502.encode(), "text/html")
     assert (error.message, error.reason, error.status_code) == (
-        "HTTP 502: 502 Bad Gateway", "502 Bad Gateway", 502)
+        "HTTP 502: 502 Bad Gateway",
+        "502 Bad Gateway",
+        502,
+    )
     json_error = chat_client.status_error(400, b'{"error": {"message": "bad"}}')
     assert json_error.reason == "" and json_error.body == {"error": {"message": "bad"}}

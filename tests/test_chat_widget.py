@@ -184,8 +184,10 @@ def test_tab_lists_commands_and_completes_an_argument(sent: list[str]) -> None:
     hints: list[str] = []
     ids = ("q-0a1b2c3d4e", "q-0a9f000000", "q-7777777777")
     editor = ChatEditor(
-        sent.append, ("/asks", "/help", "/quit"),
-        arguments=lambda command: ids if command == "/asks" else (), on_hint=hints.append,
+        sent.append,
+        ("/asks", "/help", "/quit"),
+        arguments=lambda command: ids if command == "/asks" else (),
+        on_hint=hints.append,
     )
     typed(editor, "/")
     assert press(editor, "tab") == [None]
@@ -204,8 +206,9 @@ def test_tab_lists_commands_and_completes_an_argument(sent: list[str]) -> None:
 def test_tab_completes_an_at_name_from_the_names_the_app_gives(sent: list[str]) -> None:
     hints: list[str] = []
     names = ("planner", "planner-2", "reviewer")
-    editor = ChatEditor(sent.append, arguments=lambda word: names if word == "@" else (),
-                        on_hint=hints.append)
+    editor = ChatEditor(
+        sent.append, arguments=lambda word: names if word == "@" else (), on_hint=hints.append
+    )
     typed(editor, "@re")
     assert press(editor, "tab") == [None]
     assert editor.text == "@reviewer "

@@ -52,16 +52,35 @@ def test_a_script_file_is_recorded_with_its_path_and_comes_back(tmp_path: Path) 
 
 
 def test_the_config_applies_only_to_its_own_provider() -> None:
-    configured = Configured(name="gpt-x", base_url=LOCAL, api_key_env="MY_KEY", timeout=5,
-                            provider="openai", temperature=0.0)
+    configured = Configured(
+        name="gpt-x",
+        base_url=LOCAL,
+        api_key_env="MY_KEY",
+        timeout=5,
+        provider="openai",
+        temperature=0.0,
+    )
     openai = settings(choose(Wanted(), configured, None, {"MY_KEY": "k"}))
     assert (openai.provider, openai.model, openai.base_url, openai.api_key_env) == (
-        Provider.OPENAI, "gpt-x", LOCAL, "MY_KEY")
+        Provider.OPENAI,
+        "gpt-x",
+        LOCAL,
+        "MY_KEY",
+    )
     assert (openai.timeout, openai.temperature, openai.api_key) == (5, 0.0, "k")
-    claude = settings(choose(Wanted(provider="anthropic", model="claude-x"), configured, None,
-                             {"ANTHROPIC_API_KEY": "a"}))
+    claude = settings(
+        choose(
+            Wanted(provider="anthropic", model="claude-x"),
+            configured,
+            None,
+            {"ANTHROPIC_API_KEY": "a"},
+        )
+    )
     assert (claude.base_url, claude.api_key_env, claude.api_key) == (
-        "https://api.anthropic.com", "ANTHROPIC_API_KEY", "a")
+        "https://api.anthropic.com",
+        "ANTHROPIC_API_KEY",
+        "a",
+    )
     with pytest.raises(ChoiceError, match="--provider needs a model name"):
         choose(Wanted(provider="anthropic"), configured, None, {})
 
@@ -70,19 +89,26 @@ def test_a_resumed_session_keeps_its_model_and_flags_override_parts() -> None:
     recorded = ModelChosen("anthropic", "claude-a", "http://127.0.0.1:9/")
     same = settings(choose(Wanted(), Configured(name="gpt-x"), recorded, {}))
     assert (same.provider, same.model, same.base_url) == (
-        Provider.ANTHROPIC, "claude-a", "http://127.0.0.1:9")
+        Provider.ANTHROPIC,
+        "claude-a",
+        "http://127.0.0.1:9",
+    )
     renamed = settings(choose(Wanted(model="claude-b"), Configured(), recorded, {}))
     assert (renamed.model, renamed.base_url) == ("claude-b", "http://127.0.0.1:9")
-    moved = settings(choose(Wanted(provider="openai", model="m", base_url=LOCAL), Configured(),
-                            recorded, {}))
+    moved = settings(
+        choose(Wanted(provider="openai", model="m", base_url=LOCAL), Configured(), recorded, {})
+    )
     assert (moved.provider, moved.base_url) == (Provider.OPENAI, LOCAL)  # nothing carried over
     with pytest.raises(SettingsError, match="ANTHROPIC_API_KEY"):  # a remote URL needs a key
         choose(Wanted(base_url="https://example.invalid"), Configured(), recorded, {})
 
 
 def test_unknown_providers_name_the_choices() -> None:
-    with pytest.raises(ChoiceError, match=r"unknown provider 'nope' \(\[model\] provider\); "
-                                          "choose one of: openai, anthropic"):
+    with pytest.raises(
+        ChoiceError,
+        match=r"unknown provider 'nope' \(\[model\] provider\); "
+        "choose one of: openai, anthropic",
+    ):
         choose(Wanted(model="m"), Configured(provider="nope"), None, {})
     with pytest.raises(ChoiceError, match="the session's record"):
         choose(Wanted(), Configured(), ModelChosen("gemini", "g"), {})
@@ -90,8 +116,11 @@ def test_unknown_providers_name_the_choices() -> None:
 
 def test_the_last_record_wins_and_old_journals_have_none() -> None:
     first, second = ModelChosen("openai", "a"), ModelChosen("anthropic", "b")
-    records = [Record(0, 0.0, first), Record(1, 0.0, ChatMessage("user", "hi")),
-               Record(2, 0.0, second)]
+    records = [
+        Record(0, 0.0, first),
+        Record(1, 0.0, ChatMessage("user", "hi")),
+        Record(2, 0.0, second),
+    ]
     assert last_choice(records) == second
     assert last_choice(records[1:2]) is None
 
@@ -109,14 +138,26 @@ def on_path(found: dict[str, str]) -> Callable[[str], str | None]:
         # an activated venv (or pipx): PATH finds the very same file
         ("/x/.venv/bin/asks", "/x/.venv/bin/python", {"asks": "/x/.venv/bin/asks"}, ["asks"]),
         # a different asks comes first on PATH: the path, as invoked
-        ("/opt/asks/bin/asks", "/opt/asks/bin/python", {"asks": "/usr/bin/asks"},
-         ["/opt/asks/bin/asks"]),
+        (
+            "/opt/asks/bin/asks",
+            "/opt/asks/bin/python",
+            {"asks": "/usr/bin/asks"},
+            ["/opt/asks/bin/asks"],
+        ),
         ("asks", "/usr/bin/python3", {"asks": "/usr/bin/asks"}, ["asks"]),
         # python -m asks: the interpreter by name only if PATH finds that same path
-        (ASKS_MAIN, "/x/.venv/bin/python", {"python": "/x/.venv/bin/python"},
-         ["python", "-m", "asks"]),
-        (ASKS_MAIN, "/x/.venv/bin/python", {"python": "/usr/bin/python"},
-         ["/x/.venv/bin/python", "-m", "asks"]),
+        (
+            ASKS_MAIN,
+            "/x/.venv/bin/python",
+            {"python": "/x/.venv/bin/python"},
+            ["python", "-m", "asks"],
+        ),
+        (
+            ASKS_MAIN,
+            "/x/.venv/bin/python",
+            {"python": "/usr/bin/python"},
+            ["/x/.venv/bin/python", "-m", "asks"],
+        ),
     ],
 )
 def test_the_program_is_named_as_it_can_be_typed(
@@ -125,8 +166,9 @@ def test_the_program_is_named_as_it_can_be_typed(
     assert program_words(argv0, executable, on_path(path)) == words
 
 
-def test_a_relative_program_matches_what_path_finds_for_it(tmp_path: Path,
-                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_relative_program_matches_what_path_finds_for_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     found = {"asks": str(tmp_path / ".venv" / "bin" / "asks")}
     assert program_words(".venv/bin/asks", "/usr/bin/python3", on_path(found)) == ["asks"]

@@ -152,8 +152,15 @@ def test_valid_full_file(tmp_path: Path) -> None:
         path=path,
         keys=KeysConfig("meta a", "off"),
         guidance=Guidance("Ask things.", "snippet", "be brief"),
-        model=ModelConfig("llama3", "http://127.0.0.1:11434/v1", "MY_KEY", 12.5, stream=False,
-                          provider="anthropic", temperature=0.0),
+        model=ModelConfig(
+            "llama3",
+            "http://127.0.0.1:11434/v1",
+            "MY_KEY",
+            12.5,
+            stream=False,
+            provider="anthropic",
+            temperature=0.0,
+        ),
         tools=ToolsConfig(30.0),
     )
 

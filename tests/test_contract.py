@@ -803,19 +803,27 @@ def test_no_double_period_when_a_preview_or_note_ends_a_sentence() -> None:
     text = contract.answered_result("c", [picked]).text
     assert "selected preview: done. You can now" in text and ".." not in text
     noted = answered(Q_NAME, Answer(AnswerKind.CUSTOM, custom_text="Ada", notes="Sure!"))
-    assert '"What name?"="Ada" user notes: Sure! You' in contract.answered_result(
-        "c", [noted]).text
+    assert '"What name?"="Ada" user notes: Sure! You' in contract.answered_result("c", [noted]).text
 
 
 # ---------------------------------------------------------------- withdraw_question
 def test_withdraw_arguments() -> None:
-    assert validate_withdraw({"questionIds": ["q-1", " q-2 "], "reason": " found it\x1b[2J "}) \
-        == Withdraw(("q-1", "q-2"), "found it")
+    assert validate_withdraw(
+        {"questionIds": ["q-1", " q-2 "], "reason": " found it\x1b[2J "}
+    ) == Withdraw(("q-1", "q-2"), "found it")
     assert validate_withdraw({"questionIds": ["q-1"], "reason": None}) == Withdraw(("q-1",))
-    for bad in ({}, {"questionIds": []}, {"questionIds": "q-1"}, {"questionIds": [1]},
-                {"questionIds": ["q-1", "q-1"]}, {"questionIds": ["q-1"], "why": "x"},
-                {"questionIds": ["q-1"], "reason": 3}, [], {"questionIds": ["q"] * 17},
-                {"questionIds": ["q-1"], "reason": "r" * 201}):
+    for bad in (
+        {},
+        {"questionIds": []},
+        {"questionIds": "q-1"},
+        {"questionIds": [1]},
+        {"questionIds": ["q-1", "q-1"]},
+        {"questionIds": ["q-1"], "why": "x"},
+        {"questionIds": ["q-1"], "reason": 3},
+        [],
+        {"questionIds": ["q"] * 17},
+        {"questionIds": ["q-1"], "reason": "r" * 201},
+    ):
         err = validate_withdraw(bad)
         assert isinstance(err, ToolError) and err.code is ErrorCode.INVALID_ARGUMENTS, bad
 
@@ -834,6 +842,8 @@ def test_withdraw_errors_and_result() -> None:
     assert err.code is ErrorCode.ALREADY_ANSWERED and 'the ids "q-1", "q-2"' in err.message
     assert "reaches you once" in err.message
     text = withdrawn_text([Q_DB], "found it in the docs")
-    assert text == ('Withdrawn: "Which database?" (id q-aaaaaaaaaa). The user no longer sees '
-                    "them and no answer will arrive for them. Reason shown to the user: found "
-                    "it in the docs.")
+    assert text == (
+        'Withdrawn: "Which database?" (id q-aaaaaaaaaa). The user no longer sees '
+        "them and no answer will arrive for them. Reason shown to the user: found "
+        "it in the docs."
+    )

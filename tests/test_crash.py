@@ -188,5 +188,7 @@ def test_sigkill_host_loses_no_answer_and_delivers_each_once(tmp_path: Path) -> 
             pass
     resolved, receipts = refs_by_kind(read_records(SID, data_dir=data_dir))
     assert resolved and all(receipts[label] == 1 for label in resolved), "not exactly once"
-    print(f"{HOST_ROUNDS} kills, {len(answered)} acknowledged answers, {len(delivered)} "
-          f"acknowledged deliveries, {len(resolved)} answers on disk, each delivered once")
+    print(
+        f"{HOST_ROUNDS} kills, {len(answered)} acknowledged answers, {len(delivered)} "
+        f"acknowledged deliveries, {len(resolved)} answers on disk, each delivered once"
+    )

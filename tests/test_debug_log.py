@@ -167,20 +167,27 @@ def test_a_value_error_bug_is_not_a_usage_error(
     log = tmp_path / "debug.log"
     assert cli.main(["--debug-log", str(log), *words]) == 1
     err = capsys.readouterr().err.splitlines()
-    assert err[-1] == ("asks: unexpected error: ValueError: a bug, not the person's mistake "
-                       f"(details: {log})")
+    assert err[-1] == (
+        f"asks: unexpected error: ValueError: a bug, not the person's mistake (details: {log})"
+    )
     assert "Traceback" in read(log) and "in boom" in read(log)
     assert diagnostics.debug_log_path() is None  # closed on the way out
 
 
-@pytest.mark.parametrize(("words", "said"), [
-    (["--resume", "../escape"], "invalid session id '../escape'"),
-    (["--script", "x.toml", "--model", "m"], "--script and --model cannot be combined"),
-    (["--model", "m", "--base-url", "https://api.example/v1"], "no API key for"),
-])
+@pytest.mark.parametrize(
+    ("words", "said"),
+    [
+        (["--resume", "../escape"], "invalid session id '../escape'"),
+        (["--script", "x.toml", "--model", "m"], "--script and --model cannot be combined"),
+        (["--model", "m", "--base-url", "https://api.example/v1"], "no API key for"),
+    ],
+)
 def test_the_person_s_mistakes_are_still_usage_errors(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
-    words: list[str], said: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    words: list[str],
+    said: str,
 ) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
@@ -190,8 +197,15 @@ def test_the_person_s_mistakes_are_still_usage_errors(
 
 def asks(words: Sequence[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     full = {k: v for k, v in os.environ.items() if k != diagnostics.ENV} | env
-    return subprocess.run([sys.executable, "-m", "asks", *words], capture_output=True,
-                          text=True, cwd=ROOT, env=full, stdin=subprocess.DEVNULL, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "asks", *words],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=full,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
 
 
 def test_a_provider_failure_names_the_log_given_by_flag_or_environment(tmp_path: Path) -> None:
@@ -204,15 +218,19 @@ def test_a_provider_failure_names_the_log_given_by_flag_or_environment(tmp_path:
         done = asks([*base, "-p", "hi"], {**env, diagnostics.ENV: str(from_env)})
         assert done.returncode == 1
         (line,) = [x for x in done.stderr.splitlines() if "model error" in x]
-        assert line.endswith(f"redirects are not followed: set the base URL to {server.url}"
-                             f"/elsewhere ([model] base_url or --base-url) (details: {from_env})")
+        assert line.endswith(
+            f"redirects are not followed: set the base URL to {server.url}"
+            f"/elsewhere ([model] base_url or --base-url) (details: {from_env})"
+        )
         logged = read(from_env)
         assert "WARNING asks.agent.loop: model error:" in logged
         assert "RedirectError" in logged and mode(from_env) == 0o600
         from_flag = tmp_path / "flag.log"  # the flag wins over the variable
         server.queue(Reply(status=301, headers={"location": target}, body=b""))
-        done = asks([*base, "--debug-log", str(from_flag), "-p", "hi"],
-                    {**env, diagnostics.ENV: str(from_env)})
+        done = asks(
+            [*base, "--debug-log", str(from_flag), "-p", "hi"],
+            {**env, diagnostics.ENV: str(from_env)},
+        )
         assert f"(details: {from_flag})" in done.stderr and read(from_env) == logged
         assert "httpx: HTTP Request: POST" in read(from_flag)  # the libraries' records too
         done = asks([*base, "--debug-log", str(tmp_path / "no" / "dir.log"), "-p", "hi"], env)
@@ -280,10 +298,26 @@ def test_the_repl_shows_the_line_and_nothing_of_the_log(tmp_path: Path) -> None:
     log = tmp_path / "repl.log"
     env = {"XDG_CONFIG_HOME": str(tmp_path / "config")}
     with FakeOpenAI() as server:
-        server.queue(Reply(status=307, headers={"location": "https://sso.example/login"},
-                           body=b"<html>Moved</html>"))
-        app = PtyApp(["--data-dir", str(tmp_path / "data"), "--model", "m", "--base-url",
-                      server.url, "--debug-log", str(log)], env=env)
+        server.queue(
+            Reply(
+                status=307,
+                headers={"location": "https://sso.example/login"},
+                body=b"<html>Moved</html>",
+            )
+        )
+        app = PtyApp(
+            [
+                "--data-dir",
+                str(tmp_path / "data"),
+                "--model",
+                "m",
+                "--base-url",
+                server.url,
+                "--debug-log",
+                str(log),
+            ],
+            env=env,
+        )
         try:
             app.wait_for(r"idle$")
             app.type("hi")

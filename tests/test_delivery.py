@@ -192,8 +192,9 @@ def test_a_saved_answer_claimed_by_a_live_wait_cannot_be_waited_on_again(rig: Ri
     assert isinstance(first, Wait) and not first.done  # claims the saved answer
     again = rig.ask_nowait("c5", wait_on(saved.id, second_open.id))
     assert isinstance(again, ToolError) and again.code is ErrorCode.ALREADY_WAITING
-    web = rig.host.answer_from_nowait(first_open.id, first_open.incarnation,
-                                      Answer(AnswerKind.OPTION, (1,)), "web")
+    web = rig.host.answer_from_nowait(
+        first_open.id, first_open.incarnation, Answer(AnswerKind.OPTION, (1,)), "web"
+    )
     assert web is None and first.done
     assert rig.receipts()[saved] == 1
     assert_exactly_once(rig)

@@ -45,8 +45,11 @@ drafts = st.builds(
     notes=TEXT,
     staged=st.none() | answers,
 )
-refs = st.builds(QuestionRef, id=st.from_regex(r"q-[0-9a-f]{10}", fullmatch=True),
-                 incarnation=st.integers(0, 10**6))
+refs = st.builds(
+    QuestionRef,
+    id=st.from_regex(r"q-[0-9a-f]{10}", fullmatch=True),
+    incarnation=st.integers(0, 10**6),
+)
 saved_drafts = st.builds(
     SavedDrafts,
     chat=st.builds(ChatLine, text=TEXT, caret=SMALL),
@@ -56,8 +59,12 @@ specs = st.builds(
     QuestionSpec,
     question=st.just("Which?"),
     header=st.just("Pick"),
-    options=st.lists(st.builds(Option, label=st.sampled_from("ABCD")), min_size=0, max_size=4,
-                     unique_by=lambda o: o.label).map(tuple),
+    options=st.lists(
+        st.builds(Option, label=st.sampled_from("ABCD")),
+        min_size=0,
+        max_size=4,
+        unique_by=lambda o: o.label,
+    ).map(tuple),
     multi_select=st.booleans(),
 )
 
@@ -139,11 +146,18 @@ def test_a_fitted_draft_is_valid_for_its_question(draft: Draft, spec: QuestionSp
 
 
 def test_a_valid_draft_comes_back_as_it_was() -> None:
-    spec = QuestionSpec("Which?", "Pick", (Option("A"), Option("B"), Option("C")),
-                        multi_select=True)
+    spec = QuestionSpec(
+        "Which?", "Pick", (Option("A"), Option("B"), Option("C")), multi_select=True
+    )
     staged = Answer(AnswerKind.MULTI, (0, 2), "also this", "a note")
-    draft = Draft(cursor=3, checked=frozenset({0, 2}), custom_text="half an an", caret=4,
-                  notes="why", staged=staged)
+    draft = Draft(
+        cursor=3,
+        checked=frozenset({0, 2}),
+        custom_text="half an an",
+        caret=4,
+        notes="why",
+        staged=staged,
+    )
     assert fit_draft(draft, spec) == draft
 
 
@@ -159,15 +173,20 @@ def test_only_questions_still_pending_with_the_same_incarnation_come_back() -> N
     spec = QuestionSpec("Which?", "Pick", (Option("A"), Option("B")))
     kept, answered, reborn = QuestionRef("q-1", 4), QuestionRef("q-2", 5), QuestionRef("q-3", 6)
     pending = {kept: spec, QuestionRef("q-3", 9): spec}  # q-3 was asked again: incarnation 9
-    saved = SavedDrafts(ChatLine("unsent", 3), tuple(
-        SavedDraft(ref, Draft(custom_text=f"typed {ref.id}")) for ref in (kept, answered, reborn)
-    ))
+    saved = SavedDrafts(
+        ChatLine("unsent", 3),
+        tuple(
+            SavedDraft(ref, Draft(custom_text=f"typed {ref.id}"))
+            for ref in (kept, answered, reborn)
+        ),
+    )
     plan = plan_restore(saved, pending.get, chat_editor=True)
     assert plan.refs == (kept,) and plan.dropped == 2
     assert plan.drafts[0].draft.custom_text == "typed q-1"
     assert plan.chat == ChatLine("unsent", 3)
-    assert plan.notice == ("Restored your unsent drafts: the chat line and 1 answer — nothing "
-                           "was sent.")
+    assert plan.notice == (
+        "Restored your unsent drafts: the chat line and 1 answer — nothing was sent."
+    )
     without_editor = plan_restore(saved, pending.get, chat_editor=False)
     assert without_editor.chat is None
     assert without_editor.notice == "Restored your unsent drafts: 1 answer — nothing was sent."

@@ -72,8 +72,9 @@ def test_a_kill_keeps_the_chat_line_and_a_half_written_answer(tmp_path: Path) ->
     assert host.draft(ref).custom_text == "half an ans"
     assert host.draft(ref).cursor == 3  # on "Type something."
     assert host.notice == restored.notice
-    assert restored.notice == ("Restored your unsent drafts: the chat line and 1 answer — "
-                               "nothing was sent.")
+    assert restored.notice == (
+        "Restored your unsent drafts: the chat line and 1 answer — nothing was sent."
+    )
     # Restoring saved and sent nothing: no journal line, nothing to deliver, still pending.
     assert rig.journal.next_seq == seq
     assert host.take_feedback_nowait() is None and host.is_pending(ref)
@@ -145,8 +146,10 @@ def test_an_unreadable_drafts_file_is_one_warning_and_no_drafts(tmp_path: Path) 
     chat = ChatEditor(lambda text: None)
     layer = layer_for(host, rig, chat)
     restored = layer.restore_drafts()
-    assert restored.warning == ("Your saved drafts could not be read (not a drafts file of this "
-                                "session); none were restored.")
+    assert restored.warning == (
+        "Your saved drafts could not be read (not a drafts file of this "
+        "session); none were restored."
+    )
     assert host.notice == restored.warning == restored.notice
     assert restored.refs == () and host.draft(ref) == Draft() and chat.text == ""
     host.keys.clear_notice()
@@ -194,7 +197,8 @@ def test_a_chat_line_no_editor_took_is_kept_as_it_was(tmp_path: Path) -> None:
     ref = rig.async_question("c1", "Which?")
     layer_for(rig.host, rig)
     DraftFile(rig.host.drafts.path, rig.journal.session_id).write(
-        SavedDrafts(ChatLine("typed in asks", 5)))
+        SavedDrafts(ChatLine("typed in asks", 5))
+    )
     host = rig.crash_and_reopen()
     layer = layer_for(host, rig, urwid.Filler(urwid.Text("not an editor")))
     assert layer.restore_drafts().chat is None

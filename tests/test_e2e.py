@@ -73,7 +73,6 @@ class Launcher:
         return [json.loads(line) for line in self.journal().read_text().splitlines() if line]
 
 
-
 # ---------------------------------------------------------------------------- screen helpers
 def lines(app: PtyApp) -> list[str]:
     return app.text().split("\n")
@@ -506,8 +505,16 @@ def test_sigkill_after_a_saved_answer_then_resume_delivers_it_once(launch: Launc
     listing = asks_cli("sessions", "--data-dir", str(launch.data_dir), env=launch.env)
     assert listing.returncode == 0, listing.stderr
     header, row = listing.stdout.splitlines()
-    assert header.split() == ["SESSION", "STARTED", "LAST", "USED", "MODE", "QUESTIONS", "FIRST",
-                              "MESSAGE"]
+    assert header.split() == [
+        "SESSION",
+        "STARTED",
+        "LAST",
+        "USED",
+        "MODE",
+        "QUESTIONS",
+        "FIRST",
+        "MESSAGE",
+    ]
     found = re.fullmatch(r"(\S+) .*  repl  1 pending, 1 unsent", row)
     assert found, listing.stdout
     session = found.group(1)
@@ -623,12 +630,27 @@ def provider_replies(body: dict[str, Any]) -> Reply:
     if last["role"] == "user" and last["content"].startswith("[asks feedback]"):
         return Reply(f"FEEDBACK-QUOTE: {last['content']}")
     if last["role"] == "user":
-        args = {"blocking": False, "questions": [{"question": "Tea or coffee?", "header": "Drink",
-                "options": [{"label": "Tea"}, {"label": "Coffee"}]}]}
+        args = {
+            "blocking": False,
+            "questions": [
+                {
+                    "question": "Tea or coffee?",
+                    "header": "Drink",
+                    "options": [{"label": "Tea"}, {"label": "Coffee"}],
+                }
+            ],
+        }
         return Reply("PROVIDER-ASKING", [Call("ask_user_question", json.dumps(args), "e2e_a")])
     if last.get("tool_call_id") == "e2e_a":
-        args = {"questions": [{"question": "Pick a size?", "header": "Size",
-                               "options": [{"label": "Small"}, {"label": "Large"}]}]}
+        args = {
+            "questions": [
+                {
+                    "question": "Pick a size?",
+                    "header": "Size",
+                    "options": [{"label": "Small"}, {"label": "Large"}],
+                }
+            ]
+        }
         return Reply("", [Call("ask_user_question", json.dumps(args), "e2e_b")])
     return Reply(f"BLOCK-QUOTE: {last['content']}")
 
@@ -661,9 +683,12 @@ def test_openai_compatible_server_async_and_blocking_answers(launch: Launcher) -
         app.wait_for(r"feedback \(wake\)")
         app.wait_for("FEEDBACK-QUOTE")
         eventually(app, lambda: 'answer "Coffee". ' in flat(app) + " ", "the feedback quote")
-        quote = re.search(r'FEEDBACK-QUOTE: \[asks feedback\] The user responded to '
-                          rf'question\(s\) you asked earlier: Question ({QUESTION_ID}) '
-                          r'"Tea or coffee\?": answer "Coffee"\.', flat(app))
+        quote = re.search(
+            r"FEEDBACK-QUOTE: \[asks feedback\] The user responded to "
+            rf"question\(s\) you asked earlier: Question ({QUESTION_ID}) "
+            r'"Tea or coffee\?": answer "Coffee"\.',
+            flat(app),
+        )
         assert quote, app.text()
         app.wait_for(r"^Asks: none pending")
         app.type("/quit")

@@ -47,8 +47,10 @@ class Session:
     def __init__(self, tmp_path: Path) -> None:
         self.data_dir = tmp_path / "data"
         (tmp_path / "config").mkdir()
-        self.env = {"XDG_CONFIG_HOME": str(tmp_path / "config"),
-                    "XDG_DATA_HOME": str(tmp_path / "xdg")}
+        self.env = {
+            "XDG_CONFIG_HOME": str(tmp_path / "config"),
+            "XDG_DATA_HOME": str(tmp_path / "xdg"),
+        }
         self.apps: list[PtyApp] = []
 
     def start(self, *args: str) -> PtyApp:
@@ -95,8 +97,10 @@ def flat(app: PtyApp) -> str:
 def holds_both(drafts: dict[str, Any] | None) -> bool:
     if drafts is None or not drafts["questions"]:
         return False
-    return (drafts["chat"]["text"] == CHAT_LINE
-            and drafts["questions"][0]["draft"]["custom_text"] == HALF)
+    return (
+        drafts["chat"]["text"] == CHAT_LINE
+        and drafts["questions"][0]["draft"]["custom_text"] == HALF
+    )
 
 
 def test_sigkill_keeps_the_chat_line_and_a_half_written_answer(session: Session) -> None:
@@ -136,8 +140,9 @@ def test_sigkill_keeps_the_chat_line_and_a_half_written_answer(session: Session)
     resumed.type("wer")
     wait_panel(resumed, re.escape(HALF + "wer"))
     resumed.press("enter")
-    eventually(resumed, lambda: resolutions(session.records(), qid) != [],
-               "the answer should be saved")
+    eventually(
+        resumed, lambda: resolutions(session.records(), qid) != [], "the answer should be saved"
+    )
     (saved,) = resolutions(session.records(), qid)
     assert saved["answer"]["custom_text"] == HALF + "wer"
     assert chat_text(resumed) == CHAT_LINE  # the chat line is still there, unsent
@@ -155,16 +160,33 @@ def test_line_mode_resumes_a_session_that_has_drafts(session: Session) -> None:
     app.wait_for(r"╎ Name the release\?")
     app.wait_for(r"idle$")
     app.type(CHAT_LINE)
-    eventually(app, lambda: (session.drafts() or {}).get("chat", {}).get("text") == CHAT_LINE,
-               "the drafts file should hold the chat line")
+    eventually(
+        app,
+        lambda: (session.drafts() or {}).get("chat", {}).get("text") == CHAT_LINE,
+        "the drafts file should hold the chat line",
+    )
     app.kill(signal.SIGKILL)
     sid = session.journal().stem
     qid = session.question_id()
 
     done = subprocess.run(
-        [sys.executable, "-m", "asks", "--line", "--data-dir", str(session.data_dir),
-         "--script", str(SCRIPT), "--resume", sid],
-        input=f"/asks {qid}\n2\n", capture_output=True, text=True, cwd=ROOT, timeout=60,
+        [
+            sys.executable,
+            "-m",
+            "asks",
+            "--line",
+            "--data-dir",
+            str(session.data_dir),
+            "--script",
+            str(SCRIPT),
+            "--resume",
+            sid,
+        ],
+        input=f"/asks {qid}\n2\n",
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
         env={**session.env, "PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
         check=False,
     )
@@ -175,6 +197,9 @@ def test_line_mode_resumes_a_session_that_has_drafts(session: Session) -> None:
 
     again = session.start("--resume", sid)
     again.wait_for(rf"Resumed session {sid}: 0 pending")
-    eventually(again, lambda: "Restored your unsent chat line — nothing was sent." in flat(again),
-               "the chat line should be restored")
+    eventually(
+        again,
+        lambda: "Restored your unsent chat line — nothing was sent." in flat(again),
+        "the chat line should be restored",
+    )
     wait_chat(again, CHAT_LINE)

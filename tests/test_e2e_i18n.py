@@ -19,12 +19,15 @@ SCRIPT = Path(__file__).parent / "scripts" / "two_async.toml"
 def app(tmp_path: Path) -> Iterator[PtyApp]:
     (tmp_path / "config").mkdir()
     env = {
-        "LANG": "de_DE.UTF-8", "LC_ALL": "", "LC_MESSAGES": "",
+        "LANG": "de_DE.UTF-8",
+        "LC_ALL": "",
+        "LC_MESSAGES": "",
         "XDG_CONFIG_HOME": str(tmp_path / "config"),
         "XDG_DATA_HOME": str(tmp_path / "xdg-data"),
     }
-    made = PtyApp(["--data-dir", str(tmp_path / "data"), "--script", str(SCRIPT)],
-                  cols=100, rows=30, env=env)
+    made = PtyApp(
+        ["--data-dir", str(tmp_path / "data"), "--script", str(SCRIPT)], cols=100, rows=30, env=env
+    )
     try:
         yield made
     finally:

@@ -60,8 +60,11 @@ def wait_status(app: PtyApp, pattern: str) -> None:
     """Wait until the status line's left part matches ``pattern``; a ``$`` in it is the end of
     the left part (what follows is the agent state on the right)."""
     left = re.compile(pattern.replace("$", r"(?:\s{2,}|$)"))
-    eventually(app, lambda: left.search(status(app)) is not None,
-               f"the status line should match {pattern!r}, it is {status(app)!r}")
+    eventually(
+        app,
+        lambda: left.search(status(app)) is not None,
+        f"the status line should match {pattern!r}, it is {status(app)!r}",
+    )
 
 
 def footer(app: PtyApp) -> str:
@@ -96,8 +99,11 @@ def test_chat_line_typed_at_a_claimed_blocker_reaches_the_chat_and_answers_nothi
     app.wait_for(PANEL_FOCUSED)  # after the pause the panel has the keys again
     wait_status(app, r"keys: question “Target”$")
     app.press("enter")  # the first Enter after stray typing only asks
-    eventually(app, lambda: "You were typing in the chat: press Enter again to choose "
-               "“Staging”" in footer(app), "the hint after stray typing")
+    eventually(
+        app,
+        lambda: "You were typing in the chat: press Enter again to choose “Staging”" in footer(app),
+        "the hint after stray typing",
+    )
     assert "✓ Target" not in app.text()
     app.press("enter")
     wait_panel(app, r"✓ Target")  # staged (a group: it is saved at Review)
@@ -145,10 +151,12 @@ def test_chat_command_typed_into_an_answer_is_not_sent_without_a_second_enter(
     typist.text("/quit")
     typist.key("\r")
     language = question_id(launch.records(), "Which language for the report?")
-    confirm = ("“/quit” looks like a chat command: press Enter again to send it as your "
-               "answer")
-    eventually(app, lambda: confirm in footer(app) or resolutions(launch.records(), language),
-               "the confirmation of a chat command, or a saved answer")
+    confirm = "“/quit” looks like a chat command: press Enter again to send it as your answer"
+    eventually(
+        app,
+        lambda: confirm in footer(app) or resolutions(launch.records(), language),
+        "the confirmation of a chat command, or a saved answer",
+    )
     assert resolutions(launch.records(), language) == [], "“mixed\n/quit” was sent as the answer"
     assert app.proc.isalive()  # /quit was not run either: it is in the answer's editor
     wait_status(app, r"keys: question “Language”$")
@@ -165,8 +173,13 @@ def test_esc_on_a_required_tab_says_what_works_with_the_keymaps_keys(launch: Lau
     app.wait_for("KEYS-READY")
     pause_until_panel_has_keys(app)
     app.press("esc")
-    wait_status(app, re.escape("This question is required: answer it, press Alt+L to answer "
-                               "later, or Alt+D twice to decline."))
+    wait_status(
+        app,
+        re.escape(
+            "This question is required: answer it, press Alt+L to answer "
+            "later, or Alt+D twice to decline."
+        ),
+    )
     assert app.proc.isalive()
     assert launch.records()[-1]["type"] != "resolved"
 

@@ -33,8 +33,10 @@ class Apps:
     def __init__(self, tmp_path: Path) -> None:
         self.tmp = tmp_path
         self.data_dir = tmp_path / "data"
-        self.env = {"XDG_CONFIG_HOME": str(tmp_path / "config"),
-                    "XDG_DATA_HOME": str(tmp_path / "xdg-data")}
+        self.env = {
+            "XDG_CONFIG_HOME": str(tmp_path / "config"),
+            "XDG_DATA_HOME": str(tmp_path / "xdg-data"),
+        }
         self.started: list[PtyApp] = []
 
     def asks(self, *args: str) -> PtyApp:
@@ -64,8 +66,9 @@ def assert_left_as_found(app: PtyApp) -> None:
 
 def describe(before: list[object], after: list[object]) -> str:
     names = ["iflag", "oflag", "cflag", "lflag", "ispeed", "ospeed"]
-    diffs = [f"{n}: {b!r} -> {a!r}" for n, b, a in zip(names, before, after, strict=False)
-             if a != b]
+    diffs = [
+        f"{n}: {b!r} -> {a!r}" for n, b, a in zip(names, before, after, strict=False) if a != b
+    ]
     cc_before, cc_after = before[6], after[6]
     assert isinstance(cc_before, list) and isinstance(cc_after, list)
     pairs = enumerate(zip(cc_before, cc_after, strict=True))
@@ -105,8 +108,13 @@ def sighup(app: PtyApp) -> int:
     return 128 + signal.SIGHUP
 
 
-ENDINGS = {"/quit": quit_command, "ctrl c twice": ctrl_c_twice, "SIGINT twice": sigint_twice,
-           "SIGTERM": sigterm, "SIGHUP": sighup}
+ENDINGS = {
+    "/quit": quit_command,
+    "ctrl c twice": ctrl_c_twice,
+    "SIGINT twice": sigint_twice,
+    "SIGTERM": sigterm,
+    "SIGHUP": sighup,
+}
 
 
 @pytest.mark.parametrize("ending", list(ENDINGS))
@@ -184,8 +192,15 @@ def test_line_mode_leaves_the_terminal_as_it_found_it(apps: Apps, ending: str) -
 def test_ctrl_c_still_interrupts_line_mode_started_after_the_repl(apps: Apps) -> None:
     """What a person saw: after /quit, ``asks --line`` in the same terminal ignored Ctrl+C
     (the REPL had left the interrupt key switched off)."""
-    base = [sys.executable, "-m", "asks", "--data-dir", str(apps.data_dir),
-            "--script", str(SCRIPTS / "wake.toml")]
+    base = [
+        sys.executable,
+        "-m",
+        "asks",
+        "--data-dir",
+        str(apps.data_dir),
+        "--script",
+        str(SCRIPTS / "wake.toml"),
+    ]
     commands = json.dumps([base, [*base, "--line"]])
     app = apps.program([commands], program=(str(TESTS / "in_turn_child.py"),))
     app.wait_for(r"╎ Pick a number\?")

@@ -76,7 +76,8 @@ def test_a_declined_result_carries_the_note_too() -> None:
     result = contract.declined_result("c1", [QUESTION], notes=[GroupNote("not relevant")])
     assert result.text.startswith(
         "User declined to answer questions. User note for all questions: not relevant. Do not "
-        "ask them again")
+        "ask them again"
+    )
     assert result.details["groupNote"] == "not relevant"
 
 
@@ -88,10 +89,13 @@ def test_the_feedback_message_ends_with_the_note_and_its_questions() -> None:
 
 
 def test_the_result_card_shows_the_note() -> None:
-    details = {"answers": [{"question": "Color?", "answer": "Red", "kind": "option"}],
-               "groupNote": NOTE}
+    details = {
+        "answers": [{"question": "Color?", "answer": "Red", "kind": "option"}],
+        "groupNote": NOTE,
+    }
     assert result_summary(ResultEnvelope(Outcome.ANSWERED, "for the model", details)) == (
-        f"Color? → Red\nnote for all questions: {NOTE}")
+        f"Color? → Red\nnote for all questions: {NOTE}"
+    )
 
 
 # =========================================================================== the journal
@@ -109,19 +113,60 @@ def test_a_resolved_line_keeps_its_note_and_leaves_it_out_when_there_is_none() -
 def test_an_old_journal_without_the_field_replays_with_no_note(tmp_path: Path) -> None:
     """Lines as version 0.1 wrote them (no ``group_note``): a two-question blocking group,
     both answered on one line, then the crash before its tool result."""
-    asked = {"v": 1, "seq": 1, "ts": 2.0, "type": "group_asked", "call_id": "c1",
-             "group_id": "g-1", "blocking": True, "questions": [
-                 {"ref": {"id": f"q-{i}", "incarnation": 1}, "group_id": "g-1", "index": i,
-                  "spec": {"question": f"Q{i}?", "header": "H", "options": [],
-                           "multi_select": False, "context": None}, "source": None}
-                 for i in range(2)]}
-    resolved = {"v": 1, "seq": 2, "ts": 3.0, "type": "resolved", "source": "panel",
-                "resolutions": [{"ref": {"id": f"q-{i}", "incarnation": 1}, "kind": "answered",
-                                 "answer": {"kind": "custom", "option_indices": [],
-                                            "custom_text": f"a{i}", "notes": ""}}
-                                for i in range(2)]}
-    start = {"v": 1, "seq": 0, "ts": 1.0, "type": "session_started", "session_id": SESSION,
-             "created_at": 1.0, "app_version": "0.1.0"}
+    asked = {
+        "v": 1,
+        "seq": 1,
+        "ts": 2.0,
+        "type": "group_asked",
+        "call_id": "c1",
+        "group_id": "g-1",
+        "blocking": True,
+        "questions": [
+            {
+                "ref": {"id": f"q-{i}", "incarnation": 1},
+                "group_id": "g-1",
+                "index": i,
+                "spec": {
+                    "question": f"Q{i}?",
+                    "header": "H",
+                    "options": [],
+                    "multi_select": False,
+                    "context": None,
+                },
+                "source": None,
+            }
+            for i in range(2)
+        ],
+    }
+    resolved = {
+        "v": 1,
+        "seq": 2,
+        "ts": 3.0,
+        "type": "resolved",
+        "source": "panel",
+        "resolutions": [
+            {
+                "ref": {"id": f"q-{i}", "incarnation": 1},
+                "kind": "answered",
+                "answer": {
+                    "kind": "custom",
+                    "option_indices": [],
+                    "custom_text": f"a{i}",
+                    "notes": "",
+                },
+            }
+            for i in range(2)
+        ],
+    }
+    start = {
+        "v": 1,
+        "seq": 0,
+        "ts": 1.0,
+        "type": "session_started",
+        "session_id": SESSION,
+        "created_at": 1.0,
+        "app_version": "0.1.0",
+    }
     path = tmp_path / f"{SESSION}.jsonl"
     path.write_text("".join(json.dumps(line) + "\n" for line in (start, asked, resolved)))
     [_, _, record] = read_records(SESSION, data_dir=tmp_path)
@@ -188,8 +233,10 @@ def test_a_note_given_with_a_surface_answer_reaches_the_wait_result(rig: Rig) ->
     option = Answer(AnswerKind.OPTION, (0,))
     assert host.answer_from_nowait(first.id, first.incarnation, option, "web") is None
     assert not wait.done
-    assert host.answer_from_nowait(second.id, second.incarnation, option, "line",
-                                   group_note=NOTE) is None
+    assert (
+        host.answer_from_nowait(second.id, second.incarnation, option, "line", group_note=NOTE)
+        is None
+    )
     reply = envelope(wait)
     assert reply.details["groupNote"] == NOTE
     assert [line.get("group_note") for line in rig.lines_of("resolved")] == [None, NOTE]
@@ -204,7 +251,8 @@ def test_an_async_answer_with_a_note_is_steered_in_with_it(rig: Rig) -> None:
     assert feedback is not None
     assert feedback.text.endswith(f"User note for all of questions {ref.id}: {NOTE}")
     assert feedback_summary(host.projection, feedback.refs) == (  # the person's feedback card
-        f"Which database? → SQLite\nnote for all questions: {NOTE}")
+        f"Which database? → SQLite\nnote for all questions: {NOTE}"
+    )
 
 
 def test_after_a_crash_the_saved_answers_go_as_feedback_with_their_note(rig: Rig) -> None:

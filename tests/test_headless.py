@@ -62,8 +62,16 @@ class Cli:
         return [sys.executable, "-m", "asks", "--data-dir", str(self.data_dir), *args]
 
     def run(self, *args: str, stdin: str = "", **env: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(self.argv(*args), input=stdin, capture_output=True, text=True,
-                              env={**self.env, **env}, cwd=ROOT, timeout=60, check=False)
+        return subprocess.run(
+            self.argv(*args),
+            input=stdin,
+            capture_output=True,
+            text=True,
+            env={**self.env, **env},
+            cwd=ROOT,
+            timeout=60,
+            check=False,
+        )
 
     def journal_bytes(self) -> bytes:
         return b"".join(p.read_bytes() for p in self.data_dir.glob("*.jsonl"))
@@ -97,11 +105,13 @@ def test_the_resume_hint_works_as_typed(cli: Cli) -> None:
     env = {**cli.env, "PATH": os.defpath}
 
     def typed(argv: list[str]) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(argv, capture_output=True, text=True, env=env, cwd=where,
-                              timeout=60, check=False)
+        return subprocess.run(
+            argv, capture_output=True, text=True, env=env, cwd=where, timeout=60, check=False
+        )
 
-    first = typed(["bin/asks", "--data-dir", str(cli.data_dir), "--script", str(cli.script),
-                   "-p", "one"])
+    first = typed(
+        ["bin/asks", "--data-dir", str(cli.data_dir), "--script", str(cli.script), "-p", "one"]
+    )
     assert first.returncode == 0, first.stderr
     hint = first.stderr.split("(", 1)[1].rstrip(")\n")
     assert hint.startswith("bin/asks --resume "), hint
@@ -136,10 +146,13 @@ def test_provider_prompt_offers_no_ask_tool_and_prints_the_answer(
     cli: Cli, server: FakeOpenAI
 ) -> None:
     args = json.dumps({"questions": [{"question": "Name?", "header": "Name"}]})
-    server.queue(Reply("Let me ask.", [Call("ask_user_question", args, "c1")]),
-                 Reply("I will assume a name: Ada."))
-    done = cli.run("-p", "name something", "--model", "test", "--base-url", server.url,
-                   OPENAI_API_KEY=KEY)
+    server.queue(
+        Reply("Let me ask.", [Call("ask_user_question", args, "c1")]),
+        Reply("I will assume a name: Ada."),
+    )
+    done = cli.run(
+        "-p", "name something", "--model", "test", "--base-url", server.url, OPENAI_API_KEY=KEY
+    )
     assert (done.returncode, done.stdout) == (0, "I will assume a name: Ada.\n"), done.stderr
     first, second = server.seen
     assert first.tool_names == ["run_command", "read_file"]  # the real tools; no ask tool
@@ -159,13 +172,16 @@ def test_a_model_error_exits_non_zero(cli: Cli, server: FakeOpenAI) -> None:
     assert len(rest) == 1 and rest[0].startswith("asks: session ")
 
 
-def test_ctrl_c_interrupts_the_turn_and_closes_the_request(
-    cli: Cli, server: FakeOpenAI
-) -> None:
+def test_ctrl_c_interrupts_the_turn_and_closes_the_request(cli: Cli, server: FakeOpenAI) -> None:
     server.queue(Reply("never finishing", hang="after"))
-    proc = subprocess.Popen(cli.argv("-p", "hi", "--model", "test", "--base-url", server.url),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=cli.env, cwd=ROOT)
+    proc = subprocess.Popen(
+        cli.argv("-p", "hi", "--model", "test", "--base-url", server.url),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=cli.env,
+        cwd=ROOT,
+    )
     try:
         (seen,) = server.wait_requests(1, timeout=30)
         time.sleep(0.2)  # the first word is on its way
@@ -188,8 +204,9 @@ def test_a_remote_url_without_a_key_is_one_line_and_writes_nothing(cli: Cli) -> 
     assert not cli.data_dir.exists()
     config = cli.tmp / "config" / "asks" / "config.toml"
     config.parent.mkdir()
-    config.write_text('[model]\nname = "m"\nbase_url = "https://example.invalid/v1"\n'
-                      'api_key_env = "MY_KEY"\n')
+    config.write_text(
+        '[model]\nname = "m"\nbase_url = "https://example.invalid/v1"\napi_key_env = "MY_KEY"\n'
+    )
     done = cli.run("-p", "hi", OPENAI_API_KEY=KEY)  # the wrong variable
     assert done.returncode == 2
     assert "set the environment variable MY_KEY" in done.stderr
@@ -198,8 +215,10 @@ def test_a_remote_url_without_a_key_is_one_line_and_writes_nothing(cli: Cli) -> 
 
 def test_config_model_keys_and_flags_that_override_them(cli: Cli, server: FakeOpenAI) -> None:
     config = cli.tmp / "asks.toml"
-    config.write_text(f'[model]\nname = "from-config"\nbase_url = "{server.url}"\n'
-                      'api_key_env = "MY_KEY"\ntimeout = 5\nstream = false\n')
+    config.write_text(
+        f'[model]\nname = "from-config"\nbase_url = "{server.url}"\n'
+        'api_key_env = "MY_KEY"\ntimeout = 5\nstream = false\n'
+    )
     server.queue(Reply("one"), Reply("two"), Reply("three"))
     done = cli.run("-p", "hi", "--config", str(config), MY_KEY="my-secret-key")
     assert (done.returncode, done.stdout) == (0, "one\n"), done.stderr
@@ -207,8 +226,9 @@ def test_config_model_keys_and_flags_that_override_them(cli: Cli, server: FakeOp
     assert seen.body["model"] == "from-config" and "stream" not in seen.body
     assert seen.headers["authorization"] == "Bearer my-secret-key"
 
-    done = cli.run("-p", "hi", "--config", str(config), "--model", "flagged",
-                   MY_KEY="my-secret-key")
+    done = cli.run(
+        "-p", "hi", "--config", str(config), "--model", "flagged", MY_KEY="my-secret-key"
+    )
     assert (done.returncode, done.stdout) == (0, "two\n"), done.stderr
     assert server.seen[-1].body["model"] == "flagged"
 

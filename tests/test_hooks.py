@@ -64,8 +64,13 @@ async def test_each_event_runs_its_hook_once_with_the_event_as_json_on_stdin(
     rig: Rig, tmp_path: Path
 ) -> None:
     out = tmp_path / "hook.jsonl"
-    kinds = [EventKind.QUESTION_ASKED, EventKind.WAIT_OPENED, EventKind.ANSWER_SAVED,
-             EventKind.WAIT_ENDED, EventKind.DELIVERED]
+    kinds = [
+        EventKind.QUESTION_ASKED,
+        EventKind.WAIT_OPENED,
+        EventKind.ANSWER_SAVED,
+        EventKind.WAIT_ENDED,
+        EventKind.DELIVERED,
+    ]
     reports: list[str] = []
     port = rig.host.surface_port
     async with hooks.running(port, SESSION, {k: hook(out) for k in kinds}, WAIT, reports.append):
@@ -78,8 +83,15 @@ async def test_each_event_runs_its_hook_once_with_the_event_as_json_on_stdin(
     asked, opened, saved, ended, delivered = (r["payload"] for r in records)
     ref = {"id": rig.ref("c1").id, "incarnation": rig.ref("c1").incarnation}
     assert asked["refs"] == [ref] and asked["blocking"] is True and asked["call_id"] == "c1"
-    assert opened["questions"] == [{**ref, "header": "Choice", "question": "Pick a database?",
-                                    "options": ["Postgres", "SQLite", "MySQL"], "source": None}]
+    assert opened["questions"] == [
+        {
+            **ref,
+            "header": "Choice",
+            "question": "Pick a database?",
+            "options": ["Postgres", "SQLite", "MySQL"],
+            "source": None,
+        }
+    ]
     assert saved["source"] == "line" and saved["resolutions"] == ["answered"]
     assert ended["outcome"] == "answered" and delivered["channel"] == "tool_result"
     assert reports == []
@@ -94,7 +106,8 @@ async def test_storage_failed_runs_its_hook(rig: Rig, tmp_path: Path) -> None:
         rig.ops.fail_next_append("resolved")
         ref = rig.ref("c1")
         refused = rig.host.surface_port.answer_from_nowait(
-            ref.id, ref.incarnation, Answer(AnswerKind.OPTION, (0,)), "line")
+            ref.id, ref.incarnation, Answer(AnswerKind.OPTION, (0,)), "line"
+        )
         assert refused is not None
         (record,) = await hook_lines(out, 1)
     assert record["env"] == "storage_failed"
@@ -116,8 +129,9 @@ async def test_a_failing_hook_is_reported_once_and_the_session_goes_on(
     failing = [str(tmp_path / "no-such-hook")] if command is None else hook(out, *command)
     commands = {EventKind.WAIT_OPENED: failing, EventKind.WAIT_ENDED: hook(seen)}
     reports: list[str] = []
-    async with hooks.running(rig.host.surface_port, SESSION, commands, 2.0,
-                             reports.append) as runner:
+    async with hooks.running(
+        rig.host.surface_port, SESSION, commands, 2.0, reports.append
+    ) as runner:
         assert runner is not None
         for call_id in ("c1", "c2"):
             rig.blocker(call_id, q(f"Question {call_id}?"))
@@ -125,8 +139,9 @@ async def test_a_failing_hook_is_reported_once_and_the_session_goes_on(
         await hook_lines(seen, 2)  # the other hook still ran, after the failing ones
         assert runner.statistics().failures == 2
     name = failing[0]
-    assert reports == [f"Hook wait_opened failed: {name} {reported}. "
-                       "Later failures of this hook are not reported."]
+    assert reports == [
+        f"Hook wait_opened failed: {name} {reported}. Later failures of this hook are not reported."
+    ]
 
 
 def test_payload_serialises_every_event_kind(rig: Rig) -> None:
@@ -135,11 +150,23 @@ def test_payload_serialises_every_event_kind(rig: Rig) -> None:
     port = rig.host.surface_port
     asked = hooks.payload(QuestionAsked("c1", (ref,), False, "planner"), SESSION, port)
     assert json.loads(json.dumps(asked)) == {
-        "call_id": "c1", "refs": [{"id": ref.id, "incarnation": ref.incarnation}],
-        "blocking": False, "source": "planner", "kind": "question_asked", "session_id": SESSION,
-        "questions": [{"id": ref.id, "incarnation": ref.incarnation, "header": "Choice",
-                       "question": "Fine?", "options": ["Postgres", "SQLite", "MySQL"],
-                       "source": None}]}
+        "call_id": "c1",
+        "refs": [{"id": ref.id, "incarnation": ref.incarnation}],
+        "blocking": False,
+        "source": "planner",
+        "kind": "question_asked",
+        "session_id": SESSION,
+        "questions": [
+            {
+                "id": ref.id,
+                "incarnation": ref.incarnation,
+                "header": "Choice",
+                "question": "Fine?",
+                "options": ["Postgres", "SQLite", "MySQL"],
+                "source": None,
+            }
+        ],
+    }
     failed = hooks.payload(StorageFailed("disk full"), SESSION, port)
     assert failed == {"message": "disk full", "kind": "storage_failed", "session_id": SESSION}
 
@@ -151,15 +178,15 @@ def test_hooks_config_takes_argv_lists_per_event_and_warns_once_per_bad_key(
     path = tmp_path / "config.toml"
     path.write_text(
         '[hooks]\nwait_opened = ["notify-send", "asks", "waiting"]\nanswer_saved = "not a list"\n'
-        'question_asked = []\nstorage_failed = ["x", 1]\nsometimes = ["x"]\ntimeout = 2.5\n')
+        'question_asked = []\nstorage_failed = ["x", 1]\nsometimes = ["x"]\ntimeout = 2.5\n'
+    )
     config, warnings = load_config(path)
     assert config.hooks.commands() == {EventKind.WAIT_OPENED: ("notify-send", "asks", "waiting")}
     assert config.hooks.timeout == 2.5
     assert len(warnings) == 4
     assert all(w.startswith(f"asks: {path}: ") for w in warnings)
     assert any("unknown key [hooks] sometimes; ignored" in w for w in warnings)
-    assert any("[hooks] answer_saved must be a command as a list of strings" in w
-               for w in warnings)
+    assert any("[hooks] answer_saved must be a command as a list of strings" in w for w in warnings)
 
 
 def test_every_event_kind_can_have_a_hook() -> None:
@@ -172,8 +199,11 @@ def test_every_event_kind_can_have_a_hook() -> None:
 def write_config(home: Path, commands: dict[str, Sequence[str]], timeout: float = WAIT) -> None:
     folder = home / "asks"
     folder.mkdir(parents=True)
-    lines = ["[hooks]", *(f"{name} = {json.dumps(list(argv))}" for name, argv in commands.items()),
-             f"timeout = {timeout}"]
+    lines = [
+        "[hooks]",
+        *(f"{name} = {json.dumps(list(argv))}" for name, argv in commands.items()),
+        f"timeout = {timeout}",
+    ]
     (folder / "config.toml").write_text("\n".join(lines) + "\n")
 
 
@@ -186,10 +216,22 @@ def test_line_mode_runs_each_hook_once_and_its_output_never_shows(tmp_path: Path
     kinds = ("question_asked", "wait_opened", "answer_saved", "wait_ended", "delivered")
     write_config(tmp_path / "config", {kind: hook(out) for kind in kinds})
     done = subprocess.run(
-        [sys.executable, "-m", "asks", "--data-dir", str(tmp_path / "data"),
-         "--script", str(SCRIPTS / "line_block.toml")],
-        input=b"2\n", capture_output=True, env=asks_env(tmp_path), cwd=ROOT, timeout=120,
-        check=False)
+        [
+            sys.executable,
+            "-m",
+            "asks",
+            "--data-dir",
+            str(tmp_path / "data"),
+            "--script",
+            str(SCRIPTS / "line_block.toml"),
+        ],
+        input=b"2\n",
+        capture_output=True,
+        env=asks_env(tmp_path),
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr.decode()
     assert NOISE.encode() not in done.stdout + done.stderr
     assert done.stderr == b""
@@ -200,24 +242,42 @@ def test_line_mode_runs_each_hook_once_and_its_output_never_shows(tmp_path: Path
 def test_line_mode_reports_a_failing_hook_once_on_stderr(tmp_path: Path) -> None:
     write_config(tmp_path / "config", {"wait_opened": hook(tmp_path / "x", "--exit", "7")})
     done = subprocess.run(
-        [sys.executable, "-m", "asks", "--data-dir", str(tmp_path / "data"),
-         "--script", str(SCRIPTS / "line_group.toml")],
-        input=b"1\n2\n\nagain\nmain\n", capture_output=True, env=asks_env(tmp_path), cwd=ROOT,
-        timeout=120, check=False)
+        [
+            sys.executable,
+            "-m",
+            "asks",
+            "--data-dir",
+            str(tmp_path / "data"),
+            "--script",
+            str(SCRIPTS / "line_group.toml"),
+        ],
+        input=b"1\n2\n\nagain\nmain\n",
+        capture_output=True,
+        env=asks_env(tmp_path),
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr.decode()
     assert "agent> BRANCH: main" in done.stdout.decode()  # two blockers, two failures
     assert done.stderr.decode().splitlines() == [
         f"asks: Hook wait_opened failed: {sys.executable} exited with status 7. "
-        "Later failures of this hook are not reported."]
+        "Later failures of this hook are not reported."
+    ]
 
 
 def test_repl_runs_hooks_and_shows_a_failure_as_a_notice(tmp_path: Path) -> None:
     out = tmp_path / "hook.jsonl"
-    write_config(tmp_path / "config", {"wait_opened": hook(out),
-                                       "question_asked": ["asks-test-missing-hook"]})
-    app = PtyApp(["--data-dir", str(tmp_path / "data"), "--script",
-                  str(SCRIPTS / "line_block.toml")], cols=120, rows=40,
-                 env={"XDG_CONFIG_HOME": str(tmp_path / "config")})
+    write_config(
+        tmp_path / "config",
+        {"wait_opened": hook(out), "question_asked": ["asks-test-missing-hook"]},
+    )
+    app = PtyApp(
+        ["--data-dir", str(tmp_path / "data"), "--script", str(SCRIPTS / "line_block.toml")],
+        cols=120,
+        rows=40,
+        env={"XDG_CONFIG_HOME": str(tmp_path / "config")},
+    )
     try:
         app.wait_for(r"Pick a colour\?")
         trio.run(hook_lines, out, 1)
@@ -234,9 +294,18 @@ def test_repl_runs_hooks_and_shows_a_failure_as_a_notice(tmp_path: Path) -> None
 def test_an_osc_9_hook_reaches_the_terminal_through_asks_tty(tmp_path: Path) -> None:
     osc9 = ["sh", "-c", 'printf "\\033]9;%s\\007" "asks is waiting" > "$ASKS_TTY"']
     write_config(tmp_path / "config", {"wait_opened": osc9})
-    app = PtyApp(["--line", "--data-dir", str(tmp_path / "data"), "--script",
-                  str(SCRIPTS / "line_block.toml")], cols=120, rows=40,
-                 env={"XDG_CONFIG_HOME": str(tmp_path / "config")})
+    app = PtyApp(
+        [
+            "--line",
+            "--data-dir",
+            str(tmp_path / "data"),
+            "--script",
+            str(SCRIPTS / "line_block.toml"),
+        ],
+        cols=120,
+        rows=40,
+        env={"XDG_CONFIG_HOME": str(tmp_path / "config")},
+    )
     try:
         app.wait_for(r"^answer>")
         for _ in range(int(WAIT / 0.02)):

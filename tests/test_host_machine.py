@@ -371,7 +371,8 @@ class HostMachine(RuleBasedStateMachine):
         host = self.host
         live_refs = {ref for wait in host.live_waits for ref in wait.refs}
         outlived = [
-            r for r in host.projection.undelivered
+            r
+            for r in host.projection.undelivered
             if r not in live_refs and host.outbox.is_claimed(r)
         ]
         assert not outlived, "a claim outlived its wait"

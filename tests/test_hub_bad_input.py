@@ -32,12 +32,17 @@ from asks.hub.tools import call_id_of
 
 MODERN = "2026-07-28"
 LEGACY = "2025-06-18"
-META = {"io.modelcontextprotocol/protocolVersion": MODERN,
-        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
-        "io.modelcontextprotocol/clientCapabilities": {}}
+META = {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
 HANG = 60  # seconds: only ever reached if something hangs
-BASE = {"Authorization": f"Bearer {TOKEN}", "Accept": "application/json, text/event-stream",
-        "Content-Type": "application/json"}
+BASE = {
+    "Authorization": f"Bearer {TOKEN}",
+    "Accept": "application/json, text/event-stream",
+    "Content-Type": "application/json",
+}
 
 
 @pytest.fixture
@@ -84,23 +89,30 @@ class Wire:
         full = dict(params or {})
         if self.era == MODERN:
             full["_meta"] = META
-        return json.dumps({"jsonrpc": "2.0", "id": rid, "method": method,
-                           "params": full}).encode()
+        return json.dumps({"jsonrpc": "2.0", "id": rid, "method": method, "params": full}).encode()
 
     async def post(self, body: bytes) -> httpx.Response:
         return await self.http.post(self.url, content=body, headers=self.headers(body))
 
     async def start(self) -> Wire:
         if self.era == LEGACY:  # the handshake Codex makes
-            init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-                "protocolVersion": LEGACY, "capabilities": {},
-                "clientInfo": {"name": "raw", "version": "1"}}}
+            init = {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": LEGACY,
+                    "capabilities": {},
+                    "clientInfo": {"name": "raw", "version": "1"},
+                },
+            }
             headers = {**BASE, "X-Asks-Agent": self.agent}
             answer = await self.http.post(self.url, json=init, headers=headers)
             self.session = answer.headers["mcp-session-id"]
             done = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-            await self.http.post(self.url, content=json.dumps(done).encode(),
-                                 headers=self.headers(b""))
+            await self.http.post(
+                self.url, content=json.dumps(done).encode(), headers=self.headers(b"")
+            )
         return self
 
 
@@ -161,13 +173,25 @@ MALFORMED = [
     (b'{"jsonrpc": "2.0", "id": 1, "method": 7}', 400, -32600, '"method" must be a string'),
     (b'{"jsonrpc": "2.0", "id": {"x": 1}, "method": "tools/list"}', 400, -32600, '"id" must be'),
     (b'{"jsonrpc": "2.0", "id": null, "method": "tools/list"}', 400, -32600, '"id" must be'),
-    (b'{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": []}', 400, -32602,
-     'tools/call needs "params"'),
-    (b'{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": 5}}', 400, -32602,
-     '"name" must be'),
-    (b'{"jsonrpc": "2.0", "id": 3, "method": "tools/call",'
-     b' "params": {"name": "ask_user_question", "arguments": "questions"}}', 400, -32602,
-     '"arguments" must be an object, not a string'),
+    (
+        b'{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": []}',
+        400,
+        -32602,
+        'tools/call needs "params"',
+    ),
+    (
+        b'{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": 5}}',
+        400,
+        -32602,
+        '"name" must be',
+    ),
+    (
+        b'{"jsonrpc": "2.0", "id": 3, "method": "tools/call",'
+        b' "params": {"name": "ask_user_question", "arguments": "questions"}}',
+        400,
+        -32602,
+        '"arguments" must be an object, not a string',
+    ),
 ]
 
 
@@ -196,8 +220,10 @@ async def test_an_unknown_method_is_method_not_found(wire: Wire) -> None:
 
 async def test_an_oversized_body_is_refused_before_parsing(rig: Rig, wire: Wire) -> None:
     padding = "x" * MAX_BODY
-    call = {"name": "ask_user_question", "arguments": {"questions": [
-        {**DB, "context": padding}], "blocking": False}}
+    call = {
+        "name": "ask_user_question",
+        "arguments": {"questions": [{**DB, "context": padding}], "blocking": False},
+    }
     body = wire.request("tools/call", call)
     assert len(body) > MAX_BODY
     before = rig.path.read_bytes()
@@ -205,13 +231,15 @@ async def test_an_oversized_body_is_refused_before_parsing(rig: Rig, wire: Wire)
 
     async def chunks() -> AsyncIterator[bytes]:  # no Content-Length: the bound still holds
         for start in range(0, len(body), 64 * 1024):
-            yield body[start:start + 64 * 1024]
+            yield body[start : start + 64 * 1024]
 
     streamed = await wire.http.post(wire.url, content=chunks(), headers=wire.headers(body))
     for response in (sized, streamed):
         assert response.status_code == 413
         assert error_of(response) == {
-            "code": -32600, "message": "Request body too large: at most 1 MiB per request."}
+            "code": -32600,
+            "message": "Request body too large: at most 1 MiB per request.",
+        }
     assert rig.path.read_bytes() == before and not rig.host.tabs
     # just under the bound is read and answered (here: the contract's own coded error)
     call["arguments"]["questions"][0]["context"] = "x" * (MAX_BODY - 2048)
@@ -237,21 +265,29 @@ async def test_unknown_tools_and_invalid_arguments_get_coded_errors(
             "withdraw_none": ("withdraw_question", {"questionIds": []}),
             "check_args": ("check_answers", {"since": "yesterday"}),
         }
-        results = {key: await session.call_tool(name, args) for key, (name, args) in
-                   calls.items()}
+        results = {key: await session.call_tool(name, args) for key, (name, args) in calls.items()}
         after = text_of(await session.call_tool("check_answers", {}))
     first = text_of(unknown)
-    assert unknown.is_error and "Error [unknown_tool]: there is no tool named 'delete_everything" \
-        in first
+    assert (
+        unknown.is_error
+        and "Error [unknown_tool]: there is no tool named 'delete_everything" in first
+    )
     assert "\x1b" not in first and len(first) < 1000  # sanitised and bounded: it is their text
     assert '"SQLite"' in first  # the feedback rides the first result, refused or not
-    codes = {key: re.search(r"Error \[(\w+)\]", text_of(r)).group(1)  # type: ignore[union-attr]
-             for key, r in results.items()}
+    codes = {
+        key: re.search(r"Error \[(\w+)\]", text_of(r)).group(1)  # type: ignore[union-attr]
+        for key, r in results.items()
+    }
     assert all(r.is_error for r in results.values())
-    assert codes == {"extra_key": "invalid_arguments", "not_bool": "invalid_arguments",
-                     "bad_questions": "invalid_arguments", "empty_options": "empty_options",
-                     "not_own": "unknown_question", "withdraw_none": "invalid_arguments",
-                     "check_args": "invalid_arguments"}
+    assert codes == {
+        "extra_key": "invalid_arguments",
+        "not_bool": "invalid_arguments",
+        "bad_questions": "invalid_arguments",
+        "empty_options": "empty_options",
+        "not_own": "unknown_question",
+        "withdraw_none": "invalid_arguments",
+        "check_args": "invalid_arguments",
+    }
     assert '"since"' in text_of(results["check_args"])
     assert after == "No new answers.\nPending: none."
     assert receipts(rig) == [[ref.id]]  # type: ignore[union-attr]
@@ -277,8 +313,11 @@ async def test_a_hundred_connections_at_once_are_all_answered_and_nothing_is_los
         async def ask(n: int) -> None:
             wire = wires[n % AGENTS]
             question = {**DB, "question": f"Question {n}?"}
-            body = wire.request("tools/call", {"name": "ask_user_question",
-                                               "arguments": {"questions": [question]}}, n)
+            body = wire.request(
+                "tools/call",
+                {"name": "ask_user_question", "arguments": {"questions": [question]}},
+                n,
+            )
             responses[n] = await wire.post(body)
 
         async with trio.open_nursery() as nursery:
@@ -287,8 +326,9 @@ async def test_a_hundred_connections_at_once_are_all_answered_and_nothing_is_los
             await until(lambda: len(rig.host.tabs) == CONNECTIONS)  # all reached the panel
             assert len(rig.host.live_waits) == CONNECTIONS  # all waiting at once
             for ref in list(rig.host.tabs):
-                rig.answer_option(ref, int(rig.host.question(ref).spec.question.split()[1][:-1])
-                                  % 2)
+                rig.answer_option(
+                    ref, int(rig.host.question(ref).spec.question.split()[1][:-1]) % 2
+                )
     assert sorted(responses) == list(range(CONNECTIONS))
     for n, response in responses.items():
         assert response.status_code == 200, response.text
@@ -306,8 +346,12 @@ def raw_post(url: str, body: bytes, headers: dict[str, str]) -> tuple[str, int, 
     """Host, port and the bytes of one HTTP/1.1 POST of ``body`` to ``url``."""
     parts = urlsplit(url)
     assert parts.hostname is not None and parts.port is not None
-    lines = [f"POST {parts.path} HTTP/1.1", f"Host: {parts.netloc}",
-             f"Content-Length: {len(body)}", *(f"{k}: {v}" for k, v in headers.items())]
+    lines = [
+        f"POST {parts.path} HTTP/1.1",
+        f"Host: {parts.netloc}",
+        f"Content-Length: {len(body)}",
+        *(f"{k}: {v}" for k, v in headers.items()),
+    ]
     return parts.hostname, parts.port, ("\r\n".join(lines) + "\r\n\r\n").encode() + body
 
 
@@ -317,8 +361,9 @@ async def test_a_client_gone_mid_call_ends_the_wait_interrupted_and_loses_nothin
     """The TCP connection of a blocking call closes under it (the client was killed): the
     wait ends ``interrupted`` — never declined —, the question stays pending and stops
     claiming the panel, and its answer reaches the agent at its next call, once."""
-    body = wire.request("tools/call", {"name": "ask_user_question",
-                                       "arguments": {"questions": [DB]}}, 7)
+    body = wire.request(
+        "tools/call", {"name": "ask_user_question", "arguments": {"questions": [DB]}}, 7
+    )
     host, port, request = raw_post(wire.url, body, wire.headers(body))
     stream = await trio.open_tcp_stream(host, port)
     await stream.send_all(request)
@@ -331,10 +376,12 @@ async def test_a_client_gone_mid_call_ends_the_wait_interrupted_and_loses_nothin
     assert rig.host.tabs == (ref,) and not rig.host.is_required(ref)
     assert not rig.lines_of("feedback_offered")  # nothing offered to a client that left
     rig.answer_option(ref, 0)  # type: ignore[arg-type]
-    later = await wire.post(wire.request("tools/call", {"name": "check_answers",
-                                                         "arguments": {}}, 8))
-    again = await wire.post(wire.request("tools/call", {"name": "check_answers",
-                                                         "arguments": {}}, 9))
+    later = await wire.post(
+        wire.request("tools/call", {"name": "check_answers", "arguments": {}}, 8)
+    )
+    again = await wire.post(
+        wire.request("tools/call", {"name": "check_answers", "arguments": {}}, 9)
+    )
     assert f'Question {ref.id} \\"Which database?\\": answer \\"Postgres\\"' in later.text  # type: ignore[union-attr]
     assert "No new answers." in again.text
     await receipted(rig, 1)

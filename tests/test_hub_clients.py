@@ -23,9 +23,18 @@ from test_e2e import Launcher
 pytestmark = [pytest.mark.e2e, pytest.mark.mcpclients]
 
 HARNESS = ROOT.parent / "shared" / "mcp-clients" / "run_real_clients.py"
-BLOCKING = json.dumps({"questions": [{"question": "Which cache?", "header": "Cache", "options": [
-    {"label": "Redis"}, {"label": "Memcached"}]}], "blocking": True})
-
+BLOCKING = json.dumps(
+    {
+        "questions": [
+            {
+                "question": "Which cache?",
+                "header": "Cache",
+                "options": [{"label": "Redis"}, {"label": "Memcached"}],
+            }
+        ],
+        "blocking": True,
+    }
+)
 
 
 def free_port() -> int:
@@ -39,9 +48,23 @@ def configs(launch: Launcher, port: int, tmp: Path) -> dict[str, Path]:
     found = {}
     for client in ("claude", "codex"):
         printed = subprocess.run(
-            [sys.executable, "-m", "asks", "mcp", "config", "json", "--agent", f"{client}-agent",
-             "--mcp-port", str(port), "--data-dir", str(launch.data_dir)],
-            capture_output=True, text=True, check=True,
+            [
+                sys.executable,
+                "-m",
+                "asks",
+                "mcp",
+                "config",
+                "json",
+                "--agent",
+                f"{client}-agent",
+                "--mcp-port",
+                str(port),
+                "--data-dir",
+                str(launch.data_dir),
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout
         path = tmp / f"{client}.json"
         path.write_text(printed)
@@ -52,9 +75,19 @@ def configs(launch: Launcher, port: int, tmp: Path) -> dict[str, Path]:
 def harness(client: str, config: Path, *extra: str) -> str:
     """Run one client once through the harness; its output (it must say ``ok``)."""
     done = subprocess.run(
-        [sys.executable, str(HARNESS), "--server-config-json", str(config), "--clients", client,
-         *extra],
-        capture_output=True, text=True, timeout=240, check=False,
+        [
+            sys.executable,
+            str(HARNESS),
+            "--server-config-json",
+            str(config),
+            "--clients",
+            client,
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout
@@ -80,11 +113,27 @@ def test_claude_code_and_codex_ask_through_the_hub_and_get_each_answer_once(
         asked = harness(client, config[client])  # the default call: one async question
         assert f"{client.upper()}: ok" in asked
         answer_first_tab(app, rf"Database \({client}-agent\)", option)
-        got = harness(client, config[client], "--call-tool", "check_answers", "--call-args",
-                      "{}", "--expect-result", answer)
+        got = harness(
+            client,
+            config[client],
+            "--call-tool",
+            "check_answers",
+            "--call-args",
+            "{}",
+            "--expect-result",
+            answer,
+        )
         assert f"{client.upper()}: ok" in got
-        harness(client, config[client], "--call-tool", "check_answers", "--call-args", "{}",
-                "--expect-absent", answer)  # exactly once
+        harness(
+            client,
+            config[client],
+            "--call-tool",
+            "check_answers",
+            "--call-args",
+            "{}",
+            "--expect-absent",
+            answer,
+        )  # exactly once
     delivered = [r for r in launch.records() if r["type"] == "offer_delivered"]
     assert len(delivered) == 2
 
@@ -100,13 +149,22 @@ def test_a_blocking_call_the_client_times_out_is_answered_at_its_next_call(
         ("claude", ["--claude-env", "MCP_TOOL_TIMEOUT=3000"]),
         ("codex", ["--codex-tool-timeout", "3"]),
     ):
-        gave_up = harness(client, config[client], "--call-args", BLOCKING, "--expect-error",
-                          *timeout_args)
+        gave_up = harness(
+            client, config[client], "--call-args", BLOCKING, "--expect-error", *timeout_args
+        )
         assert f"{client.upper()}: ok" in gave_up
         app.wait_for(rf"{client}-agent stopped waiting")
         answer_first_tab(app, rf"Cache \({client}-agent\)")
-        got = harness(client, config[client], "--call-tool", "check_answers", "--call-args",
-                      "{}", "--expect-result", "Redis")
+        got = harness(
+            client,
+            config[client],
+            "--call-tool",
+            "check_answers",
+            "--call-args",
+            "{}",
+            "--expect-result",
+            "Redis",
+        )
         assert f"{client.upper()}: ok" in got
     outcomes = [r["outcome"] for r in launch.records() if r["type"] == "tool_result"]
     assert outcomes.count("interrupted") == 2 and "declined" not in outcomes

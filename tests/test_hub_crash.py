@@ -134,20 +134,42 @@ class Round:
 
 def asks_command(data_dir: Path, session_id: str | None) -> list[str]:
     resume = ["--resume", session_id] if session_id is not None else []
-    return [sys.executable, "-m", "asks", "--data-dir", str(data_dir), *resume, "--mcp",
-            "--mcp-port", "0", "--web", "--web-port", "0", "--line", "--script", str(SCRIPT)]
+    return [
+        sys.executable,
+        "-m",
+        "asks",
+        "--data-dir",
+        str(data_dir),
+        *resume,
+        "--mcp",
+        "--mcp-port",
+        "0",
+        "--web",
+        "--web-port",
+        "0",
+        "--line",
+        "--script",
+        str(SCRIPT),
+    ]
 
 
 def child_env(tmp_path: Path) -> dict[str, str]:
     path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
-    return {**os.environ, "PYTHONPATH": path, "XDG_CONFIG_HOME": str(tmp_path / "config"),
-            "LANG": "C.UTF-8"}
+    return {
+        **os.environ,
+        "PYTHONPATH": path,
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "LANG": "C.UTF-8",
+    }
 
 
 def token_of(data_dir: Path, env: dict[str, str]) -> str:
     return subprocess.run(
         [sys.executable, "-m", "asks", "mcp", "token", "--data-dir", str(data_dir)],
-        capture_output=True, text=True, check=True, env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
     ).stdout.strip()
 
 
@@ -209,8 +231,9 @@ async def run_person(run: Round, acknowledged: set[str], stop: trio.Event) -> No
                 for action, fields in forms(page):
                     qid = fields["question"]
                     answer = {**fields, "custom": f"ans-{qid}", "action": "answer"}
-                    response = await browser.post(origin + action, data=answer,
-                                                  headers={"Origin": origin})
+                    response = await browser.post(
+                        origin + action, data=answer, headers={"Origin": origin}
+                    )
                     if response.status_code == 303:
                         acknowledged.add(qid)
                         run.step()
@@ -221,13 +244,22 @@ async def run_person(run: Round, acknowledged: set[str], stop: trio.Event) -> No
 
 
 async def one_round(
-    tmp_path: Path, session_id: str | None, kill_at: int | None,
-    received: dict[str, Received], acknowledged: set[str], *, at_offer: bool = False,
+    tmp_path: Path,
+    session_id: str | None,
+    kill_at: int | None,
+    received: dict[str, Received],
+    acknowledged: set[str],
+    *,
+    at_offer: bool = False,
 ) -> Round:
     data_dir, env = tmp_path / "data", child_env(tmp_path)
     process = await trio.lowlevel.open_process(
-        asks_command(data_dir, session_id), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL, env=env)
+        asks_command(data_dir, session_id),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
     run = Round(process, kill_at=kill_at, at_offer=at_offer)
     try:
         with trio.fail_after(HANG):
@@ -242,8 +274,11 @@ async def one_round(
                     people.start_soon(run_person, run, acknowledged, stop)
                     async with trio.open_nursery() as agents:
                         for label in AGENTS:
-                            agents.start_soon(functools.partial(
-                                run_agent, run, label, received[label], final=kill_at is None))
+                            agents.start_soon(
+                                functools.partial(
+                                    run_agent, run, label, received[label], final=kill_at is None
+                                )
+                            )
                     stop.set()
                 if kill_at is None:
                     assert process.stdin is not None
@@ -268,8 +303,11 @@ def journal_lines(data_dir: Path) -> list[dict[str, Any]]:
 def unreceipted_offers(records: list[dict[str, Any]]) -> dict[str, set[str]]:
     """Offers (feedback, or a blocking call's own answers) with neither receipt nor release:
     offer id → the question ids it carried."""
-    offered = {r["offer_id"]: {ref["id"] for ref in r["refs"]} for r in records
-               if r["type"] == "feedback_offered"}
+    offered = {
+        r["offer_id"]: {ref["id"] for ref in r["refs"]}
+        for r in records
+        if r["type"] == "feedback_offered"
+    }
     closed = {r["offer_id"] for r in records if r["type"] in ("offer_delivered", "offer_released")}
     return {offer: refs for offer, refs in offered.items() if offer not in closed}
 
@@ -284,8 +322,14 @@ async def test_sigkill_of_the_hub_with_three_agents_loses_doubles_and_crosses_no
     steps = []
     left_open: dict[str, set[str]] = {}  # offers a kill left without receipt or release
     for round_ in range(KILLS):  # every other round is killed at an offer, once due
-        run = await one_round(tmp_path, session_id, rng.randint(*STEPS), received, acknowledged,
-                              at_offer=round_ % 2 == 1)
+        run = await one_round(
+            tmp_path,
+            session_id,
+            rng.randint(*STEPS),
+            received,
+            acknowledged,
+            at_offer=round_ % 2 == 1,
+        )
         steps.append(run.steps)
         left_open.update(unreceipted_offers(journal_lines(tmp_path / "data")))
         session_id = session_id or next((tmp_path / "data").glob("*.jsonl")).stem
@@ -293,10 +337,19 @@ async def test_sigkill_of_the_hub_with_three_agents_loses_doubles_and_crosses_no
 
     records = journal_lines(tmp_path / "data")
     (tmp_path / "received.json").write_text(json.dumps({k: v.texts for k, v in received.items()}))
-    recipient = {q["ref"]["id"]: q["recipient"] for r in records if r["type"] == "group_asked"
-                 for q in r["questions"]}
-    saved = {res["ref"]["id"]: res["answer"]["custom_text"] for r in records
-             if r["type"] == "resolved" for res in r["resolutions"] if res["kind"] == "answered"}
+    recipient = {
+        q["ref"]["id"]: q["recipient"]
+        for r in records
+        if r["type"] == "group_asked"
+        for q in r["questions"]
+    }
+    saved = {
+        res["ref"]["id"]: res["answer"]["custom_text"]
+        for r in records
+        if r["type"] == "resolved"
+        for res in r["resolutions"]
+        if res["kind"] == "answered"
+    }
     assert acknowledged <= set(saved), "an answer the person was told was saved is lost"
     assert all(text == f"ans-{qid}" for qid, text in saved.items())
 
@@ -316,10 +369,13 @@ async def test_sigkill_of_the_hub_with_three_agents_loses_doubles_and_crosses_no
                 assert flagged, f"{label} received {qid} twice without being told it may repeat"
                 repeats += 1
         flagged_copies = {qid for qid, flagged in answers if flagged}
-        assert unsure & mine <= flagged_copies, "an answer whose receipt a kill prevented " \
-            "came again without saying it may repeat"
+        assert unsure & mine <= flagged_copies, (
+            "an answer whose receipt a kill prevented came again without saying it may repeat"
+        )
     assert len(saved) >= KILLS and len(set(recipient.values())) == len(AGENTS)
-    print(f"{KILLS} kills after {steps} steps: {len(recipient)} questions from "
-          f"{len(AGENTS)} agents, {len(saved)} answers saved, each received by its agent "
-          f"({len(left_open)} offers left open by a kill, carrying {len(unsure)} answers, "
-          f"each given again saying it may repeat; {repeats} second copies received)")
+    print(
+        f"{KILLS} kills after {steps} steps: {len(recipient)} questions from "
+        f"{len(AGENTS)} agents, {len(saved)} answers saved, each received by its agent "
+        f"({len(left_open)} offers left open by a kill, carrying {len(unsure)} answers, "
+        f"each given again saying it may repeat; {repeats} second copies received)"
+    )

@@ -35,7 +35,9 @@ def rig(tmp_path: Path) -> Iterator[Rig]:
 def hub_ask(rig: Rig, label: str, call_id: str, text: str) -> QuestionRef:
     """Agent ``label`` asks one async question; its ref."""
     reply = rig.host.start_call_nowait(
-        f"{recipient_of(label)}:{call_id}", call(q(text), blocking=False), source=label,
+        f"{recipient_of(label)}:{call_id}",
+        call(q(text), blocking=False),
+        source=label,
         recipient=recipient_of(label),
     )
     assert isinstance(reply, ResultEnvelope), reply

@@ -22,9 +22,11 @@ from test_e2e import Launcher
 
 pytestmark = pytest.mark.e2e
 
-DB = {"question": "Which database?", "header": "Database",
-      "options": [{"label": "Postgres"}, {"label": "SQLite"}]}
-
+DB = {
+    "question": "Which database?",
+    "header": "Database",
+    "options": [{"label": "Postgres"}, {"label": "SQLite"}],
+}
 
 
 def start_hub(launch: Launcher) -> tuple[PtyApp, str, str]:
@@ -34,14 +36,18 @@ def start_hub(launch: Launcher) -> tuple[PtyApp, str, str]:
     app.wait_for("QUIET-READY")
     token = subprocess.run(
         [sys.executable, "-m", "asks", "mcp", "token", "--data-dir", str(launch.data_dir)],
-        capture_output=True, text=True, check=True, env=None,
+        capture_output=True,
+        text=True,
+        check=True,
+        env=None,
     ).stdout.strip()
     return app, found.group(1), token
 
 
 def agent(url: str, token: str, name: str) -> Client:
     http = httpx2.AsyncClient(
-        headers={"Authorization": f"Bearer {token}", "X-Asks-Agent": name}, timeout=30)
+        headers={"Authorization": f"Bearer {token}", "X-Asks-Agent": name}, timeout=30
+    )
     return Client(streamable_http_client(url, http_client=http))
 
 
@@ -58,8 +64,9 @@ async def test_an_async_ask_is_a_labelled_tab_answered_by_keys_and_delivered_onc
 ) -> None:
     app, url, token = start_hub(launch)
     async with agent(url, token, "reviewer") as session:
-        queued = await session.call_tool("ask_user_question",
-                                         {"questions": [DB], "blocking": False})
+        queued = await session.call_tool(
+            "ask_user_question", {"questions": [DB], "blocking": False}
+        )
         [qid] = re.findall(r"q-[0-9a-f]{10}", text_of(queued))[:1]
         await in_thread(app.wait_for, r"Database \(reviewer\)")
         await in_thread(app.press, "shift tab")

@@ -38,30 +38,37 @@ from test_hooks import hook, hook_lines, write_config
 
 pytestmark = pytest.mark.e2e
 
-DB = {"question": "Which database?", "header": "Database",
-      "options": [{"label": "Postgres"}, {"label": "SQLite"}]}
+DB = {
+    "question": "Which database?",
+    "header": "Database",
+    "options": [{"label": "Postgres"}, {"label": "SQLite"}],
+}
 EVIL_NAME = "evil\x1b]0;pwned-name\x07\u202eagent\x9b"
 EVIL = {
     "question": "Q-\x1b]0;pwned\x07title \x1b[31mred\x1b[0m \u202eclear\x1b[2J-end?",
     "header": "H\x1b[31mdr\u2066",
     "context": "ctx\x1b]8;;http://pwned.example\x07link\x1b]8;;\x07-\x9bok",
-    "options": [{"label": "Opt\x1b[31mRed\x1b[0m", "description": "d\x1b]0;pwned-d\x07esc"},
-                {"label": "Plain\u202e"}],
+    "options": [
+        {"label": "Opt\x1b[31mRed\x1b[0m", "description": "d\x1b]0;pwned-d\x07esc"},
+        {"label": "Plain\u202e"},
+    ],
 }
-
 
 
 def token_of(launch: Launcher) -> str:
     return subprocess.run(
         [sys.executable, "-m", "asks", "mcp", "token", "--data-dir", str(launch.data_dir)],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.strip()
 
 
 def start_hub(launch: Launcher, *extra: str) -> tuple[PtyApp, str, str]:
     """``asks --mcp`` on a free port: the app, the hub's URL (from the screen), the token."""
-    app = launch.start("--mcp", "--mcp-port", "0", *extra, script="hub_quiet.toml", cols=140,
-                       rows=40)
+    app = launch.start(
+        "--mcp", "--mcp-port", "0", *extra, script="hub_quiet.toml", cols=140, rows=40
+    )
     url = app.wait_for(r"Hub on (http://127\.0\.0\.1:\d+/mcp)").group(1)
     app.wait_for("QUIET-READY")
     return app, url, token_of(launch)
@@ -72,8 +79,10 @@ def agent(url: str, token: str, name: str | None, client_name: str = "mcp") -> C
     if name is not None:
         headers["X-Asks-Agent"] = name
     http = httpx2.AsyncClient(headers=headers, timeout=60)
-    return Client(streamable_http_client(url, http_client=http),
-                  client_info=Implementation(name=client_name, version="1"))
+    return Client(
+        streamable_http_client(url, http_client=http),
+        client_info=Implementation(name=client_name, version="1"),
+    )
 
 
 def text_of(result: Any) -> str:
@@ -114,10 +123,12 @@ async def test_hostile_agent_text_is_inert_on_every_surface_and_hooks_name_the_a
     app, url, token = start_hub(launch, "--web")
     web = app.wait_for(r"web: (http://127\.0\.0\.1:\d+)/\?token=([\w-]+)")
     origin, web_token = web.group(1), web.group(2)
-    async with agent(url, token, None, EVIL_NAME) as evil, \
-            agent(url, token, "reviewer") as reviewer, trio.open_nursery() as nursery:
-        queued = await evil.call_tool("ask_user_question", {"questions": [EVIL],
-                                                            "blocking": False})
+    async with (
+        agent(url, token, None, EVIL_NAME) as evil,
+        agent(url, token, "reviewer") as reviewer,
+        trio.open_nursery() as nursery,
+    ):
+        queued = await evil.call_tool("ask_user_question", {"questions": [EVIL], "blocking": False})
         evil_id = first_id(queued)
         await in_thread(app.wait_for, r"Hdr \(evilagent\)")
         results: list[Any] = []
@@ -134,9 +145,11 @@ async def test_hostile_agent_text_is_inert_on_every_surface_and_hooks_name_the_a
             assert "Q-title red clear-end?" in page and "ctxlink-ok" in page
             reviewer_id = re.findall(r"q-[0-9a-f]{10}", page)
             action, fields = web_form(page, next(i for i in reviewer_id if i != evil_id))
-            answered = await browser.post(action, data={**fields, "choice": "1",
-                                                        "action": "answer"},
-                                          headers={"Origin": origin})
+            answered = await browser.post(
+                action,
+                data={**fields, "choice": "1", "action": "answer"},
+                headers={"Origin": origin},
+            )
             assert answered.status_code == 303, answered.text
         await in_thread(app.wait_for, r"answered in the browser: SQLite")
         await in_thread(app.press, "shift tab")
@@ -146,8 +159,11 @@ async def test_hostile_agent_text_is_inert_on_every_surface_and_hooks_name_the_a
         await in_thread(app.press, "enter")  # OptRed
         await in_thread(app.wait_gone, r"Hdr \(evilagent\)")
         later = text_of(await evil.call_tool("check_answers", {}))
-        await in_thread(app.wait_for, r"evilagent was given your answer to “Q-title red "
-                        r"clear-end\?”")
+        await in_thread(
+            app.wait_for,
+            r"evilagent was given your answer to “Q-title red "
+            r"clear-end\?”",
+        )
     assert 'User has answered your questions: "Which database?"="SQLite"' in text_of(results[0])
     assert f'Question {evil_id} "Q-title red clear-end?": answer "OptRed"' in later
 
@@ -160,8 +176,11 @@ async def test_hostile_agent_text_is_inert_on_every_surface_and_hooks_name_the_a
 
     records = await hook_lines(out, 3)
     events = [(r["env"], r["payload"]["questions"][0]["source"]) for r in records]
-    assert events == [("question_asked", "evilagent"), ("question_asked", "reviewer"),
-                      ("wait_opened", "reviewer")]
+    assert events == [
+        ("question_asked", "evilagent"),
+        ("question_asked", "reviewer"),
+        ("wait_opened", "reviewer"),
+    ]
     assert records[2]["payload"]["source"] == "reviewer"  # the notice can name who waits
     asked = records[0]["payload"]["questions"][0]
     assert asked["question"] == "Q-title red clear-end?" and asked["header"] == "Hdr"
@@ -171,12 +190,24 @@ async def test_hostile_agent_text_is_inert_on_every_surface_and_hooks_name_the_a
 
 async def test_slash_asks_id_selects_an_outside_agents_question(launch: Launcher) -> None:
     app, url, token = start_hub(launch)
-    async with agent(url, token, "planner") as planner, \
-            agent(url, token, "reviewer") as reviewer:
+    async with agent(url, token, "planner") as planner, agent(url, token, "reviewer") as reviewer:
         await planner.call_tool("ask_user_question", {"questions": [DB], "blocking": False})
-        second = first_id(await reviewer.call_tool("ask_user_question", {"questions": [
-            {**DB, "question": "Which cache?", "header": "Cache",
-             "options": [{"label": "Redis"}, {"label": "None"}]}], "blocking": False}))
+        second = first_id(
+            await reviewer.call_tool(
+                "ask_user_question",
+                {
+                    "questions": [
+                        {
+                            **DB,
+                            "question": "Which cache?",
+                            "header": "Cache",
+                            "options": [{"label": "Redis"}, {"label": "None"}],
+                        }
+                    ],
+                    "blocking": False,
+                },
+            )
+        )
         await in_thread(app.wait_for, r"Cache \(reviewer\)")
         await in_thread(app.type, f"/asks {second}")
         await in_thread(app.press, "enter")
@@ -198,13 +229,26 @@ async def test_resume_with_the_hub_brings_its_questions_back_and_owes_each_agent
     with ``--mcp``, the pending one is a tab labelled with its agent again, and each agent
     gets its own answers — once — at its first call to the new hub."""
     app, url, token = start_hub(launch)
-    async with agent(url, token, "planner") as planner, \
-            agent(url, token, "reviewer") as reviewer:
-        owed = first_id(await planner.call_tool(
-            "ask_user_question", {"questions": [DB], "blocking": False}))
-        pending = first_id(await reviewer.call_tool("ask_user_question", {"questions": [
-            {**DB, "question": "Which cache?", "header": "Cache",
-             "options": [{"label": "Redis"}, {"label": "None"}]}], "blocking": False}))
+    async with agent(url, token, "planner") as planner, agent(url, token, "reviewer") as reviewer:
+        owed = first_id(
+            await planner.call_tool("ask_user_question", {"questions": [DB], "blocking": False})
+        )
+        pending = first_id(
+            await reviewer.call_tool(
+                "ask_user_question",
+                {
+                    "questions": [
+                        {
+                            **DB,
+                            "question": "Which cache?",
+                            "header": "Cache",
+                            "options": [{"label": "Redis"}, {"label": "None"}],
+                        }
+                    ],
+                    "blocking": False,
+                },
+            )
+        )
         await in_thread(app.wait_for, r"Cache \(reviewer\)")
         await in_thread(app.type, f"/asks {owed}")
         await in_thread(app.press, "enter")
@@ -217,13 +261,20 @@ async def test_resume_with_the_hub_brings_its_questions_back_and_owes_each_agent
     await in_thread(app.press, "enter")
     assert await in_thread(app.wait_exit) == 0
 
-    again = launch.start("--resume", session_id, "--mcp", "--mcp-port", "0",
-                         script="hub_quiet.toml", cols=140, rows=40)
+    again = launch.start(
+        "--resume",
+        session_id,
+        "--mcp",
+        "--mcp-port",
+        "0",
+        script="hub_quiet.toml",
+        cols=140,
+        rows=40,
+    )
     url = (await in_thread(again.wait_for, r"Hub on (http://127\.0\.0\.1:\d+/mcp)")).group(1)
     await in_thread(again.wait_for, r"Cache \(reviewer\)")
     assert "Database (planner)" not in again.text()
-    async with agent(url, token, "planner") as planner, \
-            agent(url, token, "reviewer") as reviewer:
+    async with agent(url, token, "planner") as planner, agent(url, token, "reviewer") as reviewer:
         first = text_of(await planner.call_tool("check_answers", {}))
         nothing = text_of(await reviewer.call_tool("check_answers", {}))
         await in_thread(again.press, "shift tab")

@@ -20,8 +20,18 @@ import pytest
 from fake_openai_server import FakeOpenAI, Reply
 from pty_harness import ROOT, PtyApp
 
-HUB_MODULES = ("mcp", "mcp_types", "pydantic", "pydantic_core", "starlette", "sse_starlette",
-               "asks.hubcli", "asks.hub.server", "asks.hub.tools", "asks.hub.guard")
+HUB_MODULES = (
+    "mcp",
+    "mcp_types",
+    "pydantic",
+    "pydantic_core",
+    "starlette",
+    "sse_starlette",
+    "asks.hubcli",
+    "asks.hub.server",
+    "asks.hub.tools",
+    "asks.hub.guard",
+)
 WRAP = (
     "import sys, asks.cli\n"
     "try:\n"
@@ -36,17 +46,27 @@ SCRIPTS = Path(__file__).resolve().parent / "scripts"
 
 def env_for(tmp_path: Path) -> dict[str, str]:
     (tmp_path / "config").mkdir(exist_ok=True)
-    return {**{k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"},
-            "XDG_CONFIG_HOME": str(tmp_path / "config"), "PYTHONPATH": str(ROOT)}
+    return {
+        **{k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"},
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "PYTHONPATH": str(ROOT),
+    }
 
 
-def run_wrapped(tmp_path: Path, *args: str, stdin: str = "",
-                **env: str) -> tuple[subprocess.CompletedProcess[str], str]:
+def run_wrapped(
+    tmp_path: Path, *args: str, stdin: str = "", **env: str
+) -> tuple[subprocess.CompletedProcess[str], str]:
     out = tmp_path / "loaded.txt"
     done = subprocess.run(
         [sys.executable, "-c", WRAP, str(out), "--data-dir", str(tmp_path / "data"), *args],
-        input=stdin, capture_output=True, text=True, env={**env_for(tmp_path), **env},
-        cwd=ROOT, timeout=120, check=False)
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env={**env_for(tmp_path), **env},
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
     return done, out.read_text()
 
 
@@ -55,9 +75,18 @@ def run_wrapped(tmp_path: Path, *args: str, stdin: str = "",
 def test_the_repl_never_loads_the_mcp_sdk(tmp_path: Path, hub: bool) -> None:
     out = tmp_path / "loaded.txt"
     extra = ["--mcp", "--mcp-port", "0"] if hub else []
-    app = PtyApp([str(out), "--data-dir", str(tmp_path / "data"), "--script",
-                  str(SCRIPTS / "wake.toml"), *extra], env=env_for(tmp_path),
-                 program=("-c", WRAP))
+    app = PtyApp(
+        [
+            str(out),
+            "--data-dir",
+            str(tmp_path / "data"),
+            "--script",
+            str(SCRIPTS / "wake.toml"),
+            *extra,
+        ],
+        env=env_for(tmp_path),
+        program=("-c", WRAP),
+    )
     try:
         app.wait_for(r"╎ Pick a number\?")
         app.press("shift tab")
@@ -77,8 +106,9 @@ def test_the_repl_never_loads_the_mcp_sdk(tmp_path: Path, hub: bool) -> None:
 
 
 def test_line_mode_never_loads_the_mcp_sdk(tmp_path: Path) -> None:
-    done, loaded = run_wrapped(tmp_path, "--line", "--script", str(SCRIPTS / "line_async.toml"),
-                               stdin="hello\n")
+    done, loaded = run_wrapped(
+        tmp_path, "--line", "--script", str(SCRIPTS / "line_async.toml"), stdin="hello\n"
+    )
     assert done.returncode == 0, done.stderr
     assert loaded == ""
 
@@ -100,7 +130,6 @@ def test_print_mode_never_loads_the_mcp_sdk(tmp_path: Path) -> None:
     assert loaded == ""
     with FakeOpenAI() as server:
         server.queue(Reply("From the provider."))
-        done, loaded = run_wrapped(tmp_path, "-p", "hi", "--model", "m", "--base-url",
-                                   server.url)
+        done, loaded = run_wrapped(tmp_path, "-p", "hi", "--model", "m", "--base-url", server.url)
     assert done.returncode == 0 and "From the provider." in done.stdout, done.stderr
     assert loaded == ""

@@ -56,7 +56,8 @@ def test_a_note_is_saved_then_offered_to_its_agent_alone(rig: Rig) -> None:
     assert ref is not None and ref.id == f"n-{ref.incarnation}"
     [line] = note_lines(rig)
     assert line["recipient"] == "mcp:planner" and line["text"] == (
-        "Use the staging database, not prod.")
+        "Use the staging database, not prod."
+    )
     assert line["ref"] == {"id": ref.id, "incarnation": line["seq"]}
     assert rig.host.take_feedback_nowait() is None  # not the session's own agent's
     assert hub.offer_feedback("reviewer") is None  # nor another agent's
@@ -134,8 +135,10 @@ def test_answers_and_notes_go_together_in_save_order_answers_first(rig: Rig) -> 
     assert offer is not None and offer.refs == (early, asked, late)  # save order
     answer = f'Question {asked.id} "Which database?": answer "Postgres".'
     assert offer.text.split("\n\n") == [
-        f"{FEEDBACK_PREFIX} The user responded to question(s) you asked earlier:", answer,
-        f"{NOTE_PHRASE} First note.", f"{NOTE_PHRASE} Second note.",
+        f"{FEEDBACK_PREFIX} The user responded to question(s) you asked earlier:",
+        answer,
+        f"{NOTE_PHRASE} First note.",
+        f"{NOTE_PHRASE} Second note.",
     ]
 
 
@@ -284,8 +287,11 @@ class HubNotesMachine(RuleBasedStateMachine):
     @invariant()
     def undelivered_is_what_was_saved_and_not_receipted(self) -> None:
         projection = self.rig.host.projection
-        saved = {ref for ref in self.owner if ref in projection.notes
-                 or projection.by_ref[ref].resolution is not None}
+        saved = {
+            ref
+            for ref in self.owner
+            if ref in projection.notes or projection.by_ref[ref].resolution is not None
+        }
         assert set(projection.undelivered) == saved - set(self.receipts())
 
     def teardown(self) -> None:
@@ -297,8 +303,10 @@ class HubNotesMachine(RuleBasedStateMachine):
                     assert self.hub.delivered(offer)
                 assert self.hub.offer_feedback(agent) is None, "a delivered unit came back"
             saved = set(self.rig.host.projection.notes) | {
-                ref for ref, state in self.rig.host.projection.by_ref.items()
-                if state.resolution is not None}
+                ref
+                for ref, state in self.rig.host.projection.by_ref.items()
+                if state.resolution is not None
+            }
             assert self.receipts() == dict.fromkeys(saved, 1)
         finally:
             self.rig.journal.close()

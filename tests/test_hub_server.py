@@ -26,8 +26,11 @@ from asks.hub.listen import HubPortBusyError, bind_listener
 from asks.hub.server import HubServer
 
 TOKEN = "test-token-0123456789"
-DB = {"question": "Which database?", "header": "Database",
-      "options": [{"label": "Postgres"}, {"label": "SQLite"}]}
+DB = {
+    "question": "Which database?",
+    "header": "Database",
+    "options": [{"label": "Postgres"}, {"label": "SQLite"}],
+}
 
 
 @pytest.fixture
@@ -74,8 +77,9 @@ async def test_async_ask_becomes_a_tab_and_its_answer_arrives_once(
     rig: Rig, hub: HubServer
 ) -> None:
     async with client(hub) as session:
-        queued = await session.call_tool("ask_user_question",
-                                         {"questions": [DB], "blocking": False})
+        queued = await session.call_tool(
+            "ask_user_question", {"questions": [DB], "blocking": False}
+        )
         assert not queued.is_error
         [ref] = rig.host.tabs
         question = rig.host.question(ref)  # type: ignore[arg-type]
@@ -103,9 +107,13 @@ async def test_a_blocking_ask_sends_progress_and_its_answer_is_receipted(
 
     results: list[Any] = []
     async with client(hub) as session, trio.open_nursery() as nursery:
+
         async def ask() -> None:
-            results.append(await session.call_tool(
-                "ask_user_question", {"questions": [DB]}, progress_callback=progress))
+            results.append(
+                await session.call_tool(
+                    "ask_user_question", {"questions": [DB]}, progress_callback=progress
+                )
+            )
 
         nursery.start_soon(ask)
         while not beats or len(beats) < 2:  # progress while the person has not answered
@@ -155,8 +163,7 @@ async def test_the_handshake_name_labels_an_agent_without_a_header(
 ) -> None:
     for mode in ("legacy", "auto"):  # initialize (Codex) and 2026-07-28 (Claude Code)
         async with client(hub, None, mode=mode) as session:
-            await session.call_tool("ask_user_question",
-                                    {"questions": [DB], "blocking": False})
+            await session.call_tool("ask_user_question", {"questions": [DB], "blocking": False})
     sources = {rig.host.question(t).source for t in rig.host.tabs}  # type: ignore[arg-type]
     assert sources == {"mcp"}  # the SDK client's clientInfo name
 
@@ -191,8 +198,11 @@ async def test_the_guard_refuses_without_revealing_anything(
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
     assert hub.url is not None
     async with httpx.AsyncClient() as http:
-        response = await http.post(hub.url + url_tail, json=body, headers={
-            "Accept": "application/json, text/event-stream", **headers})
+        response = await http.post(
+            hub.url + url_tail,
+            json=body,
+            headers={"Accept": "application/json, text/event-stream", **headers},
+        )
     assert response.status_code == status
     assert "ask_user_question" not in response.text and "q-" not in response.text
 
@@ -203,4 +213,5 @@ async def test_a_busy_port_is_one_sentence_naming_the_setting(hub: HubServer) ->
     with pytest.raises(HubPortBusyError) as raised:
         bind_listener(port=taken)
     assert str(raised.value) == (
-        f"Port {taken} is in use: set another with --mcp-port or [mcp] port.")
+        f"Port {taken} is in use: set another with --mcp-port or [mcp] port."
+    )

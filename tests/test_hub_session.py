@@ -26,16 +26,20 @@ from test_line_mode import read_until
 
 pytestmark = pytest.mark.e2e
 
-CACHE = {"question": "Which cache?", "header": "Cache",
-         "options": [{"label": "Redis"}, {"label": "Memcached"}]}
+CACHE = {
+    "question": "Which cache?",
+    "header": "Cache",
+    "options": [{"label": "Redis"}, {"label": "Memcached"}],
+}
 NOTE = "The user sent you a note:"
-
 
 
 def token_of(launch: Launcher) -> str:
     return subprocess.run(
         [sys.executable, "-m", "asks", "mcp", "token", "--data-dir", str(launch.data_dir)],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.strip()
 
 
@@ -70,8 +74,9 @@ async def test_an_agents_question_is_answered_by_keys_and_delivered_once(
 ) -> None:
     app, url, token = start_hub(launch)
     async with agent(url, token, "reviewer") as session:
-        queued = await session.call_tool("ask_user_question",
-                                         {"questions": [DB], "blocking": False})
+        queued = await session.call_tool(
+            "ask_user_question", {"questions": [DB], "blocking": False}
+        )
         [qid] = ids_in(text_of(queued))[:1]
         await in_thread(app.wait_for, r"Database \(reviewer\)")
         await in_thread(app.wait_for, "reviewer asks: “Which database\\?”")
@@ -111,14 +116,16 @@ async def test_a_note_reaches_its_agent_once_at_its_next_call(launch: Launcher) 
         await in_thread(app.press, "tab")  # completes the agent's name
         await in_thread(app.wait_for, r"› @planner$")  # "@planner " (trailing blanks are cut)
         await in_thread(send, app, "Use the staging database, not prod.")
-        await in_thread(app.wait_for, "Note for planner saved: it reaches planner at its next "
-                                      "asks call.")
+        await in_thread(
+            app.wait_for, "Note for planner saved: it reaches planner at its next asks call."
+        )
 
         told = text_of(await planner.call_tool("check_answers", {}))
         again = text_of(await planner.call_tool("check_answers", {}))
         elsewhere = text_of(await other.call_tool("check_answers", {}))
-        await in_thread(app.wait_for, "planner was given your note “Use the staging database, "
-                                      "not prod.”")
+        await in_thread(
+            app.wait_for, "planner was given your note “Use the staging database, not prod.”"
+        )
 
     assert told.startswith(f"[asks feedback] {NOTE} Use the staging database, not prod.")
     assert again == elsewhere == "No new answers.\nPending: none."
@@ -130,15 +137,19 @@ async def test_a_note_reaches_its_agent_once_at_its_next_call(launch: Launcher) 
 async def test_chat_lines_that_reach_no_agent_say_where_to_write(launch: Launcher) -> None:
     app, url, token = start_hub(launch)
     send(app, "hello there")
-    app.wait_for("No agent runs in this session, so nothing reads that. Agents ask here "
-                 "through the hub")
+    app.wait_for(
+        "No agent runs in this session, so nothing reads that. Agents ask here through the hub"
+    )
     async with agent(url, token, "planner") as planner:
         await planner.call_tool("check_answers", {})
         await in_thread(send, app, "is anyone there")
         await in_thread(app.wait_for, r"Write @name text to send a note to one of: planner\.")
         await in_thread(send, app, "@bob hi")
-        await in_thread(app.wait_for, r"No agent named bob has been seen here\. Agents seen: "
-                                      r"planner\.")
+        await in_thread(
+            app.wait_for,
+            r"No agent named bob has been seen here\. Agents seen: "
+            r"planner\.",
+        )
         await in_thread(send, app, "@planner")
         await in_thread(app.wait_for, "Write the note after the name: @planner your note")
     assert not [r for r in launch.records() if r["type"] in ("note_sent", "chat_message")]
@@ -152,8 +163,9 @@ async def test_chat_lines_that_reach_no_agent_say_where_to_write(launch: Launche
 async def test_resume_brings_back_questions_notes_and_the_transcript(launch: Launcher) -> None:
     app, url, token = start_hub(launch)
     async with agent(url, token, "reviewer") as session:
-        queued = await session.call_tool("ask_user_question",
-                                         {"questions": [DB], "blocking": False})
+        queued = await session.call_tool(
+            "ask_user_question", {"questions": [DB], "blocking": False}
+        )
         [qid] = ids_in(text_of(queued))[:1]
         await in_thread(app.wait_for, r"Database \(reviewer\)")
         await in_thread(send, app, "@reviewer Take your time.")
@@ -162,8 +174,12 @@ async def test_resume_brings_back_questions_notes_and_the_transcript(launch: Lau
     assert app.wait_exit() == 0
     session_id = launch.records()[0]["session_id"]
     assert isinstance(session_id, str)
-    listing = subprocess.run([sys.executable, "-m", "asks", "--data-dir", str(launch.data_dir),
-                              "sessions"], capture_output=True, text=True, check=True).stdout
+    listing = subprocess.run(
+        [sys.executable, "-m", "asks", "--data-dir", str(launch.data_dir), "sessions"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert re.search(rf"{session_id} .* hub +1 pending, 1 unsent", listing), listing
     wrong = launch.start("--resume", session_id)
     assert wrong.wait_exit() == 2
@@ -195,8 +211,9 @@ async def test_resume_brings_back_questions_notes_and_the_transcript(launch: Lau
 async def test_line_mode_serves_the_hub_with_questions_and_notes(launch: Launcher) -> None:
     app, url, token = start_hub(launch, "--line")
     async with agent(url, token, "planner") as session:
-        queued = await session.call_tool("ask_user_question",
-                                         {"questions": [DB], "blocking": False})
+        queued = await session.call_tool(
+            "ask_user_question", {"questions": [DB], "blocking": False}
+        )
         [qid] = ids_in(text_of(queued))[:1]
         arrived = rf"new question {qid} \[Database \(planner\)\] Which database\?"
         await in_thread(app.wait_for, arrived)
@@ -221,18 +238,33 @@ async def test_piped_line_mode_takes_notes_while_an_agent_is_owed_an_answer(
 ) -> None:
     """From a pipe, line mode takes no line while its own agent works or is about to; an
     answer saved for a hub agent (owed until that agent calls) is not a reason to wait."""
-    argv = [sys.executable, "-m", "asks", "--data-dir", str(launch.data_dir), "hub",
-            "--mcp-port", "0"]
-    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, cwd=ROOT, bufsize=0,
-                            env={**os.environ, **launch.env, "PYTHONPATH": str(ROOT)})
+    argv = [
+        sys.executable,
+        "-m",
+        "asks",
+        "--data-dir",
+        str(launch.data_dir),
+        "hub",
+        "--mcp-port",
+        "0",
+    ]
+    proc = subprocess.Popen(
+        argv,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+        bufsize=0,
+        env={**os.environ, **launch.env, "PYTHONPATH": str(ROOT)},
+    )
     assert proc.stdin is not None
     seen = bytearray()
     try:
         url = read_until(proc, r"Hub on (http://127\.0\.0\.1:\d+/mcp)", seen)[1]
         async with agent(url, token_of(launch), "planner") as session:
-            queued = await session.call_tool("ask_user_question",
-                                             {"questions": [DB], "blocking": False})
+            queued = await session.call_tool(
+                "ask_user_question", {"questions": [DB], "blocking": False}
+            )
             [qid] = ids_in(text_of(queued))[:1]
             await in_thread(read_until, proc, rf"new question {qid}", seen)
             proc.stdin.write(f"/asks {qid}\n2\n@planner Thanks.\n".encode())

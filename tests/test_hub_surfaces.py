@@ -60,12 +60,20 @@ async def test_hooks_fire_for_an_outside_agent_and_name_it(
     with its label in the payload — also on the events that carry no source of their own
     (the answer saved, the delivery)."""
     out = tmp_path / "hook.jsonl"
-    kinds = [EventKind.QUESTION_ASKED, EventKind.WAIT_OPENED, EventKind.ANSWER_SAVED,
-             EventKind.WAIT_ENDED, EventKind.DELIVERED]
+    kinds = [
+        EventKind.QUESTION_ASKED,
+        EventKind.WAIT_OPENED,
+        EventKind.ANSWER_SAVED,
+        EventKind.WAIT_ENDED,
+        EventKind.DELIVERED,
+    ]
     reports: list[str] = []
     commands = {kind: hook(out) for kind in kinds}
-    async with hooks.running(rig.host.surface_port, SESSION, commands, HANG, reports.append), \
-            client(hub, "reviewer") as session, trio.open_nursery() as nursery:
+    async with (
+        hooks.running(rig.host.surface_port, SESSION, commands, HANG, reports.append),
+        client(hub, "reviewer") as session,
+        trio.open_nursery() as nursery,
+    ):
         results: list[Any] = []
 
         async def ask() -> None:
@@ -93,19 +101,28 @@ async def test_the_web_bridge_lists_an_agents_questions_and_answers_reach_only_i
     await nursery.start(bridge.run)
     assert bridge.url is not None
     origin = f"http://{urlsplit(bridge.url).netloc}"
-    async with client(hub, "planner") as planner, client(hub, "reviewer") as reviewer, \
-            httpx.AsyncClient(base_url=origin, timeout=30) as browser:
+    async with (
+        client(hub, "planner") as planner,
+        client(hub, "reviewer") as reviewer,
+        httpx.AsyncClient(base_url=origin, timeout=30) as browser,
+    ):
         await planner.call_tool("ask_user_question", {"questions": [DB], "blocking": False})
         await reviewer.call_tool("ask_user_question", {"questions": [DB], "blocking": False})
         page = (await browser.get(f"/?token={bridge.token}")).text
         assert page.count("Which database?") == 2
         assert "asked by planner" in page and "asked by reviewer" in page
-        [planners] = [t for t in rig.host.tabs
-                      if rig.host.question(t).source == "planner"]  # type: ignore[arg-type]
-        answered = await browser.post(f"/answer?token={bridge.token}", data={
-            "csrf": bridge.csrf_token, "question": planners.id,  # type: ignore[union-attr]
-            "incarnation": str(planners.incarnation), "choice": "1",  # type: ignore[union-attr]
-            "action": "answer"}, headers={"Origin": origin})
+        [planners] = [t for t in rig.host.tabs if rig.host.question(t).source == "planner"]  # type: ignore[arg-type]
+        answered = await browser.post(
+            f"/answer?token={bridge.token}",
+            data={
+                "csrf": bridge.csrf_token,
+                "question": planners.id,  # type: ignore[union-attr]
+                "incarnation": str(planners.incarnation),
+                "choice": "1",  # type: ignore[union-attr]
+                "action": "answer",
+            },
+            headers={"Origin": origin},
+        )
         assert answered.status_code == 303, answered.text
         got_reviewer = text_of(await reviewer.call_tool("check_answers", {}))
         got_planner = text_of(await planner.call_tool("check_answers", {}))

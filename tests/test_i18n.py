@@ -146,17 +146,27 @@ def test_plural_forms_follow_each_language() -> None:
         translator = Translator(lang)
         return [translator.ngettext(one, many, n).format(count=n) for n in counts]
 
-    assert forms("en", 1, 2, 0) == ["1 question pending", "2 questions pending",
-                                     "0 questions pending"]
+    assert forms("en", 1, 2, 0) == [
+        "1 question pending",
+        "2 questions pending",
+        "0 questions pending",
+    ]
     assert forms("de", 1, 2) == ["1 Frage offen", "2 Fragen offen"]
     assert forms("ru", 1, 3, 5, 11, 21, 22, 25) == [
-        "1 вопрос ожидает", "3 вопроса ожидают", "5 вопросов ожидают", "11 вопросов ожидают",
-        "21 вопрос ожидает", "22 вопроса ожидают", "25 вопросов ожидают",
+        "1 вопрос ожидает",
+        "3 вопроса ожидают",
+        "5 вопросов ожидают",
+        "11 вопросов ожидают",
+        "21 вопрос ожидает",
+        "22 вопроса ожидают",
+        "25 вопросов ожидают",
     ]
-    assert forms("uk", 1, 2, 5) == ["1 питання очікує", "2 питання очікують",
-                                     "5 питань очікують"]
-    assert forms("fr", 0, 1, 2) == ["0 question en attente", "1 question en attente",
-                                    "2 questions en attente"]  # French: 0 is singular
+    assert forms("uk", 1, 2, 5) == ["1 питання очікує", "2 питання очікують", "5 питань очікують"]
+    assert forms("fr", 0, 1, 2) == [
+        "0 question en attente",
+        "1 question en attente",
+        "2 questions en attente",
+    ]  # French: 0 is singular
     assert forms("pt_BR", 0, 2)[0] == "0 pergunta pendente"
     assert forms("pt", 0, 1)[0] == "0 perguntas pendentes"
     assert forms("zh", 1, 7) == ["1 个问题待答", "7 个问题待答"]
@@ -383,16 +393,19 @@ def test_refusals_and_notices_reach_the_person_in_german(rig: Rig) -> None:
         rig.blocker("c1", q("Which region?", header="Region"))
         assert port.toggle_collapse_nowait() is Refusal.BLOCKER_WAITING
         assert rig.host.notice == (
-            "Eine erforderliche Frage wartet; das Panel lässt sich nicht einklappen.")
+            "Eine erforderliche Frage wartet; das Panel lässt sich nicht einklappen."
+        )
         assert port.enter_panel_nowait("q-nope") is Refusal.UNKNOWN_QUESTION
         assert rig.host.notice == "Keine offene Frage mit der ID q-nope."
         assert Refusal.NOT_SAVED.text == (
-            "Nicht gespeichert: das Speichern ist fehlgeschlagen. Dein Entwurf bleibt erhalten.")
+            "Nicht gespeichert: das Speichern ist fehlgeschlagen. Dein Entwurf bleibt erhalten."
+        )
         rig.ops.fail_next_append("resolved")
         rig.answer_option(rig.ref("c1"), 0)
         notice = rig.host.notice or ""
         assert notice.startswith("Nicht gespeichert: ") and notice.endswith(
-            " Dein Entwurf bleibt erhalten.")
+            " Dein Entwurf bleibt erhalten."
+        )
     assert port.toggle_collapse_nowait() is Refusal.BLOCKER_WAITING
     assert rig.host.notice == "A required question is waiting; it cannot be collapsed."
     assert Refusal.NOT_SAVED.text == "Not saved: storage failed. Your draft is kept."
@@ -407,8 +420,13 @@ async def test_web_error_pages_in_german(rig: Rig, nursery: trio.Nursery) -> Non
     assert bridge.url is not None
     parts = urlsplit(bridge.url)
     async with httpx.AsyncClient(base_url=f"http://{parts.netloc}", timeout=10) as client:
-        data = {"csrf": bridge.csrf_token, "question": ref.id,
-                "incarnation": str(ref.incarnation), "choice": "0", "custom": "both"}
+        data = {
+            "csrf": bridge.csrf_token,
+            "question": ref.id,
+            "incarnation": str(ref.incarnation),
+            "choice": "0",
+            "custom": "both",
+        }
         both = await client.post(f"/answer?token={bridge.token}", data=data)
         assert both.status_code == 400 and "<h1>Zwei Antworten</h1>" in both.text
         assert "wähle „Etwas eingeben.“, um den Text zu senden" in both.text
@@ -439,15 +457,18 @@ def test_line_mode_prompts_and_refusals_in_german() -> None:
     three = QuestionSpec("Pick?", "H", (Option("Red"), Option("Green"), Option("Blue")))
     multi = QuestionSpec("Pick some?", "H", three.options, multi_select=True)
     english = line_prompts.how_to_answer(three, required=True)
-    assert english == "  Type an option number (1-3) or your own answer · notes after // · " \
-                      "/decline · /later defers it"
+    assert (
+        english == "  Type an option number (1-3) or your own answer · notes after // · "
+        "/decline · /later defers it"
+    )
     with i18n.use(Translator("de")):
         assert line_prompts.how_to_answer(three, required=True) == (
             "  Gib eine Optionsnummer ein (1-3) oder eine eigene Antwort · Notizen nach // · "
             "/decline · /later stellt sie zurück"
         )
         assert "Optionsnummern ein (etwa 1,3; 1-3)" in line_prompts.how_to_answer(
-            multi, required=False)
+            multi, required=False
+        )
         assert line_prompts.parse_answer(three, "7") == "Es gibt keine Option 7: wähle 1-3."
         assert line_prompts.parse_answer(three, "1,2") == (
             "Diese Frage nimmt eine Antwort: gib eine Nummer ein."
@@ -508,7 +529,10 @@ def test_the_wheel_ships_the_compiled_catalogs(tmp_path: Path) -> None:
     )
     done = subprocess.run(
         [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(unpacked)!r}); {probe}"],
-        capture_output=True, text=True, check=False, cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr
     catalogs, review = done.stdout.splitlines()

@@ -352,19 +352,38 @@ def test_non_increasing_seq_is_skipped(data_dir: Path) -> None:
 @pytest.mark.parametrize(
     "body",
     [
-        {"type": "tool_result", "call_id": "c", "outcome": "answered", "text": "t",
-         "details": [1, 2]},
+        {
+            "type": "tool_result",
+            "call_id": "c",
+            "outcome": "answered",
+            "text": "t",
+            "details": [1, 2],
+        },
         {"type": "tool_result", "call_id": "c", "outcome": "maybe", "text": "t", "details": {}},
         {"type": "chat_message", "role": "user", "content": "x", "tool_calls": [1]},
         {"type": "chat_message", "role": "user", "content": "x", "tool_calls": None},
         {"type": "chat_message", "role": "user"},
-        {"type": "group_asked", "call_id": "c", "group_id": "g", "blocking": True,
-         "questions": [5]},
-        {"type": "resolved", "resolutions": [{"ref": {"id": "q", "incarnation": 1},
-                                              "kind": "shrugged"}]},
+        {
+            "type": "group_asked",
+            "call_id": "c",
+            "group_id": "g",
+            "blocking": True,
+            "questions": [5],
+        },
+        {
+            "type": "resolved",
+            "resolutions": [{"ref": {"id": "q", "incarnation": 1}, "kind": "shrugged"}],
+        },
     ],
-    ids=["details-list", "bad-outcome", "call-not-object", "calls-null", "no-content",
-         "question-not-object", "bad-kind"],
+    ids=[
+        "details-list",
+        "bad-outcome",
+        "call-not-object",
+        "calls-null",
+        "no-content",
+        "question-not-object",
+        "bad-kind",
+    ],
 )
 def test_malformed_entry_fields_are_skipped_not_fatal(
     data_dir: Path, body: dict[str, object]
@@ -384,11 +403,14 @@ def test_chat_message_fast_hook_covers_every_field() -> None:
     # entries._chat_message_hook builds ChatMessage by hand: a new field must be added there.
     assert [f.name for f in attrs.fields(ChatMessage)] == ["role", "content", "tool_calls"]
     entry = ChatMessage("assistant", "hi", ({"id": "c-1", "function": {"name": "ask"}},))
-    line = b'{"v":1,"seq":1,"ts":1.0,"type":"chat_message","role":"assistant","content":"hi",' \
+    line = (
+        b'{"v":1,"seq":1,"ts":1.0,"type":"chat_message","role":"assistant","content":"hi",'
         b'"tool_calls":[{"id":"c-1","function":{"name":"ask"}}]}'
+    )
     assert decode(line) == Record(1, 1.0, entry)
-    assert decode(line.replace(b',"tool_calls":[{"id":"c-1","function":{"name":"ask"}}]', b"")) \
-        == Record(1, 1.0, ChatMessage("assistant", "hi"))
+    assert decode(
+        line.replace(b',"tool_calls":[{"id":"c-1","function":{"name":"ask"}}]', b"")
+    ) == Record(1, 1.0, ChatMessage("assistant", "hi"))
 
 
 def test_paused_gc_resumes_with_new_objects_in_the_oldest_generation() -> None:

@@ -34,8 +34,17 @@ def rig(tmp_path: Path) -> Iterator[Rig]:
 # =========================================================================== 9b: the predicate
 @pytest.mark.parametrize(
     "line",
-    ["/quit", "/help", "  /asks q-1  ", "/language de", "/web", "/x", "/my-command arg",
-     "/a_b", "/quit\t"],
+    [
+        "/quit",
+        "/help",
+        "  /asks q-1  ",
+        "/language de",
+        "/web",
+        "/x",
+        "/my-command arg",
+        "/a_b",
+        "/quit\t",
+    ],
 )
 def test_chat_commands(line: str) -> None:
     assert is_chat_command(line)
@@ -43,8 +52,21 @@ def test_chat_commands(line: str) -> None:
 
 @pytest.mark.parametrize(
     "line",
-    ["", "/", "//quit", "/tmp/x", "/2", "/-x", "see /help", "quit", "mixed/quit", "/quit.",
-     "/quit/", "/é", "a /quit"],
+    [
+        "",
+        "/",
+        "//quit",
+        "/tmp/x",
+        "/2",
+        "/-x",
+        "see /help",
+        "quit",
+        "mixed/quit",
+        "/quit.",
+        "/quit/",
+        "/é",
+        "a /quit",
+    ],
 )
 def test_not_chat_commands(line: str) -> None:
     assert not is_chat_command(line)
@@ -95,8 +117,9 @@ def test_the_first_enter_after_stray_typing_asks_and_the_second_chooses(rig: Rig
     assert host.confirming == Armed(PanelCommand.CONFIRM, b, Confirm.AFTER_STRAY)
     assert not host.focus.stray_mark
     rig.press(PanelCommand.CONFIRM)
-    assert [r["resolutions"][0]["answer"]["option_indices"] for r in rig.lines_of("resolved")] \
-        == [[0]]
+    assert [r["resolutions"][0]["answer"]["option_indices"] for r in rig.lines_of("resolved")] == [
+        [0]
+    ]
 
 
 @pytest.mark.parametrize("command", [PanelCommand.DOWN, PanelCommand.NEXT_TAB, "digit"])
@@ -244,8 +267,10 @@ def test_esc_on_a_required_tab_names_the_keys_that_work(rig: Rig) -> None:
     assert host.notice == "This question is required: answer it, answer it later, or decline it."
     host.keys.name_keys({PanelCommand.DEFER: "F5", PanelCommand.DECLINE: "Ctrl+X"})
     host.command_nowait(PanelCommand.PAUSE)
-    assert host.notice == ("This question is required: answer it, press F5 to answer later, "
-                           "or Ctrl+X twice to decline.")
+    assert host.notice == (
+        "This question is required: answer it, press F5 to answer later, "
+        "or Ctrl+X twice to decline."
+    )
     assert host.focus.panel_focused and rig.lines_of("resolved") == []
 
 
@@ -259,8 +284,9 @@ def test_a_chat_command_in_the_note_for_all_questions_waits_at_review(rig: Rig) 
     host.set_group_note_nowait("for staging\n/quit")
     host.command_nowait(PanelCommand.CONFIRM)
     assert not wait.done and rig.lines_of("resolved") == []
-    assert host.confirming == Armed(PanelCommand.CONFIRM, ReviewKey("c1"), Confirm.CHAT_COMMAND,
-                                    "/quit")
+    assert host.confirming == Armed(
+        PanelCommand.CONFIRM, ReviewKey("c1"), Confirm.CHAT_COMMAND, "/quit"
+    )
     host.command_nowait(PanelCommand.CONFIRM)
     assert wait.done
     [saved] = rig.lines_of("resolved")

@@ -59,8 +59,9 @@ GAPS = st.lists(st.floats(0.01, TYPING_GUARD * 0.9), min_size=12, max_size=12)
 # line starting with a digit or a space is a row jump / toggle on an option row: see NOTES)
 CHAT_LINES = st.one_of(
     st.sampled_from(["/help", "/quit", "/asks q-1", "/web", "fix the tests", "ok 2", "/tmp/x"]),
-    st.builds(str.__add__, st.sampled_from(list("abxyz/")),
-              st.text(alphabet="abc xyz/-12", max_size=10)),
+    st.builds(
+        str.__add__, st.sampled_from(list("abxyz/")), st.text(alphabet="abc xyz/-12", max_size=10)
+    ),
 )
 
 
@@ -74,7 +75,10 @@ class LayerMachine(RuleBasedStateMachine):
         self.chat = ChatEditor(self.sent.append)
         self.prompt_widget = urwid.Edit()  # stands in for a modal prompt: takes every key
         self.layer = AsksLayer(
-            self.host.panel_port, self.chat, prompt=self.prompt_widget, clock=self.rig.clock,
+            self.host.panel_port,
+            self.chat,
+            prompt=self.prompt_widget,
+            clock=self.rig.clock,
             bell=lambda: None,
         )
         self.prompts: list[FocusTarget] = []
@@ -119,8 +123,11 @@ class LayerMachine(RuleBasedStateMachine):
     def _ended_by_person(self) -> int:
         """Declines and deferrals in the journal (nothing inattentive may produce one)."""
         resolved = sum(
-            1 for r in self.rig.lines() if r["type"] == "resolved"
-            for x in r["resolutions"] if x["kind"] == "declined"
+            1
+            for r in self.rig.lines()
+            if r["type"] == "resolved"
+            for x in r["resolutions"]
+            if x["kind"] == "declined"
         )
         deferred = sum(1 for r in self.rig.lines_of("tool_result") if r["outcome"] == "deferred")
         return resolved + deferred
@@ -156,8 +163,13 @@ class LayerMachine(RuleBasedStateMachine):
             self.handed_over = True
 
     # ------------------------------------------------------------------ the person
-    @rule(text=LETTERS, gaps=GAPS, arrive_at=st.integers(-1, 11), blocking=st.booleans(),
-          enter=st.booleans())
+    @rule(
+        text=LETTERS,
+        gaps=GAPS,
+        arrive_at=st.integers(-1, 11),
+        blocking=st.booleans(),
+        enter=st.booleans(),
+    )
     def typing_burst(
         self, text: str, gaps: list[float], arrive_at: int, blocking: bool, enter: bool
     ) -> None:
@@ -190,10 +202,22 @@ class LayerMachine(RuleBasedStateMachine):
             self.handed_over = False
 
     @precondition(lambda self: not self.host.focus.foreign_active)
-    @rule(line=CHAT_LINES, gaps=GAPS, first_gap=st.floats(0.01, 2 * TYPING_GUARD),
-          arrive_at=st.integers(0, 11), blocking=st.booleans(), again=st.booleans())
+    @rule(
+        line=CHAT_LINES,
+        gaps=GAPS,
+        first_gap=st.floats(0.01, 2 * TYPING_GUARD),
+        arrive_at=st.integers(0, 11),
+        blocking=st.booleans(),
+        again=st.booleans(),
+    )
     def inattentive_line(
-        self, *, line: str, gaps: list[float], first_gap: float, arrive_at: int, blocking: bool,
+        self,
+        *,
+        line: str,
+        gaps: list[float],
+        first_gap: float,
+        arrive_at: int,
+        blocking: bool,
         again: bool,
     ) -> None:
         """Rule 9: a chat line typed at any moment without looking where the keys go."""
@@ -223,14 +247,17 @@ class LayerMachine(RuleBasedStateMachine):
         ref, _notes = editor
         text = before.replace("\0", line) if "\0" in before else before + line
         submitted = ref not in self.host.projection.pending or (
-            self.host.draft(ref).staged != drafts[ref].staged)
+            self.host.draft(ref).staged != drafts[ref].staged
+        )
         if self.handed_over:
             assert not submitted, "rule 9: a line typed into an editor nobody chose was sent"
         if not submitted:
             assert self._editor_text(editor) == text, "rule 9: typing in an editor was lost"
         command = chat_command_line(text, self.host.draft(ref).notes if not _notes else "")
-        event(f"inattentive line: editor, {'submitted' if submitted else 'kept'}"
-              f"{', a chat command' if command else ''}{', handed' if self.handed_over else ''}")
+        event(
+            f"inattentive line: editor, {'submitted' if submitted else 'kept'}"
+            f"{', a chat command' if command else ''}{', handed' if self.handed_over else ''}"
+        )
         if command is not None:
             assert not submitted, f"rule 9b: {command!r} was sent as an answer at one Enter"
             assert self._panel_saves() == saves
@@ -272,8 +299,9 @@ class LayerMachine(RuleBasedStateMachine):
         if waits_before and self.host.live_waits and not self.host.focus.foreign_active:
             assert self.host.focus.panel_focused, "rule 4: a key left a pending blocker"
 
-    @precondition(lambda self: self.host.focus.keys_to_panel
-                  and isinstance(self.host.selected, QuestionRef))
+    @precondition(
+        lambda self: self.host.focus.keys_to_panel and isinstance(self.host.selected, QuestionRef)
+    )
     @rule(text=LETTERS, newline=st.booleans())
     def opens_the_editor(self, text: str, newline: bool) -> None:
         """The person jumps to ``Type something.`` (row 4) and types a draft on purpose."""
@@ -334,11 +362,15 @@ class LayerMachine(RuleBasedStateMachine):
         """The blocker ends elsewhere: the keyboard goes back where the claim took it from."""
         for ref in self.host.live_waits[0].refs:
             if ref in self.host.projection.pending:
-                self.host.answer_from_nowait(ref.id, ref.incarnation,
-                                             Answer(AnswerKind.OPTION, (0,)), source="web")
+                self.host.answer_from_nowait(
+                    ref.id, ref.incarnation, Answer(AnswerKind.OPTION, (0,)), source="web"
+                )
 
-    @precondition(lambda self: not self.host.live_waits and not self.host.focus.foreign_active
-                  and self.host.tabs)
+    @precondition(
+        lambda self: (
+            not self.host.live_waits and not self.host.focus.foreign_active and self.host.tabs
+        )
+    )
     @rule(text=LETTERS, newline=st.booleans())
     def blocker_interrupts_an_answer(self, text: str, newline: bool) -> None:
         """Defect 3's set-up: the person is writing an async answer when a blocker comes and
@@ -410,8 +442,11 @@ class LayerMachine(RuleBasedStateMachine):
             solid = border.startswith("┌─")
             assert solid == (keyboard.to is KeysTo.PANEL), "9c: the border disagrees"
         if self.host.tabs or keyboard.to is KeysTo.PROMPT:
-            named = {KeysTo.CHAT: "keys: chat", KeysTo.PROMPT: "keys: prompt",
-                     KeysTo.PANEL: "keys: "}[keyboard.to]
+            named = {
+                KeysTo.CHAT: "keys: chat",
+                KeysTo.PROMPT: "keys: prompt",
+                KeysTo.PANEL: "keys: ",
+            }[keyboard.to]
             assert named in status, f"9c: the status line says {status!r}"
             if keyboard.to is KeysTo.PANEL:
                 assert "keys: chat" not in status and "keys: prompt" not in status

@@ -85,12 +85,17 @@ def test_notes_mark_and_yes_no() -> None:
     assert split_notes("a // b // c") == ("a", "b // c")
     assert split_notes("//x") == ("", "x")
     assert [parse_yes_no(w) for w in ("y", "YES", "", "n", "no", "maybe")] == [
-        True, True, False, False, False, None]
+        True,
+        True,
+        False,
+        False,
+        False,
+        None,
+    ]
 
 
 # ---------------------------------------------------------------------------- the printer
-def test_streamed_text_is_printed_line_by_line_and_an_escape_split_across_deltas_is_inert(
-) -> None:
+def test_streamed_text_is_printed_line_by_line_and_an_escape_split_across_deltas_is_inert() -> None:
     transcript, stream = Transcript(), io.StringIO()
     TranscriptPrinter(transcript, Output(stream, interactive=False)).start()
     entry = transcript.add(EntryKind.AGENT, "", "model", done=False)
@@ -104,7 +109,8 @@ def test_streamed_text_is_printed_line_by_line_and_an_escape_split_across_deltas
     transcript.add(EntryKind.USER, "typed by the person")  # the prompt echo shows it
     transcript.finish(tool, " → done")
     assert stream.getvalue() == (
-        "agent> one\n  two  red\ntool: work · seconds: 1 …\ntool: work · seconds: 1 → done\n")
+        "agent> one\n  two  red\ntool: work · seconds: 1 …\ntool: work · seconds: 1 → done\n"
+    )
 
 
 # ---------------------------------------------------------------------------- the command
@@ -116,29 +122,48 @@ class Session:
         self.data_dir = tmp / "data"
         self.config_home = tmp / "config"
         self.config_home.mkdir(parents=True)
-        self.env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_CONFIG_HOME": str(self.config_home),
-                    "PYTHONUNBUFFERED": "1", "TERM": "xterm-256color"}
+        self.env = {
+            **os.environ,
+            "PYTHONPATH": str(ROOT),
+            "XDG_CONFIG_HOME": str(self.config_home),
+            "PYTHONUNBUFFERED": "1",
+            "TERM": "xterm-256color",
+        }
 
     def argv(self, *args: str, script: str | None = None) -> list[str]:
         words = [sys.executable, "-m", "asks", "--data-dir", str(self.data_dir), *args]
         return words + (["--script", str(SCRIPTS / script)] if script else [])
 
-    def run(self, stdin: str, *args: str, script: str | None = None
-            ) -> subprocess.CompletedProcess[bytes]:
-        return subprocess.run(self.argv(*args, script=script), input=stdin.encode(),
-                              capture_output=True, env=self.env, cwd=ROOT, timeout=120,
-                              check=False)
+    def run(
+        self, stdin: str, *args: str, script: str | None = None
+    ) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run(
+            self.argv(*args, script=script),
+            input=stdin.encode(),
+            capture_output=True,
+            env=self.env,
+            cwd=ROOT,
+            timeout=120,
+            check=False,
+        )
 
     def popen(self, *args: str, script: str | None = None) -> subprocess.Popen[bytes]:
-        return subprocess.Popen(self.argv(*args, script=script), stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self.env,
-                                cwd=ROOT, bufsize=0)
+        return subprocess.Popen(
+            self.argv(*args, script=script),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=self.env,
+            cwd=ROOT,
+            bufsize=0,
+        )
 
     def pty(self, *args: str, script: str | None = None, **env: str) -> PtyApp:
         argv = ["--data-dir", str(self.data_dir), *args]
         argv += ["--script", str(SCRIPTS / script)] if script else []
-        return PtyApp(argv, cols=120, rows=40,
-                      env={"XDG_CONFIG_HOME": str(self.config_home), **env})
+        return PtyApp(
+            argv, cols=120, rows=40, env={"XDG_CONFIG_HOME": str(self.config_home), **env}
+        )
 
     def records(self) -> list[dict[str, Any]]:
         (path,) = self.data_dir.glob("*.jsonl")
@@ -165,8 +190,11 @@ def assert_delivered_exactly_once(session: Session) -> Counter[tuple[str, int]]:
     """Every saved unit is named by exactly one receipt; returns the receipts' counts."""
     saved = {ref_key(r["ref"]) for line in session.of_type("resolved") for r in line["resolutions"]}
     receipts: Counter[tuple[str, int]] = Counter(
-        ref_key(d) for line in session.records()
-        if line["type"] in ("tool_result", "feedback_delivered") for d in line["delivered"])
+        ref_key(d)
+        for line in session.records()
+        if line["type"] in ("tool_result", "feedback_delivered")
+        for d in line["delivered"]
+    )
     assert set(receipts) == saved and all(n == 1 for n in receipts.values()), (saved, receipts)
     return receipts
 
@@ -198,12 +226,20 @@ def test_piped_session_answers_after_bad_lines_and_writes_no_escape_sequences(
     assert lines[0] == "agent> LINE-START  red"  # the OSC title and colours were stripped
     at = lines.index("answer> 7")
     assert lines[at - 1].endswith("/decline · /later defers it")
-    assert lines[at:at + 6] == [
-        "answer> 7", "-- There is no option 7: choose 1-3.",
-        "answer> 1,,9", "-- “1,,9” is not a list of option numbers: write them like 1,3.",
-        "answer> 2 // leafy", "result (answered): Pick a colour? → Green (notes: leafy)"]
+    assert lines[at : at + 6] == [
+        "answer> 7",
+        "-- There is no option 7: choose 1-3.",
+        "answer> 1,,9",
+        "-- “1,,9” is not a list of option numbers: write them like 1,3.",
+        "answer> 2 // leafy",
+        "result (answered): Pick a colour? → Green (notes: leafy)",
+    ]
     assert "     | grass" in lines and "     warm" in lines  # preview and description
-    assert lines[at + 6:at + 9] == ["agent> BLOCK-DONE: Green", "you> hello", "agent> ECHO: hello"]
+    assert lines[at + 6 : at + 9] == [
+        "agent> BLOCK-DONE: Green",
+        "you> hello",
+        "agent> ECHO: hello",
+    ]
     (resolved,) = session.of_type("resolved")  # bad lines saved nothing
     assert resolved["source"] == "line"
     assert resolved["resolutions"][0]["answer"]["option_indices"] == [1]
@@ -222,8 +258,9 @@ def test_end_of_input_at_a_blocking_question_interrupts_its_wait_and_never_decli
     assert session.of_type("resolved") == []  # pending, never declined
     again = session.run("/asks\n", "--resume", session.session_id())
     assert_clean_end(again, session)
-    assert re.search(rf"^  {QUESTION_ID} \[Colour\] Pick a colour\?$", again.stdout.decode(),
-                     re.MULTILINE)
+    assert re.search(
+        rf"^  {QUESTION_ID} \[Colour\] Pick a colour\?$", again.stdout.decode(), re.MULTILINE
+    )
 
 
 def test_a_group_one_question_at_a_time_with_multi_select_then_free_text_digits(
@@ -249,9 +286,10 @@ def test_after_the_last_question_of_a_group_an_optional_note_goes_with_the_answe
     assert_clean_end(done, session)
     lines = out_lines(done)
     prompt = "Note for all questions (optional, Enter skips): "
-    assert lines[lines.index(prompt + "/quit") + 1:][:2] == [
+    assert lines[lines.index(prompt + "/quit") + 1 :][:2] == [
         "-- A note cannot start with /: type the note, or press Enter to skip it.",
-        prompt + "for the demo box"]  # a command never becomes the note
+        prompt + "for the demo box",
+    ]  # a command never becomes the note
     assert "agent> GROUP-DONE: Dog, Chips, Fruit" in lines
     assert "  note for all questions: for the demo box" in lines  # the result card
     assert "agent> ECHO: hello" in lines  # the line after the note is chat again
@@ -294,7 +332,7 @@ def test_permission_prompt_asks_again_after_a_bad_reply(session: Session) -> Non
     assert_clean_end(done, session)
     lines = out_lines(done)
     prompt = "Allow the agent to run: make deploy? [y/N] "
-    assert lines[lines.index(prompt + "maybe") + 1:][:2] == ["-- Answer y or n.", prompt + "y"]
+    assert lines[lines.index(prompt + "maybe") + 1 :][:2] == ["-- Answer y or n.", prompt + "y"]
     assert "permission (allowed): Allow the agent to run: make deploy" in lines
     denied = Session(session.tmp / "second")
     done = denied.run("", script="line_permission.toml")  # end of input: nobody allows it
@@ -404,9 +442,12 @@ def test_web_in_line_mode_serves_the_questions_and_says_a_browser_answer(
     action = re.search(r'<form method="post" action="([^"]+)"', page.text)
     assert action is not None
     origin = url.split("/?", 1)[0]
-    answer = httpx.post(origin + action[1].replace("&amp;", "&"),
-                        data={**fields, "choice": "2", "action": "answer"},
-                        headers={"Origin": origin}, timeout=WAIT)
+    answer = httpx.post(
+        origin + action[1].replace("&amp;", "&"),
+        data={**fields, "choice": "2", "action": "answer"},
+        headers={"Origin": origin},
+        timeout=WAIT,
+    )
     assert answer.status_code in (200, 303), answer.text
     app.wait_for(r"^-- Colour answered in the browser: Blue$")
     app.wait_for(r"^agent> BLOCK-DONE: Blue\nyou>$")
@@ -480,8 +521,9 @@ def test_unknown_commands_say_so_and_quit_ends_at_once(session: Session) -> None
     assert "-- Unknown command /nope. Try /help." in lines
     assert "-- No pending questions." in lines
     assert not any("never sent" in line for line in lines)
-    assert not any(r["type"] == "chat_message" and "never sent" in r["content"]
-                   for r in session.records())
+    assert not any(
+        r["type"] == "chat_message" and "never sent" in r["content"] for r in session.records()
+    )
 
 
 def test_line_mode_speaks_the_persons_language_and_the_model_reads_english(
@@ -492,12 +534,17 @@ def test_line_mode_speaks_the_persons_language_and_the_model_reads_english(
     assert done.returncode == 0, done.stderr.decode()
     lines = out_lines(done)
     at = lines.index("antwort> 7")
-    assert lines[at:at + 4] == [
-        "antwort> 7", "-- Es gibt keine Option 7: wähle 1-3.",
-        "antwort> /nope", "-- Unbekannter Befehl /nope. Versuche /help."]
+    assert lines[at : at + 4] == [
+        "antwort> 7",
+        "-- Es gibt keine Option 7: wähle 1-3.",
+        "antwort> /nope",
+        "-- Unbekannter Befehl /nope. Versuche /help.",
+    ]
     assert "Agent> BLOCK-DONE: Green" in lines  # the model's text stays as it said it
-    assert "-- Zeilenmodus: gib eine Nachricht ein und drücke Enter, um sie an den Agenten zu " \
-           "senden." in lines
+    assert (
+        "-- Zeilenmodus: gib eine Nachricht ein und drücke Enter, um sie an den Agenten zu "
+        "senden." in lines
+    )
     assert "   /asks listet offene Fragen · /asks ID beantwortet eine · /help · /quit" in lines
     (result,) = session.of_type("tool_result")
     assert "Green" in result["text"] and "Antwort" not in result["text"]  # what the model reads

@@ -57,8 +57,9 @@ def ask(questions: list[dict[str, Any]], blocking: bool = True) -> str:
     return json.dumps({"questions": questions, "blocking": blocking})
 
 
-COLOUR = [{"question": "Colour?", "header": "Colour",
-           "options": [{"label": "Red"}, {"label": "Blue"}]}]
+COLOUR = [
+    {"question": "Colour?", "header": "Colour", "options": [{"label": "Red"}, {"label": "Blue"}]}
+]
 
 
 @attrs.define(eq=False)
@@ -70,8 +71,14 @@ class GateTool:
     running: bool = False
 
     def schema(self) -> dict[str, Any]:
-        return {"type": "function", "function": {"name": self.name, "description": "wait",
-                                                 "parameters": {"type": "object"}}}
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": "wait",
+                "parameters": {"type": "object"},
+            },
+        }
 
     async def run(self, call: ToolCall, context: ToolContext) -> str:
         self.running = True
@@ -87,8 +94,14 @@ class Rig:
         self.broker = PromptBroker(self.host)
         self.gate = GateTool()
         self.model = OpenAIModel(Settings("test", url, KEY, **settings), GUIDANCE)
-        self.agent = Agent(self.host, self.model, [WorkTool(), self.gate], self.transcript,
-                           self.broker.confirm, guidance=GUIDANCE)
+        self.agent = Agent(
+            self.host,
+            self.model,
+            [WorkTool(), self.gate],
+            self.transcript,
+            self.broker.confirm,
+            guidance=GUIDANCE,
+        )
 
     def texts(self, kind: EntryKind) -> list[str]:
         return [e.text for e in self.transcript.entries if e.kind is kind]
@@ -159,8 +172,10 @@ async def test_first_request_offers_the_ask_tool_with_guidance(
 async def test_without_ui_the_ask_tool_is_not_offered_and_a_call_gets_no_ui(
     tmp_path: Path, server: FakeOpenAI
 ) -> None:
-    server.queue(Reply("asking anyway", [Call("ask_user_question", ask(COLOUR), "c1")]),
-                 Reply("fine, I assume Red"))
+    server.queue(
+        Reply("asking anyway", [Call("ask_user_question", ask(COLOUR), "c1")]),
+        Reply("fine, I assume Red"),
+    )
     rig = Rig(tmp_path, server.url, ui=False)
     assert await one_turn(rig) is TurnOutcome.FINISHED
     first, second = server.seen
@@ -177,8 +192,13 @@ async def test_streamed_tool_calls_are_assembled_and_answered_in_order(
 ) -> None:
     work = json.dumps({"seconds": 0, "label": "compile"})
     server.queue(
-        Reply("Let me ask and work.", [Call("ask_user_question", ask(COLOUR, blocking=False),
-                                             "call_a"), Call("work", work, "call_b")]),
+        Reply(
+            "Let me ask and work.",
+            [
+                Call("ask_user_question", ask(COLOUR, blocking=False), "call_a"),
+                Call("work", work, "call_b"),
+            ],
+        ),
         Reply("All done."),
     )
     rig = Rig(tmp_path, server.url)
@@ -188,8 +208,11 @@ async def test_streamed_tool_calls_are_assembled_and_answered_in_order(
     assistant = second.messages[2]
     assert assistant["content"] == "Let me ask and work."
     assert assistant["tool_calls"] == [
-        {"id": "call_a", "type": "function",
-         "function": {"name": "ask_user_question", "arguments": ask(COLOUR, blocking=False)}},
+        {
+            "id": "call_a",
+            "type": "function",
+            "function": {"name": "ask_user_question", "arguments": ask(COLOUR, blocking=False)},
+        },
         {"id": "call_b", "type": "function", "function": {"name": "work", "arguments": work}},
     ]
     results = {m["tool_call_id"]: m["content"] for m in second.messages[3:]}
@@ -211,20 +234,29 @@ async def test_a_blocking_answer_reaches_the_model_as_the_tool_result(
         rig.agent.send_nowait("pick for me")
         await rig.until(lambda: rig.host.live_waits)
         rig.answer(row=1)
-        await rig.until(lambda: rig.texts(EntryKind.AGENT) == ["Blue!"]
-                        and rig.agent.state is AgentState.IDLE)
+        await rig.until(
+            lambda: rig.texts(EntryKind.AGENT) == ["Blue!"] and rig.agent.state is AgentState.IDLE
+        )
     tool = server.seen[1].messages[-1]
-    assert tool == {"role": "tool", "tool_call_id": "call_q",
-                    "content": 'User has answered your questions: "Colour?"="Blue". '
-                               "You can now continue with the user's answers in mind."}
+    assert tool == {
+        "role": "tool",
+        "tool_call_id": "call_q",
+        "content": 'User has answered your questions: "Colour?"="Blue". '
+        "You can now continue with the user's answers in mind.",
+    }
 
 
 async def test_feedback_is_placed_after_the_tool_results_before_the_next_call(
     tmp_path: Path, server: FakeOpenAI
 ) -> None:
     server.queue(
-        Reply("", [Call("ask_user_question", ask(COLOUR, blocking=False), "call_q"),
-                   Call("gate", "{}", "call_g")]),
+        Reply(
+            "",
+            [
+                Call("ask_user_question", ask(COLOUR, blocking=False), "call_q"),
+                Call("gate", "{}", "call_g"),
+            ],
+        ),
         Reply("Thanks for the answer."),
     )
     rig = Rig(tmp_path, server.url)
@@ -246,17 +278,27 @@ async def test_feedback_is_placed_after_the_tool_results_before_the_next_call(
 async def test_feedback_wakes_the_idle_agent_as_a_new_model_call(
     tmp_path: Path, server: FakeOpenAI
 ) -> None:
-    server.queue(Reply("Asked.", [Call("ask_user_question", ask(COLOUR, blocking=False),
-                                       "call_q")]),
-                 Reply("Turn over."), Reply("Woken: Blue."))
+    server.queue(
+        Reply("Asked.", [Call("ask_user_question", ask(COLOUR, blocking=False), "call_q")]),
+        Reply("Turn over."),
+        Reply("Woken: Blue."),
+    )
     rig = Rig(tmp_path, server.url)
     async with serving(rig):
         rig.agent.send_nowait("go")
-        await rig.until(lambda: rig.texts(EntryKind.AGENT)[-1:] == ["Turn over."]
-                        and rig.agent.state is AgentState.IDLE)
+        await rig.until(
+            lambda: (
+                rig.texts(EntryKind.AGENT)[-1:] == ["Turn over."]
+                and rig.agent.state is AgentState.IDLE
+            )
+        )
         rig.answer(row=1)
-        await rig.until(lambda: rig.texts(EntryKind.AGENT)[-1:] == ["Woken: Blue."]
-                        and rig.agent.state is AgentState.IDLE)
+        await rig.until(
+            lambda: (
+                rig.texts(EntryKind.AGENT)[-1:] == ["Woken: Blue."]
+                and rig.agent.state is AgentState.IDLE
+            )
+        )
     wake = server.seen[2]
     assert roles(wake) == ["system", "user", "assistant", "tool", "assistant", "user"]
     text = wake.messages[-1]["content"]
@@ -267,8 +309,9 @@ async def test_feedback_wakes_the_idle_agent_as_a_new_model_call(
 
 
 async def test_the_api_key_never_reaches_the_journal(tmp_path: Path, server: FakeOpenAI) -> None:
-    server.queue(Reply("", [Call("ask_user_question", ask(COLOUR, blocking=False), "c")]),
-                 Reply("done"))
+    server.queue(
+        Reply("", [Call("ask_user_question", ask(COLOUR, blocking=False), "c")]), Reply("done")
+    )
     rig = Rig(tmp_path, server.url)
     assert await one_turn(rig) is TurnOutcome.FINISHED
     assert all(s.headers["authorization"] == f"Bearer {KEY}" for s in server.seen)
@@ -278,8 +321,9 @@ async def test_the_api_key_never_reaches_the_journal(tmp_path: Path, server: Fak
 
 
 async def test_non_streaming_mode(tmp_path: Path, server: FakeOpenAI) -> None:
-    server.queue(Reply("Calling work.", [Call("work", '{"seconds": 0}', "w1")]),
-                 Reply("Whole reply."))
+    server.queue(
+        Reply("Calling work.", [Call("work", '{"seconds": 0}', "w1")]), Reply("Whole reply.")
+    )
     rig = Rig(tmp_path, server.url, stream=False)
     assert await one_turn(rig) is TurnOutcome.FINISHED
     assert [s.body.get("stream") for s in server.seen] == [None, None]
@@ -292,12 +336,18 @@ async def test_repeated_call_ids_from_the_server_are_made_unique(
 ) -> None:
     """Some local servers number calls call_0, call_1… in every reply; the host would take a
     repeated id for a retry of the earlier call, so the provider renames it."""
-    second_q = [{"question": "Size?", "header": "Size",
-                 "options": [{"label": "S"}, {"label": "L"}]}]
+    second_q = [
+        {"question": "Size?", "header": "Size", "options": [{"label": "S"}, {"label": "L"}]}
+    ]
     server.queue(
         Reply("", [Call("ask_user_question", ask(COLOUR, blocking=False), "call_0")]),
-        Reply("", [Call("ask_user_question", ask(second_q, blocking=False), "call_0"),
-                   Call("work", '{"seconds": 0}', "call_0")]),
+        Reply(
+            "",
+            [
+                Call("ask_user_question", ask(second_q, blocking=False), "call_0"),
+                Call("work", '{"seconds": 0}', "call_0"),
+            ],
+        ),
         Reply("Two questions."),
     )
     rig = Rig(tmp_path, server.url)
@@ -329,9 +379,11 @@ async def test_a_true_retry_maps_to_the_same_question(tmp_path: Path, server: Fa
     question), and the loop journals the repeated result so the journal still rebuilds the
     context. A reused id whose questions are closed is renamed (a new question)."""
     asked = ask(COLOUR, blocking=False)
-    server.queue(Reply("", [Call("ask_user_question", asked, "r1")]),
-                 Reply("", [Call("ask_user_question", asked, "r1")]),  # the retry
-                 Reply("Asked once."))
+    server.queue(
+        Reply("", [Call("ask_user_question", asked, "r1")]),
+        Reply("", [Call("ask_user_question", asked, "r1")]),  # the retry
+        Reply("Asked once."),
+    )
     rig = Rig(tmp_path, server.url)
     assert await one_turn(rig) is TurnOutcome.FINISHED
     assert len(rig.host.projection.pending) == 1 and len(rig.host.tabs) == 1
@@ -356,12 +408,16 @@ async def test_lone_surrogates_are_made_encodable_at_the_provider_edge(
     """Raw lone surrogates in text, tool names and arguments, and escaped ones inside the
     arguments' JSON, become U+FFFD once: the next requests go out, the journal rebuilds the
     same context, and every later message works."""
-    escaped = '{"questions": [{"question": "Pick\\ud800?", "header": "H\\udfff"}], ' \
-              '"blocking": false}'
+    escaped = (
+        '{"questions": [{"question": "Pick\\ud800?", "header": "H\\udfff"}], "blocking": false}'
+    )
     server.queue(
-        Reply("bad \ud800 text", [Call("nope\udc00", '{"x": "\ud800"}', "s1"),
-                                   Call("ask_user_question", escaped, "s2")]),
-        Reply("still fine"), Reply("and again"),
+        Reply(
+            "bad \ud800 text",
+            [Call("nope\udc00", '{"x": "\ud800"}', "s1"), Call("ask_user_question", escaped, "s2")],
+        ),
+        Reply("still fine"),
+        Reply("and again"),
     )
     rig = Rig(tmp_path, server.url)
     assert await one_turn(rig) is TurnOutcome.FINISHED
@@ -370,7 +426,9 @@ async def test_lone_surrogates_are_made_encodable_at_the_provider_edge(
     assistant = server.seen[1].messages[2]
     assert assistant["content"] == "bad \ufffd text"
     assert [c["function"]["name"] for c in assistant["tool_calls"]] == [
-        "nope\ufffd", "ask_user_question"]
+        "nope\ufffd",
+        "ask_user_question",
+    ]
     assert assistant["tool_calls"][0]["function"]["arguments"] == '{"x": "\ufffd"}'
     (state,) = rig.host.projection.by_ref.values()
     assert (state.question.spec.question, state.question.spec.header) == ("Pick\ufffd?", "H\ufffd")
@@ -444,9 +502,10 @@ async def test_ctrl_c_cancels_the_request_in_flight(
 async def test_an_interrupted_wait_and_tool_map_to_coded_results(
     tmp_path: Path, server: FakeOpenAI
 ) -> None:
-    server.queue(Reply("", [Call("ask_user_question", ask(COLOUR), "call_q"),
-                            Call("gate", "{}", "call_g")]),
-                 Reply("After the interruption."))
+    server.queue(
+        Reply("", [Call("ask_user_question", ask(COLOUR), "call_q"), Call("gate", "{}", "call_g")]),
+        Reply("After the interruption."),
+    )
     rig = Rig(tmp_path, server.url)
     async with serving(rig):
         rig.agent.send_nowait("go")
@@ -455,8 +514,9 @@ async def test_an_interrupted_wait_and_tool_map_to_coded_results(
         await rig.until(lambda: rig.agent.state is AgentState.IDLE)
         rig.agent.send_nowait("continue")
         await rig.until(lambda: len(server.seen) == 2 and rig.agent.state is AgentState.IDLE)
-    results = {m["tool_call_id"]: m["content"] for m in server.seen[1].messages
-               if m["role"] == "tool"}
+    results = {
+        m["tool_call_id"]: m["content"] for m in server.seen[1].messages if m["role"] == "tool"
+    }
     assert results["call_q"].startswith("Waiting for the user's answer was interrupted")
     assert "not a decline" in results["call_q"]
     assert results["call_g"].startswith("Error [interrupted]")
@@ -474,26 +534,42 @@ LLAMA_CPP_ABORT = (
 )
 
 FAILURES = {
-    "401": (Reply(status=401, error="Incorrect API key"), 1,
-            "refused the request (HTTP 401: Incorrect API key); check the API key in "
-            "$OPENAI_API_KEY"),
+    "401": (
+        Reply(status=401, error="Incorrect API key"),
+        1,
+        "refused the request (HTTP 401: Incorrect API key); check the API key in $OPENAI_API_KEY",
+    ),
     "403": (Reply(status=403, error="not allowed"), 1, "(HTTP 403: not allowed)"),
-    "404 model": (Reply(status=404, error="model 'test' not found"), 1,
-                  "HTTP 404 from http://127.0.0.1"),
-    "429": (Reply(status=429, error="slow down", headers=FAST_RETRY), 3,
-            "is rate limiting (HTTP 429: slow down), after 2 retries"),
-    "500": (Reply(status=500, error="boom", headers=FAST_RETRY), 3,
-            "failed (HTTP 500: boom), after 2 retries"),
-    "503": (Reply(status=503, error="overloaded", headers=FAST_RETRY), 3,
-            "failed (HTTP 503: overloaded), after 2 retries"),
+    "404 model": (
+        Reply(status=404, error="model 'test' not found"),
+        1,
+        "HTTP 404 from http://127.0.0.1",
+    ),
+    "429": (
+        Reply(status=429, error="slow down", headers=FAST_RETRY),
+        3,
+        "is rate limiting (HTTP 429: slow down), after 2 retries",
+    ),
+    "500": (
+        Reply(status=500, error="boom", headers=FAST_RETRY),
+        3,
+        "failed (HTTP 500: boom), after 2 retries",
+    ),
+    "503": (
+        Reply(status=503, error="overloaded", headers=FAST_RETRY),
+        3,
+        "failed (HTTP 503: overloaded), after 2 retries",
+    ),
     "cut mid-stream": (Reply("some words and then", cut=True), 1, "the reply stream from"),
-    "no finish": (Reply("words but no end", truncate=True), 1,
-                  "ended before the model finished"),
+    "no finish": (Reply("words but no end", truncate=True), 1, "ended before the model finished"),
     "garbage": (Reply(raw=b"data: {not json\n\n"), 1, "the reply stream from"),
-    "llama.cpp error event": (Reply(raw=LLAMA_CPP_ABORT), 1,
-                              "broke off (Invalid diff: now finding less tool calls!); the "
-                              "partial reply is kept on screen but not sent back to the model; "
-                              "if this server keeps breaking streams, set [model] stream = false"),
+    "llama.cpp error event": (
+        Reply(raw=LLAMA_CPP_ABORT),
+        1,
+        "broke off (Invalid diff: now finding less tool calls!); the "
+        "partial reply is kept on screen but not sent back to the model; "
+        "if this server keeps breaking streams, set [model] stream = false",
+    ),
 }
 
 
@@ -550,19 +626,25 @@ async def test_bad_tool_calls_get_coded_errors_and_the_model_corrects_itself(
     tmp_path: Path, server: FakeOpenAI
 ) -> None:
     server.queue(
-        Reply("", [Call("ask_user_question", '{"questions": [', "bad_json"),
-                   Call("delete_everything", "{}", "unknown")]),
+        Reply(
+            "",
+            [
+                Call("ask_user_question", '{"questions": [', "bad_json"),
+                Call("delete_everything", "{}", "unknown"),
+            ],
+        ),
         Reply("", [Call("ask_user_question", ask(COLOUR, blocking=False), "good")]),
         Reply("Corrected."),
     )
     rig = Rig(tmp_path, server.url)
     assert await one_turn(rig) is TurnOutcome.FINISHED
-    results = {m["tool_call_id"]: m["content"] for m in server.seen[1].messages
-               if m["role"] == "tool"}
-    assert results["bad_json"].startswith("Error [invalid_arguments]: The arguments are not "
-                                          "valid JSON")
-    assert results["unknown"] == "Error [unknown_tool]: there is no tool named " \
-                                 "'delete_everything'."
+    results = {
+        m["tool_call_id"]: m["content"] for m in server.seen[1].messages if m["role"] == "tool"
+    }
+    assert results["bad_json"].startswith(
+        "Error [invalid_arguments]: The arguments are not valid JSON"
+    )
+    assert results["unknown"] == "Error [unknown_tool]: there is no tool named 'delete_everything'."
     assert server.seen[2].messages[-1]["content"].startswith("Questions sent to the user")
     assert rig.texts(EntryKind.AGENT)[-1] == "Corrected."
 
@@ -573,8 +655,11 @@ def test_settings_need_a_key_only_for_remote_servers() -> None:
     assert (local.base_url, local.api_key) == ("http://127.0.0.1:8000/v1", PLACEHOLDER_KEY)
     assert resolve_settings("m", "http://localhost:1/v1", "K", 5, {}).api_key == PLACEHOLDER_KEY
     assert resolve_settings("m", "http://[::1]:1/v1", "K", 5, {}).api_key == PLACEHOLDER_KEY
-    with pytest.raises(SettingsError, match=r"no API key for https://api\.openai\.com/v1: "
-                                            r"set the environment variable OPENAI_API_KEY"):
+    with pytest.raises(
+        SettingsError,
+        match=r"no API key for https://api\.openai\.com/v1: "
+        r"set the environment variable OPENAI_API_KEY",
+    ):
         resolve_settings("m", None, "OPENAI_API_KEY", 5, {})
     with pytest.raises(SettingsError, match="MY_KEY"):
         resolve_settings("m", "https://example.com/v1", "MY_KEY", 5, {"OPENAI_API_KEY": "x"})
@@ -596,18 +681,29 @@ def test_chat_message_mapping() -> None:
     assert chat_messages(messages, "SYS") == [
         {"role": "system", "content": "SYS"},
         {"role": "user", "content": "hi"},
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "c1", "type": "function",
-             "function": {"name": "work", "arguments": '{"seconds": 1}'}}]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "work", "arguments": '{"seconds": 1}'},
+                }
+            ],
+        },
         {"role": "tool", "tool_call_id": "c1", "content": "done"},
         {"role": "user", "content": f"{contract.FEEDBACK_PREFIX} answer"},
     ]
 
 
 def test_the_sdks_are_imported_lazily() -> None:
-    code = ("import sys, asks.cli, asks.agent.openai_model as m, asks.agent.anthropic_model as a;"
-            " m.OpenAIModel(m.Settings('x')); a.AnthropicModel(m.Settings('y'));"
-            " print('openai' in sys.modules, 'anthropic' in sys.modules)")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=ROOT, check=True)
+    code = (
+        "import sys, asks.cli, asks.agent.openai_model as m, asks.agent.anthropic_model as a;"
+        " m.OpenAIModel(m.Settings('x')); a.AnthropicModel(m.Settings('y'));"
+        " print('openai' in sys.modules, 'anthropic' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
+    )
     assert done.stdout.strip() == "False False"

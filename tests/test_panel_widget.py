@@ -128,8 +128,11 @@ def test_golden_focused_single_select_with_descriptions(rig: Rig) -> None:
 
 def test_golden_multi_select_with_checks_and_next(rig: Rig) -> None:
     rig.async_question(
-        "c1", "Which checks should run before merging?", header="Checks",
-        options=("Unit tests", "Type check", "Lint"), multi=True,
+        "c1",
+        "Which checks should run before merging?",
+        header="Checks",
+        options=("Unit tests", "Type check", "Lint"),
+        multi=True,
     )
     panel = make_panel(rig)
     focused(rig)
@@ -538,12 +541,16 @@ def test_repeated_headers_get_a_distinguishing_number(rig: Rig) -> None:
 
 
 def test_review_shows_what_was_answered_in_the_browser_and_where(rig: Rig) -> None:
-    rig.blocker("c1", q("Which checks?", header="Checks", options=("Lint", "Types")),
-                q("Which target?", header="Target", options=("Linux", "Mac")))
+    rig.blocker(
+        "c1",
+        q("Which checks?", header="Checks", options=("Lint", "Types")),
+        q("Which target?", header="Target", options=("Linux", "Mac")),
+    )
     panel = make_panel(rig)
     first = rig.ref("c1", 0)
-    refusal = rig.host.answer_from_nowait(first.id, first.incarnation,
-                                          Answer(AnswerKind.OPTION, (0,)), source="web")
+    refusal = rig.host.answer_from_nowait(
+        first.id, first.incarnation, Answer(AnswerKind.OPTION, (0,)), source="web"
+    )
     assert refusal is None
     rig.clock.past_guard()
     rig.host.settle_guard_nowait(rig.clock())
@@ -555,8 +562,11 @@ def test_review_shows_what_was_answered_in_the_browser_and_where(rig: Rig) -> No
 
 def test_review_keeps_the_lines_of_a_multi_line_answer_and_note(rig: Rig) -> None:
     """Polish (issue 19): the Review tab joined a multi-line custom answer into one line."""
-    rig.blocker("c1", q("Which region?", header="Region", options=("eu-west", "us-east")),
-                q("Anything else?", header="Else", options=None))
+    rig.blocker(
+        "c1",
+        q("Which region?", header="Region", options=("eu-west", "us-east")),
+        q("Anything else?", header="Else", options=None),
+    )
     panel = make_panel(rig)
     rig.clock.past_guard()
     press(panel, "enter")  # stages eu-west, moves to Else (a free-text question)
@@ -566,15 +576,18 @@ def test_review_keeps_the_lines_of_a_multi_line_answer_and_note(rig: Rig) -> Non
     rows = screen(panel)
     at = next(i for i, row in enumerate(rows) if "→ first line" in row)
     column = rows[at].index("→")
-    shown = [row[column:].rstrip(" │") for row in rows[at:at + 4]]
+    shown = [row[column:].rstrip(" │") for row in rows[at : at + 4]]
     assert shown == ["→ first line", "  second line", "  (notes: note one", "  note two)"]
-    assert all(not row[:column].strip(" │") for row in rows[at + 1:at + 4])  # under the answer
+    assert all(not row[:column].strip(" │") for row in rows[at + 1 : at + 4])  # under the answer
 
 
 def test_review_takes_a_note_for_all_questions_with_alt_n(rig: Rig) -> None:
     """Issue 19 item 6: the Review tab's note for the whole group, a draft until submitted."""
-    wait = rig.blocker("c1", q("Which region?", header="Region", options=("eu-west", "us-east")),
-                       q("Which instance size?", header="Size", options=("small", "large")))
+    wait = rig.blocker(
+        "c1",
+        q("Which region?", header="Region", options=("eu-west", "us-east")),
+        q("Which instance size?", header="Size", options=("small", "large")),
+    )
     panel = make_panel(rig)
     rig.clock.past_guard()
     press(panel, "enter", "enter")  # stages both; the Review tab comes next
@@ -600,8 +613,11 @@ def test_review_takes_a_note_for_all_questions_with_alt_n(rig: Rig) -> None:
 
 
 def test_enter_in_the_review_note_submits_and_escapes_in_it_are_inert(rig: Rig) -> None:
-    wait = rig.blocker("c1", q("Which region?", header="Region", options=("eu-west", "us-east")),
-                       q("Which instance size?", header="Size", options=("small", "large")))
+    wait = rig.blocker(
+        "c1",
+        q("Which region?", header="Region", options=("eu-west", "us-east")),
+        q("Which instance size?", header="Size", options=("small", "large")),
+    )
     panel = make_panel(rig)
     rig.clock.past_guard()
     press(panel, "enter", "tab")  # one staged, Size left unanswered; on Review

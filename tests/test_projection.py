@@ -38,15 +38,17 @@ from asks.store.projection import Projection
 
 def ask(seq: int, call: str, n: int = 1, blocking: bool = False) -> Record:
     spec = QuestionSpec("Pick?", "Pick", (Option("A"), Option("B")))
-    questions = tuple(Question(QuestionRef(f"q-{call}-{i}", seq), f"g-{call}", i, spec)
-                      for i in range(n))
+    questions = tuple(
+        Question(QuestionRef(f"q-{call}-{i}", seq), f"g-{call}", i, spec) for i in range(n)
+    )
     return Record(seq, 0.0, GroupAsked(call, f"g-{call}", questions, blocking))
 
 
 def answer(seq: int, *refs: QuestionRef) -> Record:
     chosen = Answer(AnswerKind.OPTION, (1,))
-    return Record(seq, 0.0, Resolved(tuple(
-        Resolution(r, ResolutionKind.ANSWERED, chosen) for r in refs)))
+    return Record(
+        seq, 0.0, Resolved(tuple(Resolution(r, ResolutionKind.ANSWERED, chosen) for r in refs))
+    )
 
 
 def test_group_asked_makes_pending_questions_and_an_open_call() -> None:

@@ -48,8 +48,11 @@ def private_uses(path: Path) -> list[str]:
             if private and not (isinstance(node.value, ast.Name) and node.value.id == "self"):
                 found.append(f"{path.name}:{node.lineno} .{node.attr}")
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("asks"):
-            found += [f"{path.name}:{node.lineno} {a.name}" for a in node.names
-                      if a.name.startswith("_") and not a.name.startswith("__")]
+            found += [
+                f"{path.name}:{node.lineno} {a.name}"
+                for a in node.names
+                if a.name.startswith("_") and not a.name.startswith("__")
+            ]
     return found
 
 
@@ -99,14 +102,23 @@ def test_typed_events_follow_the_journal(tmp_path: Path) -> None:
     rig.clock.past_guard()
     ref = rig.ref("c2")
     rig.answer_option(ref, 1)
-    rig.host.answer_from_nowait(rig.ref("c1").id, rig.ref("c1").incarnation,
-                                Answer(AnswerKind.OPTION, (0,)), source="web")
+    rig.host.answer_from_nowait(
+        rig.ref("c1").id, rig.ref("c1").incarnation, Answer(AnswerKind.OPTION, (0,)), source="web"
+    )
     rig.host.turn_ended_nowait()
     assert rig.host.take_feedback_nowait() is not None
 
     kinds = [type(e).__name__ for e, _ in seen]
-    assert kinds == ["QuestionAsked", "QuestionAsked", "WaitOpened", "AnswerSaved", "WaitEnded",
-                     "Delivered", "AnswerSaved", "Delivered"]
+    assert kinds == [
+        "QuestionAsked",
+        "QuestionAsked",
+        "WaitOpened",
+        "AnswerSaved",
+        "WaitEnded",
+        "Delivered",
+        "AnswerSaved",
+        "Delivered",
+    ]
     asked = [e for e, _ in seen if isinstance(e, ev.QuestionAsked)]
     assert [(a.blocking, a.source) for a in asked] == [(False, "planner"), (True, "reviewer")]
     ended = next(e for e, _ in seen if isinstance(e, ev.WaitEnded))
@@ -161,7 +173,10 @@ def test_the_core_only_demo_runs_without_urwid() -> None:
     )
     out = subprocess.run(
         [sys.executable, "-c", code, str(ROOT / "demos" / "core_only.py")],
-        capture_output=True, text=True, check=True, cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
     )
     assert "event: answer saved from chatbot" in out.stdout
     assert 'answer "SQLite"' in out.stdout and "agent woken (wake)" in out.stdout
@@ -173,11 +188,25 @@ def test_the_core_only_demo_runs_without_urwid() -> None:
 # configured), the resume replay, importlib.resources (the tour is read with pkgutil), the hub's
 # server and the MCP SDK with pydantic and starlette (whole sessions: tests/test_hub_lazy.py).
 NOT_AT_LAUNCH = (
-    "asks.surfaces.line", "asks.surfaces.listing", "asks.surfaces.web", "hypercorn",
-    "asks.agent.shell", "asks.agent.read_file", "asks.agent.openai_model",
-    "asks.agent.anthropic_model", "openai", "anthropic", "asks.surfaces.hooks",
-    "asks.agent.replay", "importlib.resources", "asks.hubcli", "asks.hub.server",
-    "asks.hub.tools", "mcp", "pydantic", "starlette",
+    "asks.surfaces.line",
+    "asks.surfaces.listing",
+    "asks.surfaces.web",
+    "hypercorn",
+    "asks.agent.shell",
+    "asks.agent.read_file",
+    "asks.agent.openai_model",
+    "asks.agent.anthropic_model",
+    "openai",
+    "anthropic",
+    "asks.surfaces.hooks",
+    "asks.agent.replay",
+    "importlib.resources",
+    "asks.hubcli",
+    "asks.hub.server",
+    "asks.hub.tools",
+    "mcp",
+    "pydantic",
+    "starlette",
 )
 
 
@@ -202,8 +231,9 @@ def test_the_tour_and_a_real_model_load_their_tools_when_built(tmp_path: Path) -
         "print(builtin_tour().name, [t.name for t in scripted_tools()], "
         "'asks.agent.shell' in sys.modules, [t.name for t in real_tools(Path.cwd())][:2])"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=tmp_path)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path
+    )
     assert out.stdout.strip() == (
         "tour ['work', 'run_command', 'withdraw_question'] False ['run_command', 'read_file']"
     )

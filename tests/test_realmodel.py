@@ -79,8 +79,15 @@ class Session:
         self.apps: list[PtyApp] = []
 
     def argv(self, *args: str) -> list[str]:
-        return ["--data-dir", str(self.data_dir), "--base-url", self.server.base_url,
-                "--model", ALIAS, *args]
+        return [
+            "--data-dir",
+            str(self.data_dir),
+            "--base-url",
+            self.server.base_url,
+            "--model",
+            ALIAS,
+            *args,
+        ]
 
     def repl(self) -> PtyApp:
         app = PtyApp(self.argv(), cols=110, rows=40, env=self.env)
@@ -88,8 +95,12 @@ class Session:
         return app
 
     def records(self) -> list[Record]:
-        return [json.loads(line) for path in sorted(self.data_dir.glob("*.jsonl"))
-                for line in path.read_text().splitlines() if line]
+        return [
+            json.loads(line)
+            for path in sorted(self.data_dir.glob("*.jsonl"))
+            for line in path.read_text().splitlines()
+            if line
+        ]
 
     def close(self) -> None:
         for app in self.apps:
@@ -114,7 +125,10 @@ def session(tmp_path: Path, llama: LlamaServer) -> Iterator[Session]:
 
 # ---------------------------------------------------------------------------- waiting
 def wait_progress(
-    done: Callable[[], bool], observe: Callable[[], object], server: LlamaServer, what: str,
+    done: Callable[[], bool],
+    observe: Callable[[], object],
+    server: LlamaServer,
+    what: str,
     alive: Callable[[], bool] = lambda: True,
 ) -> None:
     """Wait until ``done()``. Progress — ``observe()`` changing (the screen, the journal) or
@@ -130,24 +144,32 @@ def wait_progress(
             seen, last_move = current, now
         if not alive() or now - last_move > STALL or now - start > CAP:
             state = "exited" if not alive() else "stalled"
-            raise ScreenTimeoutError(f"{what} ({state}); now:\n{current}\n"
-                                     f"server log:\n{server.log_tail(15)}")
+            raise ScreenTimeoutError(
+                f"{what} ({state}); now:\n{current}\nserver log:\n{server.log_tail(15)}"
+            )
         time.sleep(POLL)
 
 
 def wait_screen(app: PtyApp, session: Session, pattern: str, what: str) -> re.Match[str]:
     regex = re.compile(pattern, re.MULTILINE)
-    wait_progress(lambda: regex.search(app.text()) is not None, app.text, session.server,
-                  f"{what}: {pattern!r} not on screen", app.proc.isalive)
+    wait_progress(
+        lambda: regex.search(app.text()) is not None,
+        app.text,
+        session.server,
+        f"{what}: {pattern!r} not on screen",
+        app.proc.isalive,
+    )
     found = regex.search(app.text())
     assert found is not None
     return found
 
 
-def wait_journal(app: PtyApp, session: Session, check: Callable[[list[Record]], bool],
-                 what: str) -> list[Record]:
-    wait_progress(lambda: check(session.records()), app.text, session.server, what,
-                  app.proc.isalive)
+def wait_journal(
+    app: PtyApp, session: Session, check: Callable[[list[Record]], bool], what: str
+) -> list[Record]:
+    wait_progress(
+        lambda: check(session.records()), app.text, session.server, what, app.proc.isalive
+    )
     return session.records()
 
 
@@ -158,8 +180,9 @@ def of_type(records: list[Record], kind: str) -> list[Record]:
 
 def assistant_after(records: list[Record], seq: int) -> list[Record]:
     """Assistant messages (model calls that finished) journaled after line ``seq``."""
-    return [r for r in of_type(records, "chat_message")
-            if r["role"] == "assistant" and r["seq"] > seq]
+    return [
+        r for r in of_type(records, "chat_message") if r["role"] == "assistant" and r["seq"] > seq
+    ]
 
 
 def asked_group(records: list[Record], *, blocking: bool) -> Record:
@@ -182,8 +205,12 @@ def choose(app: PtyApp, session: Session, labels: list[str], index: int) -> str:
     assert len(labels) > index, f"the model offered {labels}"
     for _ in range(index):
         app.press("down")
-    wait_screen(app, session, rf"│ › {index + 1}\. {re.escape(labels[index][:20])}",
-                "the cursor on the chosen option")
+    wait_screen(
+        app,
+        session,
+        rf"│ › {index + 1}\. {re.escape(labels[index][:20])}",
+        "the cursor on the chosen option",
+    )
     app.press("enter")
     return labels[index]
 
@@ -217,9 +244,12 @@ def test_blocking_question_through_the_panel_answer_reaches_the_next_request(
     answer = choose(app, session, option_labels(group), 1)
 
     records = wait_journal(
-        app, session,
-        lambda rs: any(r["call_id"] == group["call_id"] for r in of_type(rs, "tool_result"))
-        and bool(assistant_after(rs, group["seq"] + 1)),
+        app,
+        session,
+        lambda rs: (
+            any(r["call_id"] == group["call_id"] for r in of_type(rs, "tool_result"))
+            and bool(assistant_after(rs, group["seq"] + 1))
+        ),
         "the result is journaled and the model replies",
     )
     (result,) = [r for r in of_type(records, "tool_result") if r["call_id"] == group["call_id"]]
@@ -265,12 +295,16 @@ def test_async_question_answered_while_the_model_works_reaches_it(session: Sessi
     question = group["questions"][0]["ref"]["id"]
 
     def delivered(rs: list[Record]) -> list[Record]:
-        return [f for f in of_type(rs, "feedback_delivered")
-                if question in [ref["id"] for ref in f["delivered"]]]
+        return [
+            f
+            for f in of_type(rs, "feedback_delivered")
+            if question in [ref["id"] for ref in f["delivered"]]
+        ]
 
     records = wait_journal(
-        app, session, lambda rs: bool(delivered(rs)) and bool(
-            assistant_after(rs, delivered(rs)[0]["seq"])),
+        app,
+        session,
+        lambda rs: bool(delivered(rs)) and bool(assistant_after(rs, delivered(rs)[0]["seq"])),
         "the answer is delivered as feedback and the model replies",
     )
     (saved,) = of_type(records, "resolved")
@@ -309,12 +343,16 @@ def test_headless_prompt_with_a_tool_call(session: Session) -> None:
     env = {**os.environ, **session.env, "PYTHONPATH": str(ROOT)}
     out, err = work.parent / "stdout", work.parent / "stderr"
     with out.open("wb") as stdout, err.open("wb") as stderr:
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
-                                env=env, cwd=work)
+        proc = subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr, env=env, cwd=work
+        )
         try:
-            wait_progress(lambda: proc.poll() is not None,
-                          lambda: session.records() if session.data_dir.exists() else [],
-                          session.server, "asks -p finishes")
+            wait_progress(
+                lambda: proc.poll() is not None,
+                lambda: session.records() if session.data_dir.exists() else [],
+                session.server,
+                "asks -p finishes",
+            )
         finally:
             if proc.poll() is None:
                 proc.kill()
@@ -326,8 +364,11 @@ def test_headless_prompt_with_a_tool_call(session: Session) -> None:
     assert commands, "the model called no run_command"
     call = commands[0]
     assert isinstance(json.loads(call["arguments"]).get("command"), str), call
-    answers = [r for r in of_type(records, "chat_message") if r["role"] == "tool"
-               and {"tool_call_id": call["id"]} in r["tool_calls"]]
+    answers = [
+        r
+        for r in of_type(records, "chat_message")
+        if r["role"] == "tool" and {"tool_call_id": call["id"]} in r["tool_calls"]
+    ]
     assert answers, f"no result for {call}"
     assert (work / MARKER).is_file(), "the command did not run in the start directory"
     final = assistant_after(records, answers[0]["seq"])

@@ -59,7 +59,7 @@ def cycle(n: int, rng: random.Random) -> Iterator[Entry]:
     spec = QuestionSpec(f"Question {n} — ünïcode?", f"H{n}", (Option("A", "a"), Option("B")))
     questions = tuple(Question(ref, f"g-{n}", i, spec) for i, ref in enumerate(refs))
     calls = ({"id": f"call-{n}", "name": "ask_user_question", "arguments": "{}"},)
-    yield ChatMessage("user", f"message {n}\nwith a newline and a \"quote\"")
+    yield ChatMessage("user", f'message {n}\nwith a newline and a "quote"')
     yield ChatMessage("assistant", "", calls)
     yield GroupAsked(f"call-{n}", f"g-{n}", questions, blocking=n % 2 == 0)
     if n % 7 == 3:
@@ -67,12 +67,17 @@ def cycle(n: int, rng: random.Random) -> Iterator[Entry]:
     if n % 5 == 1:
         yield WaitOpened(f"wait-{n}", tuple(refs))
     answer = Answer(AnswerKind.CUSTOM, (), f"custom {n}", "notes")
-    kinds = [ResolutionKind.DECLINED if rng.random() < 0.2 else ResolutionKind.ANSWERED
-             for _ in refs]
-    yield Resolved(tuple(Resolution(ref, kind, answer if kind is ResolutionKind.ANSWERED
-                                    else None) for ref, kind in zip(refs, kinds, strict=True)),
-                   source="web" if n % 3 else "panel",
-                   group_note=f"note for all of {n}" if n % 4 == 0 else "")
+    kinds = [
+        ResolutionKind.DECLINED if rng.random() < 0.2 else ResolutionKind.ANSWERED for _ in refs
+    ]
+    yield Resolved(
+        tuple(
+            Resolution(ref, kind, answer if kind is ResolutionKind.ANSWERED else None)
+            for ref, kind in zip(refs, kinds, strict=True)
+        ),
+        source="web" if n % 3 else "panel",
+        group_note=f"note for all of {n}" if n % 4 == 0 else "",
+    )
     delivered = tuple(ref for ref in refs if rng.random() < 0.8)  # some stay undelivered
     if n % 2 == 0:
         yield ToolResult(f"call-{n}", Outcome.ANSWERED, f"result {n}", {"n": [n]}, delivered)
@@ -110,8 +115,9 @@ def index_of(data: bytes, length: int | None = None) -> index_file.Index:
 
 
 def is_lazy(replay: Replay) -> bool:
-    return any(pending_of(r.entry) is not None for r in replay.records
-               if isinstance(r.entry, ChatMessage))
+    return any(
+        pending_of(r.entry) is not None for r in replay.records if isinstance(r.entry, ChatMessage)
+    )
 
 
 def state(p: Projection) -> tuple[Any, ...]:
@@ -119,10 +125,15 @@ def state(p: Projection) -> tuple[Any, ...]:
     return (
         p.session_id,
         [(ref, attrs.asdict(s, recurse=False)) for ref, s in p.by_ref.items()],
-        list(p.current.items()), list(p.pending),
+        list(p.current.items()),
+        list(p.pending),
         [(k, attrs.asdict(c, recurse=False)) for k, c in p.calls.items()],
-        list(p.open_calls), list(p.undelivered.items()), p.conversation,
-        p.unknown, p.duplicate_receipts, p.records,
+        list(p.open_calls),
+        list(p.undelivered.items()),
+        p.conversation,
+        p.unknown,
+        p.duplicate_receipts,
+        p.records,
     )
 
 
@@ -270,7 +281,7 @@ def test_a_changed_journal_makes_the_index_stale() -> None:
 
 def test_an_index_of_a_prefix_serves_a_longer_journal() -> None:
     data = journal_bytes(80)
-    longer = data + journal_bytes(100)[len(data):]
+    longer = data + journal_bytes(100)[len(data) :]
     replay = replay_lines(longer, index_of(data))
     assert is_lazy(replay) and replay.covered == len(data)
     assert_same_replay(replay, replay_lines(longer))
@@ -306,8 +317,7 @@ def test_open_writes_the_index_and_the_next_open_uses_it(tmp_path: Path) -> None
     records = read_records(SID, data_dir=tmp_path)  # read-only: uses it, writes nothing
     assert records == cold and side.read_bytes() == before
     second, lazy = Journal.open(SID, data_dir=tmp_path)
-    assert any(pending_of(r.entry) is not None for r in lazy
-               if isinstance(r.entry, ChatMessage))
+    assert any(pending_of(r.entry) is not None for r in lazy if isinstance(r.entry, ChatMessage))
     assert lazy == cold == records and second.next_seq == first.next_seq
     second.append(ChatMessage("user", "after"))
     second.close()
@@ -375,8 +385,12 @@ def test_a_torn_index_file_left_by_a_crash_is_ignored_and_replaced(tmp_path: Pat
 
 
 @settings(max_examples=25, deadline=None)
-@given(cycles=st.integers(0, 30), seed=st.integers(0, 1000), cut=st.floats(0, 1),
-       grow=st.integers(0, 10))
+@given(
+    cycles=st.integers(0, 30),
+    seed=st.integers(0, 1000),
+    cut=st.floats(0, 1),
+    grow=st.integers(0, 10),
+)
 def test_any_prefix_index_gives_the_full_replay(
     cycles: int, seed: int, cut: float, grow: int
 ) -> None:

@@ -160,8 +160,13 @@ async def test_repl_frames_through_the_key_path(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------------- signal keys
-SIGNAL_KEYS = {"intr": termios.VINTR, "quit": termios.VQUIT, "susp": termios.VSUSP,
-               "start": termios.VSTART, "stop": termios.VSTOP}
+SIGNAL_KEYS = {
+    "intr": termios.VINTR,
+    "quit": termios.VQUIT,
+    "susp": termios.VSUSP,
+    "start": termios.VSTART,
+    "stop": termios.VSTOP,
+}
 
 
 def test_signal_keys_off_while_started_and_the_terminal_restored_exactly() -> None:
@@ -174,14 +179,16 @@ def test_signal_keys_off_while_started_and_the_terminal_restored_exactly() -> No
         found[6][termios.VINTR] = b"\x07"  # the person's own interrupt key (stty intr ^G)
         termios.tcsetattr(slave, termios.TCSANOW, found)
         found = termios.tcgetattr(slave)
-        screen = AsksScreen(input=os.fdopen(slave, "rb", 0, closefd=False), output=io.StringIO(),
-                            signal_keys=False)
+        screen = AsksScreen(
+            input=os.fdopen(slave, "rb", 0, closefd=False), output=io.StringIO(), signal_keys=False
+        )
         for _ in range(2):  # start, stop, start again, stop
             screen.start()
             running = termios.tcgetattr(slave)
             off = os.fpathconf(slave, "PC_VDISABLE")
             assert {name: running[6][i] for name, i in SIGNAL_KEYS.items()} == dict.fromkeys(
-                SIGNAL_KEYS, bytes([off]))
+                SIGNAL_KEYS, bytes([off])
+            )
             assert not running[3] & termios.ICANON  # urwid's cbreak mode
             screen.stop()
             assert termios.tcgetattr(slave) == found

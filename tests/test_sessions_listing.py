@@ -29,7 +29,13 @@ def asks(tmp: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[
     env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_CONFIG_HOME": str(tmp / "config")}
     return subprocess.run(
         [sys.executable, "-m", "asks", "--data-dir", str(tmp / "data"), *args],
-        input=stdin, capture_output=True, text=True, env=env, cwd=ROOT, timeout=60, check=False,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=60,
+        check=False,
     )
 
 
@@ -59,8 +65,11 @@ def test_a_print_session_is_listed_with_its_dates_mode_and_first_line(tmp_path: 
 def test_a_repl_session_is_listed_as_repl(tmp_path: Path) -> None:
     (tmp_path / "config").mkdir()
     env = {"XDG_CONFIG_HOME": str(tmp_path / "config")}
-    app = PtyApp(["--data-dir", str(tmp_path / "data"), "--script",
-                  str(SCRIPTS / "wake.toml")], env=env, rows=50)
+    app = PtyApp(
+        ["--data-dir", str(tmp_path / "data"), "--script", str(SCRIPTS / "wake.toml")],
+        env=env,
+        rows=50,
+    )
     try:
         app.wait_for(r"WAKE-START")
         app.type("hello there")
@@ -84,8 +93,13 @@ def test_old_journals_hostile_text_and_unsent_answers(tmp_path: Path) -> None:
         host = QuestionHost(new)
         options = [{"label": "A"}, {"label": "B"}]
         for n in range(2):
-            host.start_call_nowait(f"c{n}", {"blocking": False, "questions": [
-                {"question": f"Q{n}?", "header": "H", "options": options}]})
+            host.start_call_nowait(
+                f"c{n}",
+                {
+                    "blocking": False,
+                    "questions": [{"question": f"Q{n}?", "header": "H", "options": options}],
+                },
+            )
         host.enter_panel_nowait()
         host.command_nowait(PanelCommand.CONFIRM)  # saved, not yet delivered
     os.utime(data / "old.jsonl", (1_000_000_000, 1_000_000_000))

@@ -27,10 +27,14 @@ GRAMMAR: dict[str, tuple[bytes, list[Event]]] = {
     "CR": (b"data: a\r\rdata: b\r\r", [Event("a"), Event("b")]),
     "mixed line ends": (b"data: a\r\ndata: b\rdata: c\n\r\n", [Event("a\nb\nc")]),
     "retry alone is no event": (b"retry: 3000\n\ndata: a\n\n", [Event("a")]),
-    "blank lines after an id": (b"id: 7\ndata: a\n\n\n\ndata: b\n\n",
-                                [Event("a", id="7"), Event("b", id="7")]),
-    "event type, reset after dispatch": (b"event: ping\ndata: {}\n\ndata: x\n\n",
-                                         [Event("{}", "ping"), Event("x")]),
+    "blank lines after an id": (
+        b"id: 7\ndata: a\n\n\n\ndata: b\n\n",
+        [Event("a", id="7"), Event("b", id="7")],
+    ),
+    "event type, reset after dispatch": (
+        b"event: ping\ndata: {}\n\ndata: x\n\n",
+        [Event("{}", "ping"), Event("x")],
+    ),
     "type without data is dropped": (b"event: ping\n\ndata: x\n\n", [Event("x")]),
     "no space after the colon": (b"data:a\n\n", [Event("a")]),
     "one space dropped, not two": (b"data:  a\n\n", [Event(" a")]),
@@ -39,14 +43,17 @@ GRAMMAR: dict[str, tuple[bytes, list[Event]]] = {
     "unknown fields": (b"foo: bar\ndata: a\nDATA: b\n\n", [Event("a")]),
     "colon in the value": (b'data: {"a": "b:c"}\n\n', [Event('{"a": "b:c"}')]),
     "U+2028, U+2029, U+0085, FF, VT are data": (
-        'data: x\u2028y\u2029z\u0085w\x0cv\x0bu\x1cT\n\n'.encode(),
-        [Event("x\u2028y\u2029z\u0085w\x0cv\x0bu\x1cT")]),
+        "data: x\u2028y\u2029z\u0085w\x0cv\x0bu\x1cT\n\n".encode(),
+        [Event("x\u2028y\u2029z\u0085w\x0cv\x0bu\x1cT")],
+    ),
     "a byte order mark at the start": (b"\xef\xbb\xbfdata: a\n\n", [Event("a")]),
     "a byte order mark later is data": (b"data: a\n\n\xef\xbb\xbfdata: b\n\n", [Event("a")]),
     "invalid UTF-8 becomes U+FFFD": (b"data: a\xffb\n\n", [Event("a\ufffdb")]),
     "an unfinished last event is discarded": (b"data: a\n\ndata: b", [Event("a")]),
-    "an id with NUL is ignored": (b"id: 1\ndata: a\n\nid: 2\x00\ndata: b\n\n",
-                                  [Event("a", id="1"), Event("b", id="1")]),
+    "an id with NUL is ignored": (
+        b"id: 1\ndata: a\n\nid: 2\x00\ndata: b\n\n",
+        [Event("a", id="1"), Event("b", id="1")],
+    ),
 }
 
 
@@ -76,14 +83,26 @@ def cut(draw: st.DrawFn, stream: bytes) -> list[bytes]:
     return [stream[a:b] for a, b in itertools.pairwise(edges)]
 
 
-LINE = st.sampled_from([b"data: x\xe2\x80\xa8y", b"data:", b": c", b"event: e", b"id: 9",
-                        b"retry: 5", b"", "data: é€😀".encode(), b"data:{\"k\": 1}"])
+LINE = st.sampled_from(
+    [
+        b"data: x\xe2\x80\xa8y",
+        b"data:",
+        b": c",
+        b"event: e",
+        b"id: 9",
+        b"retry: 5",
+        b"",
+        "data: é€😀".encode(),
+        b'data:{"k": 1}',
+    ]
+)
 ENDS = st.sampled_from([b"\n", b"\r", b"\r\n"])
 
 
 @given(st.data(), st.lists(st.tuples(LINE, ENDS), max_size=12))
-def test_any_cutting_gives_the_same_events(data: st.DataObject,
-                                           lines: list[tuple[bytes, bytes]]) -> None:
+def test_any_cutting_gives_the_same_events(
+    data: st.DataObject, lines: list[tuple[bytes, bytes]]
+) -> None:
     stream = b"\xef\xbb\xbf" * data.draw(st.booleans()) + b"".join(a + b for a, b in lines)
     whole, decoder = feed_all([stream])
     pieces, other = feed_all(data.draw(cut(stream)))
@@ -103,8 +122,9 @@ def event(sep: bytes = b"\n", **delta: Any) -> bytes:
     return b"data: " + json.dumps(chunk, ensure_ascii=False).encode() + sep + sep
 
 
-FINISH = (b'data: {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}\n\n'
-          b"data: [DONE]\n\n")
+FINISH = (
+    b'data: {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}\n\ndata: [DONE]\n\n'
+)
 
 
 async def streamed(server: FakeOpenAI, raw: bytes) -> list[ModelEvent]:
@@ -132,6 +152,10 @@ async def test_a_byte_order_mark_and_cr_line_ends(server: FakeOpenAI) -> None:
 
 
 async def test_keep_alives_retry_and_empty_events_are_not_replies(server: FakeOpenAI) -> None:
-    raw = (b"retry: 3000\n\n: keep-alive\n\nid: 1\n\n\n\ndata:\n\n" + event(content="a")
-           + b"event: ping\n\n" + FINISH)
+    raw = (
+        b"retry: 3000\n\n: keep-alive\n\nid: 1\n\n\n\ndata:\n\n"
+        + event(content="a")
+        + b"event: ping\n\n"
+        + FINISH
+    )
     assert await streamed(server, raw) == [TextDelta("a")]

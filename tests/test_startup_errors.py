@@ -38,11 +38,22 @@ def no_file_writes() -> None:
 def asks(
     *args: str, tmp: Path, preexec: Callable[[], None] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_CONFIG_HOME": str(tmp / "config"),
-           "PYTHONDONTWRITEBYTECODE": "1"}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "XDG_CONFIG_HOME": str(tmp / "config"),
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
     return subprocess.run(
-        [sys.executable, "-m", "asks", *args], capture_output=True, text=True, env=env,
-        cwd=ROOT, timeout=60, check=False, preexec_fn=preexec, stdin=subprocess.DEVNULL,
+        [sys.executable, "-m", "asks", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=60,
+        check=False,
+        preexec_fn=preexec,
+        stdin=subprocess.DEVNULL,
     )
 
 
@@ -82,8 +93,7 @@ def test_sessions_with_an_unreadable_data_dir(tmp_path: Path, blocked_dir: Path)
 def test_headless_on_a_full_disk_saves_nothing(tmp_path: Path) -> None:
     (tmp_path / "config").mkdir()
     data_dir = tmp_path / "sessions"
-    result = asks("--data-dir", str(data_dir), "-p", "hello", tmp=tmp_path,
-                  preexec=no_file_writes)
+    result = asks("--data-dir", str(data_dir), "-p", "hello", tmp=tmp_path, preexec=no_file_writes)
     assert_one_line(result, "start a new session", str(data_dir), "File too large")
     assert list(data_dir.iterdir()) == []  # the half-made session file is removed
 
@@ -101,14 +111,25 @@ def test_a_session_open_elsewhere_is_one_line_without_an_errno(tmp_path: Path) -
     ]
 
 
-def run_in_pty(args: list[str], tmp: Path, preexec: Callable[[], None] | None = None
-               ) -> tuple[int, str, bytes]:
+def run_in_pty(
+    args: list[str], tmp: Path, preexec: Callable[[], None] | None = None
+) -> tuple[int, str, bytes]:
     """Run ``asks ARGS`` on a real 400×30 pty (one line fits) until it exits: status, screen
     text, raw bytes."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_CONFIG_HOME": str(tmp / "config"),
-           "TERM": "xterm-256color", "PYTHONDONTWRITEBYTECODE": "1"}
-    proc = ptyprocess.PtyProcess.spawn([sys.executable, "-m", "asks", *args], env=env,
-                                       cwd=str(ROOT), dimensions=(30, 400), preexec_fn=preexec)
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "XDG_CONFIG_HOME": str(tmp / "config"),
+        "TERM": "xterm-256color",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+    proc = ptyprocess.PtyProcess.spawn(
+        [sys.executable, "-m", "asks", *args],
+        env=env,
+        cwd=str(ROOT),
+        dimensions=(30, 400),
+        preexec_fn=preexec,
+    )
     raw = bytearray()
     try:
         while True:
@@ -128,9 +149,7 @@ def run_in_pty(args: list[str], tmp: Path, preexec: Callable[[], None] | None = 
 def test_repl_with_an_unwritable_data_dir_under_a_pty(tmp_path: Path, blocked_dir: Path) -> None:
     status, text, raw = run_in_pty(["--data-dir", str(blocked_dir)], tmp_path)
     assert status == EXIT_STORAGE, text
-    assert text == (
-        f"asks: cannot start a new session in {blocked_dir}: Not a directory"
-    )
+    assert text == (f"asks: cannot start a new session in {blocked_dir}: Not a directory")
     assert b"\x1b[?1049h" not in raw  # no full screen was ever drawn
 
 
@@ -149,8 +168,12 @@ def test_config_warnings_are_also_notices_inside_the_repl(tmp_path: Path) -> Non
     config.parent.mkdir(parents=True)
     config.write_text('colour = "blue"\n[keys]\nfocus_toggle_key = "no such key"\n')
     script = ROOT / "tests" / "scripts" / "wake.toml"
-    app = PtyApp(["--data-dir", str(tmp_path / "data"), "--script", str(script)],
-                 env={"XDG_CONFIG_HOME": str(tmp_path / "config")}, cols=200, rows=40)
+    app = PtyApp(
+        ["--data-dir", str(tmp_path / "data"), "--script", str(script)],
+        env={"XDG_CONFIG_HOME": str(tmp_path / "config")},
+        cols=200,
+        rows=40,
+    )
     try:
         app.wait_for(r"WAKE-START")
         shown = [line for line in app.text().splitlines() if "Config warning" in line]

@@ -71,9 +71,11 @@ def test_saved_part_is_omitted_when_zero(status: StatusLine) -> None:
 
 def test_pending_questions_from_hub_agents_name_how_many_agents(status: StatusLine) -> None:
     assert row(status, pending=3, pending_agents=2) == line(
-        "Asks: 3 pending from 2 agents · /asks", "idle")
+        "Asks: 3 pending from 2 agents · /asks", "idle"
+    )
     assert row(status, pending=1, pending_agents=1) == line(
-        "Asks: 1 pending from 1 agent · /asks", "idle")
+        "Asks: 1 pending from 1 agent · /asks", "idle"
+    )
     assert row(status, pending_agents=1) == line("Asks: none pending", "idle")
 
 

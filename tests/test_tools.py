@@ -95,8 +95,9 @@ async def test_an_allowed_command_runs_for_real_in_the_start_directory(
 async def test_a_denied_command_does_not_run(tmp_path: Path, host: QuestionHost) -> None:
     context = Context(host, allow=False)
     text = await run(ShellTool(tmp_path), context, command="touch ran")
-    assert text.startswith('Error [permission_denied]: The user denied permission to run '
-                           '"touch ran"; it did not run.')
+    assert text.startswith(
+        'Error [permission_denied]: The user denied permission to run "touch ran"; it did not run.'
+    )
     assert not (tmp_path / "ran").exists()
 
 
@@ -122,8 +123,11 @@ async def test_a_missing_command_and_no_output(tmp_path: Path, host: QuestionHos
 
 async def test_megabytes_of_output_are_bounded(tmp_path: Path, host: QuestionHost) -> None:
     context = Context(host)
-    text = await run(ShellTool(tmp_path), context,
-                     command="head -c 5000000 /dev/zero | tr '\\0' x; echo; echo THE-END")
+    text = await run(
+        ShellTool(tmp_path),
+        context,
+        command="head -c 5000000 /dev/zero | tr '\\0' x; echo; echo THE-END",
+    )
     assert len(text) < HEAD_BYTES + TAIL_BYTES + 200
     assert "bytes of output left out" in text and text.rstrip().endswith("THE-END")
     left_out = int(text.split("[… ")[1].split(" bytes")[0].replace(",", ""))
@@ -137,8 +141,10 @@ async def test_a_command_that_never_ends_is_killed_with_its_group(
     pids = tmp_path / "pids"
     command = f"sleep 1000 & echo $! > {pids}; echo started; wait"
     text = await run(ShellTool(tmp_path, timeout=0.5), context, command=command)
-    assert text.startswith("The command did not finish within 0.5 s ([tools] command_timeout) "
-                           "and was stopped (its process group was killed). Output:\nstarted")
+    assert text.startswith(
+        "The command did not finish within 0.5 s ([tools] command_timeout) "
+        "and was stopped (its process group was killed). Output:\nstarted"
+    )
     assert await dies(int(pids.read_text()))
 
 
@@ -148,8 +154,11 @@ async def test_a_background_child_cannot_keep_the_call_open(
     """The shell exits; what it left running in its group holds the pipe: it is killed."""
     context = Context(host)
     pids = tmp_path / "pids"
-    text = await run(ShellTool(tmp_path, timeout=GUARD * 2), context,
-                     command=f"sleep 1000 & echo $! > {pids}; echo left")
+    text = await run(
+        ShellTool(tmp_path, timeout=GUARD * 2),
+        context,
+        command=f"sleep 1000 & echo $! > {pids}; echo left",
+    )
     assert text == "Exit status 0. Output:\nleft\n"
     assert await dies(int(pids.read_text()))
 
@@ -160,8 +169,11 @@ async def test_ctrl_c_kills_the_whole_process_group(tmp_path: Path, host: Questi
     tool = ShellTool(tmp_path, timeout=GUARD * 2)
     with trio.fail_after(GUARD):
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(tool.run, tool_call("run_command", command=(
-                f"sleep 1000 & echo $! > {pids}; sleep 1000")), context)
+            nursery.start_soon(
+                tool.run,
+                tool_call("run_command", command=(f"sleep 1000 & echo $! > {pids}; sleep 1000")),
+                context,
+            )
             while not pids.exists() or not pids.read_text().strip():
                 await trio.sleep(0.01)
             nursery.cancel_scope.cancel()  # what Ctrl+C does to the turn
@@ -213,8 +225,11 @@ async def test_read_file_refusals_are_coded(
 
 
 # ---------------------------------------------------------------------------- withdraw
-COLOUR = {"question": "Colour?", "header": "Colour",
-          "options": [{"label": "Red"}, {"label": "Blue"}]}
+COLOUR = {
+    "question": "Colour?",
+    "header": "Colour",
+    "options": [{"label": "Red"}, {"label": "Blue"}],
+}
 SIZE = {"question": "Size?", "header": "Size", "options": [{"label": "S"}, {"label": "L"}]}
 
 
@@ -227,8 +242,10 @@ async def test_withdraw_takes_pending_questions_back(host: QuestionHost) -> None
     colour, size = ids(host, "a1")
     context = Context(host)
     text = await run(WithdrawTool(), context, questionIds=[colour], reason="found it")
-    assert text == (f'Withdrawn: "Colour?" (id {colour}). The user no longer sees them and no '
-                    "answer will arrive for them. Reason shown to the user: found it.")
+    assert text == (
+        f'Withdrawn: "Colour?" (id {colour}). The user no longer sees them and no '
+        "answer will arrive for them. Reason shown to the user: found it."
+    )
     assert [r.id for r in host.projection.pending] == [size]
     assert [getattr(tab, "id", None) for tab in host.tabs] == [size]  # its tab closed
     notices = [e.text for e in context.transcript.entries if e.kind is EntryKind.NOTICE]
@@ -241,14 +258,15 @@ async def test_withdraw_refuses_unknown_and_answered_ids_all_or_nothing(
     host.start_call_nowait("a1", {"questions": [COLOUR, SIZE], "blocking": False})
     colour, size = ids(host, "a1")
     ref = host.projection.current[colour]
-    assert host.answer_from_nowait(colour, ref.incarnation, Answer(AnswerKind.OPTION, (1,))) \
-        is None
+    assert host.answer_from_nowait(colour, ref.incarnation, Answer(AnswerKind.OPTION, (1,))) is None
     context = Context(host)
     text = await run(WithdrawTool(), context, questionIds=[size, "q-nope"])
     assert text.startswith('Error [unknown_question]: Nothing was withdrawn: the id "q-nope"')
     text = await run(WithdrawTool(), context, questionIds=[size, colour])
-    assert text.startswith(f'Error [already_answered]: Nothing was withdrawn: the user already '
-                           f'answered (or declined) the id "{colour}"')
+    assert text.startswith(
+        f"Error [already_answered]: Nothing was withdrawn: the user already "
+        f'answered (or declined) the id "{colour}"'
+    )
     assert [r.id for r in host.projection.pending] == [size]  # nothing was withdrawn
     assert len(host.outbox) == 1  # the saved answer is still delivered, once, as feedback
     feedback = host.take_feedback_nowait()
@@ -286,8 +304,9 @@ async def test_withdraw_argument_errors(host: QuestionHost) -> None:
 
 
 # ---------------------------------------------------------------------------- work, sets
-@pytest.mark.parametrize("raw", ['{"seconds": NaN}', '{"seconds": Infinity}',
-                                 '{"seconds": -Infinity}'])
+@pytest.mark.parametrize(
+    "raw", ['{"seconds": NaN}', '{"seconds": Infinity}', '{"seconds": -Infinity}']
+)
 async def test_work_rejects_non_finite_seconds(host: QuestionHost, raw: str) -> None:
     with trio.fail_after(GUARD):
         text = await WorkTool().run(ToolCall("w", "work", raw), Context(host))
@@ -317,8 +336,7 @@ def repl_replies(body: dict[str, Any]) -> Any:
         command = "echo $((6*7)) > answer.txt; cat answer.txt"
         return Reply("", [Call("run_command", json.dumps({"command": command}), "c_run")])
     if text == "deny":
-        return Reply("", [Call("run_command", json.dumps({"command": "touch nope.txt"}),
-                               "c_deny")])
+        return Reply("", [Call("run_command", json.dumps({"command": "touch nope.txt"}), "c_deny")])
     if text == "ask":
         arguments = {"blocking": False, "questions": [COLOUR]}
         return Reply("", [Call("ask_user_question", json.dumps(arguments), "c_ask")])
@@ -336,8 +354,12 @@ def test_the_repl_runs_allowed_commands_for_real_and_the_model_withdraws(
 
     env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "OPENAI_API_KEY": "sk-x"}
     with FakeOpenAI(repl_replies) as server:
-        app = PtyApp(["--data-dir", str(tmp_path / "data"), "--model", "m", "--base-url",
-                      server.url], env=env, cwd=tmp_path, cols=120)
+        app = PtyApp(
+            ["--data-dir", str(tmp_path / "data"), "--model", "m", "--base-url", server.url],
+            env=env,
+            cwd=tmp_path,
+            cols=120,
+        )
         try:
             app.wait_for(r"idle$")
             for text, made in (("run", "answer.txt"), ("deny", "nope.txt")):

@@ -139,12 +139,16 @@ async def said(hints: AnswerHints) -> str:
 
 async def test_script_placeholders_say_the_surfaces_keys() -> None:
     panel = await said(AnswerHints("F2", "Alt+D", "Alt+L", "Ctrl+X"))
-    assert panel == ("It waits in the panel above the editor: press F2 (or type /asks) to "
-                     "answer it whenever you like. | decline (Alt+D) or defer (Alt+L) | "
-                     "Ctrl+X hides the panel and brings it back.")
+    assert panel == (
+        "It waits in the panel above the editor: press F2 (or type /asks) to "
+        "answer it whenever you like. | decline (Alt+D) or defer (Alt+L) | "
+        "Ctrl+X hides the panel and brings it back."
+    )
     line = await said(LINE_HINTS)
-    assert line == ("Type /asks to see it and /asks ID to answer it, whenever you like. | "
-                    "decline (/decline) or defer (/later) |")
+    assert line == (
+        "Type /asks to see it and /asks ID to answer it, whenever you like. | "
+        "decline (/decline) or defer (/later) |"
+    )
 
 
 # ---------------------------------------------------------------- the tour, in process
@@ -157,15 +161,21 @@ class Tour:
     session: Session
 
     @classmethod
-    def start(cls, directory: Path, records: list[Record] | None = None,
-              session_id: str | None = None) -> Tour:
+    def start(
+        cls, directory: Path, records: list[Record] | None = None, session_id: str | None = None
+    ) -> Tour:
         if session_id is None:
             journal, records = Journal.create(data_dir=directory), []
         else:
             journal, found = Journal.open(session_id, data_dir=directory)
             records = list(found)
-        session = build_session(journal, records, builtin_tour(), resumed=session_id is not None,
-                                hints=panel_hints(build_keymap()))
+        session = build_session(
+            journal,
+            records,
+            builtin_tour(),
+            resumed=session_id is not None,
+            hints=panel_hints(build_keymap()),
+        )
         return cls(journal, session)
 
     @property
@@ -174,8 +184,11 @@ class Tour:
 
     def seen(self) -> list[tuple[EntryKind, str, str]]:
         """The transcript as the person reads it (kind, title, text), notices left out."""
-        return [(e.kind, e.title, e.text) for e in self.session.transcript.entries
-                if e.kind is not EntryKind.NOTICE]
+        return [
+            (e.kind, e.title, e.text)
+            for e in self.session.transcript.entries
+            if e.kind is not EntryKind.NOTICE
+        ]
 
     def said(self) -> str:
         return "\n".join(text for _kind, _title, text in self.seen())
@@ -192,8 +205,10 @@ class Tour:
             nursery.start_soon(functools.partial(self.session.agent.run, opening_turn=True))
             await self.until(lambda: self.host.projection.pending)
             (ref,) = self.host.projection.pending
-            assert self.host.surface_port.answer_from_nowait(ref.id, ref.incarnation, None,
-                                                             "web") is None
+            assert (
+                self.host.surface_port.answer_from_nowait(ref.id, ref.incarnation, None, "web")
+                is None
+            )
             await self.until(lambda: self.host.live_waits)
             assert self.host.enter_panel_nowait() is None
             if answer_blocker:
@@ -206,14 +221,24 @@ class Tour:
                 self.host.command_nowait(PanelCommand.DEFER)
             await self.until(lambda: self.session.broker.current is not None)
             self.session.broker.answer_nowait(True)
-            await self.until(lambda: self.seen()[-1][0] is EntryKind.AGENT  # its last words
-                             and any(kind is EntryKind.DECISION for kind, *_ in self.seen())
-                             and self.session.agent.state is AgentState.IDLE)
+            await self.until(
+                lambda: (
+                    self.seen()[-1][0] is EntryKind.AGENT  # its last words
+                    and any(kind is EntryKind.DECISION for kind, *_ in self.seen())
+                    and self.session.agent.state is AgentState.IDLE
+                )
+            )
             nursery.cancel_scope.cancel()
 
 
-MODEL_WORDS = ("call ask_user_question", "[asks feedback]", "(no answers)", "User has answered",
-               "The user chose to answer later", "If you cannot continue")
+MODEL_WORDS = (
+    "call ask_user_question",
+    "[asks feedback]",
+    "(no answers)",
+    "User has answered",
+    "The user chose to answer later",
+    "If you cannot continue",
+)
 
 
 async def test_the_tour_tells_the_person_what_happened_in_their_words(
@@ -244,13 +269,17 @@ def test_the_scripted_agent_words_every_question_result_for_the_person() -> None
     declined = Resolution(blue.ref, ResolutionKind.DECLINED)
     words = [
         (contract.answered_result("c", [(red, chose)]), "Thanks — you answered: Red."),
-        (contract.answered_result("c", [(red, chose)], [blue]),
-         "Thanks — you answered: Red. The rest can come later."),
+        (
+            contract.answered_result("c", [(red, chose)], [blue]),
+            "Thanks — you answered: Red. The rest can come later.",
+        ),
         (contract.answered_result("c", [(blue, declined)]), "No answer given."),
         (contract.declined_result("c", [red]), "You declined; I'll go on with my best judgement."),
         (contract.deferred_result("c", [red]), "Deferred: I'll get your answer when you give it."),
-        (contract.interrupted_result("c", [red], "Ctrl+C"),
-         "The wait was interrupted; I'll get your answer when you give it."),
+        (
+            contract.interrupted_result("c", [red], "Ctrl+C"),
+            "The wait was interrupted; I'll get your answer when you give it.",
+        ),
         (contract.queued_result("c", [red]), "Queued: answer whenever you like."),
         (contract.withdrawn_result("c", [red]), "I withdrew the question."),
         (contract.already_received_result("c", [red]), "You had already answered that."),
@@ -259,16 +288,20 @@ def test_the_scripted_agent_words_every_question_result_for_the_person() -> None
         assert result_words(envelope.text) == expected, envelope.outcome
     assert result_words("Ran 'make deploy' (simulated): exit status 0.") is None
     assert feedback_words(contract.feedback_text([(red, chose)])) == (
-        "Got your answer: Red. I'll take it into account.")
+        "Got your answer: Red. I'll take it into account."
+    )
     assert feedback_words(contract.feedback_text([(blue, declined)])) == (
-        "You declined to answer; I'll go on without it.")
+        "You declined to answer; I'll go on without it."
+    )
 
 
 def test_result_and_feedback_cards_are_the_persons_summary(tmp_path: Path) -> None:
     spec = QuestionSpec("Color?", "Color", (Option("Red"), Option("Blue")))
     deferred = contract.deferred_result("c", [Question(QuestionRef("q-1", 1), "g-1", 0, spec)])
-    assert result_summary(deferred) == ("Deferred: the agent gets your answer when you give it.\n"
-                                        "pending: q-1 (answer any time: /asks)")
+    assert result_summary(deferred) == (
+        "Deferred: the agent gets your answer when you give it.\n"
+        "pending: q-1 (answer any time: /asks)"
+    )
     nothing = {"answers": [{"question": "Pick?", "kind": "multi", "answer": ""}]}
     empty = contract.ResultEnvelope(Outcome.ANSWERED, "(model text)", nothing)
     assert result_summary(empty) == "Pick? → nothing selected"
@@ -305,8 +338,7 @@ async def test_a_queued_message_becomes_an_ordinary_line_where_its_turn_reads_it
 ) -> None:
     journal = Journal.create(data_dir=tmp_path)
     with journal:
-        session = build_session(journal, [], load_script(SCRIPTS / "queued.toml"),
-                                resumed=False)
+        session = build_session(journal, [], load_script(SCRIPTS / "queued.toml"), resumed=False)
         transcript, agent = session.transcript, session.agent
         async with trio.open_nursery() as nursery:
             nursery.start_soon(functools.partial(agent.run, opening_turn=True))
@@ -314,17 +346,24 @@ async def test_a_queued_message_becomes_an_ordinary_line_where_its_turn_reads_it
                 await trio.sleep(0.01)
             agent.send_nowait("one")
             agent.send_nowait("two")
-            assert [(e.text, e.title) for e in transcript.queued] == [("one", "queued"),
-                                                                     ("two", "queued")]
+            assert [(e.text, e.title) for e in transcript.queued] == [
+                ("one", "queued"),
+                ("two", "queued"),
+            ]
             assert not [e for e in transcript.entries if e.kind is EntryKind.USER]
             while "QUEUE-GOT: two" not in [e.text for e in transcript.entries]:
                 await trio.sleep(0.01)
             nursery.cancel_scope.cancel()
     assert transcript.queued == []
     kinds = [(e.kind, e.text) for e in transcript.entries if e.kind is not EntryKind.TOOL]
-    assert kinds == [(EntryKind.AGENT, "QUEUE-START"), (EntryKind.AGENT, "QUEUE-WORKED"),
-                     (EntryKind.USER, "one"), (EntryKind.AGENT, "QUEUE-GOT: one"),
-                     (EntryKind.USER, "two"), (EntryKind.AGENT, "QUEUE-GOT: two")]
+    assert kinds == [
+        (EntryKind.AGENT, "QUEUE-START"),
+        (EntryKind.AGENT, "QUEUE-WORKED"),
+        (EntryKind.USER, "one"),
+        (EntryKind.AGENT, "QUEUE-GOT: one"),
+        (EntryKind.USER, "two"),
+        (EntryKind.AGENT, "QUEUE-GOT: two"),
+    ]
 
 
 # ---------------------------------------------------------------- resume shows what live showed
@@ -344,8 +383,7 @@ async def test_the_resumed_tour_transcript_is_the_live_one(
     resumed = Tour.start(tmp_path, session_id=live.journal.session_id)
     with resumed.journal:
         assert resumed.seen() == shown
-        notices = [e.text for e in resumed.session.transcript.entries
-                   if e.kind is EntryKind.NOTICE]
+        notices = [e.text for e in resumed.session.transcript.entries if e.kind is EntryKind.NOTICE]
         assert notices[-1].startswith("Resumed session")
 
 
@@ -397,13 +435,19 @@ async def test_the_tour_speaks_the_persons_language_and_its_tabs_stay_distinct(
                 assert "你好！我是按脚本运行的演示代理" in said
                 assert "它在编辑器上方的面板里等着：按 Shift+Tab（或输入 /asks）随时回答。" in said
                 assert "work · seconds: 12 · label: 索引代码仓库" in said
-                headers = [tour.host.question(ref).spec.header
-                           for ref in tour.host.projection.pending]
+                headers = [
+                    tour.host.question(ref).spec.header for ref in tour.host.projection.pending
+                ]
                 assert headers == ["语言", "目标", "检查项", "备注"]
-                layer = AsksLayer(tour.host.panel_port, urwid.Edit(), keymap=build_keymap(),
-                                  clock=trio.current_time)
-                bar = next(row for row in render_text(layer.panel, (120,), focus=True)
-                           if "检查项" in row)
+                layer = AsksLayer(
+                    tour.host.panel_port,
+                    urwid.Edit(),
+                    keymap=build_keymap(),
+                    clock=trio.current_time,
+                )
+                bar = next(
+                    row for row in render_text(layer.panel, (120,), focus=True) if "检查项" in row
+                )
                 assert "总览" in bar and "检查 " not in bar.replace("检查项", "")
                 nursery.cancel_scope.cancel()
     # what the model reads of the answers and results stays English
@@ -413,18 +457,22 @@ async def test_the_tour_speaks_the_persons_language_and_its_tabs_stay_distinct(
 
 
 LOCALIZED_TOURS = {
-    "de": ("Hallo! Ich bin der geskriptete Demo-Agent", "[Sprache]",
-           "In welcher Sprache soll der Abschlussbericht geschrieben werden?"),
-    "ja": ("こんにちは! 私はスクリプトで動くデモ用エージェントです", "[言語]",
-           "最終レポートは何語で書きますか?"),
+    "de": (
+        "Hallo! Ich bin der geskriptete Demo-Agent",
+        "[Sprache]",
+        "In welcher Sprache soll der Abschlussbericht geschrieben werden?",
+    ),
+    "ja": (
+        "こんにちは! 私はスクリプトで動くデモ用エージェントです",
+        "[言語]",
+        "最終レポートは何語で書きますか?",
+    ),
 }
 
 
 @pytest.mark.e2e
 @pytest.mark.parametrize("locale", sorted(LOCALIZED_TOURS))
-def test_the_tour_runs_in_the_locale_asked_for(
-    home: Path, apps: list[PtyApp], locale: str
-) -> None:
+def test_the_tour_runs_in_the_locale_asked_for(home: Path, apps: list[PtyApp], locale: str) -> None:
     hello, tab, question = LOCALIZED_TOURS[locale]
     app = start(home, "--locale", locale)
     apps.append(app)

@@ -61,8 +61,13 @@ class Rig:
         self.host = QuestionHost(self.journal, clock=trio.current_time)
         self.transcript = Transcript()
         self.broker = PromptBroker(self.host)
-        self.agent = Agent(self.host, Replies(*replies), [WorkTool(), CommandTool()],
-                           self.transcript, self.broker.confirm)
+        self.agent = Agent(
+            self.host,
+            Replies(*replies),
+            [WorkTool(), CommandTool()],
+            self.transcript,
+            self.broker.confirm,
+        )
 
     def shown(self, *kinds: EntryKind) -> list[tuple[EntryKind, str]]:
         return [(e.kind, e.text) for e in self.transcript.entries if e.kind in kinds]
@@ -131,11 +136,14 @@ def test_tool_arguments_read_as_words_not_json() -> None:
 async def test_a_refused_call_draws_no_card_only_its_error(tmp_path: Path) -> None:
     too_many = {"questions": [COLOR] * 5}  # refused by validation
     unknown = {"questions": [{"questionId": "q-0000000000"}]}  # refused by the host
-    rig = Rig(tmp_path, [
-        call("c1", "ask_user_question", **too_many),
-        call("c2", "ask_user_question", **unknown),
-        call("c3", "ask_user_question", blocking=False, questions=[COLOR]),
-    ])
+    rig = Rig(
+        tmp_path,
+        [
+            call("c1", "ask_user_question", **too_many),
+            call("c2", "ask_user_question", **unknown),
+            call("c3", "ask_user_question", blocking=False, questions=[COLOR]),
+        ],
+    )
     await rig.turn()
     shown = rig.shown(EntryKind.QUESTION, EntryKind.ERROR)
     assert [kind for kind, _ in shown] == [EntryKind.ERROR, EntryKind.ERROR, EntryKind.QUESTION]
@@ -186,21 +194,23 @@ def test_every_question_of_a_group_card_has_its_number() -> None:
 async def test_a_resumed_group_card_numbers_its_questions_like_the_live_one(
     tmp_path: Path,
 ) -> None:
-    rig = Rig(tmp_path, [call("c1", "ask_user_question", blocking=False,
-                              questions=[COLOR, SIZE])])
+    rig = Rig(tmp_path, [call("c1", "ask_user_question", blocking=False, questions=[COLOR, SIZE])])
     await rig.turn()
     live = [text for _, text in rig.shown(EntryKind.QUESTION)]
     assert live == ["1. Color?\n2. Size?"]
-    resumed = [e.text for e in resumed_entries(tmp_path, rig.journal)
-               if e.kind is EntryKind.QUESTION]
+    resumed = [
+        e.text for e in resumed_entries(tmp_path, rig.journal) if e.kind is EntryKind.QUESTION
+    ]
     assert resumed == live
 
 
 def test_the_result_card_carries_the_notes() -> None:
-    details = {"answers": [
-        {"question": "Color?", "answer": "Red", "kind": "option", "notes": "  the darker one "},
-        {"question": "Size?", "answer": "", "kind": "declined", "notes": ""},
-    ]}
+    details = {
+        "answers": [
+            {"question": "Color?", "answer": "Red", "kind": "option", "notes": "  the darker one "},
+            {"question": "Size?", "answer": "", "kind": "declined", "notes": ""},
+        ]
+    }
     envelope = ResultEnvelope(Outcome.ANSWERED, "text for the model", details)
     assert result_summary(envelope) == "Color? → Red (notes: the darker one)\nSize? → declined"
 
@@ -209,11 +219,14 @@ def test_the_result_card_carries_the_notes() -> None:
 
 
 async def test_permission_decisions_are_recorded(tmp_path: Path) -> None:
-    rig = Rig(tmp_path, [call("c1", "run_command", command="make deploy")],
-              [call("c2", "run_command", command="rm -rf /")])
+    rig = Rig(
+        tmp_path,
+        [call("c1", "run_command", command="make deploy")],
+        [call("c2", "run_command", command="rm -rf /")],
+    )
+
     def decisions() -> list[tuple[str, str]]:
-        return [(e.title, e.text) for e in rig.transcript.entries
-                if e.kind is EntryKind.DECISION]
+        return [(e.title, e.text) for e in rig.transcript.entries if e.kind is EntryKind.DECISION]
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(rig.turn)
@@ -221,8 +234,10 @@ async def test_permission_decisions_are_recorded(tmp_path: Path) -> None:
             await rig.until(lambda: rig.broker.current is not None)
             rig.broker.answer_nowait(answer)
             await rig.until(lambda: len(decisions()) == count)  # noqa: B023 — awaited here
-    assert decisions() == [("allowed", "Allow the agent to run: make deploy"),
-                         ("denied", "Allow the agent to run: rm -rf /")]
+    assert decisions() == [
+        ("allowed", "Allow the agent to run: make deploy"),
+        ("denied", "Allow the agent to run: rm -rf /"),
+    ]
     assert rig.agent.state is AgentState.IDLE
 
 
@@ -233,8 +248,12 @@ def resumed_entries(tmp_path: Path, journal: Journal) -> list[Entry]:
     journal.close()
     reopened, records = Journal.open(journal.session_id, data_dir=tmp_path)
     with reopened:
-        session = build_session(reopened, records, parse_script(
-            '[[step]]\non = "message"\n[[step.reply]]\nsay = "x"\n', "t"), resumed=True)
+        session = build_session(
+            reopened,
+            records,
+            parse_script('[[step]]\non = "message"\n[[step.reply]]\nsay = "x"\n', "t"),
+            resumed=True,
+        )
     return session.transcript.entries
 
 
@@ -244,15 +263,19 @@ def test_resume_shows_cards_tool_lines_and_the_interrupted_tool(tmp_path: Path) 
     journal = Journal.create(data_dir=tmp_path)
     host = QuestionHost(journal)
     calls = (
-        {"id": "c1", "name": "ask_user_question",
-         "arguments": json.dumps({"blocking": False, "questions": [COLOR]})},
+        {
+            "id": "c1",
+            "name": "ask_user_question",
+            "arguments": json.dumps({"blocking": False, "questions": [COLOR]}),
+        },
         {"id": "c2", "name": "work", "arguments": json.dumps({"seconds": 9, "label": "index"})},
         {"id": "c3", "name": "run_command", "arguments": json.dumps({"command": "ls"})},
     )
     host.record_message_nowait(ChatMessage("user", "go"))
     host.record_message_nowait(ChatMessage("assistant", "On it.", calls))
-    assert not isinstance(host.start_call_nowait("c1", json.loads(calls[0]["arguments"])),
-                          Exception)
+    assert not isinstance(
+        host.start_call_nowait("c1", json.loads(calls[0]["arguments"])), Exception
+    )
     host.record_message_nowait(ChatMessage("tool", "Ran 'ls'.", ({"tool_call_id": "c3"},)))
 
     shown = [(e.kind, e.text) for e in resumed_entries(tmp_path, journal)]
@@ -263,8 +286,11 @@ def test_resume_shows_cards_tool_lines_and_the_interrupted_tool(tmp_path: Path) 
         (EntryKind.QUESTION, "Color?"),
         # the queued result right after its card, as the live agent drew it (issue 19)
         (EntryKind.RESULT, f"pending: {ref.id} (answer any time: /asks)"),
-        (EntryKind.TOOL, "work · seconds: 9 · label: index → Error [interrupted]: the session "
-                         "was restarted before this tool finished."),
+        (
+            EntryKind.TOOL,
+            "work · seconds: 9 · label: index → Error [interrupted]: the session "
+            "was restarted before this tool finished.",
+        ),
         (EntryKind.TOOL, "run_command · command: ls → Ran 'ls'."),
         (EntryKind.NOTICE, resumed_notice(journal.session_id, 1, 0)),
     ]
@@ -283,5 +309,8 @@ def test_resume_shows_a_refused_call_as_its_error(tmp_path: Path) -> None:
 
 def test_counts_read_as_english() -> None:
     assert [plural(n, "saved answer") for n in (0, 1, 2)] == [
-        "0 saved answers", "1 saved answer", "2 saved answers"]
+        "0 saved answers",
+        "1 saved answer",
+        "2 saved answers",
+    ]
     assert resumed_notice("s", 1, 1) == "Resumed session s: 1 pending, 1 saved answer to deliver."

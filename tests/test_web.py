@@ -67,7 +67,9 @@ def ok(bridge: WebBridge, path: str = "/") -> str:
 
 def form(bridge: WebBridge, ref: QuestionRef, **fields: str | list[str]) -> dict[str, object]:
     data: dict[str, object] = {
-        "csrf": bridge.csrf_token, "question": ref.id, "incarnation": str(ref.incarnation),
+        "csrf": bridge.csrf_token,
+        "question": ref.id,
+        "incarnation": str(ref.incarnation),
     }
     data.update(fields)
     return data
@@ -134,13 +136,23 @@ async def test_question_text_cannot_inject_markup(
     rig: Rig, bridge: WebBridge, client: httpx.AsyncClient
 ) -> None:
     evil = '<script>alert(1)</script>"><img src=x onerror=alert(2)>\x1b]0;title\x07'
-    rig.host.start_call_nowait("c1", {"blocking": False, "questions": [{
-        "question": f"Q {evil}", "header": "<b>H</b>", "context": f"ctx {evil}",
-        "options": [
-            {"label": "<i>a</i>", "description": f"d {evil}", "preview": f"p {evil}"},
-            {"label": "b"},
-        ],
-    }]})
+    rig.host.start_call_nowait(
+        "c1",
+        {
+            "blocking": False,
+            "questions": [
+                {
+                    "question": f"Q {evil}",
+                    "header": "<b>H</b>",
+                    "context": f"ctx {evil}",
+                    "options": [
+                        {"label": "<i>a</i>", "description": f"d {evil}", "preview": f"p {evil}"},
+                        {"label": "b"},
+                    ],
+                }
+            ],
+        },
+    )
 
     page = (await client.get(ok(bridge))).text
 
@@ -280,8 +292,11 @@ async def test_a_browser_form_post_under_no_referrer_is_accepted(
     ],
 )
 async def test_bad_input_is_400_with_a_clear_message_and_nothing_saved(
-    rig: Rig, bridge: WebBridge, client: httpx.AsyncClient,
-    fields: dict[str, str | list[str]], expected: str,
+    rig: Rig,
+    bridge: WebBridge,
+    client: httpx.AsyncClient,
+    fields: dict[str, str | list[str]],
+    expected: str,
 ) -> None:
     ref = rig.async_question("c1", "Which database?")
     response = await post(client, bridge, form(bridge, ref, **fields))
@@ -297,9 +312,14 @@ async def test_multi_select_and_free_text_refuse_the_wrong_shape(
     rig.blocker("c1", q("Which caches?", multi=True), q("Why?", options=None))
     multi, free = rig.ref("c1", 0), rig.ref("c1", 1)
     cases = [
-        (multi, {"choice": "0"}), (multi, {}), (multi, {"option": ["0", "9"]}),
-        (multi, {"option": "\uff10"}), (multi, {"option": "\u00b9"}),
-        (free, {"choice": "0"}), (free, {"custom": ""}), (free, {"option": "0"}),
+        (multi, {"choice": "0"}),
+        (multi, {}),
+        (multi, {"option": ["0", "9"]}),
+        (multi, {"option": "\uff10"}),
+        (multi, {"option": "\u00b9"}),
+        (free, {"choice": "0"}),
+        (free, {"custom": ""}),
+        (free, {"option": "0"}),
     ]
     for ref, fields in cases:
         response = await post(client, bridge, form(bridge, ref, **fields))
@@ -582,7 +602,8 @@ async def test_panel_and_browser_race_for_the_same_question_exactly_once(
             assert feedback is not None and feedback.refs == (ref,)
         assert host.take_feedback_nowait() is None
         lines = [
-            line for line in resolved_lines(rig)
+            line
+            for line in resolved_lines(rig)
             if any(r["ref"]["id"] == ref.id for r in line["resolutions"])  # type: ignore[attr-defined]
         ]
         assert len(lines) == 1, lines
@@ -607,9 +628,7 @@ async def test_host_answer_from_refuses_bad_answers_without_saving(rig: Rig) -> 
         Answer(AnswerKind.CUSTOM, (), "x" * (MAX_CUSTOM_TEXT + 1)),
     ]
     for answer in bad:
-        assert host.answer_from_nowait(ref.id, ref.incarnation, answer) is (
-            Refusal.INVALID_ANSWER
-        )
+        assert host.answer_from_nowait(ref.id, ref.incarnation, answer) is (Refusal.INVALID_ANSWER)
     assert host.answer_from_nowait("q-nope", 1, None) is Refusal.UNKNOWN_QUESTION
     assert resolved_lines(rig) == []
     assert host.answer_from_nowait(ref.id, ref.incarnation, None) is None
@@ -735,8 +754,9 @@ async def test_a_section_of_several_questions_has_one_note_field_bound_to_its_la
     group = rig.host.question(last).group_id
     page = (await client.get(ok(bridge))).text
     assert page.count('name="group_note"') == 1  # the single async question has none
-    assert (f'<textarea name="group_note" id="note-{group}" form="form-{last.id}-'
-            f'{last.incarnation}"') in page
+    assert (
+        f'<textarea name="group_note" id="note-{group}" form="form-{last.id}-{last.incarnation}"'
+    ) in page
     assert f'" id="form-{last.id}-{last.incarnation}">' in page
     assert "Note for the agent about all these questions" in page
 
@@ -747,8 +767,9 @@ async def test_the_group_note_posted_with_an_answer_reaches_the_wait_result(
     wait = rig.blocker("c1", q("Which cache?"), q("Why?", options=None))
     first, second = rig.ref("c1", 0), rig.ref("c1", 1)
     note = "for the \x1b[31mstaging\x1b[0m box"
-    without_csrf = {k: v for k, v in form(bridge, first, choice="0", group_note=note).items()
-                    if k != "csrf"}
+    without_csrf = {
+        k: v for k, v in form(bridge, first, choice="0", group_note=note).items() if k != "csrf"
+    }
     assert (await post(client, bridge, without_csrf)).status_code == 403
     too_long = form(bridge, first, choice="0", group_note="n" * (MAX_CUSTOM_TEXT + 1))
     assert (await post(client, bridge, too_long)).status_code == 400
@@ -763,6 +784,5 @@ async def test_the_group_note_posted_with_an_answer_reaches_the_wait_result(
     assert isinstance(reply, ResultEnvelope) and reply.outcome is Outcome.ANSWERED
     assert reply.details["groupNote"] == "for the staging box"  # sanitised before saving
     assert "User note for all questions: for the staging box." in reply.text
-    assert [line.get("group_note") for line in resolved_lines(rig)] == [
-        "for the staging box", None]
+    assert [line.get("group_note") for line in resolved_lines(rig)] == ["for the staging box", None]
     assert_exactly_once(rig)

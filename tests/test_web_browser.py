@@ -29,8 +29,14 @@ pytestmark = pytest.mark.browser
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 CACHES = ("Redis", "Memcached", "Varnish")
 T = TypeVar("T")
@@ -50,9 +56,7 @@ def on_trio(fn: Callable[[], T]) -> T:
 
 def launch(playwright: Any) -> Browser:
     assert CHROMIUM.exists(), "chromium is missing: apt-get install -y chromium (.ci/run does)"
-    browser: Browser = playwright.chromium.launch(
-        executable_path=str(CHROMIUM), args=CHROMIUM_ARGS
-    )
+    browser: Browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
     return browser
 
 
@@ -152,10 +156,15 @@ async def test_browser_answers_a_blocking_group_and_the_tool_call_returns(rig: R
     replies: list[object] = []
 
     async def agent() -> None:
-        replies.append(await host.ask("c1", call(
-            q("Which caches?", header="Caches", options=CACHES, multi=True),
-            q("Anything else?", header="Else", options=None),
-        )))
+        replies.append(
+            await host.ask(
+                "c1",
+                call(
+                    q("Which caches?", header="Caches", options=CACHES, multi=True),
+                    q("Anything else?", header="Else", options=None),
+                ),
+            )
+        )
 
     def browse(url: str, refs: tuple[QuestionRef, ...]) -> None:
         with sync_playwright() as playwright:
@@ -235,11 +244,16 @@ async def test_the_note_for_a_group_goes_with_the_next_answer_and_survives_live_
     replies: list[object] = []
 
     async def agent() -> None:
-        replies.append(await host.ask("c1", call(
-            q("Which caches?", header="Caches", options=CACHES, multi=True),
-            q("Anything else?", header="Else", options=None),
-            q("Which region?", header="Region", options=("eu", "us")),
-        )))
+        replies.append(
+            await host.ask(
+                "c1",
+                call(
+                    q("Which caches?", header="Caches", options=CACHES, multi=True),
+                    q("Anything else?", header="Else", options=None),
+                    q("Which region?", header="Region", options=("eu", "us")),
+                ),
+            )
+        )
 
     def browse(url: str, refs: tuple[QuestionRef, ...]) -> None:
         with sync_playwright() as playwright:

@@ -81,8 +81,12 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
             self._submit, SLASH_COMMANDS, keymap, arguments=self._arguments, on_hint=self._say
         )
         self.layer = AsksLayer(
-            session.host.panel_port, self.chat, keymap=keymap, prompt=self.prompt_view,
-            clock=clock, chat_edit=self.chat.edit,
+            session.host.panel_port,
+            self.chat,
+            keymap=keymap,
+            prompt=self.prompt_view,
+            clock=clock,
+            chat_edit=self.chat.edit,
         )
         self.status = status.StatusLine()
         self.quitting = False
@@ -245,16 +249,20 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
         available = ", ".join(i18n.LANGUAGES)
         if code is None:
             return _("Language: {name} ({code}). Available: {codes}.").format(
-                name=i18n.LANGUAGE_NAMES[translator.language], code=translator.language,
-                codes=available)
+                name=i18n.LANGUAGE_NAMES[translator.language],
+                code=translator.language,
+                codes=available,
+            )
         if not translator.switch(code):
             return _("Unknown language {code}. Available: {codes}.").format(
-                code=code, codes=available)
+                code=code, codes=available
+            )
         self._status_shown = ()
         self.panel.refresh()
         self._changed("status")
         return _("Language: {name} ({code}).").format(
-            name=i18n.LANGUAGE_NAMES[translator.language], code=translator.language)
+            name=i18n.LANGUAGE_NAMES[translator.language], code=translator.language
+        )
 
     def _quit(self) -> None:
         self.quitting = True
@@ -264,7 +272,8 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
 def too_small(cols: int, rows: int) -> urwid.Canvas:
     """One line saying the terminal is too small (nothing else fits honestly)."""
     need = _("Too small: asks needs {need}, this is {size}.").format(
-        need=f"{MIN_SIZE[0]}×{MIN_SIZE[1]}", size=f"{cols}×{rows}")
+        need=f"{MIN_SIZE[0]}×{MIN_SIZE[1]}", size=f"{cols}×{rows}"
+    )
     text = urwid.Text(need, wrap="any")
     return urwid.Filler(text, valign="top").render((cols, rows))
 
@@ -272,11 +281,17 @@ def too_small(cols: int, rows: int) -> urwid.Canvas:
 def help_text(keymap: Keymap) -> str:
     """``/help``: the slash commands, then what each context's keys do (from the keymap)."""
     lines = [
-        _("Commands: /asks [ID] open pending questions · /web answer from a browser · "
-          "/language [CODE] show or switch the language · /help · /quit")
+        _(
+            "Commands: /asks [ID] open pending questions · /web answer from a browser · "
+            "/language [CODE] show or switch the language · /help · /quit"
+        )
     ]
-    names = {Context.CHAT: N_("chat"), Context.PANEL: N_("panel"),
-             Context.REPLY: N_("reply editor"), Context.PROMPT: N_("permission prompt")}
+    names = {
+        Context.CHAT: N_("chat"),
+        Context.PANEL: N_("panel"),
+        Context.REPLY: N_("reply editor"),
+        Context.PROMPT: N_("permission prompt"),
+    }
     for context, name in names.items():
         lines.append(f"{_(name)}: {help_line(keymap, context)}")
     return "\n".join(lines)
@@ -319,8 +334,7 @@ async def run_repl(
     event_loop = urwid.TrioEventLoop()
     repl = ReplScreen(session, keymap, trio.current_time)
     raw = screen or AsksScreen(signal_keys=False)
-    loop = urwid.MainLoop(repl, palette(), screen=raw, event_loop=event_loop,
-                          handle_mouse=False)
+    loop = urwid.MainLoop(repl, palette(), screen=raw, event_loop=event_loop, handle_mouse=False)
     ended: list[int] = []
     running = trio.CancelScope()  # around the urwid loop: a signal may cancel it early
     async with trio.open_nursery() as nursery:
@@ -339,8 +353,12 @@ async def run_repl(
 
 
 async def _signals(
-    repl: ReplScreen, screen: urwid.BaseScreen, running: trio.CancelScope, ended: list[int],
-    *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
+    repl: ReplScreen,
+    screen: urwid.BaseScreen,
+    running: trio.CancelScope,
+    ended: list[int],
+    *,
+    task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """SIGTERM/SIGHUP end the REPL; SIGINT is Ctrl+C (see :func:`run_repl`)."""
     with trio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP, signal.SIGINT) as received:
@@ -388,8 +406,11 @@ class _WebStarter:
             url = await self.nursery.start(bridge.run)
         except OSError as exc:
             self.bridge = None
-            notes.add(EntryKind.ERROR, _("The web bridge could not start: {error}").format(
-                error=exc), "web")
+            notes.add(
+                EntryKind.ERROR,
+                _("The web bridge could not start: {error}").format(error=exc),
+                "web",
+            )
             return
         self.repl.web_url = f"web: {url}"
         notes.add(EntryKind.NOTICE, _("Answer in a browser: {url}").format(url=url))

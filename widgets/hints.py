@@ -15,9 +15,15 @@ def panel_hints(keymap: Keymap) -> AnswerHints:
         found = keymap.key_in(context, command)
         return None if found is None else pretty_key(found)
 
-    decline, defer = key(Context.PANEL, Command.PANEL_DECLINE), key(Context.PANEL,
-                                                                      Command.PANEL_DEFER)
+    decline, defer = (
+        key(Context.PANEL, Command.PANEL_DECLINE),
+        key(Context.PANEL, Command.PANEL_DEFER),
+    )
     if decline is None or defer is None:  # the table binds both (a test presses them)
         raise ValueError("the keymap has no decline or defer key in the panel")
-    return AnswerHints(key(Context.CHAT, Command.FOCUS_TOGGLE), decline, defer,
-                       key(Context.GLOBAL, Command.COLLAPSE))
+    return AnswerHints(
+        key(Context.CHAT, Command.FOCUS_TOGGLE),
+        decline,
+        defer,
+        key(Context.GLOBAL, Command.COLLAPSE),
+    )

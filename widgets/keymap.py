@@ -35,8 +35,16 @@ import attrs
 from asks.host.commands import PanelCommand
 from asks.widgets.keyspec import OFF, check_hotkey, join_keys, parse_key_spec, pretty_key
 
-__all__ = ["OFF", "Binding", "Command", "Context", "Keymap", "build_keymap", "parse_key_spec",
-           "pretty_key"]
+__all__ = [
+    "OFF",
+    "Binding",
+    "Command",
+    "Context",
+    "Keymap",
+    "build_keymap",
+    "parse_key_spec",
+    "pretty_key",
+]
 
 
 class Context(enum.StrEnum):
@@ -130,11 +138,17 @@ HANDLED_BY: Mapping[Command, Handler] = MappingProxyType(
         Command.CHAT_INTERRUPT: Handler.APP,
         Command.CHAT_SCROLL_UP: Handler.APP,
         Command.CHAT_SCROLL_DOWN: Handler.APP,
-        **{c: Handler.PANEL for c in Command if c.value.startswith(("panel.", "reply."))
-           and c is not Command.PANEL_EDITOR},
-        **{c: Handler.CHAT for c in Command if c.value.startswith("chat.")
-           and c not in (Command.CHAT_INTERRUPT, Command.CHAT_SCROLL_UP,
-                         Command.CHAT_SCROLL_DOWN)},
+        **{
+            c: Handler.PANEL
+            for c in Command
+            if c.value.startswith(("panel.", "reply.")) and c is not Command.PANEL_EDITOR
+        },
+        **{
+            c: Handler.CHAT
+            for c in Command
+            if c.value.startswith("chat.")
+            and c not in (Command.CHAT_INTERRUPT, Command.CHAT_SCROLL_UP, Command.CHAT_SCROLL_DOWN)
+        },
         Command.PROMPT_YES: Handler.PROMPT,
         Command.PROMPT_NO: Handler.PROMPT,
     }
@@ -327,8 +341,9 @@ def build_keymap(
     fire while typing), a focus toggle of plain Tab or ``"off"``, or a key already bound where
     the configured key would apply.
     """
-    toggle = check_hotkey(parse_key_spec(focus_toggle_key, setting="focus_toggle_key"),
-                          "focus_toggle_key")
+    toggle = check_hotkey(
+        parse_key_spec(focus_toggle_key, setting="focus_toggle_key"), "focus_toggle_key"
+    )
     if toggle == OFF:
         raise ValueError("focus_toggle_key: cannot be 'off' (it is how you reach the panel)")
     collapse = check_hotkey(parse_key_spec(collapse_key, setting="collapse_key"), "collapse_key")

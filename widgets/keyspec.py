@@ -17,22 +17,54 @@ _MODIFIERS = {"shift": "shift", "ctrl": "ctrl", "control": "ctrl", "alt": "meta"
 _MODIFIER_ORDER = ("shift", "meta", "ctrl")  # the order urwid writes them
 _NAMED_KEYS = frozenset(
     {
-        "tab", "enter", "esc", "backspace", "delete", "insert", "home", "end",
-        "page up", "page down", "up", "down", "left", "right",
+        "tab",
+        "enter",
+        "esc",
+        "backspace",
+        "delete",
+        "insert",
+        "home",
+        "end",
+        "page up",
+        "page down",
+        "up",
+        "down",
+        "left",
+        "right",
         *(f"f{n}" for n in range(1, 21)),
     }
 )
 _ALIASES = {
-    "escape": "esc", "return": "enter", "del": "delete", "ins": "insert", "space": " ",
-    "pgup": "page up", "pageup": "page up", "page_up": "page up",
-    "pgdn": "page down", "pagedown": "page down", "page_down": "page down",
+    "escape": "esc",
+    "return": "enter",
+    "del": "delete",
+    "ins": "insert",
+    "space": " ",
+    "pgup": "page up",
+    "pageup": "page up",
+    "page_up": "page up",
+    "pgdn": "page down",
+    "pagedown": "page down",
+    "page_down": "page down",
 }
 _SPLIT = re.compile(r"[+\s]+")
 
 _PRETTY = {
-    " ": "Space", "up": "↑", "down": "↓", "left": "←", "right": "→",
-    "page up": "PgUp", "page down": "PgDn", "esc": "Esc", "enter": "Enter", "tab": "Tab",
-    "backspace": "Backspace", "delete": "Del", "insert": "Ins", "home": "Home", "end": "End",
+    " ": "Space",
+    "up": "↑",
+    "down": "↓",
+    "left": "←",
+    "right": "→",
+    "page up": "PgUp",
+    "page down": "PgDn",
+    "esc": "Esc",
+    "enter": "Enter",
+    "tab": "Tab",
+    "backspace": "Backspace",
+    "delete": "Del",
+    "insert": "Ins",
+    "home": "Home",
+    "end": "End",
 }
 _PRETTY_MODIFIER = {"shift": "Shift", "meta": "Alt", "ctrl": "Ctrl"}
 
@@ -149,7 +181,6 @@ def join_keys(keys: Sequence[str]) -> str:
     if all(len(k) == 1 and not k.isalnum() for k in keys):
         return "".join(keys)  # arrows: ↑↓
     return "/".join(keys)
-
 
 
 _BARE_ALLOWED = frozenset({"insert", *(f"f{n}" for n in range(1, 21))})

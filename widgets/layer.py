@@ -117,11 +117,13 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         self._had_waits = bool(port.live_waits)
         self._guard_changed = trio.Event()
         super().__init__(urwid.Pile([editor]))
-        port.name_keys_nowait({
-            panel_command: pretty_key(key)
-            for command, panel_command in PANEL_COMMANDS.items()
-            if (key := self.keymap.key_in(Context.PANEL, command)) is not None
-        })
+        port.name_keys_nowait(
+            {
+                panel_command: pretty_key(key)
+                for command, panel_command in PANEL_COMMANDS.items()
+                if (key := self.keymap.key_in(Context.PANEL, command)) is not None
+            }
+        )
         port.subscribe(self._changed)
         self._refresh()
 
@@ -296,8 +298,11 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         """Engage a held-back claim once the person has paused for the guard interval, and
         clear the host's notice when its time is over."""
         while True:
-            deadlines = [d for d in (self.port.guard_deadline(), self.port.notice_deadline())
-                         if d is not None]
+            deadlines = [
+                d
+                for d in (self.port.guard_deadline(), self.port.notice_deadline())
+                if d is not None
+            ]
             if not deadlines:
                 await self._guard_changed.wait()
                 self._guard_changed = trio.Event()

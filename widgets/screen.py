@@ -70,9 +70,10 @@ class RowCache:
         tail: list[Any] = []
         for num_rows, cviews in shards:
             body = shard_body(cviews, tail, create_iter=False, num_rows=num_rows)
-            signature = (num_rows, *(
-                (done, cv[0], cv[1], cv[2], cv[3], id(cv[4]), id(cv[5])) for done, _, cv in body
-            ))
+            signature = (
+                num_rows,
+                *((done, cv[0], cv[1], cv[2], cv[3], id(cv[4]), id(cv[5])) for done, _, cv in body),
+            )
             rows = self._rows.get(signature) or fresh.get(signature)
             if rows is None:
                 rows = _build(body, num_rows)
@@ -85,9 +86,7 @@ class RowCache:
 
 def _build(body: list[Any], num_rows: int) -> list[Row]:
     """The ``num_rows`` rows of one shard, from each piece's own ``content()``."""
-    pieces = [
-        cv[5].content(cv[0], cv[1] + done, cv[2], num_rows, cv[4]) for done, _, cv in body
-    ]
+    pieces = [cv[5].content(cv[0], cv[1] + done, cv[2], num_rows, cv[4]) for done, _, cv in body]
     rows = []
     for _ in range(num_rows):
         row: Row = []

@@ -43,8 +43,11 @@ Markup = list[tuple[str, str] | str]
 SEPARATOR: Final = " · "
 STORAGE_WARNING: Final = N_("⚠ storage unconfirmed — answers are not being saved")
 AGENT_LABELS: Final = {AgentState.IDLE: N_("idle"), AgentState.WORKING: N_("working…")}
-KEYS_LABELS: Final = {KeysTo.CHAT: N_("keys: chat"), KeysTo.EDITOR: N_("keys: editor"),
-                      KeysTo.PROMPT: N_("keys: prompt")}
+KEYS_LABELS: Final = {
+    KeysTo.CHAT: N_("keys: chat"),
+    KeysTo.EDITOR: N_("keys: editor"),
+    KeysTo.PROMPT: N_("keys: prompt"),
+}
 
 PALETTE: Final = (
     ("status", "light gray", "dark blue", "default"),
@@ -68,7 +71,8 @@ def asks_markup(stats: HostStatistics) -> Markup:
     )
     if pending and (agents := stats.pending_agents):
         count += " " + ngettext("from {count} agent", "from {count} agents", agents).format(
-            count=agents)
+            count=agents
+        )
     markup: Markup = [("status.asks", count)]
     if saved := stats.saved_undelivered:
         feedback = ngettext("{count} saved feedback", "{count} saved feedback", saved)

@@ -49,9 +49,22 @@ STREAMING_MARK: Final = " …"
 CARD_INDENT: Final = 2
 SCROLLED_MARK: Final = N_("↓ scrolled up · PgDn for the newest")
 # entry titles that are words of ours (outcomes, delivery modes, decisions), for extraction
-TITLES: Final = (N_("answered"), N_("partial"), N_("declined"), N_("deferred"), N_("withdrawn"),
-                 N_("interrupted"), N_("queued"), N_("steer"), N_("wake"), N_("allowed"),
-                 N_("denied"), N_("model error"), N_("agent error"), N_("web"))
+TITLES: Final = (
+    N_("answered"),
+    N_("partial"),
+    N_("declined"),
+    N_("deferred"),
+    N_("withdrawn"),
+    N_("interrupted"),
+    N_("queued"),
+    N_("steer"),
+    N_("wake"),
+    N_("allowed"),
+    N_("denied"),
+    N_("model error"),
+    N_("agent error"),
+    N_("web"),
+)
 
 PALETTE: Final = (
     ("transcript.user", "light cyan,bold", "default", "bold"),

@@ -70,7 +70,7 @@ class AbsentAgent:
         return False
 
     def _handle(self, text: str) -> tuple[EntryKind, str]:
-        words = text[len(ADDRESS):].split(maxsplit=1) if text.startswith(ADDRESS) else []
+        words = text[len(ADDRESS) :].split(maxsplit=1) if text.startswith(ADDRESS) else []
         if not words:  # not addressed to anyone (a bare "@" neither)
             return EntryKind.NOTICE, self._nowhere()
         name = words[0]
@@ -80,11 +80,13 @@ class AbsentAgent:
             return EntryKind.NOTICE, self._unknown(name, agents)
         if not note:
             return EntryKind.NOTICE, _("Write the note after the name: @{name} your note").format(
-                name=name)
+                name=name
+            )
         if len(note) > MAX_NOTE:
-            return EntryKind.NOTICE, _("A note can have at most {limit} characters; this one has "
-                                       "{count}. Nothing was sent.").format(
-                limit=MAX_NOTE, count=len(note))
+            return EntryKind.NOTICE, _(
+                "A note can have at most {limit} characters; this one has "
+                "{count}. Nothing was sent."
+            ).format(limit=MAX_NOTE, count=len(note))
         if self.hub.note(name, note) is None:
             return EntryKind.ERROR, _("The note to {name} was not saved.").format(name=name)
         return EntryKind.NOTICE, saved_text(name)
@@ -92,17 +94,24 @@ class AbsentAgent:
     def _nowhere(self) -> str:
         agents = self.addressees()
         if not agents:
-            return _("No agent runs in this session, so nothing reads that. Agents ask here "
-                     "through the hub (asks mcp config prints the set-up); write @name text to "
-                     "send one a note.")
-        return _("No agent runs in this session, so nothing reads that. Write @name text to "
-                 "send a note to one of: {agents}.").format(agents=", ".join(agents))
+            return _(
+                "No agent runs in this session, so nothing reads that. Agents ask here "
+                "through the hub (asks mcp config prints the set-up); write @name text to "
+                "send one a note."
+            )
+        return _(
+            "No agent runs in this session, so nothing reads that. Write @name text to "
+            "send a note to one of: {agents}."
+        ).format(agents=", ".join(agents))
 
     @staticmethod
     def _unknown(name: str, agents: tuple[str, ...]) -> str:
         shown = sanitize_line(name)
         if not agents:
-            return _("No agent named {name} has been seen here; none has connected yet "
-                     "(asks mcp config prints the set-up).").format(name=shown)
+            return _(
+                "No agent named {name} has been seen here; none has connected yet "
+                "(asks mcp config prints the set-up)."
+            ).format(name=shown)
         return _("No agent named {name} has been seen here. Agents seen: {agents}.").format(
-            name=shown, agents=", ".join(agents))
+            name=shown, agents=", ".join(agents)
+        )

@@ -53,9 +53,11 @@ _STOP_NOTICES: Final = {  # shown to the person (translated), never in the conte
     "max_tokens": N_("The reply was cut off at max_tokens ({max_tokens})."),
     "refusal": N_("The model declined to go on (stop_reason: refusal)."),
     "pause_turn": N_(
-        "The server paused the turn (stop_reason: pause_turn); send a message to go on."),
-    "model_context_window_exceeded": N_("The conversation no longer fits the model's context "
-                                        "window."),
+        "The server paused the turn (stop_reason: pause_turn); send a message to go on."
+    ),
+    "model_context_window_exceeded": N_(
+        "The conversation no longer fits the model's context window."
+    ),
 }
 
 
@@ -65,8 +67,13 @@ def anthropic_tools(tools: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     for tool in tools:
         function = tool.get("function", tool)
         schema = function.get("parameters") or function.get("input_schema")
-        out.append({"name": function["name"], "description": function.get("description", ""),
-                    "input_schema": schema or {"type": "object", "properties": {}}})
+        out.append(
+            {
+                "name": function["name"],
+                "description": function.get("description", ""),
+                "input_schema": schema or {"type": "object", "properties": {}},
+            }
+        )
     return out
 
 
@@ -82,12 +89,17 @@ def _input(arguments: str) -> dict[str, Any]:
 def _blocks(m: Message) -> tuple[str, list[dict[str, Any]]]:
     if m.role == "assistant":
         blocks: list[dict[str, Any]] = [{"type": "text", "text": m.content}] if m.content else []
-        blocks += [{"type": "tool_use", "id": c.id, "name": c.name, "input": _input(c.arguments)}
-                   for c in m.tool_calls]
+        blocks += [
+            {"type": "tool_use", "id": c.id, "name": c.name, "input": _input(c.arguments)}
+            for c in m.tool_calls
+        ]
         return "assistant", blocks
     if m.role == "tool":
-        result: dict[str, Any] = {"type": "tool_result", "tool_use_id": m.tool_call_id or "",
-                                  "content": m.content}
+        result: dict[str, Any] = {
+            "type": "tool_result",
+            "tool_use_id": m.tool_call_id or "",
+            "content": m.content,
+        }
         if m.content.startswith("Error ["):
             result["is_error"] = True
         return "user", [result]
@@ -131,17 +143,21 @@ class AnthropicModel(HttpModel):
     PATH: ClassVar[str] = "/v1/messages"
 
     def headers(self) -> dict[str, str]:
-        return {"authorization": f"Bearer {self.settings.api_key}",
-                "anthropic-version": API_VERSION}
+        return {
+            "authorization": f"Bearer {self.settings.api_key}",
+            "anthropic-version": API_VERSION,
+        }
 
     def request(
         self, messages: Sequence[Message], tools: Sequence[dict[str, Any]]
     ) -> dict[str, Any]:
         """The JSON body of the Messages request for one model call."""
-        body: dict[str, Any] = {"model": self.settings.model,
-                                "max_tokens": self.settings.max_tokens,
-                                "system": system_prompt(self.guidance),
-                                "messages": anthropic_messages(messages)}
+        body: dict[str, Any] = {
+            "model": self.settings.model,
+            "max_tokens": self.settings.max_tokens,
+            "system": system_prompt(self.guidance),
+            "messages": anthropic_messages(messages),
+        }
         if tools:
             body["tools"] = anthropic_tools(tools)
         if self.settings.temperature is not None:
@@ -166,9 +182,11 @@ class AnthropicModel(HttpModel):
             if kind == "content_block_start":
                 block = _dict(event.get("content_block"))
                 if block.get("type") == "tool_use":
-                    calls[index] = _ToolBlock(str(block.get("id") or ""),
-                                              str(block.get("name") or ""),
-                                              initial=block.get("input"))
+                    calls[index] = _ToolBlock(
+                        str(block.get("id") or ""),
+                        str(block.get("name") or ""),
+                        initial=block.get("input"),
+                    )
                 elif block.get("type") == "text" and block.get("text"):
                     yield TextDelta(str(block["text"]))
             elif kind == "content_block_delta":
@@ -196,8 +214,9 @@ class AnthropicModel(HttpModel):
                 events.append(TextDelta(str(block["text"])))
             elif block.get("type") == "tool_use":
                 arguments = json.dumps(block.get("input") or {}, ensure_ascii=False)
-                events.append(ToolCall(str(block.get("id") or ""), str(block.get("name") or ""),
-                                       arguments))
+                events.append(
+                    ToolCall(str(block.get("id") or ""), str(block.get("name") or ""), arguments)
+                )
         notice = self._notice(_dict(reply).get("stop_reason"))
         if notice is not None:
             events.append(notice)

@@ -132,7 +132,8 @@ class ChatClient:
         import httpx  # noqa: PLC0415 — lazy on purpose: only with a model configured
 
         http = httpx.AsyncClient(
-            timeout=httpx.Timeout(settings.timeout), verify=needs_tls(settings.base_url),
+            timeout=httpx.Timeout(settings.timeout),
+            verify=needs_tls(settings.base_url),
             headers={**headers, "accept": "application/json"},
         )
         return cls(settings, path, http)
@@ -212,8 +213,9 @@ def redirect_error(response: httpx.Response, path: str) -> RedirectError:
         target = str(response.request.url.join(sent)).split("?")[0].split("#")[0]
         if target.endswith(path) and len(target) > len(path):
             base = sanitize_line(target.removesuffix(path))[:LOCATION_MAX]
-    return RedirectError(f"HTTP {status}: redirected to {location or '(no Location)'}", status,
-                         location, base)
+    return RedirectError(
+        f"HTTP {status}: redirected to {location or '(no Location)'}", status, location, base
+    )
 
 
 async def _check_type(response: httpx.Response, stream: bool) -> None:
@@ -235,8 +237,9 @@ async def _check_type(response: httpx.Response, stream: bool) -> None:
             body = loads(text)
     reason = summary(text, kind) if isinstance(body, str) else ""
     wanted = "an event stream" if stream else "JSON"
-    raise ContentTypeError(f"{kind} instead of {wanted}", kind, wanted_stream=stream, body=body,
-                           reason=reason)
+    raise ContentTypeError(
+        f"{kind} instead of {wanted}", kind, wanted_stream=stream, body=body, reason=reason
+    )
 
 
 def media_type(content_type: str) -> str:

@@ -41,8 +41,9 @@ from asks.agent.scripted import Script, ScriptedModel, builtin_tour, load_script
 from asks.store.entries import ModelChosen, Record
 
 SCRIPTED = "scripted"  # the provider name recorded for scripted models
-ASKS_MAIN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                         "__main__.py")  # sys.argv[0] under ``python -m asks``
+ASKS_MAIN = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "__main__.py"
+)  # sys.argv[0] under ``python -m asks``
 
 
 class ChoiceError(ValueError):
@@ -81,8 +82,9 @@ def provider_named(name: str, where: str) -> Provider:
         return Provider(name)
     except ValueError:
         choices = ", ".join(p.value for p in Provider)
-        raise ChoiceError(f"unknown provider {name!r} ({where}); choose one of: {choices}") \
-            from None
+        raise ChoiceError(
+            f"unknown provider {name!r} ({where}); choose one of: {choices}"
+        ) from None
 
 
 def last_choice(records: Iterable[Record]) -> ModelChosen | None:
@@ -135,16 +137,28 @@ def _real(
     config = configured if config_provider is provider else Configured()
     name = wanted.model or (record.model if record else None) or config.name
     if not name:
-        raise ChoiceError(f"--{'provider' if wanted.provider else 'base-url'} needs a model "
-                          "name: --model NAME or [model] name")
+        raise ChoiceError(
+            f"--{'provider' if wanted.provider else 'base-url'} needs a model "
+            "name: --model NAME or [model] name"
+        )
     base_url = wanted.base_url or (record.base_url if record else None) or config.base_url
-    return resolve_settings(name, base_url, config.api_key_env, configured.timeout, env,
-                            stream=configured.stream, provider=provider,
-                            temperature=configured.temperature)
+    return resolve_settings(
+        name,
+        base_url,
+        config.api_key_env,
+        configured.timeout,
+        env,
+        stream=configured.stream,
+        provider=provider,
+        temperature=configured.temperature,
+    )
 
 
 def build_model(
-    source: Script | Settings, guidance: contract.Guidance, *, seen: int = 0,
+    source: Script | Settings,
+    guidance: contract.Guidance,
+    *,
+    seen: int = 0,
     hints: AnswerHints = LINE_HINTS,
 ) -> Model:
     """The scripted model (its placeholders say ``hints``), or the provider's (its module
@@ -166,7 +180,9 @@ async def allow_all(text: str) -> bool:
 
 
 def resume_command(
-    session_id: str, data_dir: Path | None, config: Path | None,
+    session_id: str,
+    data_dir: Path | None,
+    config: Path | None,
     program: Sequence[str] = ("asks",),
 ) -> str:
     """``asks --resume ID`` plus the ``--data-dir``/``--config`` that were given (absolute):

@@ -27,7 +27,7 @@ class _Page(HTMLParser):
 
     def handle_endtag(self, tag: str) -> None:
         if tag in self._open:  # close it and whatever was left open inside it
-            del self._open[len(self._open) - 1 - self._open[::-1].index(tag):]
+            del self._open[len(self._open) - 1 - self._open[::-1].index(tag) :]
 
     def handle_data(self, data: str) -> None:
         if "title" in self._open:

@@ -53,8 +53,10 @@ def answer_sentence(hints: AnswerHints) -> str:
     """Where a queued question waits and how to answer it, as one sentence."""
     if hints.panel_key is None:
         return _("Type /asks to see it and /asks ID to answer it, whenever you like.")
-    return _("It waits in the panel above the editor: press {key} (or type /asks) to answer "
-             "it whenever you like.").format(key=hints.panel_key)
+    return _(
+        "It waits in the panel above the editor: press {key} (or type /asks) to answer "
+        "it whenever you like."
+    ).format(key=hints.panel_key)
 
 
 def collapse_sentence(hints: AnswerHints) -> str:

@@ -49,8 +49,7 @@ class RedirectError(StatusError):
     ``location`` as sent (``""``: none), ``base_url`` the base URL it points to when it ends
     in the request's own path (else ``None``)."""
 
-    def __init__(self, message: str, status_code: int, location: str,
-                 base_url: str | None) -> None:
+    def __init__(self, message: str, status_code: int, location: str, base_url: str | None) -> None:
         super().__init__(message, status_code, None)
         self.location = location
         self.base_url = base_url
@@ -82,8 +81,9 @@ class ContentTypeError(BadReplyError):
     asked for, else JSON), ``reason`` (the gist of a text body, as for :class:`StatusError`);
     ``body``: the parsed JSON when it was JSON, else the text (its start)."""
 
-    def __init__(self, message: str, content_type: str, *, wanted_stream: bool, body: object,
-                 reason: str) -> None:
+    def __init__(
+        self, message: str, content_type: str, *, wanted_stream: bool, body: object, reason: str
+    ) -> None:
         super().__init__(message, body)
         self.content_type = content_type
         self.wanted_stream = wanted_stream

@@ -167,8 +167,10 @@ def describe(exc: ChatError, settings: Settings, *, streaming: bool = False) -> 
         case TransportError():
             return f"cannot reach {url} ({_cause(exc)}), {tries}"
         case StreamCutError():
-            return (f"the reply stream from {url} ended before the model finished "
-                    f"(connection cut?); {STREAM_HINT}")
+            return (
+                f"the reply stream from {url} ended before the model finished "
+                f"(connection cut?); {STREAM_HINT}"
+            )
         case EventError() | BadReplyError() if streaming:
             return f"the reply stream from {url} broke off ({detail(exc)}); {STREAM_HINT}"
         case StatusError():
@@ -197,12 +199,17 @@ def _cause(exc: BaseException) -> str:
 
 def _redirect_line(exc: RedirectError, url: str) -> str:
     if not exc.location:
-        return (f"{url} answered HTTP {exc.status_code} (a redirect) without a Location; "
-                f"check the base URL ({BASE_URL_SETTING})")
-    fix = (f"set the base URL to {exc.base_url}" if exc.base_url is not None
-           else "check the base URL")
-    return (f"{url} redirected the request (HTTP {exc.status_code}) to {exc.location}; "
-            f"redirects are not followed: {fix} ({BASE_URL_SETTING})")
+        return (
+            f"{url} answered HTTP {exc.status_code} (a redirect) without a Location; "
+            f"check the base URL ({BASE_URL_SETTING})"
+        )
+    fix = (
+        f"set the base URL to {exc.base_url}" if exc.base_url is not None else "check the base URL"
+    )
+    return (
+        f"{url} redirected the request (HTTP {exc.status_code}) to {exc.location}; "
+        f"redirects are not followed: {fix} ({BASE_URL_SETTING})"
+    )
 
 
 def _type_line(exc: ContentTypeError, url: str) -> str:
@@ -210,15 +217,21 @@ def _type_line(exc: ContentTypeError, url: str) -> str:
     reason = sanitize_line(exc.reason)
     if kind in ("text/html", "application/xhtml+xml"):
         gist = f" ({reason})" if reason else ""
-        return (f"{url} answered with a web page{gist}, not the model's API; check the base "
-                f"URL ({BASE_URL_SETTING})")
+        return (
+            f"{url} answered with a web page{gist}, not the model's API; check the base "
+            f"URL ({BASE_URL_SETTING})"
+        )
     if exc.wanted_stream and is_json(kind):
         said = f" ({detail(exc)})" if isinstance(exc.body, dict) and "error" in exc.body else ""
-        return (f"{url} answered with JSON instead of an event stream{said}; if it cannot "
-                "stream, set [model] stream = false")
+        return (
+            f"{url} answered with JSON instead of an event stream{said}; if it cannot "
+            "stream, set [model] stream = false"
+        )
     if not exc.wanted_stream and kind == "text/event-stream":
-        return (f"{url} answered with an event stream to a request without streaming; set "
-                "[model] stream = true")
+        return (
+            f"{url} answered with an event stream to a request without streaming; set "
+            "[model] stream = true"
+        )
     gist = f" ({reason})" if reason else ""
     wanted = "an event stream" if exc.wanted_stream else "JSON"
     return f"{url} answered with {kind}{gist} instead of {wanted}; check the base URL"
@@ -226,12 +239,16 @@ def _type_line(exc: ContentTypeError, url: str) -> str:
 
 def _status_line(status: int, url: str, why: str, tries: str, s: Settings) -> str:
     if status in (401, 403):
-        return (f"{url} refused the request (HTTP {status}: {why}); check the API key "
-                f"in ${s.api_key_env}")
+        return (
+            f"{url} refused the request (HTTP {status}: {why}); check the API key "
+            f"in ${s.api_key_env}"
+        )
     if status == 404:
         where = "it usually ends in /v1" if s.provider is Provider.OPENAI else "without /v1"
-        return (f"HTTP 404 from {url}: {why}; check the model name {s.model!r} and the "
-                f"base URL ({where})")
+        return (
+            f"HTTP 404 from {url}: {why}; check the model name {s.model!r} and the "
+            f"base URL ({where})"
+        )
     if status == 429:
         return f"{url} is rate limiting (HTTP 429: {why}), {tries}"
     if status == 529:

@@ -110,8 +110,11 @@ def result_summary(envelope: contract.ResultEnvelope, hints: AnswerHints = LINE_
     details = envelope.details
     head = _(OUTCOME_WORDS[envelope.outcome]) if envelope.outcome in OUTCOME_WORDS else None
     lines = [head] if head else []
-    lines += [_answer_line(str(a.get("question", "")), _detail_answer(a), str(a.get("notes") or ""))
-              for a in details.get("answers", []) if isinstance(a, dict)]
+    lines += [
+        _answer_line(str(a.get("question", "")), _detail_answer(a), str(a.get("notes") or ""))
+        for a in details.get("answers", [])
+        if isinstance(a, dict)
+    ]
     note = str(details.get("groupNote") or "").strip()
     if note:
         lines.append(_("note for all questions: {note}").format(note=note))
@@ -138,16 +141,19 @@ def feedback_summary(projection: Projection, refs: Sequence[QuestionRef]) -> str
         else:
             text = answer.text(question.spec) or _("nothing selected")
             lines.append(_answer_line(question.spec.question, text, answer.notes))
-    lines += [_("note for all questions: {note}").format(note=note)
-              for note, _refs in projection.group_notes(refs)]
+    lines += [
+        _("note for all questions: {note}").format(note=note)
+        for note, _refs in projection.group_notes(refs)
+    ]
     return "\n".join(lines)
 
 
 # Outcomes whose result card says what happened in words (the others show their answers).
 OUTCOME_WORDS: Final[Mapping[Outcome, str]] = {
     Outcome.DEFERRED: N_("Deferred: the agent gets your answer when you give it."),
-    Outcome.INTERRUPTED: N_("The wait was interrupted: the agent gets your answer when you "
-                            "give it."),
+    Outcome.INTERRUPTED: N_(
+        "The wait was interrupted: the agent gets your answer when you give it."
+    ),
     Outcome.WITHDRAWN: N_("Withdrawn by the agent: no answer is needed."),
     Outcome.ALREADY_RECEIVED: N_("Already answered: the agent has your answer."),
 }

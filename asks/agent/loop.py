@@ -279,8 +279,7 @@ class Agent:
                 outcome = TurnOutcome.INTERRUPTED
         except ModelError as exc:  # a provider failure: its line, the error chain in the log
             diagnostics.logger(__name__).warning("model error: %s", exc, exc_info=exc)
-            self.transcript.add(EntryKind.ERROR, diagnostics.with_details(str(exc)),
-                                "model error")
+            self.transcript.add(EntryKind.ERROR, diagnostics.with_details(str(exc)), "model error")
             self.close_open_calls("the turn failed")
             outcome = TurnOutcome.FAILED
         except Exception as exc:  # a bug (here, in a model or a tool): one line, the traceback
@@ -336,8 +335,9 @@ class Agent:
             raise
         except BaseException:  # interrupted (Ctrl+C): keep what the model said so far
             reader.close()
-            self._append(Message("assistant", reader.text(complete=False),
-                                 self._unique(reader.calls)))
+            self._append(
+                Message("assistant", reader.text(complete=False), self._unique(reader.calls))
+            )
             raise
         reader.close()
         calls = self._unique(reader.calls)
@@ -350,8 +350,11 @@ class Agent:
     def _unique(self, calls: Sequence[ToolCall]) -> tuple[ToolCall, ...]:
         """Unique call ids but for true retries (asks/agent/edge.py)."""
         earlier = [c for m in self.messages for c in m.tool_calls]
-        return tuple(assign_ids(calls, earlier, self._still_open,
-                                lambda call, new: attrs.evolve(call, id=new)))
+        return tuple(
+            assign_ids(
+                calls, earlier, self._still_open, lambda call, new: attrs.evolve(call, id=new)
+            )
+        )
 
     def _still_open(self, call_id: str) -> bool:
         """An ask call whose questions are (some of them) still pending."""
@@ -390,8 +393,9 @@ class Agent:
             task_status.started(None)
             reply: contract.ToolError | contract.ResultEnvelope = arguments
         else:
-            card = _AskCard(self.transcript, questions_summary(arguments, self._question_text),
-                            call.id)
+            card = _AskCard(
+                self.transcript, questions_summary(arguments, self._question_text), call.id
+            )
             task_status.started(card)  # the caller shows the card if this call now waits
             before = self._journaled_result(call.id)
             reply = await self.host.ask(call.id, arguments)
@@ -434,8 +438,9 @@ class Agent:
             if state is not None and state.result is not None:  # journaled by the host
                 self.messages.append(Message("tool", state.result.text, tool_call_id=call.id))
             else:
-                self._append(Message("tool", contract.interrupted(reason).text,
-                                     tool_call_id=call.id))
+                self._append(
+                    Message("tool", contract.interrupted(reason).text, tool_call_id=call.id)
+                )
 
     # -- plumbing --------------------------------------------------------------------------
     def _append(self, message: Message) -> None:

@@ -86,8 +86,11 @@ def chat_messages(messages: Sequence[Message], system: str) -> list[dict[str, An
             item: dict[str, Any] = {"role": "assistant", "content": m.content or None}
             if m.tool_calls:
                 item["tool_calls"] = [
-                    {"id": c.id, "type": "function",
-                     "function": {"name": c.name, "arguments": c.arguments}}
+                    {
+                        "id": c.id,
+                        "type": "function",
+                        "function": {"name": c.name, "arguments": c.arguments},
+                    }
                     for c in m.tool_calls
                 ]
             out.append(item)
@@ -206,8 +209,13 @@ def _whole_reply(completion: object) -> list[ModelEvent]:
         function = call.get("function")
         if not isinstance(function, dict):
             continue
-        events.append(ToolCall(str(call.get("id") or ""), str(function.get("name") or ""),
-                               str(function.get("arguments") or "")))
+        events.append(
+            ToolCall(
+                str(call.get("id") or ""),
+                str(function.get("name") or ""),
+                str(function.get("arguments") or ""),
+            )
+        )
     reason = str(choices[0].get("finish_reason") or "")
     if reason in _FINISH_NOTICES:
         events.append(ModelNotice(_(_FINISH_NOTICES[reason])))

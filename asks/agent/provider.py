@@ -122,8 +122,9 @@ def resolve_settings(
                 f"{variable} (or name another one with [model] api_key_env)"
             )
         key = PLACEHOLDER_KEY
-    return Settings(name, url, key, variable, timeout, stream, provider=provider,
-                    temperature=temperature)
+    return Settings(
+        name, url, key, variable, timeout, stream, provider=provider, temperature=temperature
+    )
 
 
 def system_prompt(guidance: contract.Guidance) -> str:

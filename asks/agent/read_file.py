@@ -54,37 +54,48 @@ def read_text(root: Path, path: str) -> str:
     except (OSError, ValueError, RuntimeError):
         return invalid(f"{quote(path)} is not a usable path.")
     if not target.is_relative_to(base):
-        return _error(contract.ErrorCode.OUTSIDE_WORKDIR,
-                      f"{quote(path)} is outside the working directory {base}; only files "
-                      "under it can be read.")
+        return _error(
+            contract.ErrorCode.OUTSIDE_WORKDIR,
+            f"{quote(path)} is outside the working directory {base}; only files "
+            "under it can be read.",
+        )
     shown = quote(str(target.relative_to(base)) or ".")
     try:
         info = target.stat()
     except FileNotFoundError:
         return _error(contract.ErrorCode.NOT_FOUND, f"there is no file {shown}.")
     except OSError as exc:
-        return _error(contract.ErrorCode.UNREADABLE, f"{shown} cannot be read "
-                      f"({exc.strerror or type(exc).__name__}).")
+        return _error(
+            contract.ErrorCode.UNREADABLE,
+            f"{shown} cannot be read ({exc.strerror or type(exc).__name__}).",
+        )
     if not stat.S_ISREG(info.st_mode):
         kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
         return _error(contract.ErrorCode.NOT_A_FILE, f"{shown} is {kind}.")
     if info.st_size > MAX_BYTES:
-        return _error(contract.ErrorCode.FILE_TOO_LARGE,
-                      f"{shown} has {info.st_size:,} bytes; at most {MAX_BYTES:,} can be read. "
-                      "Use run_command (e.g. head, grep) to look at parts of it.")
+        return _error(
+            contract.ErrorCode.FILE_TOO_LARGE,
+            f"{shown} has {info.st_size:,} bytes; at most {MAX_BYTES:,} can be read. "
+            "Use run_command (e.g. head, grep) to look at parts of it.",
+        )
     try:
         with open(target, "rb") as file:
             data = file.read(MAX_BYTES + 1)
     except OSError as exc:
-        return _error(contract.ErrorCode.UNREADABLE, f"{shown} cannot be read "
-                      f"({exc.strerror or type(exc).__name__}).")
+        return _error(
+            contract.ErrorCode.UNREADABLE,
+            f"{shown} cannot be read ({exc.strerror or type(exc).__name__}).",
+        )
     if len(data) > MAX_BYTES:  # it grew since stat
-        return _error(contract.ErrorCode.FILE_TOO_LARGE,
-                      f"{shown} has more than {MAX_BYTES:,} bytes.")
+        return _error(
+            contract.ErrorCode.FILE_TOO_LARGE, f"{shown} has more than {MAX_BYTES:,} bytes."
+        )
     text = _decoded(data)
     if text is None:
-        return _error(contract.ErrorCode.BINARY_FILE,
-                      f"{shown} is not a UTF-8 text file; read_file only reads text.")
+        return _error(
+            contract.ErrorCode.BINARY_FILE,
+            f"{shown} is not a UTF-8 text file; read_file only reads text.",
+        )
     lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
     return f"{shown}: {len(data):,} bytes, {lines} lines.\n{text}"
 
@@ -101,8 +112,12 @@ class ReadFileTool:
             self.name,
             f"Read a UTF-8 text file under the working directory {self.cwd} (at most "
             f"{MAX_BYTES // 1024} KiB). No permission needed.",
-            {"path": {"type": "string",
-                      "description": "The file's path, relative to the working directory."}},
+            {
+                "path": {
+                    "type": "string",
+                    "description": "The file's path, relative to the working directory.",
+                }
+            },
             ("path",),
         )
 
@@ -112,6 +127,5 @@ class ReadFileTool:
             return args.text
         path = args.get("path")
         if not isinstance(path, str) or not path.strip():
-            return invalid('"path" must be a non-empty string: a file under the working '
-                           "directory.")
+            return invalid('"path" must be a non-empty string: a file under the working directory.')
         return await trio.to_thread.run_sync(read_text, self.cwd, path)

@@ -50,7 +50,11 @@ def plural(count: int, noun: str) -> str:
 
 
 def rebuild(
-    transcript: Transcript, projection: Projection, model_name: str, *, unfinished: str,
+    transcript: Transcript,
+    projection: Projection,
+    model_name: str,
+    *,
+    unfinished: str,
     hints: AnswerHints = LINE_HINTS,
 ) -> None:
     """Append the replayed entries (module docstring) to ``transcript``; result cards say how
@@ -59,7 +63,11 @@ def rebuild(
 
 
 def replay_session(
-    transcript: Transcript, host: QuestionHost, model_name: str, *, unfinished: str,
+    transcript: Transcript,
+    host: QuestionHost,
+    model_name: str,
+    *,
+    unfinished: str,
     hints: AnswerHints = LINE_HINTS,
 ) -> None:
     """Rebuild the visible chat of ``host``'s journal (:func:`rebuild`), then say so."""
@@ -84,8 +92,9 @@ def _tool_messages(records: Sequence[Record]) -> dict[str, str]:
     for record in records:
         entry = record.entry
         if isinstance(entry, ChatMessage) and entry.role == "tool":
-            call_id = next((c.get("tool_call_id") for c in entry.tool_calls
-                            if "tool_call_id" in c), None)
+            call_id = next(
+                (c.get("tool_call_id") for c in entry.tool_calls if "tool_call_id" in c), None
+            )
             if call_id is not None:
                 found.setdefault(str(call_id), entry.content)
     return found
@@ -93,9 +102,13 @@ def _tool_messages(records: Sequence[Record]) -> dict[str, str]:
 
 def _own_calls(records: Sequence[Record]) -> dict[str, str]:
     """The agent's own tool calls (in its replies) by id, with their arguments."""
-    return {str(call.get("id", "")): str(call.get("arguments", ""))
-            for record in records if isinstance(record.entry, ChatMessage)
-            for call in record.entry.tool_calls if "name" in call}
+    return {
+        str(call.get("id", "")): str(call.get("arguments", ""))
+        for record in records
+        if isinstance(record.entry, ChatMessage)
+        for call in record.entry.tool_calls
+        if "name" in call
+    }
 
 
 def _at_once(projection: Projection, records: Sequence[Record]) -> dict[str, ToolResult]:
@@ -109,8 +122,9 @@ def _at_once(projection: Projection, records: Sequence[Record]) -> dict[str, Too
             continue
         call = projection.calls.get(entry.call_id)
         asked = call.group_asked if call is not None else None
-        async_group = call is not None and call.result is entry and asked is not None and (
-            not asked.blocking)
+        async_group = (
+            call is not None and call.result is entry and asked is not None and (not asked.blocking)
+        )
         if async_group or entry.outcome is Outcome.ALREADY_RECEIVED:
             found.setdefault(entry.call_id, entry)
     return found
@@ -147,15 +161,19 @@ class _Replay:
                 if entry.call_id in self._own and self._at_once.get(entry.call_id) is not entry:
                     self._result(entry)
             elif isinstance(entry, FeedbackDelivered):
-                add(EntryKind.FEEDBACK, feedback_summary(self.projection, entry.delivered),
-                    entry.mode)
+                add(
+                    EntryKind.FEEDBACK,
+                    feedback_summary(self.projection, entry.delivered),
+                    entry.mode,
+                )
             elif isinstance(entry, PermissionDecided):
                 add(EntryKind.DECISION, entry.prompt, "allowed" if entry.allowed else "denied")
 
     def _result(self, entry: ToolResult) -> None:
         envelope = ResultEnvelope(entry.outcome, entry.text, entry.details)
-        self.transcript.add(EntryKind.RESULT, result_summary(envelope, self.hints),
-                            entry.outcome.value)
+        self.transcript.add(
+            EntryKind.RESULT, result_summary(envelope, self.hints), entry.outcome.value
+        )
 
     def _chat(self, entry: ChatMessage) -> None:
         if entry.role == "user" and entry.content:

@@ -45,8 +45,11 @@ class ReplyReader:
 
     def add(self, event: ModelEvent) -> None:
         if isinstance(event, ToolCall):
-            self.calls.append(ToolCall(encodable(event.id), encodable(event.name),
-                                       encodable_arguments(event.arguments)))
+            self.calls.append(
+                ToolCall(
+                    encodable(event.id), encodable(event.name), encodable_arguments(event.arguments)
+                )
+            )
         elif isinstance(event, ModelNotice):
             self._notices.append(event.text)
         elif event.text:

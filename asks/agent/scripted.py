@@ -135,8 +135,7 @@ def parse_script(text: str, origin: str) -> Script:
     if not isinstance(steps, list) or not steps:
         raise ScriptError(f"{origin}: a script needs at least one [[step]]")
     name = data.get("name", Path(origin).stem)
-    return Script(str(name), tuple(_step(s, f"{origin}: step {i}") for i, s in
-                                   enumerate(steps, 1)))
+    return Script(str(name), tuple(_step(s, f"{origin}: step {i}") for i, s in enumerate(steps, 1)))
 
 
 def _step(raw: object, where: str) -> Step:
@@ -153,8 +152,9 @@ def _step(raw: object, where: str) -> Step:
     replies = raw.get("reply")
     if not isinstance(replies, list) or not replies:
         raise ScriptError(f"{where}: needs at least one [[step.reply]]")
-    return Step(str(on), match, tuple(_reply(r, f"{where}, reply {j}")
-                                      for j, r in enumerate(replies, 1)))
+    return Step(
+        str(on), match, tuple(_reply(r, f"{where}, reply {j}") for j, r in enumerate(replies, 1))
+    )
 
 
 def _reply(raw: object, where: str) -> Reply:
@@ -175,7 +175,7 @@ def _reply(raw: object, where: str) -> Reply:
     parsed = []
     for k, call in enumerate(calls, 1):
         if not isinstance(call, dict) or not isinstance(call.get("tool"), str):
-            raise ScriptError(f"{where}, call {k}: needs tool = \"name\"")
+            raise ScriptError(f'{where}, call {k}: needs tool = "name"')
         args = call.get("args", {})
         if not isinstance(args, dict):
             raise ScriptError(f"{where}, call {k}: 'args' must be a table")
@@ -200,8 +200,9 @@ class ScriptedModel:
     ) -> AsyncIterator[ModelEvent]:
         self._read(messages)
         reply = self._queue.popleft() if self._queue else self._fallback(messages)
-        for word in _words(self._text(reply.say).format_map(_Quotes(messages, self.hints))
-                           .rstrip()):
+        for word in _words(
+            self._text(reply.say).format_map(_Quotes(messages, self.hints)).rstrip()
+        ):
             yield TextDelta(word)
             if reply.delay:
                 await trio.sleep(reply.delay)
@@ -246,8 +247,10 @@ class ScriptedModel:
 
     def _fallback(self, messages: Sequence[Message]) -> Reply:
         last = messages[-1] if messages else None
-        if last is not None and last.role == "user" and not last.content.startswith(
-            contract.FEEDBACK_PREFIX
+        if (
+            last is not None
+            and last.role == "user"
+            and not last.content.startswith(contract.FEEDBACK_PREFIX)
         ):
             return Reply("(The scripted agent has nothing scripted for that message.)", delay=0)
         return Reply("", delay=0)
@@ -272,8 +275,14 @@ class _Quotes(dict[str, str]):
         if key == "feedback":
             return _last(self.messages, _is_feedback)
         if key == "outcome":
-            return next((w for m in reversed(self.messages) if m.role == "tool"
-                         and (w := result_words(m.content)) is not None), "")
+            return next(
+                (
+                    w
+                    for m in reversed(self.messages)
+                    if m.role == "tool" and (w := result_words(m.content)) is not None
+                ),
+                "",
+            )
         if key == "feedback_outcome":
             return feedback_words(_last(self.messages, _is_feedback))
         if key == "answers":
@@ -296,8 +305,10 @@ _RESULT_OPENINGS: Final = (
     ("User has answered your questions:", ""),  # the answers themselves (below)
     ("User declined to answer questions", N_("You declined; I'll go on with my best judgement.")),
     ("The user chose to answer later.", N_("Deferred: I'll get your answer when you give it.")),
-    ("Waiting for the user's answer was interrupted",
-     N_("The wait was interrupted; I'll get your answer when you give it.")),
+    (
+        "Waiting for the user's answer was interrupted",
+        N_("The wait was interrupted; I'll get your answer when you give it."),
+    ),
     ("Questions sent to the user without blocking", N_("Queued: answer whenever you like.")),
     ("The questions were withdrawn", N_("I withdrew the question.")),
     ("The user already answered", N_("You had already answered that.")),
@@ -314,7 +325,8 @@ def result_words(text: str) -> str | None:
         return _("No answer given.")
     if " Still pending: " in text:
         return _("Thanks — you answered: {answers}. The rest can come later.").format(
-            answers=answers)
+            answers=answers
+        )
     return _("Thanks — you answered: {answers}.").format(answers=answers)
 
 

@@ -89,8 +89,10 @@ class Finished:
 
     def summary(self, timeout: float) -> str:
         if self.timed_out:
-            return (f"The command did not finish within {timeout:g} s ([tools] command_timeout) "
-                    "and was stopped (its process group was killed).")
+            return (
+                f"The command did not finish within {timeout:g} s ([tools] command_timeout) "
+                "and was stopped (its process group was killed)."
+            )
         assert self.status is not None
         if self.status < 0:
             return f"The command was ended by signal {-self.status}."
@@ -116,8 +118,12 @@ async def run_command(command: str, cwd: Path, timeout: float) -> Finished:
     """Run ``command`` bounded in size and time (module docstring); cancellation kills it."""
     output = Output()
     process = await trio.lowlevel.open_process(
-        ["/bin/sh", "-c", command], cwd=str(cwd), stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+        ["/bin/sh", "-c", command],
+        cwd=str(cwd),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
     )
     assert process.stdout is not None
     try:
@@ -131,8 +137,11 @@ async def run_command(command: str, cwd: Path, timeout: float) -> Finished:
         with trio.CancelScope(shield=True):
             await process.wait()
             await process.stdout.aclose()
-    return Finished(None if deadline.cancelled_caught else process.returncode,
-                    deadline.cancelled_caught, output.text())
+    return Finished(
+        None if deadline.cancelled_caught else process.returncode,
+        deadline.cancelled_caught,
+        output.text(),
+    )
 
 
 @attrs.frozen
@@ -174,6 +183,7 @@ class ShellTool:
             ).text
         finished = await run_command(command, self.cwd, self.timeout)
         shown = finished.output.rstrip("\n").splitlines()[-SHOWN_LINES:]
-        context.transcript.add(EntryKind.TOOL, "\n".join([finished.summary(self.timeout),
-                                                          *shown]), self.name)
+        context.transcript.add(
+            EntryKind.TOOL, "\n".join([finished.summary(self.timeout), *shown]), self.name
+        )
         return finished.text(self.timeout)

@@ -13,8 +13,9 @@ def arguments_of(call: ToolCall) -> dict[str, Any] | contract.ToolError:
     value = contract.parse_arguments(call.arguments)
     if isinstance(value, contract.ToolError | dict):
         return value
-    return contract.ToolError(contract.ErrorCode.INVALID_ARGUMENTS,
-                              "The arguments must be a JSON object.")
+    return contract.ToolError(
+        contract.ErrorCode.INVALID_ARGUMENTS, "The arguments must be a JSON object."
+    )
 
 
 def invalid(message: str) -> str:
@@ -22,15 +23,15 @@ def invalid(message: str) -> str:
     return contract.ToolError(contract.ErrorCode.INVALID_ARGUMENTS, message).text
 
 
-def function_schema(name: str, description: str, properties: dict[str, Any],
-                    required: tuple[str, ...] = ()) -> dict[str, Any]:
+def function_schema(
+    name: str, description: str, properties: dict[str, Any], required: tuple[str, ...] = ()
+) -> dict[str, Any]:
     """A tool schema in OpenAI function shape (the providers convert it as they need)."""
     return {
         "type": "function",
         "function": {
             "name": name,
             "description": description,
-            "parameters": {"type": "object", "properties": properties,
-                           "required": list(required)},
+            "parameters": {"type": "object", "properties": properties, "required": list(required)},
         },
     }

@@ -42,12 +42,16 @@ class WithdrawTool:
             return request.text
         projection = context.host.projection
         states = {qid: projection.state_of(qid) for qid in request.question_ids}
-        unknown = [qid for qid, st in states.items()
-                   if st is None or st.status is QuestionStatus.WITHDRAWN]
+        unknown = [
+            qid for qid, st in states.items() if st is None or st.status is QuestionStatus.WITHDRAWN
+        ]
         if unknown:
             return contract.unknown_to_withdraw(unknown).text
-        answered = [qid for qid, st in states.items()
-                    if st is not None and st.status is not QuestionStatus.PENDING]
+        answered = [
+            qid
+            for qid, st in states.items()
+            if st is not None and st.status is not QuestionStatus.PENDING
+        ]
         if answered:
             return contract.already_answered(answered).text
         questions = [st.question for st in states.values() if st is not None]
@@ -55,8 +59,12 @@ class WithdrawTool:
         if refused is not None:
             return refused.text
         listing = ", ".join(f'"{q.spec.question}"' for q in questions)
-        notice = (_("The agent withdrew {questions} ({reason}).") if request.reason
-                  else _("The agent withdrew {questions}."))
-        context.transcript.add(EntryKind.NOTICE, notice.format(questions=listing,
-                                                               reason=request.reason))
+        notice = (
+            _("The agent withdrew {questions} ({reason}).")
+            if request.reason
+            else _("The agent withdrew {questions}.")
+        )
+        context.transcript.add(
+            EntryKind.NOTICE, notice.format(questions=listing, reason=request.reason)
+        )
         return contract.withdrawn_text(questions, request.reason)

@@ -142,7 +142,6 @@ def call_conflict(call_id: str) -> ToolError:
     )
 
 
-
 def unknown_tool(name: str) -> ToolError:
     shown = quote(name)[1:-1]  # sanitised and bounded: the name is the caller's text
     return ToolError(ErrorCode.UNKNOWN_TOOL, f"there is no tool named '{shown}'.")

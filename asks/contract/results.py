@@ -132,13 +132,18 @@ def _sentence(text: str) -> str:
 
 def header_note(questions: Sequence[Question]) -> str:
     """`` Note: …`` naming headers that validation shortened to fit the chip, or ``""``."""
-    cut = [q.spec.header for q in questions
-           if len(q.spec.header) == MAX_HEADER and q.spec.header.endswith(SHORTENED)]
+    cut = [
+        q.spec.header
+        for q in questions
+        if len(q.spec.header) == MAX_HEADER and q.spec.header.endswith(SHORTENED)
+    ]
     if not cut:
         return ""
     shown = ", ".join(f'"{h}"' for h in cut)
-    return (f" Note: headers are chips of at most {MAX_HEADER} characters; the user sees "
-            f"{shown}. Keep headers shorter next time.")
+    return (
+        f" Note: headers are chips of at most {MAX_HEADER} characters; the user sees "
+        f"{shown}. Keep headers shorter next time."
+    )
 
 
 def _listing(questions: Sequence[Question]) -> str:
@@ -174,8 +179,9 @@ def answered_result(
     questions = [q for q, _ in items] + list(still_pending)
     text += header_note(questions)
     outcome = Outcome.PARTIAL if still_pending else Outcome.ANSWERED
-    return _envelope(outcome, call_id, text, questions, answers=items, pending=still_pending,
-                     notes=notes)
+    return _envelope(
+        outcome, call_id, text, questions, answers=items, pending=still_pending, notes=notes
+    )
 
 
 def declined_result(
@@ -258,15 +264,19 @@ def _feedback_item(question: Question, resolution: Resolution) -> str:
 
 def _feedback_note(note: GroupNote) -> str:
     ids = ", ".join(note.question_ids)
-    return f"User note for all of questions {ids}: {note.text}" if ids else (
-        f"User note for all questions: {note.text}")
+    return (
+        f"User note for all of questions {ids}: {note.text}"
+        if ids
+        else (f"User note for all questions: {note.text}")
+    )
 
 
 NOTE_PHRASE = "The user sent you a note:"
 
 
 def feedback_text(
-    items: Sequence[tuple[Question, Resolution]], notes: Sequence[GroupNote] = (),
+    items: Sequence[tuple[Question, Resolution]],
+    notes: Sequence[GroupNote] = (),
     messages: Sequence[str] = (),
 ) -> str:
     """The feedback message carrying saved answers that no tool result delivered (questions

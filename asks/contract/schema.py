@@ -173,4 +173,3 @@ def openai_tool(guidance: Guidance = DEFAULT_GUIDANCE) -> dict[str, Any]:
 def anthropic_tool(guidance: Guidance = DEFAULT_GUIDANCE) -> dict[str, Any]:
     """The tool in Anthropic Messages API shape."""
     return {"name": TOOL_NAME, "description": guidance.description, "input_schema": input_schema()}
-

@@ -55,7 +55,6 @@ class WaitOn:
 Call: TypeAlias = NewQuestions | WaitOn
 
 
-
 class _RejectError(Exception):
     """Internal: carries a :class:`ToolError` out of nested checks to :func:`validate_call`."""
 
@@ -379,4 +378,3 @@ def parse_arguments(raw: str | bytes | None) -> object | ToolError:
 
 def _reject_constant(name: str) -> object:
     raise ValueError(name)
-

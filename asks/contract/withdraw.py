@@ -81,11 +81,14 @@ def _invalid(message: str) -> ToolError:
 
 def _ids(raw: object) -> tuple[str, ...] | ToolError:
     if not isinstance(raw, list) or not raw:
-        return _invalid('"questionIds" must be a non-empty array of question ids such as '
-                        '["<an id the tool returned>"].')
+        return _invalid(
+            '"questionIds" must be a non-empty array of question ids such as '
+            '["<an id the tool returned>"].'
+        )
     if len(raw) > MAX_WITHDRAW:
-        return _invalid(f'"questionIds" has {len(raw)} ids; withdraw at most {MAX_WITHDRAW} '
-                        "in one call.")
+        return _invalid(
+            f'"questionIds" has {len(raw)} ids; withdraw at most {MAX_WITHDRAW} in one call.'
+        )
     ids: list[str] = []
     for n, item in enumerate(raw, 1):
         if not isinstance(item, str) or not item.strip() or len(item) > model.MAX_ID:
@@ -100,12 +103,16 @@ def _ids(raw: object) -> tuple[str, ...] | ToolError:
 def validate_withdraw(arguments: object) -> Withdraw | ToolError:
     """Validate decoded JSON arguments (module docstring). Never raises."""
     if not isinstance(arguments, dict):
-        return _invalid('The arguments must be a JSON object such as '
-                        '{"questionIds": ["<an id the tool returned>"]}.')
+        return _invalid(
+            "The arguments must be a JSON object such as "
+            '{"questionIds": ["<an id the tool returned>"]}.'
+        )
     for key in arguments:
         if key not in _KEYS:
-            return _invalid(f'The call has the unknown key {quote(key)}; the allowed keys are '
-                            '"questionIds", "reason". Remove it and call again.')
+            return _invalid(
+                f"The call has the unknown key {quote(key)}; the allowed keys are "
+                '"questionIds", "reason". Remove it and call again.'
+            )
     ids = _ids(arguments.get("questionIds"))
     if isinstance(ids, ToolError):
         return ids

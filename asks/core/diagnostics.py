@@ -70,17 +70,18 @@ def open_debug_log(path: Path) -> DebugLog:
     """Turn the debug log on, writing to ``path`` (module docstring). Raises
     :class:`DebugLogError` when it cannot be opened, is a terminal, or one is already open."""
     if debug_log_path() is not None:
-        raise DebugLogError(_("a debug log is already open ({path})").format(
-            path=debug_log_path()))
+        raise DebugLogError(_("a debug log is already open ({path})").format(path=debug_log_path()))
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
     except OSError as exc:
-        raise DebugLogError(_("cannot open the debug log {path}: {reason}").format(
-            path=path, reason=exc.strerror or exc)) from exc
+        raise DebugLogError(
+            _("cannot open the debug log {path}: {reason}").format(
+                path=path, reason=exc.strerror or exc
+            )
+        ) from exc
     if os.isatty(fd):
         os.close(fd)
-        raise DebugLogError(_("the debug log {path} is a terminal; name a file").format(
-            path=path))
+        raise DebugLogError(_("the debug log {path} is a terminal; name a file").format(path=path))
     if stat.S_ISREG(os.fstat(fd).st_mode):
         os.fchmod(fd, 0o600)  # an existing file too: tracebacks can quote what was typed
     stream = open(fd, "a", encoding="utf-8", errors="backslashreplace")  # noqa: SIM115 (closed by it)
@@ -90,8 +91,12 @@ def open_debug_log(path: Path) -> DebugLog:
     root.addHandler(log)
     root.setLevel(min(root.getEffectiveLevel(), logging.INFO))
     own.setLevel(logging.DEBUG)
-    logger(__name__).info("asks %s, Python %s, pid %d: debug log opened", __version__,
-                          sys.version.split()[0], os.getpid())
+    logger(__name__).info(
+        "asks %s, Python %s, pid %d: debug log opened",
+        __version__,
+        sys.version.split()[0],
+        os.getpid(),
+    )
     return log
 
 

@@ -167,7 +167,8 @@ def answer_at_cursor(draft: Draft, spec: QuestionSpec) -> Answer | str:
         custom = _custom(draft)
         if not draft.checked and custom is None:
             return _("Check at least one option or type an answer, then choose {next}.").format(
-                next=_("Next"))
+                next=_("Next")
+            )
         return Answer(AnswerKind.MULTI, tuple(sorted(draft.checked)), custom, notes)
     if draft.cursor < len(spec.options):
         return Answer(AnswerKind.OPTION, (draft.cursor,), None, notes)

@@ -74,9 +74,7 @@ def locale(code: str) -> str:
     return language
 
 
-def choose_language(
-    flag: str | None, configured: str | None, environ: Mapping[str, str]
-) -> str:
+def choose_language(flag: str | None, configured: str | None, environ: Mapping[str, str]) -> str:
     """The language to use (module docstring); ``flag`` and ``configured`` must be supported
     codes or ``None`` (the callers report unsupported ones)."""
     for explicit in (flag, configured):

@@ -54,10 +54,12 @@ class Restored:
             return _("Restored your unsent chat line — nothing was sent.") if self.chat else None
         answers = ngettext("{count} answer", "{count} answers", count).format(count=count)
         if self.chat is not None:
-            return _("Restored your unsent drafts: the chat line and {answers} — nothing was "
-                     "sent.").format(answers=answers)
+            return _(
+                "Restored your unsent drafts: the chat line and {answers} — nothing was sent."
+            ).format(answers=answers)
         return _("Restored your unsent drafts: {answers} — nothing was sent.").format(
-            answers=answers)
+            answers=answers
+        )
 
 
 def fit_draft(draft: Draft, spec: QuestionSpec) -> Draft:

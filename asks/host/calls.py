@@ -90,8 +90,12 @@ def _new_group(
     group = group_id(session, call_id)
     questions = tuple(
         Question(
-            QuestionRef(question_id(session, call_id, i), incarnation), group, i, spec,
-            asker.source, asker.recipient,
+            QuestionRef(question_id(session, call_id, i), incarnation),
+            group,
+            i,
+            spec,
+            asker.source,
+            asker.recipient,
         )
         for i, spec in enumerate(call.specs)
     )
@@ -115,9 +119,9 @@ def _wait_on(
 ) -> ToolReply | Wait:
     states = [core.projection.state_of(qid) for qid in question_ids]
     unknown = [
-        qid for qid, st in zip(question_ids, states, strict=True)
-        if st is None or st.status is QuestionStatus.WITHDRAWN
-        or st.question.recipient != recipient
+        qid
+        for qid, st in zip(question_ids, states, strict=True)
+        if st is None or st.status is QuestionStatus.WITHDRAWN or st.question.recipient != recipient
     ]
     if unknown:
         return contract.unknown_question(unknown)
@@ -125,7 +129,8 @@ def _wait_on(
     # busy: a pending question a live wait holds, or a saved one a live wait claimed (it will
     # deliver it): a second wait on either would deliver the same answer twice
     busy = [
-        st.question.id for st in live
+        st.question.id
+        for st in live
         if core.waits.holds(st.question.ref)
         or (not st.delivered and core.outbox.is_claimed(st.question.ref))
     ]
@@ -177,8 +182,10 @@ def withdrawable(
     question of another recipient is unknown to it)."""
     refs = [projection.current.get(qid) for qid in question_ids]
     unknown = [
-        qid for qid, ref in zip(question_ids, refs, strict=True)
-        if ref is None or ref not in projection.pending
+        qid
+        for qid, ref in zip(question_ids, refs, strict=True)
+        if ref is None
+        or ref not in projection.pending
         or projection.question(ref).recipient != recipient
     ]
     if unknown or not refs:

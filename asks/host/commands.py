@@ -292,8 +292,10 @@ class PanelCommands:
         later = self.key_names.get(PanelCommand.DEFER)
         decline = self.key_names.get(PanelCommand.DECLINE)
         if later and decline:
-            return _("This question is required: answer it, press {later} to answer later, or "
-                     "{decline} twice to decline.").format(later=later, decline=decline)
+            return _(
+                "This question is required: answer it, press {later} to answer later, or "
+                "{decline} twice to decline."
+            ).format(later=later, decline=decline)
         return _("This question is required: answer it, answer it later, or decline it.")
 
     def _collapse(self, tab: TabKey | None) -> None:

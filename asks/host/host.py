@@ -59,8 +59,15 @@ from asks.store.projection import Projection
 if TYPE_CHECKING:
     from asks.host.ports import AgentPort, PanelPort, SurfacePort
 
-__all__ = ["HostStatistics", "PanelCommand", "PanelMode", "QuestionHost",
-           "ToolReply", "Wait", "answer_problem"]
+__all__ = [
+    "HostStatistics",
+    "PanelCommand",
+    "PanelMode",
+    "QuestionHost",
+    "ToolReply",
+    "Wait",
+    "answer_problem",
+]
 
 
 class QuestionHost:
@@ -184,7 +191,11 @@ class QuestionHost:
 
     # ====================================================================== agent side
     async def ask(
-        self, call_id: str, arguments: object, *, source: str | None = None,
+        self,
+        call_id: str,
+        arguments: object,
+        *,
+        source: str | None = None,
         recipient: str | None = None,
     ) -> ToolReply:
         """Run one ``ask_user_question`` call; blocks until a blocking wait ends.
@@ -205,7 +216,11 @@ class QuestionHost:
                 self._changed()
 
     def start_call_nowait(
-        self, call_id: str, arguments: object, *, source: str | None = None,
+        self,
+        call_id: str,
+        arguments: object,
+        *,
+        source: str | None = None,
         recipient: str | None = None,
     ) -> ToolReply | Wait:
         """Validate and save a call; return its immediate reply or the live :class:`Wait`."""
@@ -281,7 +296,11 @@ class QuestionHost:
 
     # ====================================================================== other surfaces
     def answer_from_nowait(
-        self, question_id: str, incarnation: int, answer: Answer | None, source: str = "web",
+        self,
+        question_id: str,
+        incarnation: int,
+        answer: Answer | None,
+        source: str = "web",
         group_note: str = "",
     ) -> Refusal | None:
         """Save an answer (``None``: a decline) given on another surface (web, line mode),

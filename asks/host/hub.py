@@ -79,7 +79,7 @@ class HubPort:
         found: dict[str, None] = {}
         for call_id in self._host.projection.calls:  # a hub call's id is mcp:<label>:<id>
             if call_id.startswith(RECIPIENT_PREFIX):
-                found[call_id[len(RECIPIENT_PREFIX):].partition(":")[0]] = None
+                found[call_id[len(RECIPIENT_PREFIX) :].partition(":")[0]] = None
         for state in self._host.projection.notes.values():
             found[state.note.recipient.removeprefix(RECIPIENT_PREFIX)] = None
         found.update(self._seen)
@@ -95,7 +95,9 @@ class HubPort:
         """Run ``ask_user_question`` for agent ``label``; ``call_id`` is namespaced by it, so
         a retry of the same call maps to the same questions and two agents never collide."""
         return await self._host.ask(
-            f"{recipient_of(label)}:{call_id}", arguments, source=label,
+            f"{recipient_of(label)}:{call_id}",
+            arguments,
+            source=label,
             recipient=recipient_of(label),
         )
 

@@ -148,8 +148,11 @@ class DraftKeeper:
             self._failures += 1
             if not self._failing:
                 self._failing = True
-                self._core.say(_("Drafts could not be saved to disk ({why}); they are kept "
-                                 "while asks runs.").format(why=os_reason(exc)))
+                self._core.say(
+                    _(
+                        "Drafts could not be saved to disk ({why}); they are kept while asks runs."
+                    ).format(why=os_reason(exc))
+                )
             return False
         self._failing, self._written = False, saved
         self._writes += 1
@@ -175,8 +178,11 @@ class DraftKeeper:
         try:
             saved = self._file.load()
         except DraftsUnreadable as exc:
-            return Restored(warning=_("Your saved drafts could not be read ({why}); none "
-                                      "were restored.").format(why=exc))
+            return Restored(
+                warning=_(
+                    "Your saved drafts could not be read ({why}); none were restored."
+                ).format(why=exc)
+            )
         if saved is None:
             self._written = SavedDrafts()
             return Restored()

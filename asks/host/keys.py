@@ -146,8 +146,11 @@ class KeyDesk:
             question = self._name(selected)
         waiting = None
         if held:  # the tab that takes the keys at the pause: the shown one if it is required
-            required = selected if selected is not None and core.is_required(selected) else next(
-                (t for t in core.tabs if core.is_required(t)), None)
+            required = (
+                selected
+                if selected is not None and core.is_required(selected)
+                else next((t for t in core.tabs if core.is_required(t)), None)
+            )
             waiting = None if required is None else self._name(required)
         return KeysStatus(to, question, waiting)
 

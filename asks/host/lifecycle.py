@@ -44,8 +44,10 @@ class WaitCore(Protocol):
 
 def group_notes(projection: Projection, refs: Iterable[QuestionRef]) -> list[contract.GroupNote]:
     """The person's notes saved with the resolutions of ``refs``, with their questions' ids."""
-    return [contract.GroupNote(note, tuple(r.id for r in given))
-            for note, given in projection.group_notes(refs)]
+    return [
+        contract.GroupNote(note, tuple(r.id for r in given))
+        for note, given in projection.group_notes(refs)
+    ]
 
 
 @attrs.define(eq=False)
@@ -93,12 +95,21 @@ class WaitLife:
         to the connection (:mod:`asks.host.hub`)."""
         envelope, delivered = self._wait_envelope(wait, outcome, reason)
         recipient = self.core.projection.question(wait.refs[0]).recipient
-        offer = () if recipient is None or not delivered else (
-            FeedbackOffered(wait.call_id, delivered, recipient),)
-        record = self.core.append(ToolResult(
-            wait.call_id, envelope.outcome, envelope.text, envelope.details,
-            () if offer else delivered,
-        ), *offer)
+        offer = (
+            ()
+            if recipient is None or not delivered
+            else (FeedbackOffered(wait.call_id, delivered, recipient),)
+        )
+        record = self.core.append(
+            ToolResult(
+                wait.call_id,
+                envelope.outcome,
+                envelope.text,
+                envelope.details,
+                () if offer else delivered,
+            ),
+            *offer,
+        )
         self.book.remove(wait)
         self.strip.invalidate()
         kept = delivered if offer and record is not None else ()
@@ -107,8 +118,10 @@ class WaitLife:
                 self.core.outbox.claim(ref)  # until the hub's receipt or release
             else:
                 self.core.outbox.release(ref)
-        reply: ToolReply = envelope if record is not None else contract.result_not_saved(
-            self.core.journal.state.value
+        reply: ToolReply = (
+            envelope
+            if record is not None
+            else contract.result_not_saved(self.core.journal.state.value)
         )
         wait.finish(reply)
         self.core.emit(ev.WaitEnded(wait.call_id, wait.refs, outcome))
@@ -156,7 +169,6 @@ class WaitLife:
             self.core.focus.leave_panel()
         else:  # a foreign prompt sits on top of the panel: it will return to the origin
             self.core.focus.return_foreign_to_origin()
-
 
     # -- ending a wait on request (other surfaces) ------------------------------------------
     def _of_id(self, question_id: str) -> Wait | None:

@@ -65,11 +65,9 @@ def send_note(host: QuestionHost, recipient: str, text: str) -> QuestionRef | No
     return ref
 
 
-
 def saved_text(label: str) -> str:
     """What the transcript says once a note to agent ``label`` is saved (live and resumed)."""
-    return _("Note for {name} saved: it reaches {name} at its next asks call.").format(
-        name=label)
+    return _("Note for {name} saved: it reaches {name} at its next asks call.").format(name=label)
 
 
 def typed_text(label: str, text: str) -> str:

@@ -136,8 +136,7 @@ class SurfacePort(_Port):
     ) -> Refusal | None:
         """Save an answer (``None``: decline); ``group_note``: the person's note for all the
         questions of its group, delivered with them."""
-        return self._host.answer_from_nowait(question_id, incarnation, answer, source,
-                                             group_note)
+        return self._host.answer_from_nowait(question_id, incarnation, answer, source, group_note)
 
     def defer_nowait(self, question_id: str) -> Refusal | None:
         return self._host.defer_nowait(question_id)

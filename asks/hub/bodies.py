@@ -83,8 +83,11 @@ async def read_body(receive: Receive, limit: int) -> bytes:
 
 
 def too_large(limit: int) -> BodyProblem:
-    return BodyProblem(413, RpcError.INVALID_REQUEST,
-                       f"Request body too large: at most {limit / 2**20:g} MiB per request.")
+    return BodyProblem(
+        413,
+        RpcError.INVALID_REQUEST,
+        f"Request body too large: at most {limit / 2**20:g} MiB per request.",
+    )
 
 
 def problem(body: bytes) -> BodyProblem | None:
@@ -94,29 +97,38 @@ def problem(body: bytes) -> BodyProblem | None:
     except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
         return _invalid(RpcError.PARSE_ERROR, "Parse error: the body is not valid JSON.")
     if isinstance(message, list):
-        return _invalid(RpcError.INVALID_REQUEST,
-                        "Invalid Request: send one JSON-RPC message per request, not a batch.")
+        return _invalid(
+            RpcError.INVALID_REQUEST,
+            "Invalid Request: send one JSON-RPC message per request, not a batch.",
+        )
     if not isinstance(message, dict):
-        return _invalid(RpcError.INVALID_REQUEST,
-                        "Invalid Request: the body must be one JSON-RPC 2.0 object.")
+        return _invalid(
+            RpcError.INVALID_REQUEST, "Invalid Request: the body must be one JSON-RPC 2.0 object."
+        )
     raw_id = message.get("id")
     request_id = raw_id if _valid_id(raw_id) else None
     if message.get("jsonrpc") != "2.0":
-        return _invalid(RpcError.INVALID_REQUEST, 'Invalid Request: "jsonrpc" must be "2.0".',
-                        request_id)
+        return _invalid(
+            RpcError.INVALID_REQUEST, 'Invalid Request: "jsonrpc" must be "2.0".', request_id
+        )
     if "id" in message and request_id is None:
-        return _invalid(RpcError.INVALID_REQUEST,
-                        'Invalid Request: "id" must be a string or an integer.')
+        return _invalid(
+            RpcError.INVALID_REQUEST, 'Invalid Request: "id" must be a string or an integer.'
+        )
     method = message.get("method")
     if "method" not in message:
         if "id" in message and ("result" in message) != ("error" in message):
             return None  # a response to a request of the server's
-        return _invalid(RpcError.INVALID_REQUEST, 'Invalid Request: a message needs "method" '
-                        '(a request or notification) or "id" with "result" or "error".',
-                        request_id)
+        return _invalid(
+            RpcError.INVALID_REQUEST,
+            'Invalid Request: a message needs "method" '
+            '(a request or notification) or "id" with "result" or "error".',
+            request_id,
+        )
     if not isinstance(method, str):
-        return _invalid(RpcError.INVALID_REQUEST, 'Invalid Request: "method" must be a string.',
-                        request_id)
+        return _invalid(
+            RpcError.INVALID_REQUEST, 'Invalid Request: "method" must be a string.', request_id
+        )
     if method == TOOLS_CALL:
         return _tool_call_problem(message.get("params"), request_id)
     return None
@@ -124,18 +136,24 @@ def problem(body: bytes) -> BodyProblem | None:
 
 def _tool_call_problem(params: object, request_id: int | str | None) -> BodyProblem | None:
     if not isinstance(params, dict):
-        return _invalid(RpcError.INVALID_PARAMS,
-                        'Invalid params: tools/call needs "params": {"name": …, "arguments": {…}}.',
-                        request_id)
+        return _invalid(
+            RpcError.INVALID_PARAMS,
+            'Invalid params: tools/call needs "params": {"name": …, "arguments": {…}}.',
+            request_id,
+        )
     if not isinstance(params.get("name"), str):
-        return _invalid(RpcError.INVALID_PARAMS,
-                        'Invalid params: "name" must be the name of a tool (a string).',
-                        request_id)
+        return _invalid(
+            RpcError.INVALID_PARAMS,
+            'Invalid params: "name" must be the name of a tool (a string).',
+            request_id,
+        )
     arguments = params.get("arguments")
     if arguments is not None and not isinstance(arguments, dict):
-        return _invalid(RpcError.INVALID_PARAMS,
-                        f'Invalid params: "arguments" must be an object, not {_kind(arguments)}.',
-                        request_id)
+        return _invalid(
+            RpcError.INVALID_PARAMS,
+            f'Invalid params: "arguments" must be an object, not {_kind(arguments)}.',
+            request_id,
+        )
     return None
 
 

@@ -55,12 +55,14 @@ def config_text(client: Client, url: str, token: str, agent: str | None) -> str:
             words = ["claude", "mcp", "add", "--transport", "http", SERVER_NAME, url]
             for name, value in sent.items():
                 words += ["--header", f"{name}: {value}"]
-            return "\n".join([
-                shlex.join(words),
-                "# let it call asks' tools without a permission prompt: start claude with",
-                f"#   --allowedTools {claude_tool_names()}",
-                f'# or add "mcp__{SERVER_NAME}" to permissions.allow in .claude/settings.json',
-            ])
+            return "\n".join(
+                [
+                    shlex.join(words),
+                    "# let it call asks' tools without a permission prompt: start claude with",
+                    f"#   --allowedTools {claude_tool_names()}",
+                    f'# or add "mcp__{SERVER_NAME}" to permissions.allow in .claude/settings.json',
+                ]
+            )
         case Client.CODEX:
             lines = [
                 f"# in ~/.codex/config.toml (and run: export {TOKEN_ENV}={shlex.quote(token)})",

@@ -79,9 +79,15 @@ def response_ids(body: bytes) -> set[object]:
     """The ids of the JSON-RPC responses (results or errors) in a JSON body or in the
     ``data:`` lines of complete server-sent events."""
     found: set[object] = set()
-    chunks = [body] if body.lstrip()[:1] in (b"{", b"[") else [
-        line[5:] for line in body.replace(b"\r\n", b"\n").split(b"\n") if line.startswith(b"data:")
-    ]
+    chunks = (
+        [body]
+        if body.lstrip()[:1] in (b"{", b"[")
+        else [
+            line[5:]
+            for line in body.replace(b"\r\n", b"\n").split(b"\n")
+            if line.startswith(b"data:")
+        ]
+    )
     for chunk in chunks:
         try:
             parsed = json.loads(chunk)

@@ -31,11 +31,11 @@ def bind_listener(host: str = LOOPBACK, port: int = DEFAULT_PORT) -> socket.sock
     except OSError as exc:
         listener.close()
         if exc.errno == errno.EADDRINUSE:
-            raise HubPortBusyError(_(
-                "Port {port} is in use: set another with --mcp-port or [mcp] port."
-            ).format(port=port)) from exc
+            raise HubPortBusyError(
+                _("Port {port} is in use: set another with --mcp-port or [mcp] port.").format(
+                    port=port
+                )
+            ) from exc
         raise
     listener.listen(128)
     return listener
-
-

@@ -59,7 +59,7 @@ def narrate(event: ev.HostEvent, projection: Projection) -> list[str]:
 def note_quote(text: str, limit: int = 60) -> str:
     """A note as the transcript quotes it: one sanitised line, cut at ``limit`` characters."""
     line = " ".join(sanitize_line(text).split())
-    return f"“{line if len(line) <= limit else line[:limit - 1] + '…'}”"
+    return f"“{line if len(line) <= limit else line[: limit - 1] + '…'}”"
 
 
 def _about_notes(event: ev.HostEvent, projection: Projection) -> str | None:
@@ -83,15 +83,19 @@ def _about_questions(event: ev.HostEvent, projection: Projection) -> str | None:
     match event:
         case ev.QuestionAsked(blocking=True):
             return _("{agent} asks and waits for you: {questions}").format(
-                agent=agent, questions=quoted)
+                agent=agent, questions=quoted
+            )
         case ev.QuestionAsked():
             return _("{agent} asks: {questions}").format(agent=agent, questions=quoted)
         case ev.WaitEnded(outcome=Outcome.INTERRUPTED):
-            return _("{agent} stopped waiting for {questions}: your answer reaches it at its "
-                     "next asks call.").format(agent=agent, questions=quoted)
+            return _(
+                "{agent} stopped waiting for {questions}: your answer reaches it at its "
+                "next asks call."
+            ).format(agent=agent, questions=quoted)
         case ev.Delivered(channel=ev.DeliveryChannel.HUB):
             return _("{agent} was given your answer to {questions}.").format(
-                agent=agent, questions=quoted)
+                agent=agent, questions=quoted
+            )
     return None
 
 
@@ -113,8 +117,10 @@ def retold(records: Iterable[Record], projection: Projection) -> list[Retold]:
                 event = ev.Delivered(questions, ev.DeliveryChannel.HUB, notes)
             case NoteSent():
                 label = sanitize_line(entry.recipient.removeprefix(RECIPIENT_PREFIX))
-                lines += [Retold(typed_text(label, entry.text), by_person=True),
-                          Retold(saved_text(label))]
+                lines += [
+                    Retold(typed_text(label, entry.text), by_person=True),
+                    Retold(saved_text(label)),
+                ]
         if event is not None:
             lines += [Retold(line) for line in narrate(event, projection)]
     return lines

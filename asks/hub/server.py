@@ -35,7 +35,7 @@ MAX_BODY: Final = 1024 * 1024  # bytes of one request (a tool call is a few KiB)
 PATH: Final = "/mcp"
 INSTRUCTIONS: Final = (
     "asks puts your questions in the user's question panel, next to other agents'. Ask with "
-    "ask_user_question (blocking, or \"blocking\": false to keep working); answers you have "
+    'ask_user_question (blocking, or "blocking": false to keep working); answers you have '
     "not received yet start the result of your next call to any asks tool."
 )
 
@@ -64,16 +64,24 @@ class HubServer:
 
     def app(self, bound_port: int) -> HubGuard:
         tools = HubTools(self.port, self.progress_every)
-        server = Server("asks", version=__version__, instructions=INSTRUCTIONS,
-                        on_list_tools=tools.list_tools, on_call_tool=tools.call_tool)
+        server = Server(
+            "asks",
+            version=__version__,
+            instructions=INSTRUCTIONS,
+            on_list_tools=tools.list_tools,
+            on_call_tool=tools.call_tool,
+        )
         hosts = host_names(self.bind_host, bound_port)
         security = TransportSecuritySettings(
-            enable_dns_rebinding_protection=True, allowed_hosts=sorted(hosts),
+            enable_dns_rebinding_protection=True,
+            allowed_hosts=sorted(hosts),
             allowed_origins=sorted(f"http://{h}" for h in hosts),
         )
         sdk_app = server.streamable_http_app(
-            streamable_http_path=PATH, max_request_body_size=MAX_BODY,
-            transport_security=security, host=self.bind_host,
+            streamable_http_path=PATH,
+            max_request_body_size=MAX_BODY,
+            transport_security=security,
+            host=self.bind_host,
         )
         return HubGuard(sdk_app, self.port, self.token, hosts, PATH, MAX_BODY)
 

@@ -42,7 +42,7 @@ CALL_ID_META: Final = ("claudecode/toolUseId", "callId")  # what the clients sen
 MAX_CALL_ID: Final = 120
 _UNSAFE_ID: Final = re.compile(r"[^A-Za-z0-9._:-]+")
 ARRIVAL: Final = (
-    " Through this MCP server, answers to questions asked with \"blocking\": false — or whose "
+    ' Through this MCP server, answers to questions asked with "blocking": false — or whose '
     "blocking call ended before the answer (you cancelled or timed out) — arrive at the start "
     f"of the result of your next call to any asks tool, each exactly once; call {CHECK_TOOL} "
     "to collect them. If your call times out, the question stays pending and is not declined."
@@ -69,10 +69,16 @@ def tool_list() -> list[types.Tool]:
         input_schema={"type": "object", "properties": {}, "additionalProperties": False},
     )
     return [
-        types.Tool(name=ask["name"], description=ask["description"] + ARRIVAL,
-                   input_schema=ask["parameters"]),
-        types.Tool(name=withdraw["name"], description=withdraw["description"],
-                   input_schema=withdraw["parameters"]),
+        types.Tool(
+            name=ask["name"],
+            description=ask["description"] + ARRIVAL,
+            input_schema=ask["parameters"],
+        ),
+        types.Tool(
+            name=withdraw["name"],
+            description=withdraw["description"],
+            input_schema=withdraw["parameters"],
+        ),
         check,
     ]
 
@@ -118,16 +124,18 @@ class HubTools:
                 text, failed = contract.unknown_tool(other).text, True
         gone = connection_gone(scope)
         if gone is not None and gone.is_set():  # no response can reach the client now
-            return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
-                                        is_error=failed)
+            return types.CallToolResult(
+                content=[types.TextContent(type="text", text=text)], is_error=failed
+            )
         feedback = self.port.offer_feedback(label)
         if feedback is not None:
             carry(scope, ctx.request_id, feedback, self.port)
             text = f"{feedback.text}\n\n{text}"
         elif params.name == CHECK_TOOL and not failed:
             text = f"No new answers.\n{text}"
-        return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
-                                    is_error=failed)
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=text)], is_error=failed
+        )
 
     async def _ask(
         self, ctx: Any, label: str, call_id: str, arguments: object, scope: Any

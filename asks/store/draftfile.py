@@ -42,8 +42,15 @@ from asks.core.i18n import _
 from asks.store.entries import CONVERTER
 from asks.store.files import FileOps, os_reason
 
-__all__ = ["DRAFTS_SUFFIX", "DRAFTS_VERSION", "DraftFile", "DraftsUnreadable", "decode",
-           "drafts_path", "encode"]
+__all__ = [
+    "DRAFTS_SUFFIX",
+    "DRAFTS_VERSION",
+    "DraftFile",
+    "DraftsUnreadable",
+    "decode",
+    "drafts_path",
+    "encode",
+]
 
 DRAFTS_SUFFIX: Final = ".drafts.json"
 DRAFTS_VERSION: Final = 1
@@ -100,7 +107,8 @@ def drafts_path(journal_path: Path) -> Path:
 
 def encode(session_id: str, saved: SavedDrafts) -> bytes:
     body: dict[str, Any] = _CONVERTER.unstructure(
-        _Body(DRAFTS_VERSION, session_id, saved.chat, saved.questions), _Body)
+        _Body(DRAFTS_VERSION, session_id, saved.chat, saved.questions), _Body
+    )
     try:
         return orjson.dumps(body)
     except orjson.JSONEncodeError:  # lone surrogates: escaped, read back by json.loads

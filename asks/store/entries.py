@@ -373,12 +373,17 @@ def _make_converter() -> cattrs.Converter:
     converter.register_unstructure_hook_factory(
         lambda tp: tp is Resolved,
         lambda tp: cattrs.gen.make_dict_unstructure_fn(
-            tp, converter, group_note=cattrs.gen.override(omit_if_default=True)),
+            tp, converter, group_note=cattrs.gen.override(omit_if_default=True)
+        ),
     )
     # A question of the session's own agent has no recipient: left out, so its lines read as
     # before the field existed (and older journals read as the own agent's).
-    converter.register_unstructure_hook(Question, cattrs.gen.make_dict_unstructure_fn(
-        Question, converter, recipient=cattrs.gen.override(omit_if_default=True)))
+    converter.register_unstructure_hook(
+        Question,
+        cattrs.gen.make_dict_unstructure_fn(
+            Question, converter, recipient=cattrs.gen.override(omit_if_default=True)
+        ),
+    )
     # The entry union is tagged by hand in encode/decode (``TAGS``), as cattrs' tagged-union
     # strategy would, but without generating every class's hooks at import (~10 ms): cattrs
     # generates each hook when first asked for it.

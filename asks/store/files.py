@@ -194,7 +194,7 @@ class FileOps:
             try:
                 view = memoryview(data)
                 while view:
-                    view = view[os.write(fd, view):]
+                    view = view[os.write(fd, view) :]
             finally:
                 os.close(fd)
             os.replace(temporary, path)

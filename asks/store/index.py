@@ -81,11 +81,13 @@ def _fields(cls: type[Any]) -> str:
 _VALUE_CLASSES: Final = (Question, QuestionSpec, Option, QuestionRef, Resolution, Answer)
 _ENUMS: Final = (Outcome, ResolutionKind, AnswerKind, SessionMode)
 # What decides whether and how a line decodes, besides the decoding code (FORMAT, app version).
-FINGERPRINT: Final = f"v{SCHEMA_VERSION};" + ";".join([
-    *(f"{tag}:{_fields(cls)}" for cls, tag in TAGS.items()),
-    *(f"{cls.__name__}:{_fields(cls)}" for cls in _VALUE_CLASSES),
-    *(f"{cls.__name__}:{','.join(member.value for member in cls)}" for cls in _ENUMS),
-])
+FINGERPRINT: Final = f"v{SCHEMA_VERSION};" + ";".join(
+    [
+        *(f"{tag}:{_fields(cls)}" for cls, tag in TAGS.items()),
+        *(f"{cls.__name__}:{_fields(cls)}" for cls in _VALUE_CLASSES),
+        *(f"{cls.__name__}:{','.join(member.value for member in cls)}" for cls in _ENUMS),
+    ]
+)
 
 
 _ROW_COLUMNS: Final = ("number", "start", "end", "seq", "ts", "kind")
@@ -145,15 +147,17 @@ def parse(blob: bytes) -> Index | None:
     view = memoryview(blob)  # no copies of the 6 MB of a 100k-line journal's index
     head_end = blob.find(b"\n")
     meta_end = blob.find(b"\n", head_end + 1)
-    head, body = blob[:head_end], view[head_end + 1:]
+    head, body = blob[:head_end], view[head_end + 1 :]
     if head_end < 0 or meta_end < 0 or not head.startswith(_MAGIC):
         return None
-    if head[len(_MAGIC):] != hashlib.sha256(body).hexdigest().encode():
+    if head[len(_MAGIC) :] != hashlib.sha256(body).hexdigest().encode():
         return None
     try:
-        raw = orjson.loads(view[head_end + 1:meta_end])
+        raw = orjson.loads(view[head_end + 1 : meta_end])
         current = (raw["app"], raw["fingerprint"], raw["byteorder"]) == (
-            __version__, FINGERPRINT, sys.byteorder
+            __version__,
+            FINGERPRINT,
+            sys.byteorder,
         )
         sizes = (raw["length"], raw["crc32"], raw["rows"], raw["facts"], raw["items"])
         ids, strings = raw["ref_ids"], raw["strings"]
@@ -163,21 +167,31 @@ def parse(blob: bytes) -> Index | None:
             return None
         index = Index(sizes[0], sizes[1], RefTable(), strings)
         index.table.ids = ids
-        _read_columns(index, view[meta_end + 1:], *sizes[2:])
+        _read_columns(index, view[meta_end + 1 :], *sizes[2:])
     except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
         return None
     return index
 
 
 def _read_columns(index: Index, columns: memoryview, rows: int, facts: int, items: int) -> None:
-    counts = {"number": rows, "start": rows, "end": rows, "seq": rows, "ts": rows, "kind": rows,
-              "incarnations": len(index.table.ids), "counts": facts, "flags": facts,
-              "items": items, "item_kinds": items}
+    counts = {
+        "number": rows,
+        "start": rows,
+        "end": rows,
+        "seq": rows,
+        "ts": rows,
+        "kind": rows,
+        "incarnations": len(index.table.ids),
+        "counts": facts,
+        "flags": facts,
+        "items": items,
+        "item_kinds": items,
+    }
     offset = 0
     for name, count in counts.items():
         column = index._column(name)
         size = count * (1 if isinstance(column, bytearray) else column.itemsize)
-        chunk = columns[offset:offset + size]
+        chunk = columns[offset : offset + size]
         if isinstance(column, bytearray):
             column[:] = chunk
         else:
@@ -206,17 +220,19 @@ def build(
         inside = covered <= start and end < length
         if inside and (row := row_of(number, start, end, record, table)) is not None:
             index.add(row)
-    meta = orjson.dumps({
-        "app": __version__,
-        "fingerprint": FINGERPRINT,
-        "byteorder": sys.byteorder,
-        "length": length,
-        "crc32": crc,
-        "rows": len(index.kind),
-        "facts": len(index.counts),
-        "items": len(index.items),
-        "ref_ids": table.ids,
-        "strings": index.strings,
-    })
+    meta = orjson.dumps(
+        {
+            "app": __version__,
+            "fingerprint": FINGERPRINT,
+            "byteorder": sys.byteorder,
+            "length": length,
+            "crc32": crc,
+            "rows": len(index.kind),
+            "facts": len(index.counts),
+            "items": len(index.items),
+            "ref_ids": table.ids,
+            "strings": index.strings,
+        }
+    )
     body = b"".join([meta, b"\n", *index.columns()])
     return _MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n" + body, index

@@ -47,8 +47,15 @@ class IndexKeeper:
     @classmethod
     def after_replay(cls, ops: FileOps, path: Path, replay: Replay) -> IndexKeeper:
         """The keeper of a journal just replayed; writes a new index if that one is due."""
-        keeper = cls(path, replay.index, replay.fresh, replay.good_length, replay.good_length,
-                     replay.crc, replay.lines)
+        keeper = cls(
+            path,
+            replay.index,
+            replay.fresh,
+            replay.good_length,
+            replay.good_length,
+            replay.crc,
+            replay.lines,
+        )
         keeper.last_seq = replay.records[-1].seq if replay.records else None
         keeper._write_if_due(ops, keeper.fresh)
         return keeper

@@ -45,8 +45,22 @@ from asks.store.entries import (
     ToolResult,
 )
 
-__all__ = ["BUILDERS", "CHAT", "RESOLUTION_KINDS", "RefTable", "Row", "chat_message", "group_refs",
-           "record", "resolved_facts", "row_of", "set_entry", "set_pending", "set_seq", "set_ts"]
+__all__ = [
+    "BUILDERS",
+    "CHAT",
+    "RESOLUTION_KINDS",
+    "RefTable",
+    "Row",
+    "chat_message",
+    "group_refs",
+    "record",
+    "resolved_facts",
+    "row_of",
+    "set_entry",
+    "set_pending",
+    "set_seq",
+    "set_ts",
+]
 
 Facts = tuple[tuple[str, ...], list[int], int, list[int]] | None
 Row = tuple[int, int, int, int, float, int, Facts]
@@ -166,7 +180,11 @@ def _chat(line: bytes, _strings: Strings, _refs: list[Any], _flag: int, _k: byte
 # The entry of a row of kind ``n`` is ``BUILDERS[n](line, strings, refs, flag, kinds)``: the
 # line's bytes, the index's strings (it takes its own), the row's refs, flag and kinds.
 BUILDERS: Final[tuple[Callable[[bytes, Strings, list[Any], int, bytes], Entry], ...]] = (
-    _chat, _tool_result, _feedback, _group, _resolved
+    _chat,
+    _tool_result,
+    _feedback,
+    _group,
+    _resolved,
 )
 
 

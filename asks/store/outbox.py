@@ -57,8 +57,7 @@ class Outbox:
     _ready: trio.Event = attrs.Factory(trio.Event)
     _revision: int = 0  # bumped by every claim and release
     # (records, revision) → units per recipient (count)
-    _counted: tuple[tuple[int, int], dict[str | None, int]] = attrs.Factory(
-        lambda: ((-1, -1), {}))
+    _counted: tuple[tuple[int, int], dict[str | None, int]] = attrs.Factory(lambda: ((-1, -1), {}))
 
     def claim(self, ref: QuestionRef) -> None:
         """A live wait will deliver ``ref`` in its tool result: keep it out of feedback."""
@@ -88,7 +87,8 @@ class Outbox:
         """The deliverable units of ``recipient``'s questions and notes, in save order."""
         recipient_of = self.projection.recipient
         return tuple(
-            r for r in self.projection.undelivered
+            r
+            for r in self.projection.undelivered
             if r not in self._claimed and recipient_of(r) == recipient
         )
 

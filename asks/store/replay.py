@@ -115,8 +115,9 @@ def _replay_indexed(data: bytes, index: Index) -> Replay | None:
     replay = Replay([], [], good_length, index=index)
     try:
         table = index.table
-        refs = [QuestionRef(ref_id, n) for ref_id, n in zip(table.ids, table.incarnations,
-                                                             strict=True)]
+        refs = [
+            QuestionRef(ref_id, n) for ref_id, n in zip(table.ids, table.incarnations, strict=True)
+        ]
         position, number = _lazy_rows(replay, data, index, [refs[n] for n in index.items])
     except (ValueError, TypeError, KeyError, IndexError, StopIteration):
         return None
@@ -155,8 +156,9 @@ def _lazy_rows(
             set_pending(entry, (data[start:end], None))
         else:
             end_item = item + counts[fact]
-            entry = build[kind](data[start:end], strings, items[item:end_item], flags[fact],
-                                kinds[item:end_item])
+            entry = build[kind](
+                data[start:end], strings, items[item:end_item], flags[fact], kinds[item:end_item]
+            )
             fact, item = fact + 1, end_item
         if last is not None and seq <= last:
             warnings.append(f"line {number}: skipped, seq {seq} does not follow seq {last}")

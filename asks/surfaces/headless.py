@@ -51,8 +51,9 @@ async def run_prompt(agent: Agent, prompt: str) -> TurnOutcome:
     return outcome
 
 
-def report(agent: Agent, outcome: TurnOutcome, out: TextIO = sys.stdout,
-           err: TextIO = sys.stderr) -> int:
+def report(
+    agent: Agent, outcome: TurnOutcome, out: TextIO = sys.stdout, err: TextIO = sys.stderr
+) -> int:
     """Print the result of the turn (module docstring); return the exit status."""
     for entry in agent.transcript.entries:
         if entry.kind is EntryKind.ERROR:

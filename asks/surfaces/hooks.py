@@ -123,8 +123,11 @@ class HookRunner:
             data = json.dumps(payload(event, self.session_id, self.port), ensure_ascii=False)
         except Exception as exc:  # a bug, but a hook must never break the session
             diagnostics.logger(__name__).error("the payload of %s", event.kind, exc_info=exc)
-            self._report_once(event.kind, f"Hook {event.kind.value} failed: its event could "
-                              f"not be written as JSON ({type(exc).__name__}).")
+            self._report_once(
+                event.kind,
+                f"Hook {event.kind.value} failed: its event could "
+                f"not be written as JSON ({type(exc).__name__}).",
+            )
             return
         try:
             self._send.send_nowait(_Job(event.kind, tuple(argv), data.encode()))
@@ -140,13 +143,15 @@ class HookRunner:
 
     async def run(self) -> None:
         async for job in self._receive:
-            problem = await run_hook(job.argv, job.stdin, self._environment(job.kind),
-                                     self.timeout)
+            problem = await run_hook(job.argv, job.stdin, self._environment(job.kind), self.timeout)
             self._runs += 1
             if problem is not None:
                 self._failures += 1
-                self._report_once(job.kind, f"Hook {job.kind.value} failed: {problem}. "
-                                  "Later failures of this hook are not reported.")
+                self._report_once(
+                    job.kind,
+                    f"Hook {job.kind.value} failed: {problem}. "
+                    "Later failures of this hook are not reported.",
+                )
 
     def _environment(self, kind: EventKind) -> dict[str, str]:
         env = {**os.environ, "ASKS_EVENT": kind.value, "ASKS_SESSION": self.session_id}
@@ -160,15 +165,22 @@ class HookRunner:
             self.report(text)
 
 
-async def run_hook(argv: Sequence[str], stdin: bytes, env: Mapping[str, str],
-                   timeout: float) -> str | None:
+async def run_hook(
+    argv: Sequence[str], stdin: bytes, env: Mapping[str, str], timeout: float
+) -> str | None:
     """Run one hook command; ``None`` if it succeeded, else what went wrong (a phrase)."""
     name = sanitize_line(argv[0])
     try:
         with trio.move_on_after(timeout) as scope:
             done = await trio.run_process(
-                list(argv), stdin=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                env=dict(env), check=False, start_new_session=True, deliver_cancel=_kill_group,
+                list(argv),
+                stdin=stdin,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                env=dict(env),
+                check=False,
+                start_new_session=True,
+                deliver_cancel=_kill_group,
             )
     except OSError as exc:
         return f"{name} could not be started ({exc.strerror or type(exc).__name__})"

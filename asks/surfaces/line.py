@@ -324,8 +324,12 @@ class LineMode:
     def _pick(self, question_id: str) -> None:
         ref = self.port.projection.current.get(question_id)
         if ref is None or ref not in self.port.projection.pending:
-            self.out.line("-- " + _("No pending question with id {id}. (/asks lists them.)").format(
-                id=sanitize_line(question_id)))
+            self.out.line(
+                "-- "
+                + _("No pending question with id {id}. (/asks lists them.)").format(
+                    id=sanitize_line(question_id)
+                )
+            )
             return
         self._picked = ref
 
@@ -400,7 +404,7 @@ class LineMode:
 
     def _transcript_changed(self) -> None:
         entries = self.transcript.entries
-        self._started += sum(1 for e in entries[self._seen:] if e.kind is EntryKind.USER)
+        self._started += sum(1 for e in entries[self._seen :] if e.kind is EntryKind.USER)
         self._seen = len(entries)
         self._changed()
 

@@ -55,7 +55,8 @@ class LineReader:
             while True:
                 try:
                     chunk = await trio.to_thread.run_sync(
-                        os.read, self.fd, READ_CHUNK, abandon_on_cancel=True)
+                        os.read, self.fd, READ_CHUNK, abandon_on_cancel=True
+                    )
                 except OSError:  # e.g. EIO: the terminal went away
                     chunk = b""
                 if not chunk:
@@ -180,7 +181,7 @@ class TranscriptPrinter:
         upto = len(entry.text) if entry.done else entry.text.rfind("\n") + 1
         clean = sanitize_text(entry.text[:upto])
         printed = self._open[index]  # sanitised characters out; -1: nothing, not even the prefix
-        fresh = clean[max(printed, 0):]
+        fresh = clean[max(printed, 0) :]
         if entry.done:
             del self._open[index]
         fresh = fresh.rstrip("\n") if entry.done else fresh.removesuffix("\n")

@@ -85,8 +85,10 @@ def option_lines(spec: QuestionSpec) -> list[str]:
             lines.append(under + sanitize_line(option.description))
         if option.preview:
             lines.append(under + _("preview:"))
-            lines += [f"{under}| {line}".rstrip()
-                      for line in sanitize_text(option.preview).strip("\n").split("\n")]
+            lines += [
+                f"{under}| {line}".rstrip()
+                for line in sanitize_text(option.preview).strip("\n").split("\n")
+            ]
     return lines
 
 
@@ -104,11 +106,15 @@ def how_to_answer(spec: QuestionSpec, *, required: bool) -> str:
     return f"{INDENT}{what} · {notes} · /decline · {later}"
 
 
-def question_lines(question: Question, *, position: tuple[int, int] | None = None,
-                   required: bool) -> list[str]:
+def question_lines(
+    question: Question, *, position: tuple[int, int] | None = None, required: bool
+) -> list[str]:
     """The whole question as the per-question prompt shows it."""
-    where = (" · " + _("{number} of {total}").format(number=position[0], total=position[1])
-             if position and position[1] > 1 else "")
+    where = (
+        " · " + _("{number} of {total}").format(number=position[0], total=position[1])
+        if position and position[1] > 1
+        else ""
+    )
     marker = _("required") if required else _("async")
     lines = [f"? {question_heading(question)}  ({question.id} · {marker}{where})"]
     if question.spec.context:
@@ -119,7 +125,8 @@ def question_lines(question: Question, *, position: tuple[int, int] | None = Non
 def arrival_lines(question: Question) -> list[str]:
     """An async question announced once when it arrives: id, header, question, options."""
     head = _("? new question {id} {heading}").format(
-        id=question.id, heading=question_heading(question))
+        id=question.id, heading=question_heading(question)
+    )
     answer = _("(answer: /asks {id})").format(id=question.id)
     return [f"{head}  {answer}", *option_lines(question.spec)]
 
@@ -127,8 +134,10 @@ def arrival_lines(question: Question) -> list[str]:
 def pending_lines(questions: Iterable[tuple[Question, bool]]) -> list[str]:
     """``/asks``: one line per pending question (required ones marked)."""
     required_mark = " (" + _("required") + ")"
-    rows = [f"{INDENT}{q.id} {question_heading(q)}{required_mark if required else ''}"
-            for q, required in questions]
+    rows = [
+        f"{INDENT}{q.id} {question_heading(q)}{required_mark if required else ''}"
+        for q, required in questions
+    ]
     if not rows:
         return ["-- " + _("No pending questions.")]
     return ["-- " + _("{count} pending (answer one: /asks ID):").format(count=len(rows)), *rows]

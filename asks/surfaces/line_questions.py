@@ -115,8 +115,11 @@ class QuestionPrompt:
         """Is ``need`` the last open question of a blocking group of several?"""
         wait = self.port.wait_for(need.ref)
         pending = self.port.projection.pending
-        return wait is not None and len(wait.refs) > 1 and all(
-            ref == need.ref or ref not in pending for ref in wait.refs)
+        return (
+            wait is not None
+            and len(wait.refs) > 1
+            and all(ref == need.ref or ref not in pending for ref in wait.refs)
+        )
 
     async def _group_note(self, confirm: Confirm) -> str:
         """The note for all questions of the group (``""``: skipped, or no line came)."""
@@ -124,8 +127,9 @@ class QuestionPrompt:
             line = await confirm(_(NOTE_PROMPT))
             if line is None or not line.startswith("/"):
                 return line or ""
-            self.out.line("-- " + _("A note cannot start with /: type the note, or press "
-                                    "Enter to skip it."))
+            self.out.line(
+                "-- " + _("A note cannot start with /: type the note, or press Enter to skip it.")
+            )
 
     async def _save(self, need: Asking, answer: Answer | None, confirm: Confirm) -> Step:
         ref = need.ref
@@ -138,8 +142,11 @@ class QuestionPrompt:
             self.out.line(f"-- {refusal.text}")
             return Step.AGAIN if refusal is Refusal.INVALID_ANSWER else Step.DONE
         if not need.required:
-            what = (_("Declined: the agent gets it at its next step.") if answer is None
-                    else _("Saved: the agent gets it at its next step."))
+            what = (
+                _("Declined: the agent gets it at its next step.")
+                if answer is None
+                else _("Saved: the agent gets it at its next step.")
+            )
             self.out.line("-- " + what)
         return Step.DONE
 

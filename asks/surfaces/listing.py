@@ -36,8 +36,12 @@ from asks.store.projection import Projection
 
 MAX_FIRST_LINE: Final = 60
 HEADER: Final = ("SESSION", "STARTED", "LAST USED", "MODE", "QUESTIONS", "FIRST MESSAGE")
-MODE_LABELS: Final = {SessionMode.INTERACTIVE: "repl", SessionMode.PRINT: "-p",
-                      SessionMode.HUB: "hub", SessionMode.UNKNOWN: "?"}
+MODE_LABELS: Final = {
+    SessionMode.INTERACTIVE: "repl",
+    SessionMode.PRINT: "-p",
+    SessionMode.HUB: "hub",
+    SessionMode.UNKNOWN: "?",
+}
 
 
 @attrs.frozen
@@ -63,8 +67,15 @@ def _row(data_dir: Path, info: SessionInfo) -> SessionRow:
     try:
         records = read_records(info.session_id, data_dir=data_dir)
     except OSError as exc:
-        return SessionRow(info.session_id, None, info.modified, SessionMode.UNKNOWN, 0, 0,
-                          f"(cannot read it: {os_reason(exc)})")
+        return SessionRow(
+            info.session_id,
+            None,
+            info.modified,
+            SessionMode.UNKNOWN,
+            0,
+            0,
+            f"(cannot read it: {os_reason(exc)})",
+        )
     projection = Projection()
     projection.apply_all(records)
     first = records[0].entry if records else None
@@ -101,13 +112,20 @@ def _questions(row: SessionRow) -> str:
 def table(rows: Sequence[SessionRow]) -> list[str]:
     """The header and one line per row, columns padded to their widest cell."""
     cells = [HEADER] + [
-        (r.session_id, _when(r.started), _when(r.last_used), MODE_LABELS[r.mode],
-         _questions(r), r.first_line)
+        (
+            r.session_id,
+            _when(r.started),
+            _when(r.last_used),
+            MODE_LABELS[r.mode],
+            _questions(r),
+            r.first_line,
+        )
         for r in rows
     ]
     widths = [max(len(line[i]) for line in cells) for i in range(len(HEADER) - 1)]
     return [
-        "  ".join([*(cell.ljust(w) for cell, w in zip(line, widths, strict=False)), line[-1]])
-        .rstrip()
+        "  ".join(
+            [*(cell.ljust(w) for cell, w in zip(line, widths, strict=False)), line[-1]]
+        ).rstrip()
         for line in cells
     ]

@@ -79,12 +79,22 @@ from asks.surfaces.web_http import (
 )
 from asks.surfaces.web_page import QuestionView, Withdrawal
 
-__all__ = ["CSP", "KEEPALIVE", "MAX_BODY", "MAX_EVENT_CLIENTS", "WebBridge", "WebStatistics",
-           "binding_warning", "is_loopback"]
+__all__ = [
+    "CSP",
+    "KEEPALIVE",
+    "MAX_BODY",
+    "MAX_EVENT_CLIENTS",
+    "WebBridge",
+    "WebStatistics",
+    "binding_warning",
+    "is_loopback",
+]
 
 MAX_EVENT_CLIENTS: Final = 32  # concurrent /events streams
 KEEPALIVE: Final = 15.0  # seconds between SSE comment lines
 RECENT_WITHDRAWN: Final = 10  # "withdrawn by the agent" notices kept
+
+
 def is_loopback(bind_host: str) -> bool:
     if bind_host.lower() == "localhost":
         return True
@@ -169,7 +179,11 @@ class WebBridge:
 
     def statistics(self) -> WebStatistics:
         return WebStatistics(
-            self.url, len(self._clients), self._answers, self._refused, self._errors,
+            self.url,
+            len(self._clients),
+            self._answers,
+            self._refused,
+            self._errors,
         )
 
     # ====================================================================== lifecycle
@@ -191,8 +205,11 @@ class WebBridge:
         unsubscribe = self.host.subscribe_events(self._host_event)
         self._refresh()
         serve = partial(
-            hypercorn.trio.serve, self._app, config,
-            shutdown_trigger=self._closing.wait, mode="asgi",
+            hypercorn.trio.serve,
+            self._app,
+            config,
+            shutdown_trigger=self._closing.wait,
+            mode="asgi",
         )
         try:
             async with trio.open_nursery() as nursery:
@@ -289,8 +306,9 @@ class WebBridge:
         except Exception as exc:  # a bug: answered 500; the server (and the REPL) go on
             self._errors += 1
             diagnostics.unexpected(exc, __name__, f"{scope.get('method')} {scope.get('path')}")
-            response = Response(500, web_page.message(_("Error"), _("Internal error."), token=None)
-                                 .encode())
+            response = Response(
+                500, web_page.message(_("Error"), _("Internal error."), token=None).encode()
+            )
         if response is not None:
             if response.status >= 400:
                 self._refused += 1
@@ -310,20 +328,34 @@ class WebBridge:
         if method == "POST" and path == "/answer":
             return await self._answer(headers, receive)
         if method != "GET":
-            raise HttpError(405, _("Method not allowed"),
-                            _("{method} is not allowed here.").format(method=method))
+            raise HttpError(
+                405,
+                _("Method not allowed"),
+                _("{method} is not allowed here.").format(method=method),
+            )
         match path:
             case "/":
                 flash = query.get("flash", [""])[0]
-                return self._html(web_page.page(
-                    self._views(), tuple(self._withdrawn), version=self._version,
-                    token=self.token, csrf=self.csrf_token, flash=flash,
-                ))
+                return self._html(
+                    web_page.page(
+                        self._views(),
+                        tuple(self._withdrawn),
+                        version=self._version,
+                        token=self.token,
+                        csrf=self.csrf_token,
+                        flash=flash,
+                    )
+                )
             case "/fragment":
-                return self._html(web_page.live(
-                    self._views(), tuple(self._withdrawn), version=self._version,
-                    token=self.token, csrf=self.csrf_token,
-                ))
+                return self._html(
+                    web_page.live(
+                        self._views(),
+                        tuple(self._withdrawn),
+                        version=self._version,
+                        token=self.token,
+                        csrf=self.csrf_token,
+                    )
+                )
             case "/events":
                 await self._events(receive, send)
                 return None
@@ -369,8 +401,11 @@ class WebBridge:
         fields = parse_form(await read_body(headers, receive))
         csrf = single(fields, "csrf")
         if csrf is None or not hmac.compare_digest(csrf.encode(), self.csrf_token.encode()):
-            raise HttpError(403, _("Forbidden"), _("The form's CSRF token is missing or wrong; "
-                                                  "reload the page and try again."))
+            raise HttpError(
+                403,
+                _("Forbidden"),
+                _("The form's CSRF token is missing or wrong; reload the page and try again."),
+            )
         ref = question_ref(fields)
         state = self.host.projection.by_ref.get(ref)
         if state is None:
@@ -412,10 +447,13 @@ class WebBridge:
         self._clients.add(sender)
         disconnected = False
         try:
-            await send({
-                "type": "http.response.start", "status": 200,
-                "headers": [(b"content-type", b"text/event-stream"), *SECURITY_HEADERS],
-            })
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 200,
+                    "headers": [(b"content-type", b"text/event-stream"), *SECURITY_HEADERS],
+                }
+            )
             first = f"retry: 2000\nevent: change\ndata: {self._version}\n\n".encode()
             await send({"type": "http.response.body", "body": first, "more_body": True})
             async with trio.open_nursery() as nursery:
@@ -435,8 +473,10 @@ class WebBridge:
                                 version = await receiver.receive()
                             except trio.EndOfChannel:
                                 break
-                        chunk = b": keepalive\n\n" if idle.cancelled_caught else (
-                            f"event: change\ndata: {version}\n\n".encode()
+                        chunk = (
+                            b": keepalive\n\n"
+                            if idle.cancelled_caught
+                            else (f"event: change\ndata: {version}\n\n".encode())
                         )
                         await send({"type": "http.response.body", "body": chunk, "more_body": True})
                 nursery.cancel_scope.cancel()

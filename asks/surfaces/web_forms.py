@@ -30,8 +30,17 @@ MAX_BODY: Final = 64 * 1024  # bytes of one POST body
 MAX_FIELDS: Final = 16  # form fields of one POST (4 options + 7 named fields, with room)
 HTML: Final = "text/html; charset=utf-8"
 FORM_FIELDS: Final = frozenset(
-    {"csrf", "question", "incarnation", "action", "choice", "option", "custom", "notes",
-     "group_note"}
+    {
+        "csrf",
+        "question",
+        "incarnation",
+        "action",
+        "choice",
+        "option",
+        "custom",
+        "notes",
+        "group_note",
+    }
 )
 
 
@@ -64,21 +73,29 @@ def forbidden(text: str | None = None) -> HttpError:
 def parse_form(body: bytes) -> dict[str, list[str]]:
     try:
         pairs = parse_qsl(
-            body.decode("utf-8"), keep_blank_values=True, strict_parsing=bool(body),
-            encoding="utf-8", errors="strict", max_num_fields=MAX_FIELDS,
+            body.decode("utf-8"),
+            keep_blank_values=True,
+            strict_parsing=bool(body),
+            encoding="utf-8",
+            errors="strict",
+            max_num_fields=MAX_FIELDS,
         )
     except ValueError as exc:  # UnicodeDecodeError too
         raise HttpError(400, _("Bad request"), _("The form could not be read.")) from exc
     fields: dict[str, list[str]] = {}
     for name, value in pairs:
         if name not in FORM_FIELDS:
-            raise HttpError(400, _("Bad request"),
-                            _("Unexpected form field {name}.").format(name=repr(name[:40])))
+            raise HttpError(
+                400,
+                _("Bad request"),
+                _("Unexpected form field {name}.").format(name=repr(name[:40])),
+            )
         fields.setdefault(name, []).append(value)
     for name, values in fields.items():
         if name != "option" and len(values) > 1:
-            raise HttpError(400, _("Bad request"),
-                            _("The field {name} was sent twice.").format(name=repr(name)))
+            raise HttpError(
+                400, _("Bad request"), _("The field {name} was sent twice.").format(name=repr(name))
+            )
     return fields
 
 
@@ -131,14 +148,19 @@ def answer_from_form(spec: QuestionSpec, fields: Mapping[str, list[str]]) -> Ans
         raise HttpError(400, _("Bad request"), _("This question takes one answer."))
     if choice is None or choice == "custom":
         if custom is None:
-            what = _("Type an answer first.") if choice or not spec.options else _(
-                "Choose an option or type an answer.")
+            what = (
+                _("Type an answer first.")
+                if choice or not spec.options
+                else _("Choose an option or type an answer.")
+            )
             raise HttpError(400, _("Nothing chosen"), what)
         return Answer(AnswerKind.CUSTOM, (), custom, notes)
     index = option_index(spec, choice)
     if custom is not None:
-        both = _("You chose an option and also typed an answer: choose “{label}” to send the "
-                 "text, or clear it.")
+        both = _(
+            "You chose an option and also typed an answer: choose “{label}” to send the "
+            "text, or clear it."
+        )
         raise HttpError(400, _("Two answers"), both.format(label=_("Type something.")))
     return Answer(AnswerKind.OPTION, (index,), None, notes)
 
@@ -155,10 +177,16 @@ def unknown_question(question_id: str) -> HttpError:
 
 def conflict(status: QuestionStatus) -> HttpError:
     if status is QuestionStatus.WITHDRAWN:
-        return HttpError(409, _("Withdrawn"), _("This question was withdrawn by the agent; "
-                                                "your answer was not saved."))
-    return HttpError(409, _("Already answered"), _(
-        "This question was already answered (in the terminal or another tab); your answer was "
-        "not saved. Nothing was sent twice."))
-
-
+        return HttpError(
+            409,
+            _("Withdrawn"),
+            _("This question was withdrawn by the agent; your answer was not saved."),
+        )
+    return HttpError(
+        409,
+        _("Already answered"),
+        _(
+            "This question was already answered (in the terminal or another tab); your answer was "
+            "not saved. Nothing was sent twice."
+        ),
+    )

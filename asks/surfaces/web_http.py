@@ -36,8 +36,9 @@ def headers_of(scope: HTTPScope) -> dict[str, str]:
     for name, value in scope["headers"]:
         key = name.decode("latin-1").lower()
         if key in found and key in ("host", "origin", "content-type", "content-length"):
-            raise HttpError(400, _("Bad request"), _("Repeated {name} header.").format(name=key),
-                            back=False)
+            raise HttpError(
+                400, _("Bad request"), _("Repeated {name} header.").format(name=key), back=False
+            )
         found[key] = value.decode("latin-1")
     return found
 

@@ -121,14 +121,14 @@ def _group(views: Sequence[QuestionView], token: str, csrf: str) -> str:
     blocking = any(v.blocking for v in views)
     title = _("The agent is waiting for this") if blocking else _("Asked in the background")
     if len(views) > 1:
-        together = ngettext("({count} question asked together)",
-                            "({count} questions asked together)", len(views))
+        together = ngettext(
+            "({count} question asked together)", "({count} questions asked together)", len(views)
+        )
         title += " " + together.format(count=len(views))
     articles = "".join(_question(v, token, csrf) for v in views)
     kind = "blocking" if blocking else "async"
     note = _group_note(views) if len(views) > 1 else ""
-    return (f'<section class="group {kind}"><h2>{html.escape(title)}</h2>{articles}{note}'
-            "</section>")
+    return f'<section class="group {kind}"><h2>{html.escape(title)}</h2>{articles}{note}</section>'
 
 
 def _dom_id(question: Question) -> str:
@@ -138,8 +138,9 @@ def _dom_id(question: Question) -> str:
 def _group_note(views: Sequence[QuestionView]) -> str:
     """The note field for all the questions of a section (module docstring)."""
     last = views[-1].question
-    label = _h("Note for the agent about all these questions (optional; it is sent with "
-               "your next answer)")
+    label = _h(
+        "Note for the agent about all these questions (optional; it is sent with your next answer)"
+    )
     return (
         f'<label class="group-note">{label}<textarea name="group_note"'
         f' id="note-{_line(last.group_id)}" form="form-{_dom_id(last)}"'
@@ -161,7 +162,8 @@ def _question(view: QuestionView, token: str, csrf: str) -> str:
     for i, option in enumerate(spec.options):
         description = (
             f' <span class="description">{_t(option.description)}</span>'
-            if option.description else ""
+            if option.description
+            else ""
         )
         preview = f'<pre class="preview">{_t(option.preview)}</pre>' if option.preview else ""
         rows.append(
@@ -205,9 +207,10 @@ def message(title: str, text: str, *, token: str | None) -> str:
     label = _h("Back to the questions")
     back = (
         f'<p><a href="/?token={html.escape(quote(token, safe=""), quote=True)}">{label}</a></p>'
-        if token else ""
+        if token
+        else ""
     )
-    body = f"<h1>{html.escape(title)}</h1><p class=\"message\">{html.escape(text)}</p>{back}"
+    body = f'<h1>{html.escape(title)}</h1><p class="message">{html.escape(text)}</p>{back}'
     return _document(title, token, body)
 
 

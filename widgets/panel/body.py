@@ -82,4 +82,3 @@ class Body:
             caret = self.editor[0].get_cursor_coords((self.editor_cols(cols),))
             return top + (caret[1] if caret is not None else 0), 1
         return top, rows_of(items[index], width)
-

@@ -91,8 +91,9 @@ class Footer:
             if editing:
                 commands = [C.PANEL_CONFIRM, C.REPLY_NEWLINE, *many, *leave, C.PANEL_NOTES]
                 return self._line(Context.REPLY, commands, {**labels, **note})
-            return self._line(Context.PANEL, [C.PANEL_CONFIRM, *many, *leave, C.PANEL_NOTES],
-                              {**labels, **note})
+            return self._line(
+                Context.PANEL, [C.PANEL_CONFIRM, *many, *leave, C.PANEL_NOTES], {**labels, **note}
+            )
         if editing:
             commands = [C.PANEL_CONFIRM, C.REPLY_NEWLINE, *many, *leave, C.PANEL_NOTES]
             labels = {C.PANEL_NOTES: N_("close notes")} if notes_open else {}
@@ -105,16 +106,20 @@ class Footer:
         command, what = _ARMED[armed.command]
         key = pretty_key(self._keymap.key_in(context, command) or "")
         if armed.why is Confirm.CHAT_COMMAND:
-            return _("“{line}” looks like a chat command: press {key} again to send it as "
-                     "your answer").format(line=sanitize_line(armed.line), key=key)
+            return _(
+                "“{line}” looks like a chat command: press {key} again to send it as your answer"
+            ).format(line=sanitize_line(armed.line), key=key)
         if armed.why is Confirm.HANDED_EDITOR:
-            return _("The keys came to this answer on their own: press {key} again to send "
-                     "what is typed here").format(key=key)
+            return _(
+                "The keys came to this answer on their own: press {key} again to send "
+                "what is typed here"
+            ).format(key=key)
         if armed.why is Confirm.AFTER_STRAY:
             label = self._option_at_cursor(armed.tab)
             if label is not None:
-                return _("You were typing in the chat: press {key} again to choose "
-                         "“{label}”").format(key=key, label=label)
+                return _(
+                    "You were typing in the chat: press {key} again to choose “{label}”"
+                ).format(key=key, label=label)
             return _("You were typing in the chat: press {key} again to confirm").format(key=key)
         return _("Press {key} again to {action} · any other key keeps it").format(
             key=key, action=_(what)
@@ -169,6 +174,7 @@ def localized_hints(
 ) -> str:
     """:meth:`Keymap.hints` with every label (the keymap's help label, or ``labels``'s) in the
     language in force; command ids and key names stay as they are."""
-    shown = {command: _((labels or {}).get(command) or keymap.label(command))
-             for command in commands}
+    shown = {
+        command: _((labels or {}).get(command) or keymap.label(command)) for command in commands
+    }
     return keymap.hints(context, commands, shown, every_key=every_key)

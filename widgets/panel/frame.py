@@ -278,4 +278,3 @@ class Frame(urwid.Widget):
         g = self.border.glyphs
         line = g.bottom_left + g.horizontal * max(0, cols - 2) + g.bottom_right
         return text_widget((self.border.attr, line), "clip")
-

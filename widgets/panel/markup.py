@@ -47,8 +47,13 @@ class KeepTogether(urwid.StandardTextLayout):
     def calculate_text_segments(
         self, text: str | bytes, width: int, wrap: Any
     ) -> list[list[tuple[int, int, int | bytes] | tuple[int, int]]]:
-        if (wrap != "space" or not isinstance(text, str) or "\u00a0" not in text
-                or "\n" in text or width_of(text) <= len(text)):
+        if (
+            wrap != "space"
+            or not isinstance(text, str)
+            or "\u00a0" not in text
+            or "\n" in text
+            or width_of(text) <= len(text)
+        ):
             return super().calculate_text_segments(text, width, wrap)
         lines: list[list[tuple[int, int, int | bytes] | tuple[int, int]]] = []
         start = end = 0

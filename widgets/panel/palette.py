@@ -44,4 +44,3 @@ PALETTE: list[PaletteEntry] = [
     ("panel.dim", "dark gray", "default", "default", "#777", "default"),
     ("panel.card", "light gray", "default", "default", "#bbb", "default"),
 ]
-

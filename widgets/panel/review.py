@@ -74,8 +74,13 @@ class ReviewTab:
         title = self._memo.text("review", ("panel.question", _("Review your answers")))
         note, editor = self._note(tab, notes_open, len(rows))
         after = (*note, self._memo.text("review", ("panel.hint", summary)))
-        body = Body(lead=(), rows=tuple(rows), after=after, editor=editor,
-                    cursor=None if editor is None else len(rows))
+        body = Body(
+            lead=(),
+            rows=tuple(rows),
+            after=after,
+            editor=editor,
+            cursor=None if editor is None else len(rows),
+        )
         return title, body, (tab, host.notice, notes_open)
 
     def _note(

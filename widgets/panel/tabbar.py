@@ -100,4 +100,3 @@ class TabBar(urwid.Widget):
             if start > 0 and used + widths[start - 1] <= room:
                 start, used, grew = start - 1, used + widths[start - 1], True
         return start, end
-

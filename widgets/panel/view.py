@@ -95,7 +95,11 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         self._pruned_for: tuple[TabKey, ...] | None = None
         self._index: tuple[tuple[TabKey, ...], dict[TabKey, int]] = ((), {})
         self._bar: tuple[tuple[TabKey, ...], Hashable, TabKey | None, TabBar | None] = (
-            (), None, None, None)
+            (),
+            None,
+            None,
+            None,
+        )
         super().__init__(urwid.Pile([]))
         self.refresh()
 
@@ -228,7 +232,9 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
             question=question,
             body=body,
             footer=self._footer.build(
-                tab, editing=self._editing(tab), notes_open=self._notes_open,
+                tab,
+                editing=self._editing(tab),
+                notes_open=self._notes_open,
                 compact=self._max_rows < COMPACT_ROWS,
             ),
             max_rows=self._max_rows,
@@ -306,7 +312,6 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
                 header = f"{header} ({sanitize_line(question.source)})"
             self._headers[ref] = header
         return header
-
 
     def _question(self, ref: QuestionRef) -> tuple[urwid.Widget, Body, Hashable]:
         host = self._host
