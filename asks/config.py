@@ -71,11 +71,9 @@ import attrs
 from asks.contract import DEFAULT_GUIDANCE, Guidance
 from asks.core.events import EventKind
 from asks.core.i18n import LANGUAGES, N_, _, normalize
+from asks.core.keydefaults import DEFAULT_COLLAPSE_KEY, DEFAULT_FOCUS_TOGGLE_KEY, OFF
 from asks.sanitize import sanitize_line
 
-DEFAULT_FOCUS_TOGGLE_KEY: Final = "shift tab"
-DEFAULT_COLLAPSE_KEY: Final = "ctrl ]"
-KEY_OFF: Final = "off"  # collapse_key value that disables collapsing (not passed to the parser)
 DEFAULT_TIMEOUT: Final = 60.0
 DEFAULT_COMMAND_TIMEOUT: Final = 120.0
 DEFAULT_HOOK_TIMEOUT: Final = 10.0
@@ -396,7 +394,7 @@ def with_key_fallbacks(config: Config, validate: Callable[[str], str]) -> tuple[
     checked: dict[str, str] = {}
     for name in ("focus_toggle_key", "collapse_key"):
         value: str = getattr(config.keys, name)
-        if name == "collapse_key" and value == KEY_OFF:
+        if name == "collapse_key" and value == OFF:  # not passed to the parser
             continue
         try:
             checked[name] = validate(value)

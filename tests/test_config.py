@@ -7,8 +7,6 @@ from pathlib import Path
 import pytest
 
 from asks.config import (
-    DEFAULT_COLLAPSE_KEY,
-    DEFAULT_FOCUS_TOGGLE_KEY,
     Config,
     KeysConfig,
     ModelConfig,
@@ -18,6 +16,7 @@ from asks.config import (
     with_key_fallbacks,
 )
 from asks.contract import DEFAULT_GUIDANCE, Guidance
+from asks.core.keydefaults import DEFAULT_COLLAPSE_KEY, DEFAULT_FOCUS_TOGGLE_KEY
 
 
 @pytest.fixture

@@ -32,11 +32,11 @@ from types import MappingProxyType
 
 import attrs
 
+from asks.core.keydefaults import DEFAULT_COLLAPSE_KEY, DEFAULT_FOCUS_TOGGLE_KEY, OFF
 from asks.host.commands import PanelCommand
-from asks.widgets.keyspec import OFF, check_hotkey, join_keys, parse_key_spec, pretty_key
+from asks.widgets.keyspec import check_hotkey, join_keys, parse_key_spec, pretty_key
 
 __all__ = [
-    "OFF",
     "Binding",
     "Command",
     "Context",
@@ -98,9 +98,6 @@ class Command(enum.StrEnum):
     PROMPT_YES = "prompt.yes"
     PROMPT_NO = "prompt.no"
 
-
-DEFAULT_FOCUS_TOGGLE = "shift tab"
-DEFAULT_COLLAPSE = "ctrl ]"
 
 PANEL_COMMANDS: Mapping[Command, PanelCommand] = MappingProxyType(
     {
@@ -333,7 +330,7 @@ class Keymap:
 
 
 def build_keymap(
-    focus_toggle_key: str = DEFAULT_FOCUS_TOGGLE, collapse_key: str = DEFAULT_COLLAPSE
+    focus_toggle_key: str = DEFAULT_FOCUS_TOGGLE_KEY, collapse_key: str = DEFAULT_COLLAPSE_KEY
 ) -> Keymap:
     """The default table with the two configurable keys (urwid names or key specs).
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-OFF = "off"
+from asks.core.keydefaults import OFF
 
 _MODIFIERS = {"shift": "shift", "ctrl": "ctrl", "control": "ctrl", "alt": "meta", "meta": "meta"}
 _MODIFIER_ORDER = ("shift", "meta", "ctrl")  # the order urwid writes them
