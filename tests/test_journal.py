@@ -16,6 +16,7 @@ from pathlib import Path
 import attrs
 import pytest
 
+from asks.core.gcpause import paused_gc
 from asks.core.model import (
     Answer,
     AnswerKind,
@@ -51,7 +52,6 @@ from asks.store.journal import (
     StorageState,
     StorageUnconfirmed,
     list_sessions,
-    paused_gc,
     read_records,
     validate_session_id,
 )

@@ -24,9 +24,10 @@ from pathlib import Path
 
 import attrs
 
+from asks.core.gcpause import paused_gc
 from asks.store.files import FileOps
 from asks.store.index import INDEX_MIN_BYTES, Index, build, index_path
-from asks.store.replay import Fresh, Replay, decode_tail, paused_gc
+from asks.store.replay import Fresh, Replay, decode_tail
 
 __all__ = ["IndexKeeper"]
 

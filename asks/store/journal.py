@@ -77,7 +77,7 @@ from asks.store.files import (
 )
 from asks.store.index import Index, index_path, parse
 from asks.store.indexer import IndexKeeper
-from asks.store.replay import paused_gc, replay_lines
+from asks.store.replay import replay_lines
 
 __all__ = [
     "SUFFIX",
@@ -93,7 +93,6 @@ __all__ = [
     "list_sessions",
     "new_session_id",
     "os_reason",
-    "paused_gc",
     "read_records",
     "validate_session_id",
 ]

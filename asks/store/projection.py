@@ -38,6 +38,7 @@ from typing import Any, Final, cast
 
 import attrs
 
+from asks.core.gcpause import paused_gc
 from asks.core.model import Question, QuestionRef, QuestionStatus, Resolution, ResolutionKind
 from asks.store.deferred import Deferred, is_unset, pending_of, set_pending
 from asks.store.entries import (
@@ -57,7 +58,6 @@ from asks.store.entries import (
     WaitOpened,
     Withdrawn,
 )
-from asks.store.journal import paused_gc
 from asks.store.lazy import group_refs, resolved_facts
 
 # Stands for a resolution still in its undecoded line while records are folded.

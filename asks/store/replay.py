@@ -25,7 +25,7 @@ from asks.store.entries import ChatMessage, DecodeError, Record, decode
 from asks.store.index import Index
 from asks.store.lazy import BUILDERS, CHAT, set_entry, set_pending, set_seq, set_ts
 
-__all__ = ["Fresh", "Replay", "decode_tail", "paused_gc", "replay_lines"]
+__all__ = ["Fresh", "Replay", "decode_tail", "replay_lines"]
 
 _NEWLINE: Final = 10
 Fresh = tuple[int, int, int, Record]  # a decoded line: number, start, end (its "\n"), record
