@@ -1,7 +1,7 @@
 """Command-line entry: the composition root (the only module of ``asks`` that imports widgets).
 
 ``asks``                    start a new session running the built-in tour (scripted, offline)
-``asks --script FILE``      … running a script file instead (format: asks/scripted.py)
+``asks --script FILE``      … running a script file instead (format: asks/agent/scripted.py)
 ``asks --resume ID``        resume a session: pending questions come back, saved answers that
                             never reached the agent are delivered once
 ``asks --continue``         resume the most recent session
@@ -438,7 +438,7 @@ def _stderr_notice(text: str) -> None:
 
 
 def run_headless(args: argparse.Namespace, data_dir: Path, config: Config, prompt: str) -> int:
-    """``asks -p``: one turn, no UI (asks/headless.py)."""
+    """``asks -p``: one turn, no UI (asks/surfaces/headless.py)."""
     journal, records, resumed, source = open_session(args, data_dir, SessionMode.PRINT, config)
     with journal:
         session = build_session(

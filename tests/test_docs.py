@@ -1,0 +1,435 @@
+"""The docs are true: every module, file and public name README.md, NOTES.md, bench/*.md and
+docs/ mention exists, and the config table names every config key.
+
+What counts as a mention (in a backticked span or a fenced code block):
+
+* a dotted module or attribute name starting ``asks.`` (``asks.contract``,
+  ``asks.core.diagnostics.open_debug_log(path)``): imported and resolved attribute by attribute;
+* a path into the tree (``tests/pty_harness.py``, ``widgets/``, ``.ci/run``, ``../shared/…``,
+  ``bench/results/peer-{a,b}.txt``, ``asks/locale/*/LC_MESSAGES/asks.po``), optionally
+  ``path::name`` for a test or function in it: the file exists (a glob matches), the name is
+  defined in it;
+* ``from asks import A, B`` and ``from asks.x import Y``: ``A`` and ``B`` are in
+  ``asks.__all__``, ``asks.x`` has ``Y``;
+* a public name with attributes (``AsksLayer.running``, ``Refusal.text``), and the objects the
+  README's embedding section names (``host.…``, ``layer.…``, ``journal.…``, ``port.…``):
+  resolved through the classes, a property or a method standing for what it returns.
+
+A mention that is history on purpose (a file that was moved, in a before/after table) is listed
+in :data:`HISTORICAL` with the reason. The README's embedding example runs under a real pty in
+tests/test_docs_example.py.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import re
+import textwrap
+import types
+import typing
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pytest
+
+import asks
+from asks.config import (
+    _TABLES,  # the schema as data (one source: asks/config.py)
+    load_config,
+)
+from asks.core.events import EventKind
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = sorted(
+    {ROOT / "README.md", ROOT / "NOTES.md", *ROOT.glob("bench/*.md"), *ROOT.glob("docs/**/*.md")}
+)
+
+HISTORICAL: dict[str, str] = {
+    "widgets/panel.py": "NOTES 'Layout': the before column of the file map (now widgets/panel/)",
+}
+NOT_PATHS: dict[str, str] = {
+    "tools/list": "a JSON-RPC method of MCP, not the tools/ folder",
+    "tools/call": "a JSON-RPC method of MCP, not the tools/ folder",
+}
+
+_FENCE = re.compile(r"^(```|~~~)[^\n]*\n(.*?)^\1[ \t]*$", re.MULTILINE | re.DOTALL)
+_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+_DOTTED = re.compile(r"(?<![\w./-])asks(?:\.[A-Za-z_]\w*)+")
+_FROM_IMPORT = re.compile(r"^\s*from\s+(asks(?:\.\w+)*)\s+import\s+\(?([\w\s,]+)\)?", re.MULTILINE)
+_EXTENSIONS = frozenset({"py", "md", "toml", "txt", "json", "po", "pot", "in", "cfg", "html"})
+_TOP = frozenset(p.name for p in ROOT.iterdir()) | {".."}
+_PATH = re.compile(r"(?<![\w$~/.{}*-])[\w.*{},-]+(?:/[\w.*{},-]*)+(?:::\w+)?")
+_FILE = re.compile(r"^[\w.-]+\.(?:" + "|".join(sorted(_EXTENSIONS)) + r")$")
+_NAMED = re.compile(r"^([A-Za-z_]\w*)((?:\.[A-Za-z_]\w*(?:\([^()]*\))?)+)")
+_ATTR = re.compile(r"\.([A-Za-z_]\w*)(\([^()]*\))?")
+
+
+@attrs.frozen
+class Mention:
+    """One thing a doc names: its text, and where (file:line)."""
+
+    text: str
+    where: str
+
+
+def _spans(path: Path) -> Iterator[tuple[str, int, bool]]:
+    """(text, line, in a code block) for every backticked span and every code block line."""
+    document = path.read_text(encoding="utf-8")
+    outside = document
+    for block in _FENCE.finditer(document):
+        first = document.count("\n", 0, block.start(2)) + 1
+        for offset, line in enumerate(block.group(2).splitlines()):
+            yield line, first + offset, True
+        blank = re.sub(r"[^\n]", " ", block.group(0))
+        outside = outside[: block.start()] + blank + outside[block.end() :]
+    for number, line in enumerate(outside.splitlines(), start=1):
+        for span in _SPAN.finditer(line):
+            yield span.group(2).strip(), number, False
+
+
+def mentions(pattern: re.Pattern[str], *, blocks: bool = True) -> list[Mention]:
+    found = []
+    for path in DOCS:
+        for text, line, in_block in _spans(path):
+            if in_block and not blocks:
+                continue
+            where = f"{path.relative_to(ROOT)}:{line}"
+            found += [Mention(m.group(0), where) for m in pattern.finditer(text)]
+    return found
+
+
+# -- resolving names ----------------------------------------------------------------------------
+
+
+def _resolve_dotted(name: str) -> object:
+    """``asks.a.b.c``: import the longest module prefix, then getattr the rest."""
+    parts = name.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            value: object = importlib.import_module(".".join(parts[:cut]))
+        except ModuleNotFoundError:
+            continue
+        for attribute in parts[cut:]:
+            value = _member(value, attribute)
+        return value
+    raise AssertionError(f"no module {name}")
+
+
+def _returned(function: Any) -> object:
+    """What a function, method or property getter returns, from its annotation."""
+    hints = typing.get_type_hints(function, localns=_public())
+    result = hints.get("return")
+    origin = typing.get_origin(result)
+    if origin in (typing.Union, types.UnionType):  # X | None: the X
+        result = next(a for a in typing.get_args(result) if a is not type(None))
+    if typing.get_origin(result) is not None and not isinstance(result, type):
+        result = typing.get_origin(result)
+    return result
+
+
+class _Unknown:
+    """An instance attribute set in a method: present, of a type the check does not follow."""
+
+    def __getattr__(self, name: str) -> _Unknown:
+        return self
+
+
+def _sets_attribute(owner: type, name: str) -> bool:
+    """Whether a method of ``owner`` (or a base) assigns ``self.name``."""
+    for klass in owner.__mro__:
+        if klass.__module__ == "builtins":
+            continue
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(klass)))
+        except (OSError, TypeError):
+            continue
+        for node in ast.walk(tree):
+            stored = isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
+            if stored and node.attr == name and _is_self(node.value):
+                return True
+    return False
+
+
+def _is_self(node: ast.expr) -> bool:
+    return isinstance(node, ast.Name) and node.id == "self"
+
+
+def _member(owner: object, name: str) -> object:
+    """``owner.name``; on a class, a property or an attrs field stands for its type."""
+    if isinstance(owner, _Unknown):
+        return owner
+    if isinstance(owner, type):
+        static = inspect.getattr_static(owner, name, None)
+        if isinstance(static, property):
+            return _returned(static.fget)
+        fields = attrs.fields_dict(owner) if attrs.has(owner) else {}
+        if name in fields:
+            return typing.get_type_hints(owner, localns=_public()).get(name, object)
+        slots = getattr(owner, "__annotations__", {})
+        if static is None and name in slots:
+            return typing.get_type_hints(owner, localns=_public())[name]
+        if static is None and _sets_attribute(owner, name):
+            return _Unknown()
+    if not hasattr(owner, name):
+        raise AssertionError(f"{getattr(owner, '__name__', owner)!r} has no attribute {name!r}")
+    return getattr(owner, name)
+
+
+def _called(value: object, arguments: str | None) -> object:
+    """``value(arguments)`` for a mention: the keyword names must be parameters; a class stays
+    the class (an instance of it), a function becomes what it returns."""
+    if arguments is None:
+        return value
+    keywords = re.findall(r"(?<![\w.])([A-Za-z_]\w*)\s*=(?!=)", arguments)
+    if keywords and callable(value):
+        parameters = inspect.signature(value).parameters
+        missing = [k for k in keywords if k not in parameters]
+        assert not missing, f"{value!r} takes no {missing}"
+    if isinstance(value, type):
+        return value
+    return _returned(value) if callable(value) else value
+
+
+def resolve_chain(start: object, chain: str) -> object:
+    value = start
+    for attribute, arguments in _ATTR.findall(chain):
+        value = _called(_member(value, attribute), arguments or None)
+    return value
+
+
+def _public() -> dict[str, object]:
+    return {name: getattr(asks, name) for name in asks.__all__}
+
+
+def _objects(where: str = "README.md") -> dict[str, object]:
+    """The public classes, and in the README the names its embedding section gives objects."""
+    classes = {name: value for name, value in _public().items() if isinstance(value, type)}
+    if not where.startswith("README.md"):
+        return classes
+    return {
+        "host": asks.QuestionHost,
+        "layer": asks.AsksLayer,
+        "journal": asks.Journal,
+        "bridge": asks.WebBridge,
+        "port": asks.AgentPort,
+        **classes,
+    }
+
+
+# -- the tests ----------------------------------------------------------------------------------
+
+
+def test_every_asks_module_and_attribute_mentioned_exists() -> None:
+    problems = []
+    for mention in mentions(_DOTTED):
+        try:
+            _resolve_dotted(mention.text)
+        except AssertionError as exc:
+            problems.append(f"{mention.where}: `{mention.text}`: {exc}")
+    assert not problems, "\n".join(problems)
+
+
+def _path_problem(text: str) -> str | None:
+    path, _, name = text.partition("::")
+    path = path.rstrip("/") or path
+    if path in HISTORICAL or path in NOT_PATHS:
+        return None
+    patterns = _expand_braces(path)
+    matches = [m for p in patterns for m in (ROOT.glob(p) if "*" in p else [ROOT / p])]
+    if not matches or not all(m.exists() for m in matches):
+        return "no such file or folder"
+    if name and not any(_defines(m, name) for m in matches if m.suffix == ".py"):
+        return f"{name} is not defined there"
+    return None
+
+
+def _expand_braces(path: str) -> list[str]:
+    found = re.search(r"\{([^{}]*)\}", path)
+    if found is None:
+        return [path]
+    head, tail = path[: found.start()], path[found.end() :]
+    return [x for part in found.group(1).split(",") for x in _expand_braces(head + part + tail)]
+
+
+def _defines(path: Path, name: str) -> bool:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    defined = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    return any(isinstance(n, defined) and n.name == name for n in ast.walk(tree))
+
+
+def looks_like_a_path(text: str) -> bool:
+    """A path into the tree: its first part is a top-level name of the repo (or ``..``), or it
+    ends in a file extension the tree uses. URLs, absolute paths, ``~``, ``$VAR`` and
+    ``<placeholder>`` paths are not."""
+    if "://" in text or text.startswith(("/", "~", "$", "<")):
+        return False
+    first = text.split("/", 1)[0]
+    suffix = text.partition("::")[0].rstrip("/").rsplit(".", 1)
+    return first in _TOP or (len(suffix) == 2 and suffix[1] in _EXTENSIONS and "/" in text)
+
+
+def test_every_path_mentioned_exists() -> None:
+    problems = []
+    for mention in mentions(_PATH, blocks=False):
+        text = mention.text.rstrip(".,")
+        if not looks_like_a_path(text):
+            continue
+        problem = _path_problem(text)
+        if problem:
+            problems.append(f"{mention.where}: `{text}`: {problem}")
+    assert not problems, "\n".join(problems)
+
+
+def test_every_historical_exception_is_still_mentioned_and_really_gone() -> None:
+    texts = {m.text.rstrip(".,") for m in mentions(_PATH, blocks=False)}
+    for path, reason in HISTORICAL.items():
+        assert path in texts, f"{path} is no longer mentioned: drop it ({reason})"
+        assert not (ROOT / path).exists(), f"{path} exists again: drop it from HISTORICAL"
+
+
+def test_every_name_imported_from_asks_is_public() -> None:
+    problems = []
+    for mention in mentions(_FROM_IMPORT):
+        found = _FROM_IMPORT.match(mention.text)
+        assert found is not None
+        module, names = found.group(1), [n for n in re.split(r"[\s,]+", found.group(2)) if n]
+        for name in names:
+            if module == "asks" and name not in asks.__all__:
+                problems.append(f"{mention.where}: {name} is not in asks.__all__")
+            elif not hasattr(importlib.import_module(module), name):
+                problems.append(f"{mention.where}: {module} has no {name}")
+    assert not problems, "\n".join(problems)
+
+
+def test_every_public_object_and_attribute_mentioned_exists() -> None:
+    problems = []
+    for mention in mentions(_NAMED, blocks=False):
+        found = _NAMED.match(mention.text)
+        assert found is not None
+        start = _objects(mention.where).get(found.group(1))
+        if _FILE.match(mention.text):
+            continue
+        if start is None:
+            continue
+        try:
+            resolve_chain(start, found.group(2))
+        except AssertionError as exc:
+            problems.append(f"{mention.where}: `{mention.text}`: {exc}")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize(
+    ("text", "ok"),
+    [
+        ("asks/core/focus.py", True),
+        ("asks/core/nothing.py", False),
+        ("tests/test_docs.py::test_every_path_mentioned_exists", True),
+        ("tests/test_docs.py::no_such_test", False),
+        ("asks/locale/*/LC_MESSAGES/asks.po", True),
+        ("bench/{run,nothing}.py", False),
+        ("widgets/", True),
+    ],
+)
+def test_the_path_check_can_fail(text: str, ok: bool) -> None:
+    assert looks_like_a_path(text)
+    assert (_path_problem(text) is None) is ok
+
+
+@pytest.mark.parametrize(
+    ("start", "chain", "ok"),
+    [
+        ("layer", ".status_text()", True),
+        ("layer", ".status_txt()", False),
+        ("host", ".panel_port.drafts.keep_chat(read, write)", True),
+        ("host", ".panel_port.drafts.keep_chats(read, write)", False),
+        ("AsksLayer", ".restore_drafts().notice", True),
+        ("AsksLayer", ".restore_drafts().notices", False),
+    ],
+)
+def test_the_name_check_can_fail(start: str, chain: str, ok: bool) -> None:
+    try:
+        resolve_chain(_objects()[start], chain)
+    except AssertionError:
+        assert not ok
+    else:
+        assert ok
+
+
+@pytest.mark.parametrize(
+    ("arguments", "ok"), [("signal_keys=False", True), ("signal=False", False)]
+)
+def test_the_keyword_check_can_fail(arguments: str, ok: bool) -> None:
+    try:
+        _called(asks.AsksScreen, arguments)
+    except AssertionError:
+        assert not ok
+    else:
+        assert ok
+
+
+# -- the code's own docstrings and comments ------------------------------------------------------
+
+_SOURCE_PATH = re.compile(
+    r"(?<![\w$~/.{}*-])((?:asks|widgets|tests|bench|demos|tools)/[\w./-]+\.(?:py|toml|md|txt))"
+)
+SOURCES = sorted(
+    p
+    for folder in ("asks", "widgets", "demos", "bench", "tools")
+    for p in (ROOT / folder).rglob("*.py")
+    if not p.is_relative_to(ROOT / "asks" / "widgets")  # the link to widgets/
+)
+
+
+def test_every_path_the_code_mentions_exists() -> None:
+    """cli.py said ``asks/scripted.py`` for years after the module moved."""
+    problems = []
+    for source in SOURCES:
+        for number, line in enumerate(source.read_text(encoding="utf-8").splitlines(), 1):
+            for found in _SOURCE_PATH.finditer(line):
+                if not (ROOT / found.group(1)).exists():
+                    where = f"{source.relative_to(ROOT)}:{number}"
+                    problems.append(f"{where}: {found.group(1)}: no such file")
+    assert not problems, "\n".join(problems)
+
+
+# -- the config table -----------------------------------------------------------------------------
+
+_ROW = re.compile(r"^\| `\[(\w+)\] (\w+)` \|", re.MULTILINE)
+
+
+def _readme_section(title: str) -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = text.index(f"\n## {title}\n")
+    end = text.find("\n## ", start + 1)
+    return text[start : None if end < 0 else end]
+
+
+def schema_keys() -> set[tuple[str, str]]:
+    """Every (table, key) the config file accepts, hooks' event names as ``EVENT``."""
+    events = {kind.value for kind in EventKind}
+    keys = {(table, key) for table, rules in _TABLES.items() for key in rules}
+    return {(t, "EVENT" if t == "hooks" and k in events else k) for t, k in keys}
+
+
+def test_the_config_table_names_every_key_and_no_other() -> None:
+    table = set(_ROW.findall(_readme_section("Configuration")))
+    assert table == schema_keys()
+
+
+def test_the_config_table_lists_every_hook_event() -> None:
+    row = next(line for line in _readme_section("Configuration").splitlines() if "EVENT" in line)
+    assert set(re.findall(r"`(\w+)`", row.split("|")[3])) >= {k.value for k in EventKind}
+
+
+def test_the_config_example_reads_without_a_warning(tmp_path: Path) -> None:
+    section = _readme_section("Configuration")
+    [example] = [b.group(2) for b in _FENCE.finditer(section) if b.group(0).startswith("```toml")]
+    path = tmp_path / "config.toml"
+    path.write_text(example, encoding="utf-8")
+    config, warnings = load_config(path, env={})
+    assert warnings == []
+    assert config.tools.command_timeout == 120
