@@ -1,0 +1,84 @@
+"""What the plain REPL's start-up loads before its first frame (issue 21, launch → chat editor).
+
+The README's run command (``asks``: the built-in tour, scripted, offline, full screen) under a
+pty, in a fresh interpreter wrapped so that urwid's first ``draw_screen`` writes the names in
+``sys.modules`` before drawing. Everything in :data:`NEVER_BEFORE_FIRST_FRAME` is code the tour's
+first frame does not show and the launch must not pay for: the provider HTTP stack, the hub and
+the MCP SDK, the web bridge, other surfaces, the real model's tools and the resume replay.
+The same capture
+finds the screen's own modules, so it sees what it looks for; the session then goes on normally
+and ``/quit`` ends it. Time is measured in ``bench/launch_bench.py``, never here.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from pty_harness import PtyApp
+
+NEVER_BEFORE_FIRST_FRAME = (
+    # the provider HTTP stack
+    "httpx",
+    "httpcore",
+    "h11",
+    "asks.agent.http_model",
+    "asks.agent.openai_model",
+    "asks.agent.anthropic_model",
+    "asks.agent.chat_client",
+    "asks.agent.sse",
+    # the hub, its SDK and servers
+    "asks.hubcli",
+    "asks.hub.server",
+    "asks.hub.tools",
+    "mcp",
+    "pydantic",
+    "starlette",
+    "hypercorn",
+    # the web bridge, other surfaces, hooks
+    "asks.surfaces.web",
+    "asks.surfaces.line",
+    "asks.surfaces.listing",
+    "asks.surfaces.hooks",
+    # the real model's tools, the resume replay
+    "asks.agent.shell",
+    "asks.agent.read_file",
+    "asks.agent.replay",
+)
+DRAWN_BY_THE_FIRST_FRAME = ("urwid", "asks.widgets.app", "asks.agent.scripted", "asks.host.host")
+WRAP = (
+    "import sys\n"
+    "import urwid.display.raw as raw\n"
+    "draw, out = raw.Screen.draw_screen, sys.argv[1]\n"
+    "def first_frame(self, size, canvas):\n"
+    "    if not open(out, 'a').tell():\n"
+    "        open(out, 'w').write(' '.join(sorted(sys.modules)))\n"
+    "    draw(self, size, canvas)\n"
+    "raw.Screen.draw_screen = first_frame\n"
+    "import asks.cli\n"
+    "sys.exit(asks.cli.main(sys.argv[2:]))\n"
+)
+
+
+@pytest.mark.e2e
+def test_the_tours_first_frame_loads_only_what_it_draws(tmp_path: Path) -> None:
+    out = tmp_path / "first-frame-modules.txt"
+    (tmp_path / "config").mkdir()
+    app = PtyApp(
+        [str(out), "--data-dir", str(tmp_path / "data")],
+        env={"XDG_CONFIG_HOME": str(tmp_path / "config")},
+        program=("-c", WRAP),
+    )
+    try:
+        app.wait_for(r"› ")
+        app.type("/quit")
+        app.press("enter")
+        assert app.wait_exit() == 0
+    finally:
+        app.close()
+    loaded = set(out.read_text().split())
+    assert set(DRAWN_BY_THE_FIRST_FRAME) <= loaded
+    assert sorted(loaded.intersection(NEVER_BEFORE_FIRST_FRAME)) == []
+    assert not any(name.split(".")[0] in NEVER_BEFORE_FIRST_FRAME for name in loaded)
+    assert os.listdir(tmp_path / "data")  # a session was saved: the launch was a real one
