@@ -4,8 +4,9 @@ The README's run command (``asks``: the built-in tour, scripted, offline, full s
 pty, in a fresh interpreter wrapped so that urwid's first ``draw_screen`` writes the names in
 ``sys.modules`` before drawing. Everything in :data:`NEVER_BEFORE_FIRST_FRAME` is code the tour's
 first frame does not show and the launch must not pay for: the provider HTTP stack, the hub and
-the MCP SDK, the web bridge, other surfaces, the real model's tools and the resume replay.
-The same capture
+the MCP SDK, the web bridge, other surfaces, the real model's tools, the resume replay and
+the journal's converter (cattrs: a new session's first lines are flat entries, written without
+it). The same capture
 finds the screen's own modules, so it sees what it looks for; the session then goes on normally
 and ``/quit`` ends it. Time is measured in ``bench/launch_bench.py``, never here.
 """
@@ -45,6 +46,8 @@ NEVER_BEFORE_FIRST_FRAME = (
     "asks.agent.shell",
     "asks.agent.read_file",
     "asks.agent.replay",
+    # the journal's converter: a new session's first lines are flat (asks/store/entries.py)
+    "cattrs",
 )
 DRAWN_BY_THE_FIRST_FRAME = ("urwid", "asks.widgets.app", "asks.agent.scripted", "asks.host.host")
 WRAP = (

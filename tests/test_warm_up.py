@@ -15,7 +15,7 @@ from asks.store import entries
 
 def test_after_warm_up_no_entry_type_generates_an_encoder(monkeypatch: pytest.MonkeyPatch) -> None:
     converter = entries._make_converter()  # a fresh one: nothing generated yet
-    monkeypatch.setattr(entries, "CONVERTER", converter)
+    monkeypatch.setattr(entries, "converter", lambda: converter)
     generated: list[object] = []
 
     def spy(*args: object, **kwargs: object) -> object:

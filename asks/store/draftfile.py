@@ -15,9 +15,10 @@ Semantics:
   (0600) and renames it over (``os.replace``, atomic), through the journal's
   :class:`~asks.store.files.FileOps`. No fsync: a crash may lose the last write (the last
   half second of typing), never leave a torn file.
-* **One converter.** Encoding goes through the store's :data:`~asks.store.entries.CONVERTER`
+* **One converter.** Encoding goes through the store's :func:`~asks.store.entries.converter`
   (cattrs), like journal entries, in a copy that structures strictly (a string must be a
-  string, an int an int, an object an object: the file is data, nothing is coerced). Text
+  string, an int an int, an object an object: the file is data, nothing is coerced), built on
+  first use like the store's (a new session's launch reads no drafts file). Text
   that cannot be UTF-8 (lone surrogates) is written as JSON escapes and read back exactly.
 * **Read once, checked.** :meth:`DraftFile.load` returns ``None`` when there is no file and
   raises :class:`DraftsUnreadable` (with a reason for the person) when it cannot be read or is
@@ -27,20 +28,22 @@ Semantics:
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import attrs
-import cattrs
 import orjson
-from cattrs.gen import make_dict_structure_fn
 
 from asks.core.drafts import NO_CHAT, ChatLine, SavedDraft, SavedDrafts
 from asks.core.i18n import _
-from asks.store.entries import CONVERTER
+from asks.store.entries import converter
 from asks.store.files import FileOps, os_reason
+
+if TYPE_CHECKING:  # cattrs loads with the converter, on first use
+    import cattrs
 
 __all__ = [
     "DRAFTS_SUFFIX",
@@ -77,9 +80,13 @@ def _exact(tp: type[Any]) -> Callable[[Any, Any], Any]:
     return structure_exact
 
 
+@functools.cache
 def _strict_converter() -> cattrs.Converter:
-    """The store's converter, refusing what it would coerce (module docstring)."""
-    strict = CONVERTER.copy()
+    """The store's converter, refusing what it would coerce (module docstring); built once,
+    on first use."""
+    from cattrs.gen import make_dict_structure_fn  # noqa: PLC0415 (loads with the converter)
+
+    strict = converter().copy()
     strict.register_structure_hook(str, _exact(str))
     strict.register_structure_hook(int, _exact(int))
 
@@ -97,22 +104,26 @@ def _strict_converter() -> cattrs.Converter:
     return strict
 
 
-_CONVERTER: Final = _strict_converter()
-
-
 def drafts_path(journal_path: Path) -> Path:
     """``<session_id>.drafts.json`` beside ``<session_id>.jsonl``."""
     return journal_path.with_suffix(DRAFTS_SUFFIX)
 
 
 def encode(session_id: str, saved: SavedDrafts) -> bytes:
-    body: dict[str, Any] = _CONVERTER.unstructure(
+    body: dict[str, Any] = _strict_converter().unstructure(
         _Body(DRAFTS_VERSION, session_id, saved.chat, saved.questions), _Body
     )
     try:
         return orjson.dumps(body)
     except orjson.JSONEncodeError:  # lone surrogates: escaped, read back by json.loads
         return json.dumps(body, ensure_ascii=True, separators=(",", ":")).encode()
+
+
+def _unreadable() -> tuple[type[Exception], ...]:
+    """What a file that is not a drafts file raises (read only while handling an error)."""
+    import cattrs  # noqa: PLC0415 (loads with the converter)
+
+    return (ValueError, TypeError, KeyError, AttributeError, cattrs.BaseValidationError)
 
 
 def decode(data: bytes, session_id: str) -> SavedDrafts:
@@ -126,8 +137,8 @@ def decode(data: bytes, session_id: str) -> SavedDrafts:
             raise TypeError("not a JSON object")
         if raw.get("v") != DRAFTS_VERSION or raw.get("session_id") != session_id:
             raise ValueError("another version or session")
-        body = _CONVERTER.structure(raw, _Body)
-    except (ValueError, TypeError, KeyError, AttributeError, cattrs.BaseValidationError) as exc:
+        body = _strict_converter().structure(raw, _Body)
+    except _unreadable() as exc:
         raise DraftsUnreadable(_("not a drafts file of this session")) from exc
     return SavedDrafts(body.chat, body.questions)
 

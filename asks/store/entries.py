@@ -7,8 +7,14 @@ A journal line is one JSON object::
 ``v`` is the schema version, ``seq`` the entry's sequence number in the session (0-based,
 strictly increasing), ``ts`` the wall-clock time of the append, ``type`` the tag of the entry
 class. Field-by-field documentation is in NOTES.md ("Journal entries"). All conversion goes
-through :data:`CONVERTER` (cattrs; the union is tagged by ``type``, see :data:`TAGS`);
-nothing else in the code base builds or parses journal JSON.
+through :func:`encode` and :func:`decode`, by :func:`converter` (cattrs; the union is tagged
+by ``type``, see :data:`TAGS`); nothing else in the code base builds or parses journal JSON.
+
+Launch cost: cattrs and the converter load on first use (~12 ms), not at import. A
+:data:`FLAT` entry (every field a ``str``, ``int``, ``float``, ``bool`` or an enum, no
+override) is encoded as its fields in order, which is what the converter does for such a class
+(``tests/test_entries_flat.py`` checks both give the same line): a new session's first lines
+(``session_started``, ``model_chosen``) are written before the first frame without cattrs.
 
 Forward compatibility: a line whose ``type`` is unknown, or whose ``v`` is newer than
 :data:`SCHEMA_VERSION`, decodes to :class:`UnknownEntry` carrying the raw object. Replay keeps
@@ -18,19 +24,20 @@ and skips it; it is never fatal.
 from __future__ import annotations
 
 import enum
+import functools
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import NoneType, UnionType
-from typing import Any, Final, Union, get_args, get_origin
+from typing import TYPE_CHECKING, Any, Final, Union, get_args, get_origin
 
 import attrs
-import cattrs
-import cattrs.gen
-import cattrs.preconf.orjson
 import orjson
 
 from asks.core.model import AnswerKind, Outcome, Question, QuestionRef, Resolution, ResolutionKind
 from asks.store.deferred import Deferred, is_unset
+
+if TYPE_CHECKING:  # cattrs loads with the converter, on first use (module docstring)
+    import cattrs
 
 SCHEMA_VERSION: Final = 1
 
@@ -264,6 +271,9 @@ TAGS: Final[dict[type[Any], str]] = {
     NoteSent: "note_sent",
 }
 _CLASS_BY_TAG: Final[dict[str, type[Any]]] = {tag: cls for cls, tag in TAGS.items()}
+# Entries whose every field is a str, int, float, bool or enum, with no unstructure override:
+# the converter's line for them is their fields in order (module docstring).
+FLAT: Final[frozenset[type[Any]]] = frozenset({SessionStarted, ModelChosen, PermissionDecided})
 
 
 @attrs.frozen
@@ -355,6 +365,9 @@ def _chat_message_hook(converter: cattrs.Converter) -> StructureHook:
 
 
 def _make_converter() -> cattrs.Converter:
+    import cattrs.gen  # noqa: PLC0415 (launch cost: module docstring)
+    import cattrs.preconf.orjson  # noqa: PLC0415
+
     converter = cattrs.preconf.orjson.make_converter(
         forbid_extra_keys=False, detailed_validation=False
     )
@@ -390,7 +403,10 @@ def _make_converter() -> cattrs.Converter:
     return converter
 
 
-CONVERTER: Final = _make_converter()
+@functools.cache
+def converter() -> cattrs.Converter:
+    """The store's one converter, built on first use (the same one from then on)."""
+    return _make_converter()
 
 
 class DecodeError(ValueError):
@@ -405,13 +421,17 @@ def warm_up_encoders() -> None:
     pass builds seven again, a third none)."""
     for _pass in range(2):
         for entry_type in TAGS:
-            CONVERTER.get_unstructure_hook(entry_type)
+            converter().get_unstructure_hook(entry_type)
 
 
 def encode(seq: int, ts: float, entry: Entry) -> bytes:
     """Encode one entry as a complete journal line (UTF-8, ending in ``\\n``)."""
-    tag = TAGS[type(entry)]
-    body = CONVERTER.unstructure(entry, type(entry))
+    cls = type(entry)
+    tag = TAGS[cls]
+    if cls in FLAT:
+        body = {field.name: getattr(entry, field.name) for field in attrs.fields(cls)}
+    else:
+        body = converter().unstructure(entry, cls)
     body["type"] = tag  # last, where cattrs' tagged-union strategy put it
     line = {"v": SCHEMA_VERSION, "seq": seq, "ts": ts, **body}
     try:
@@ -428,6 +448,14 @@ def _escaped_line(line: bytes, error: orjson.JSONDecodeError) -> Any:
         return json.loads(line)
     except ValueError:
         raise DecodeError(f"not JSON: {error}") from error
+
+
+def _invalid_entry() -> tuple[type[Exception], ...]:
+    """What the converter raises for a line that does not fit its class (read only when an
+    error is being handled, so cattrs is loaded by then)."""
+    import cattrs  # noqa: PLC0415 (launch cost: module docstring)
+
+    return (cattrs.BaseValidationError, ValueError, TypeError, KeyError, AttributeError)
 
 
 def decode(line: bytes) -> Record:
@@ -452,7 +480,7 @@ def decode(line: bytes) -> Record:
     try:
         # The tagged class's own hook (faster than through the union or converter dispatch);
         # the envelope keys are ignored as extra keys, which saves copying the dict.
-        entry: Entry = CONVERTER.get_structure_hook(cls)(raw, cls)
-    except (cattrs.BaseValidationError, ValueError, TypeError, KeyError, AttributeError) as exc:
+        entry: Entry = converter().get_structure_hook(cls)(raw, cls)
+    except _invalid_entry() as exc:
         raise DecodeError(f"invalid {tag} entry: {exc}") from exc
     return Record(seq, float(ts), entry)
