@@ -5,7 +5,9 @@
   (``--resume ID``; ``--continue``: the newest session of its kind, :func:`resume_id`) with its
   records. A hub session (``asks hub``) resumes only as one, any other only not as one: the
   other way is a :class:`UsageError` saying which command resumes it, before anything is
-  written.
+  written. A session another program wrote by embedding asks (mode ``embedded``) is never
+  resumed (its agent is that program's; the tour would take over its conversation), and
+  ``--continue`` passes over it.
 * :class:`UsageError`: a problem with what the person asked for (one line, exit 2);
   :class:`StartupError`: the data dir cannot be used (one line naming what failed and where,
   the OS reason, never ``[Errno N]``; exit 1).
@@ -65,6 +67,14 @@ def open_journal(
             else _("open session {id} in {dir}")
         ).format(id=repr(session_id), dir=data_dir)
         raise storage_problem(what, exc) from exc
+    if session_mode(records) is SessionMode.EMBEDDED:
+        journal.close()
+        raise UsageError(
+            _(
+                "session {id} was written by another program that embeds asks: "
+                "continue it in that program"
+            ).format(id=session_id)
+        )
     if (session_mode(records) is SessionMode.HUB) != (mode is SessionMode.HUB):
         journal.close()
         raise UsageError(
@@ -80,10 +90,11 @@ def open_journal(
 def resume_id(args: argparse.Namespace, data_dir: Path) -> str | None:
     if args.resume:
         return str(args.resume)
-    if args.cont:  # the newest of its kind: hub sessions for asks hub, others otherwise
+    if args.cont:  # the newest of its kind: hub sessions for asks hub, asks' others otherwise
         hub = args.command == "hub"
         for info in list_sessions(data_dir):
-            if (started_mode(info) is SessionMode.HUB) == hub:
+            started = started_mode(info)
+            if started is not SessionMode.EMBEDDED and (started is SessionMode.HUB) == hub:
                 return info.session_id
         raise UsageError(
             (

@@ -87,7 +87,7 @@ def test_a_repl_session_is_listed_as_repl(tmp_path: Path) -> None:
 def test_old_journals_hostile_text_and_unsent_answers(tmp_path: Path) -> None:
     data = tmp_path / "data"
     (tmp_path / "config").mkdir()
-    with Journal.create(data_dir=data, session_id="old") as old:  # no mode recorded
+    with Journal.create(data_dir=data, session_id="old", mode=SessionMode.UNKNOWN) as old:
         old.append(ChatMessage("user", "\x1b]0;pwned\x07hi \x1b[31mred\x1b[0m" + "x" * 100))
     with Journal.create(data_dir=data, session_id="new", mode=SessionMode.INTERACTIVE) as new:
         host = QuestionHost(new)
@@ -116,3 +116,40 @@ def test_no_sessions_says_so(tmp_path: Path) -> None:
     (tmp_path / "config").mkdir()
     result = asks(tmp_path, "sessions")
     assert (result.returncode, result.stdout) == (0, f"No sessions in {tmp_path / 'data'}.\n")
+
+
+def test_a_session_an_embedder_wrote_is_listed_as_embedded_and_never_resumed(
+    tmp_path: Path,
+) -> None:
+    """``Journal.create`` without a mode is another program's session (issue 20 #10): listed
+    as ``embedded``; ``--resume`` refuses it before writing anything (the tour would take
+    over its conversation); ``--continue`` passes over it to asks' own newest session."""
+    data = tmp_path / "data"
+    (tmp_path / "config").mkdir()
+    with Journal.create(data_dir=data, session_id="mine", mode=SessionMode.INTERACTIVE) as own:
+        own.append(ChatMessage("user", "an asks session"))
+    os.utime(data / "mine.jsonl", (1_000_000_000, 1_000_000_000))
+    with Journal.create(data_dir=data, session_id="theirs") as theirs:  # an embedder's
+        theirs.append(ChatMessage("user", "from my own REPL"))
+    written = (data / "theirs.jsonl").read_bytes()
+    rows = listing(tmp_path)
+    assert re.fullmatch(rf"theirs +{DATE}  {DATE}  embedded  0 pending  from my own REPL", rows[0])
+    assert re.fullmatch(rf"mine +{DATE}  {DATE}  repl +0 pending  an asks session", rows[1])
+
+    refused = asks(
+        tmp_path, "--resume", "theirs", "-p", "hi", "--script", str(SCRIPTS / "wake.toml")
+    )
+    assert (refused.returncode, refused.stdout) == (2, "")
+    assert refused.stderr == (
+        "asks: session theirs was written by another program that embeds asks: "
+        "continue it in that program\n"
+    )
+    hub = asks(tmp_path, "hub", "--resume", "theirs", "--line", stdin="")
+    assert hub.returncode == 2 and "another program that embeds asks" in hub.stderr
+    assert (data / "theirs.jsonl").read_bytes() == written
+
+    mine = (data / "mine.jsonl").stat().st_size
+    continued = asks(tmp_path, "--continue", "-p", "hi", "--script", str(SCRIPTS / "wake.toml"))
+    assert continued.returncode == 0, continued.stderr
+    assert (data / "mine.jsonl").stat().st_size > mine
+    assert (data / "theirs.jsonl").read_bytes() == written

@@ -43,13 +43,16 @@ SCHEMA_VERSION: Final = 1
 
 
 class SessionMode(enum.StrEnum):
-    """How the session was started: the REPL, ``asks -p`` (no UI) or ``asks hub``. Journals
-    written before the field existed, or with a value this version does not know, read as
+    """How the session was started: the REPL, ``asks -p`` (no UI), ``asks hub``, or by another
+    program that embeds asks (the default of :meth:`Journal.create`: its agent is not asks',
+    so the ``asks`` command lists such a session but never resumes it). Journals written
+    before the field existed, or with a value this version does not know, read as
     ``unknown``."""
 
     INTERACTIVE = "interactive"
     PRINT = "print"
     HUB = "hub"  # ``asks hub``: no built-in agent, only agents asking through the hub
+    EMBEDDED = "embedded"  # a program embedding asks (its own agent, its own resume)
     UNKNOWN = "unknown"
 
     @classmethod

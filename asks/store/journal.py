@@ -112,7 +112,7 @@ class StorageState(enum.StrEnum):
 
 
 def read_records(
-    session_id: str, *, data_dir: Path | None = None, file_ops: FileOps | None = None
+    session_id: str, *, data_dir: Path, file_ops: FileOps | None = None
 ) -> list[Record]:
     """Replay a session read-only: no lock, no repair (a torn tail is just ignored).
 
@@ -120,13 +120,12 @@ def read_records(
     """
     validate_session_id(session_id)
     ops = FileOps() if file_ops is None else file_ops
-    directory = default_data_dir() if data_dir is None else data_dir
-    path = session_path(directory, session_id)
+    path = session_path(data_dir, session_id)
     try:
         fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     except FileNotFoundError as exc:
         raise SessionNotFound(
-            errno.ENOENT, f"no session {session_id!r} in {directory}", str(path)
+            errno.ENOENT, f"no session {session_id!r} in {data_dir}", str(path)
         ) from exc
     try:
         data = ops.read_all(fd)
@@ -189,27 +188,30 @@ class Journal:
     def create(
         cls,
         *,
-        data_dir: Path | None = None,
+        data_dir: Path,
         session_id: str | None = None,
         file_ops: FileOps | None = None,
         clock: Callable[[], float] = time.time,
         app_version: str = __version__,
-        mode: SessionMode = SessionMode.UNKNOWN,
+        mode: SessionMode = SessionMode.EMBEDDED,
     ) -> Journal:
-        """Start a new session file and save :class:`SessionStarted` (with ``mode``: the REPL
-        or ``-p``) as seq 0.
+        """Start a new session file in ``data_dir`` and save :class:`SessionStarted` as seq 0.
+
+        ``data_dir`` has no default: a program embedding asks keeps its sessions in a folder of
+        its own (the ``asks`` command's is :func:`default_data_dir`). ``mode`` says who started
+        the session: the default, ``embedded``, is another program (``asks sessions`` lists it
+        as such and ``asks --resume`` refuses it); the ``asks`` command passes its own.
 
         Raises :class:`FileExistsError` if the session exists, :class:`StorageError` if the
         first line cannot be saved (the file is then removed).
         """
         ops = FileOps() if file_ops is None else file_ops
-        directory = default_data_dir() if data_dir is None else data_dir
         if session_id is not None:
             validate_session_id(session_id)
-        created_dir = ops.make_dir(directory)
+        created_dir = ops.make_dir(data_dir)
         for _attempt in range(5):
             sid = new_session_id(clock) if session_id is None else session_id
-            path = session_path(directory, sid)
+            path = session_path(data_dir, sid)
             try:
                 fd = ops.open(path, create=True)
                 break
@@ -225,12 +227,12 @@ class Journal:
             ops.lock(fd, path)
             journal.append(SessionStarted(sid, float(clock()), app_version, mode))
             try:
-                ops.fsync_dir(directory)
+                ops.fsync_dir(data_dir)
                 if created_dir:
-                    ops.fsync_dir(directory.parent)
+                    ops.fsync_dir(data_dir.parent)
             except OSError as exc:
                 raise StorageError(
-                    f"could not save new session {sid!r} in {directory} "
+                    f"could not save new session {sid!r} in {data_dir} "
                     f"(directory fsync failed: {os_reason(exc)}); nothing was saved"
                 ) from exc
         except BaseException:
@@ -245,7 +247,7 @@ class Journal:
         cls,
         session_id: str,
         *,
-        data_dir: Path | None = None,
+        data_dir: Path,
         file_ops: FileOps | None = None,
         clock: Callable[[], float] = time.time,
     ) -> tuple[Journal, list[Record]]:
@@ -258,13 +260,12 @@ class Journal:
         """
         validate_session_id(session_id)
         ops = FileOps() if file_ops is None else file_ops
-        directory = default_data_dir() if data_dir is None else data_dir
-        path = session_path(directory, session_id)
+        path = session_path(data_dir, session_id)
         try:
             fd = ops.open(path)
         except FileNotFoundError as exc:
             raise SessionNotFound(
-                errno.ENOENT, f"no session {session_id!r} in {directory}", str(path)
+                errno.ENOENT, f"no session {session_id!r} in {data_dir}", str(path)
             ) from exc
         try:
             ops.lock(fd, path)

@@ -9,8 +9,9 @@ first), under a header::
 * **STARTED** is the ``session_started`` time, **LAST USED** the file's modification time, both
   local time to the minute.
 * **MODE** is how the session was started: ``repl`` (interactive), ``-p`` (one turn without
-  UI), ``hub`` (``asks hub``: no agent of its own), ``?`` (a journal from before the mode was
-  recorded).
+  UI), ``hub`` (``asks hub``: no agent of its own), ``embedded`` (written by another program
+  that embeds asks, into this folder; ``asks --resume`` refuses it), ``?`` (a journal from
+  before the mode was recorded).
 * **QUESTIONS**: how many are pending, and how many saved answers have not reached the agent
   yet (``unsent``; they are delivered once at the next resume).
 * **FIRST MESSAGE** is the first line of the person's first message, sanitised (journal text
@@ -40,6 +41,7 @@ MODE_LABELS: Final = {
     SessionMode.INTERACTIVE: "repl",
     SessionMode.PRINT: "-p",
     SessionMode.HUB: "hub",
+    SessionMode.EMBEDDED: "embedded",
     SessionMode.UNKNOWN: "?",
 }
 
