@@ -24,7 +24,7 @@ Run: ``.venv/bin/python -m bench.hub_bench [--quick]`` (or all benchmarks: ``-m 
   ``asks`` beside it.
 * **The plain REPL with and without the hub's code**: the probe of bench/launch_bench.py (CPU
   time since exec at the first frame, and VmRSS there) on two copies of our sources, the
-  second without ``asks/hub`` and ``asks/hubcli.py`` (``asks.cli``'s one import from them
+  second without ``asks/hub`` and ``asks/cli/hub.py`` (``asks.cli``'s one import from them
   replaced by a stand-in), interleaved; and whether ``mcp``, ``pydantic`` or ``starlette``
   were loaded at that frame (they must not be).
 
@@ -72,7 +72,7 @@ META = {
     "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"},
     "io.modelcontextprotocol/clientCapabilities": {},
 }
-NOT_LOADED = ("mcp", "pydantic", "starlette", "asks.hub.server", "asks.hubcli")
+NOT_LOADED = ("mcp", "pydantic", "starlette", "asks.hub.server", "asks.cli.hub")
 
 
 def spread(values: list[float]) -> str:
@@ -438,7 +438,7 @@ STAND_IN = (
 
 
 def source_copy(work: Path, name: str, *, hub: bool) -> Path:
-    """A copy of our sources; without ``asks/hub`` and ``asks/hubcli.py`` unless ``hub``."""
+    """A copy of our sources; without ``asks/hub`` and ``asks/cli/hub.py`` unless ``hub``."""
     tree = work / name
     shutil.rmtree(tree, ignore_errors=True)
     tree.mkdir()
@@ -451,8 +451,8 @@ def source_copy(work: Path, name: str, *, hub: bool) -> Path:
         )
     if not hub:
         shutil.rmtree(tree / "asks" / "hub")
-        (tree / "asks" / "hubcli.py").unlink()
-        cli = tree / "asks" / "cli.py"
+        (tree / "asks" / "cli" / "hub.py").unlink()
+        cli = tree / "asks" / "cli" / "__init__.py"
         text = cli.read_text()
         assert "    from asks.hub.listen import HubPortBusyError\n" in text
         cli.write_text(text.replace("    from asks.hub.listen import HubPortBusyError\n", STAND_IN))

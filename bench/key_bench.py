@@ -42,7 +42,7 @@ import trio
 
 from asks.agent.scripted import parse_script
 from asks.agent.transcript import EntryKind
-from asks.cli import build_session
+from asks.cli.session import build_session
 from asks.core.drafts import SavedDraft, SavedDrafts
 from asks.core.focus import TYPING_GUARD
 from asks.host.host import QuestionHost

@@ -18,7 +18,7 @@ from asks.agent.prompts import PromptBroker
 from asks.agent.scripted import ScriptedModel, ScriptError, builtin_tour, load_script, parse_script
 from asks.agent.tools import CommandTool, WorkTool
 from asks.agent.transcript import EntryKind, Transcript
-from asks.cli import build_session
+from asks.cli.session import build_session
 from asks.host.host import PanelCommand, QuestionHost
 from asks.store.entries import ChatMessage
 from asks.store.journal import Journal, read_records

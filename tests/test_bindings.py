@@ -19,7 +19,7 @@ from helpers import call, q
 
 from asks.agent.scripted import parse_script
 from asks.agent.transcript import EntryKind
-from asks.cli import build_session
+from asks.cli.session import build_session
 from asks.core.focus import TYPING_GUARD
 from asks.store.journal import Journal
 from asks.widgets.app import ReplScreen, Session

@@ -27,7 +27,7 @@ HUB_MODULES = (
     "pydantic_core",
     "starlette",
     "sse_starlette",
-    "asks.hubcli",
+    "asks.cli.hub",
     "asks.hub.server",
     "asks.hub.tools",
     "asks.hub.guard",

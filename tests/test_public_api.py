@@ -201,7 +201,7 @@ NOT_AT_LAUNCH = (
     "asks.surfaces.hooks",
     "asks.agent.replay",
     "importlib.resources",
-    "asks.hubcli",
+    "asks.cli.hub",
     "asks.hub.server",
     "asks.hub.tools",
     "mcp",

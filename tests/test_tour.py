@@ -35,7 +35,7 @@ from asks.agent.scripted import (
     result_words,
 )
 from asks.agent.transcript import EntryKind
-from asks.cli import build_session
+from asks.cli.session import build_session
 from asks.core import i18n
 from asks.core.focus import TYPING_GUARD
 from asks.core.model import (

@@ -22,7 +22,7 @@ from asks.agent.replay import plural, resumed_notice
 from asks.agent.scripted import parse_script
 from asks.agent.tools import CommandTool, WorkTool
 from asks.agent.transcript import Entry, EntryKind, Transcript
-from asks.cli import build_session
+from asks.cli.session import build_session
 from asks.contract import ResultEnvelope
 from asks.core.model import Outcome
 from asks.host.host import PanelCommand, QuestionHost

@@ -1,4 +1,4 @@
-"""The config file and the keymap as the command line reads them (beside :mod:`asks.cli`).
+"""The config file and the keymap as the command line reads them (for :mod:`asks.cli`).
 
 Each warning (an unreadable file, an unknown key, an invalid key spec) is printed on stderr
 as one line, and added to ``seen`` when given: the REPL says them again in its transcript,

@@ -1,4 +1,4 @@
-"""Which journal a command opens, and the one-line errors of the command line (beside
+"""Which journal a command opens, and the one-line errors of the command line (part of
 :mod:`asks.cli`).
 
 * :func:`open_journal`: a new session's journal, started in its mode, or the resumed one

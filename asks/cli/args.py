@@ -1,5 +1,5 @@
 """The command line's grammar: the flags and commands of ``asks`` (see :mod:`asks.cli` for
-what each does; ``asks mcp …`` has its own, :mod:`asks.hubcli`). Parsing only: nothing here
+what each does; ``asks mcp …`` has its own, :mod:`asks.cli.hub`). Parsing only: nothing here
 reads a file or starts anything, and nothing of the hub is imported for its flags."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The hub's part of the command line (the composition root's, beside :mod:`asks.cli`).
+"""The hub's part of the command line (part of the composition root, :mod:`asks.cli`).
 
 ``asks mcp config claude|codex|json [--agent NAME]``   what to run or paste into a client
 ``asks mcp token [--rotate]``                          print (or replace) the bearer token

@@ -1,0 +1,285 @@
+"""Running a session: on the full screen or as plain lines (one composition), or ``-p``.
+
+:func:`run_session` is the one composition for both interactive surfaces: the hub's port bound
+(before anything is written: a busy port is one line), the session started, the heap frozen
+once the replayed state is built (full collections need not rescan it), the configured hooks
+and the hub running beside the surface, the model closed at the end, and the line that says
+how to resume. What differs is the :class:`Surface`:
+
+* :class:`Screen`: the REPL (asks/widgets/app.py). The config warnings printed on stderr
+  before it took over are said again in its transcript; a hook failure is a transcript
+  notice; once it runs, the provider's client and the journal's encoders are warmed up off
+  the launch path (:data:`WARM_UP_DELAY`). Exit status 0, or 128 + the signal that ended it.
+* :class:`Lines`: line mode (asks/surfaces/line.py, imported only for it). A hook failure is
+  one line on stderr. Exit status 0, or 130 after a second Ctrl+C.
+
+:func:`run_headless` is ``asks -p``: one turn, no UI (asks/surfaces/headless.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import gc
+import sys
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import attrs
+import trio
+
+from asks.agent.choice import program_words, resume_command
+from asks.agent.hints import LINE_HINTS, AnswerHints
+from asks.agent.loop import Agent, Model, TurnOutcome
+from asks.agent.transcript import EntryKind
+from asks.cli.readconfig import config_notice
+from asks.cli.session import build_session, model_of, open_session, start_session
+from asks.config import Config
+from asks.core import diagnostics
+from asks.core.i18n import _
+from asks.store.entries import SessionMode, warm_up_encoders
+from asks.surfaces import headless
+from asks.widgets.app import Session, WebOptions, run_repl
+from asks.widgets.hints import panel_hints
+from asks.widgets.keymap import Keymap
+
+WARM_UP_DELAY = 1.0  # seconds after start before httpx is imported in the background
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
+
+
+class Surface(Protocol):
+    """Where the person meets the session (module docstring)."""
+
+    @property
+    def hints(self) -> AnswerHints:
+        """How the person answers there (its keys), for what the model is told."""
+
+    @property
+    def warms_up(self) -> bool:
+        """Whether the provider's client and the encoders are warmed up once it runs."""
+
+    def prepare(self, session: Session) -> None:
+        """Before the session runs (the journal is open)."""
+
+    def report(self, session: Session) -> Callable[[str], None]:
+        """Where a hook failure is said."""
+
+    async def serve(self, session: Session, *, opening_turn: bool) -> int:
+        """Run until the person leaves; the exit status."""
+
+
+@attrs.frozen
+class Screen:
+    """The full-screen REPL with ``keymap``; ``warnings``: the config's, already on stderr."""
+
+    keymap: Keymap
+    web: WebOptions
+    warnings: Sequence[str] = ()
+    warms_up = True
+
+    @property
+    def hints(self) -> AnswerHints:
+        return panel_hints(self.keymap)
+
+    def prepare(self, session: Session) -> None:
+        for warning in self.warnings:  # printed before the screen took over: said in it too
+            session.transcript.add(EntryKind.NOTICE, config_notice(warning))
+
+    def report(self, session: Session) -> Callable[[str], None]:
+        def notice(text: str) -> None:
+            session.transcript.add(EntryKind.NOTICE, text)
+
+        return notice
+
+    async def serve(self, session: Session, *, opening_turn: bool) -> int:
+        ended = await run_repl(session, self.keymap, opening_turn=opening_turn, web=self.web)
+        return 0 if ended is None else 128 + ended  # the signal that ended it (SIGTERM, SIGHUP)
+
+
+def screen(args: argparse.Namespace, keymap: Keymap, warnings: Sequence[str]) -> Screen:
+    """The REPL for ``args``; a ``--web`` bind beyond this machine is warned about now, on
+    stderr, before the screen hides it."""
+    if args.web and args.web_host not in LOOPBACK_NAMES:
+        from asks.surfaces.web import binding_warning  # noqa: PLC0415 (hypercorn: only for --web)
+
+        if (warning := binding_warning(args.web_host)) is not None:
+            print(warning, file=sys.stderr)
+    return Screen(keymap, WebOptions(args.web_host, args.web_port, start=args.web), warnings)
+
+
+@attrs.frozen
+class Lines:
+    """Line mode; with ``web`` (host, port) the web bridge beside it. Config warnings were
+    printed on stderr already."""
+
+    web: tuple[str, int] | None = None
+    hints: AnswerHints = LINE_HINTS
+    warms_up = False
+
+    def prepare(self, session: Session) -> None:
+        pass
+
+    def report(self, session: Session) -> Callable[[str], None]:
+        return _stderr_notice
+
+    async def serve(self, session: Session, *, opening_turn: bool) -> int:
+        from asks.surfaces import line  # noqa: PLC0415 — the full-screen REPL never needs it
+
+        bridge = None
+        if self.web is not None:  # hypercorn loads only for --web
+            from asks.surfaces.web import WebBridge  # noqa: PLC0415
+
+            bridge = WebBridge(session.host.surface_port, *self.web)
+        ended = await line.serve(
+            session.host.panel_port,
+            session.agent,
+            session.transcript,
+            session.broker,
+            opening_turn=opening_turn,
+            web=bridge,
+        )
+        return ended.status
+
+
+def lines(args: argparse.Namespace) -> Lines:
+    """Line mode for ``args``."""
+    return Lines((args.web_host, args.web_port) if args.web else None)
+
+
+def run_session(args: argparse.Namespace, data_dir: Path, config: Config, surface: Surface) -> int:
+    """The session ``args`` ask for, on ``surface`` (module docstring); its exit status."""
+    hub = hub_plan(args, config, data_dir)  # before anything is written: a busy port
+    journal, session, resumed = start_session(args, data_dir, config, hub, surface.hints)
+    with journal:
+        surface.prepare(session)
+        gc.freeze()  # the replayed state is long-lived: full collections need not rescan it
+        model = model_of(session)
+
+        async def main() -> int:
+            async with trio.open_nursery() as nursery:
+                if surface.warms_up:
+                    warm_up: Callable[[], Any] | None = getattr(model, "warm_up", None)
+                    if warm_up is not None:
+                        nursery.start_soon(_warm_up_later, warm_up)
+                    nursery.start_soon(_warm_up_later, warm_up_encoders)
+                try:
+                    hooks = running_hooks(session, config, surface.report(session))
+                    async with hooks, running_hub(hub, session):
+                        return await surface.serve(session, opening_turn=not resumed)
+                finally:
+                    nursery.cancel_scope.cancel()
+                    await _close(model)
+
+        status = trio.run(main)
+    print(
+        _("Session {id} saved. Resume it with: {command}").format(
+            id=journal.session_id, command=resume_hint(args, journal.session_id)
+        ),
+        flush=True,
+    )
+    return status
+
+
+def run_headless(args: argparse.Namespace, data_dir: Path, config: Config, prompt: str) -> int:
+    """``asks -p``: one turn, no UI (asks/surfaces/headless.py)."""
+    journal, records, resumed, source = open_session(args, data_dir, SessionMode.PRINT, config)
+    with journal:
+        session = build_session(
+            journal,
+            records,
+            source,
+            resumed=resumed,
+            guidance=config.guidance,
+            ui_attached=False,
+            command_timeout=config.tools.command_timeout,
+            allow_commands=args.allow_commands,
+        )
+        agent = session.agent
+        assert isinstance(agent, Agent)  # build_session's: the agent loop
+
+        async def main() -> TurnOutcome:
+            try:
+                return await headless.run_prompt(agent, prompt)
+            finally:
+                await _close(agent.model)
+
+        outcome = trio.run(main)
+    status = headless.report(agent, outcome)
+    print(
+        _("asks: session {id} saved ({command})").format(
+            id=journal.session_id, command=resume_hint(args, journal.session_id)
+        ),
+        file=sys.stderr,
+    )
+    return status
+
+
+def resume_hint(args: argparse.Namespace, session_id: str) -> str:
+    """The command that resumes ``session_id``, as the person typed the program."""
+    program = program_words(sys.argv[0], sys.executable)  # as typed: `asks` may not be on PATH
+    if args.command == "hub":
+        program += ["hub"]
+        if args.mcp_port is not None:
+            program += ["--mcp-port", str(args.mcp_port)]
+    return resume_command(session_id, args.data_dir, args.config, program)
+
+
+def hub_plan(args: argparse.Namespace, config: Config, data_dir: Path) -> Any:
+    """With the hub wanted (``--mcp``, ``[mcp] enabled``): its port bound and its token read,
+    before the session starts (asks/cli/hub.py); ``None`` without it (nothing of it loads)."""
+    if not (args.mcp or config.mcp.enabled):
+        return None
+    from asks.cli import hub  # noqa: PLC0415 (the hub's modules load only for the hub)
+
+    return hub.prepare(args, config, data_dir)
+
+
+def running_hub(plan: Any, session: Session) -> contextlib.AbstractAsyncContextManager[object]:
+    """The hub serving ``session``'s host while the block runs (nothing without a plan)."""
+    if plan is None:
+        return contextlib.nullcontext()
+    from asks.cli import hub  # noqa: PLC0415
+
+    return hub.running(plan, session.host, session.transcript)
+
+
+def running_hooks(
+    session: Session, config: Config, report: Callable[[str], None]
+) -> contextlib.AbstractAsyncContextManager[object]:
+    """The configured ``[hooks]`` running for the session (asks/surfaces/hooks.py, imported
+    only when some are configured: launch cost); a hook failure goes to ``report``."""
+    commands = config.hooks.commands()
+    if not commands:
+        return contextlib.nullcontext()
+    from asks.surfaces import hooks  # noqa: PLC0415 — see the docstring
+
+    return hooks.running(
+        session.host.surface_port,
+        session.host.journal.session_id,
+        commands,
+        config.hooks.timeout,
+        report=report,
+    )
+
+
+def _stderr_notice(text: str) -> None:
+    """A hook failure in line mode: one line on stderr."""
+    print(f"asks: {text}", file=sys.stderr, flush=True)
+
+
+async def _warm_up_later(warm_up: Callable[[], Any]) -> None:
+    """Once the REPL is up, off the launch path: the provider's client, the journal's encoders
+    (:func:`warm_up_encoders`). A failure is left for the first use to report."""
+    await trio.sleep(WARM_UP_DELAY)
+    try:
+        if isinstance(done := warm_up(), Awaitable):
+            await done
+    except Exception as exc:
+        diagnostics.logger(__name__).debug("warm-up failed", exc_info=exc)
+
+
+async def _close(model: Model | None) -> None:
+    close: Callable[[], Any] | None = getattr(model, "aclose", None)
+    if close is not None:
+        await close()

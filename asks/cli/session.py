@@ -1,0 +1,174 @@
+"""Composing a session: the journal, the model and everything that runs on them.
+
+* :func:`open_session`: the journal (new or resumed) with its records and the model source —
+  a new session's model is settled before anything is written, a resumed one's comes from its
+  record (asks/agent/choice.py), journaled when it changed.
+* :func:`start_session`: the session the REPL and line mode run: the agent's, or with
+  ``asks hub`` one with no agent whose chat writes to the hub's agents (asks/cli/hub.py).
+* :func:`build_session`: host, agent, transcript and prompt broker for a new or resumed
+  session. Scripted models get the simulated tools, real ones ``run_command`` (after
+  permission), ``read_file`` and ``withdraw_question`` in the start directory
+  (asks/agent/tools.py). Resumed, the visible chat is rebuilt from the journal and a tool call
+  the restart cut off is closed with :data:`RESTARTED`.
+
+Whatever fails after the journal is open closes it again before the error goes up.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import os
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+import trio
+
+from asks.agent.choice import (
+    Configured,
+    Wanted,
+    allow_all,
+    build_model,
+    choose,
+    last_choice,
+    record_of,
+)
+from asks.agent.hints import LINE_HINTS, AnswerHints
+from asks.agent.loop import Agent, Model, Tool, context_from_journal
+from asks.agent.prompts import PromptBroker
+from asks.agent.provider import Settings
+from asks.agent.scripted import Script
+from asks.agent.tools import real_tools, scripted_tools
+from asks.agent.transcript import Transcript
+from asks.cli.journal import open_journal, resume_id, storage_problem
+from asks.config import Config
+from asks.contract import DEFAULT_GUIDANCE, Guidance
+from asks.core.i18n import _
+from asks.host.host import QuestionHost
+from asks.store.entries import ModelChosen, Record, SessionMode
+from asks.store.journal import Journal, StorageError
+from asks.surfaces import headless
+from asks.widgets.app import Session
+
+RESTARTED = "the session was restarted before this tool finished"  # a resumed, unfinished call
+
+
+def model_source(
+    args: argparse.Namespace,
+    config: Config,
+    env: Mapping[str, str],
+    recorded: ModelChosen | None = None,
+) -> Script | Settings:
+    """The script to play or the provider settings to use: the flags, then ``[model]``, then
+    what the session recorded (asks/agent/choice.py)."""
+    wanted = Wanted(args.script, args.provider, args.model, args.base_url)
+    return choose(wanted, Configured(**attrs.asdict(config.model)), recorded, env)
+
+
+def open_session(
+    args: argparse.Namespace, data_dir: Path, mode: SessionMode, config: Config
+) -> tuple[Journal, list[Record], bool, Script | Settings]:
+    """The journal, its records, whether resumed, and the model (module docstring)."""
+    source = None if resume_id(args, data_dir) else model_source(args, config, os.environ)
+    journal, records, resumed = open_journal(args, data_dir, mode)
+    try:
+        if source is None:
+            source = model_source(args, config, os.environ, last_choice(records))
+        chosen = record_of(source)
+        if last_choice(records) != chosen:
+            records.append(journal.append(chosen))
+    except StorageError as exc:
+        journal.close()
+        what = _("write to session {id} in {dir}").format(id=repr(journal.session_id), dir=data_dir)
+        raise storage_problem(what, exc) from exc
+    except BaseException:
+        journal.close()
+        raise
+    return journal, records, resumed, source
+
+
+def start_session(
+    args: argparse.Namespace,
+    data_dir: Path,
+    config: Config,
+    hub: Any,
+    hints: AnswerHints = LINE_HINTS,
+) -> tuple[Journal, Session, bool]:
+    """The journal, the session for the REPL or line mode and whether it was resumed (module
+    docstring); ``hub`` is the hub's plan (asks/cli/hub.py), needed by ``asks hub``."""
+    build: Callable[[], Session]
+    if args.command == "hub":
+        from asks.cli.hub import hub_session  # noqa: PLC0415 (the hub's modules load only for it)
+
+        journal, records, resumed = open_journal(args, data_dir, SessionMode.HUB)
+        build = functools.partial(hub_session, journal, records, hub, resumed=resumed)
+    else:
+        journal, records, resumed, source = open_session(
+            args, data_dir, SessionMode.INTERACTIVE, config
+        )
+        build = functools.partial(
+            build_session,
+            journal,
+            records,
+            source,
+            resumed=resumed,
+            guidance=config.guidance,
+            hints=hints,
+            command_timeout=config.tools.command_timeout,
+        )
+    try:
+        return journal, build(), resumed
+    except BaseException:
+        journal.close()
+        raise
+
+
+def model_of(session: Session) -> Model | None:
+    """The session's model (``None`` in a hub session: no agent runs)."""
+    return session.agent.model if isinstance(session.agent, Agent) else None
+
+
+def build_session(
+    journal: Journal,
+    records: Sequence[Record],
+    source: Script | Settings,
+    *,
+    resumed: bool,
+    guidance: Guidance = DEFAULT_GUIDANCE,
+    ui_attached: bool = True,
+    command_timeout: float | None = None,
+    allow_commands: bool = False,
+    hints: AnswerHints = LINE_HINTS,
+) -> Session:
+    """Host, agent, transcript and prompt broker for a new or resumed session. Without a UI
+    the host answers ask calls with ``no_ui`` and permission prompts are denied (allowed with
+    ``allow_commands``). Tools: module docstring (``command_timeout``: ``run_command``'s own
+    default when ``None``). ``hints``: how the person answers on the surface (its keys)."""
+    host = QuestionHost(journal, records, clock=trio.current_time, ui_attached=ui_attached)
+    transcript = Transcript()
+    messages = context_from_journal(host.projection.conversation)
+    model = build_model(source, guidance, seen=len(messages), hints=hints)
+    if resumed:  # the visible chat rebuilt from the journal; only now imported (launch cost)
+        from asks.agent.replay import replay_session  # noqa: PLC0415
+
+        replay_session(transcript, host, model.name, unfinished=RESTARTED, hints=hints)
+    broker = PromptBroker(host.panel_port)
+    tools: list[Tool] = (
+        scripted_tools() if isinstance(source, Script) else real_tools(Path.cwd(), command_timeout)
+    )
+    confirm = broker.confirm if ui_attached else allow_all if allow_commands else headless.deny
+    agent = Agent(
+        host.agent_port,
+        model,
+        tools,
+        transcript,
+        confirm,
+        messages=messages,
+        guidance=guidance,
+        hints=hints,
+    )
+    if resumed:
+        agent.close_open_calls(RESTARTED)
+    return Session(host, agent, transcript, broker)
