@@ -50,6 +50,7 @@ DOCS = sorted(
 
 HISTORICAL: dict[str, str] = {
     "widgets/panel.py": "NOTES 'Layout': the before column of the file map (now widgets/panel/)",
+    "asks/cli.py": "NOTES 'Layout': the before column of the file map (now asks/cli/)",
 }
 NOT_PATHS: dict[str, str] = {
     "tools/list": "a JSON-RPC method of MCP, not the tools/ folder",

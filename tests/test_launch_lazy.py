@@ -30,7 +30,7 @@ NEVER_BEFORE_FIRST_FRAME = (
     "asks.agent.chat_client",
     "asks.agent.sse",
     # the hub, its SDK and servers
-    "asks.hubcli",
+    "asks.cli.hub",
     "asks.hub.server",
     "asks.hub.tools",
     "mcp",
