@@ -51,6 +51,13 @@ Semantics of :func:`load_config`:
   one warning naming the file and the key; that key keeps its default, the rest is used.
 * It never raises for bad config; warnings are returned for the caller to print.
 
+The schema is the attrs classes below, once: each key is declared with :func:`setting` (its
+default and its :class:`Kind`: what the warning says it must be, the check, the conversion);
+the table of TOML keys the loader walks (``_TABLES``) is derived from them, and a key declared
+without its kind stops the import. (Not cattrs: "a positive number", "a port", "a supported
+locale" are checks, not types, so it would need the same kinds; and the file is read at every
+launch, while cattrs loads only at the journal's first use.)
+
 Key specs are only type-checked here: :func:`with_key_fallbacks` runs the caller's key parser
 (the widget layer owns key syntax), replacing each invalid spec by its default with one warning.
 This module imports no urwid and no widgets.
@@ -80,104 +87,24 @@ DEFAULT_HOOK_TIMEOUT: Final = 10.0
 _SHORT_DEFAULT: Final = 40  # longer default values are not quoted in warnings
 
 S = TypeVar("S")
+T = TypeVar("T")
+
+
+# -- what a value may be ---------------------------------------------------------------------
+
+
+def _same(value: T) -> T:
+    return value
 
 
 @attrs.frozen
-class KeysConfig:
-    """Key specs as written (validated by :func:`with_key_fallbacks`)."""
+class Kind:
+    """What one config value may be: what its warning says it must be, the check, and the
+    conversion of an accepted value (TOML's integer for a float setting, its list for argv)."""
 
-    focus_toggle_key: str = DEFAULT_FOCUS_TOGGLE_KEY
-    collapse_key: str = DEFAULT_COLLAPSE_KEY
-
-
-@attrs.frozen
-class ModelConfig:
-    """A real model; ``None`` means "not configured" (flags may still set it; the provider's
-    default is used for ``provider`` and ``api_key_env``)."""
-
-    name: str | None = None
-    base_url: str | None = None
-    api_key_env: str | None = None
-    timeout: float = DEFAULT_TIMEOUT
-    stream: bool = True
-    provider: str | None = None
-    temperature: float | None = None
-
-
-@attrs.frozen
-class UiConfig:
-    """``[ui]``: the language of every person-facing string (``None``: from the environment;
-    asks/core/i18n.py), a supported code such as ``de`` or ``pt-BR``."""
-
-    locale: str | None = None
-
-
-@attrs.frozen
-class McpConfig:
-    """``[mcp]``: the hub (asks' MCP server for outside agents): on for every session with
-    ``enabled``, on ``host``:``port`` (loopback and a fixed port by default, so a client's
-    config keeps working)."""
-
-    enabled: bool = False
-    port: int = 8765
-    host: str = "127.0.0.1"
-
-
-@attrs.frozen
-class ToolsConfig:
-    """The real tools' limits."""
-
-    command_timeout: float = DEFAULT_COMMAND_TIMEOUT
-
-
-Argv = tuple[str, ...]
-
-
-@attrs.frozen
-class HooksConfig:
-    """``[hooks]``: a command per event name (an :class:`EventKind` value; ``None``: no hook),
-    and the seconds each run may take."""
-
-    question_asked: Argv | None = None
-    wait_opened: Argv | None = None
-    wait_ended: Argv | None = None
-    answer_saved: Argv | None = None
-    delivered: Argv | None = None
-    withdrawn: Argv | None = None
-    storage_failed: Argv | None = None
-    timeout: float = DEFAULT_HOOK_TIMEOUT
-
-    def commands(self) -> dict[EventKind, Argv]:
-        """The configured hooks by event."""
-        found = ((kind, getattr(self, kind.value)) for kind in EventKind)
-        return {kind: argv for kind, argv in found if argv is not None}
-
-
-@attrs.frozen
-class Config:
-    """The whole configuration. ``path`` is the file that was consulted (it may not exist)."""
-
-    path: Path | None = None
-    keys: KeysConfig = KeysConfig()
-    guidance: Guidance = DEFAULT_GUIDANCE
-    model: ModelConfig = ModelConfig()
-    tools: ToolsConfig = ToolsConfig()
-    hooks: HooksConfig = HooksConfig()
-    ui: UiConfig = UiConfig()
-    mcp: McpConfig = McpConfig()
-
-
-# -- the schema, as data ---------------------------------------------------------------------
-
-
-@attrs.frozen
-class _Rule:
-    """One TOML key: the attribute it sets, what a valid value is, and how to convert it."""
-
-    attribute: str
-    expected: str  # "a string", for the warning
+    expected: str  # marked with N_, translated where a warning says it
     accepts: Callable[[object], bool]
-    convert: Callable[[Any], object] = lambda value: value
+    convert: Callable[[Any], object] = _same
 
 
 def _is_string(value: object) -> bool:
@@ -223,57 +150,148 @@ def _is_locale(value: object) -> bool:
     return isinstance(value, str) and normalize(value) is not None
 
 
-_STRING = N_("a string")  # the expected values, translated where a warning says them
-_NAME = N_("a non-empty string")
-_ARGV = N_('a command as a list of strings, e.g. ["notify-send", "asks"]')
-_POSITIVE = N_("a positive number")
+STRING: Final = Kind(N_("a string"), _is_string)
+NAME: Final = Kind(N_("a non-empty string"), _is_name)
+BOOL: Final = Kind(N_("true or false"), _is_bool)
+POSITIVE: Final = Kind(N_("a positive number"), _is_positive_number, float)
+TEMPERATURE: Final = Kind(N_("a number >= 0"), _is_temperature, float)
+PORT: Final = Kind(N_("a port number (0-65535)"), _is_port)
+LOCALE: Final = Kind(N_("one of {codes}"), _is_locale)
+ARGV: Final = Kind(
+    N_('a command as a list of strings, e.g. ["notify-send", "asks"]'), _is_argv, tuple
+)
+
+_KIND: Final = "asks.config.kind"  # field metadata: the Kind of a key
+_STRINGS: Final = "asks.config.strings"  # field metadata: a table of strings from elsewhere
+
+
+def setting(default: T, kind: Kind) -> T:
+    """A key of a table: its default and what it may be (the schema is the classes below)."""
+    return attrs.field(default=default, metadata={_KIND: kind})
+
+
+# -- the schema: the classes -----------------------------------------------------------------
+
+
+@attrs.frozen
+class KeysConfig:
+    """Key specs as written (validated by :func:`with_key_fallbacks`)."""
+
+    focus_toggle_key: str = setting(DEFAULT_FOCUS_TOGGLE_KEY, STRING)
+    collapse_key: str = setting(DEFAULT_COLLAPSE_KEY, STRING)
+
+
+@attrs.frozen
+class ModelConfig:
+    """A real model; ``None`` means "not configured" (flags may still set it; the provider's
+    default is used for ``provider`` and ``api_key_env``)."""
+
+    name: str | None = setting(None, NAME)
+    base_url: str | None = setting(None, NAME)
+    api_key_env: str | None = setting(None, NAME)
+    timeout: float = setting(DEFAULT_TIMEOUT, POSITIVE)
+    stream: bool = setting(True, BOOL)
+    provider: str | None = setting(None, NAME)
+    temperature: float | None = setting(None, TEMPERATURE)
+
+
+@attrs.frozen
+class UiConfig:
+    """``[ui]``: the language of every person-facing string (``None``: from the environment;
+    asks/core/i18n.py), a supported code such as ``de`` or ``pt-BR``."""
+
+    locale: str | None = setting(None, LOCALE)
+
+
+@attrs.frozen
+class McpConfig:
+    """``[mcp]``: the hub (asks' MCP server for outside agents): on for every session with
+    ``enabled``, on ``host``:``port`` (loopback and a fixed port by default, so a client's
+    config keeps working)."""
+
+    enabled: bool = setting(False, BOOL)
+    port: int = setting(8765, PORT)
+    host: str = setting("127.0.0.1", NAME)
+
+
+@attrs.frozen
+class ToolsConfig:
+    """The real tools' limits."""
+
+    command_timeout: float = setting(DEFAULT_COMMAND_TIMEOUT, POSITIVE)
+
+
+Argv = tuple[str, ...]
+
+
+@attrs.frozen
+class HooksConfig:
+    """``[hooks]``: a command per event name (an :class:`EventKind` value; ``None``: no hook),
+    and the seconds each run may take."""
+
+    question_asked: Argv | None = setting(None, ARGV)
+    wait_opened: Argv | None = setting(None, ARGV)
+    wait_ended: Argv | None = setting(None, ARGV)
+    answer_saved: Argv | None = setting(None, ARGV)
+    delivered: Argv | None = setting(None, ARGV)
+    withdrawn: Argv | None = setting(None, ARGV)
+    storage_failed: Argv | None = setting(None, ARGV)
+    timeout: float = setting(DEFAULT_HOOK_TIMEOUT, POSITIVE)
+
+    def commands(self) -> dict[EventKind, Argv]:
+        """The configured hooks by event."""
+        found = ((kind, getattr(self, kind.value)) for kind in EventKind)
+        return {kind: argv for kind, argv in found if argv is not None}
+
+
+@attrs.frozen
+class Config:
+    """The whole configuration. ``path`` is the file that was consulted (it may not exist).
+    Every other field is a table of the file, named as the field; ``guidance`` is the
+    contract's class, every field of it a string (its ``guidelines`` is written
+    ``prompt_guidelines``)."""
+
+    path: Path | None = None
+    keys: KeysConfig = KeysConfig()
+    guidance: Guidance = attrs.field(
+        default=DEFAULT_GUIDANCE, metadata={_STRINGS: {"guidelines": "prompt_guidelines"}}
+    )
+    model: ModelConfig = ModelConfig()
+    tools: ToolsConfig = ToolsConfig()
+    hooks: HooksConfig = HooksConfig()
+    ui: UiConfig = UiConfig()
+    mcp: McpConfig = McpConfig()
+
+
+# -- the schema as data, derived from the classes --------------------------------------------
+
+
+@attrs.frozen
+class _Rule:
+    """One TOML key: the attribute it sets and what it may be."""
+
+    attribute: str
+    kind: Kind
+
+
+def _rules(table: attrs.Attribute[Any]) -> Mapping[str, _Rule]:
+    """The keys of ``table`` (a field of :class:`Config`), by their TOML name."""
+    strings: Mapping[str, str] | None = table.metadata.get(_STRINGS)
+    rules: dict[str, _Rule] = {}
+    section = type(table.default)
+    assert attrs.has(section)  # a table: _TABLES takes only these
+    for field in attrs.fields(section):
+        if strings is not None:
+            rules[strings.get(field.name, field.name)] = _Rule(field.name, STRING)
+        elif _KIND in field.metadata:
+            rules[field.name] = _Rule(field.name, field.metadata[_KIND])
+        else:
+            raise TypeError(f"[{table.name}] {field.name}: declare it with setting(default, kind)")
+    return MappingProxyType(rules)
+
 
 _TABLES: Final[Mapping[str, Mapping[str, _Rule]]] = MappingProxyType(
-    {
-        "keys": MappingProxyType(
-            {
-                "focus_toggle_key": _Rule("focus_toggle_key", _STRING, _is_string),
-                "collapse_key": _Rule("collapse_key", _STRING, _is_string),
-            }
-        ),
-        "guidance": MappingProxyType(
-            {
-                "description": _Rule("description", _STRING, _is_string),
-                "prompt_snippet": _Rule("prompt_snippet", _STRING, _is_string),
-                "prompt_guidelines": _Rule("guidelines", _STRING, _is_string),
-            }
-        ),
-        "model": MappingProxyType(
-            {
-                "name": _Rule("name", _NAME, _is_name),
-                "base_url": _Rule("base_url", _NAME, _is_name),
-                "api_key_env": _Rule("api_key_env", _NAME, _is_name),
-                "timeout": _Rule("timeout", _POSITIVE, _is_positive_number, float),
-                "stream": _Rule("stream", N_("true or false"), _is_bool),
-                "provider": _Rule("provider", _NAME, _is_name),
-                "temperature": _Rule("temperature", N_("a number >= 0"), _is_temperature, float),
-            }
-        ),
-        "tools": MappingProxyType(
-            {
-                "command_timeout": _Rule("command_timeout", _POSITIVE, _is_positive_number, float),
-            }
-        ),
-        "ui": MappingProxyType({"locale": _Rule("locale", N_("one of {codes}"), _is_locale)}),
-        "mcp": MappingProxyType(
-            {
-                "enabled": _Rule("enabled", N_("true or false"), _is_bool),
-                "port": _Rule("port", N_("a port number (0-65535)"), _is_port),
-                "host": _Rule("host", _NAME, _is_name),
-            }
-        ),
-        "hooks": MappingProxyType(
-            {
-                **{kind.value: _Rule(kind.value, _ARGV, _is_argv, tuple) for kind in EventKind},
-                "timeout": _Rule("timeout", _POSITIVE, _is_positive_number, float),
-            }
-        ),
-    }
+    {t.name: _rules(t) for t in attrs.fields(Config) if attrs.has(type(t.default))}
 )
 
 
@@ -336,22 +354,12 @@ def _build(path: Path, document: Mapping[str, Any]) -> tuple[Config, list[str]]:
                 unknown = _("unknown key {name}; ignored").format(name=_key_label(name))
             warnings.append(_warn(path, unknown))
     defaults = Config(path=path)
-
-    def section(table: str, default: S) -> S:
-        if table not in document:
-            return default
-        return _section(path, table, document[table], default, warnings)
-
-    config = Config(
-        path=path,
-        keys=section("keys", defaults.keys),
-        guidance=section("guidance", defaults.guidance),
-        model=section("model", defaults.model),
-        tools=section("tools", defaults.tools),
-        hooks=section("hooks", defaults.hooks),
-        ui=section("ui", defaults.ui),
-        mcp=section("mcp", defaults.mcp),
-    )
+    sections = {
+        table: _section(path, table, document[table], getattr(defaults, table), warnings)
+        for table in _TABLES
+        if table in document
+    }
+    config = attrs.evolve(defaults, **sections)
     return config, warnings
 
 
@@ -368,15 +376,15 @@ def _section(path: Path, table: str, raw: object, default: S, warnings: list[str
         if rule is None:
             label = f"[{table}] {_key_label(key)}"
             warnings.append(_warn(path, _("unknown key {name}; ignored").format(name=label)))
-        elif not rule.accepts(value):
+        elif not rule.kind.accepts(value):
             shown = _show_default(getattr(default, rule.attribute))
-            expected = _(rule.expected).format(codes=", ".join(LANGUAGES))
+            expected = _(rule.kind.expected).format(codes=", ".join(LANGUAGES))
             message = _("{key} must be {expected}; using the default {default}").format(
                 key=f"[{table}] {key}", expected=expected, default=shown
             )
             warnings.append(_warn(path, message))
         else:
-            accepted[rule.attribute] = rule.convert(value)
+            accepted[rule.attribute] = rule.kind.convert(value)
     return attrs.evolve(default, **accepted)  # type: ignore[misc]
 
 

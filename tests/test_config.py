@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import attrs
 import pytest
 
+from asks import config as config_file
 from asks.config import (
     Config,
     KeysConfig,
@@ -162,6 +164,53 @@ def test_valid_full_file(tmp_path: Path) -> None:
         ),
         tools=ToolsConfig(30.0),
     )
+
+
+VALID = {  # a value of each kind, as TOML, that no key has as its default
+    config_file.STRING: '"x"',
+    config_file.NAME: '"n"',
+    config_file.POSITIVE: "7",
+    config_file.TEMPERATURE: "0.5",
+    config_file.PORT: "1234",
+    config_file.LOCALE: '"de"',
+    config_file.ARGV: '["true"]',
+}
+
+
+def test_every_key_of_the_classes_is_read_from_the_file(tmp_path: Path) -> None:
+    """The schema is the attrs classes: every key of every table (derived from them) is read
+    into its attribute, converted (an integer timeout is a float)."""
+    defaults = Config()
+    lines = []
+    for table, rules in config_file._TABLES.items():
+        lines.append(f"[{table}]")
+        for key, rule in rules.items():
+            default = getattr(getattr(defaults, table), rule.attribute)
+            value = ("false" if default else "true") if rule.kind is config_file.BOOL else None
+            lines.append(f"{key} = {value or VALID[rule.kind]}")
+    loaded, warnings, _ = load_text(tmp_path, "\n".join(lines) + "\n")
+    assert warnings == []
+    fields = [(f.name, f) for f in attrs.fields(Config) if attrs.has(type(f.default))]
+    assert {name for name, _ in fields} == set(config_file._TABLES) >= {"guidance", "hooks", "mcp"}
+    for name, table in fields:
+        for field in attrs.fields(type(table.default)):
+            got = getattr(getattr(loaded, name), field.name)
+            assert got != getattr(table.default, field.name), (name, field.name)
+    assert loaded.guidance.guidelines == "x" and loaded.tools.command_timeout == 7.0
+    assert isinstance(loaded.tools.command_timeout, float) and loaded.hooks.delivered == ("true",)
+
+
+def test_a_key_declared_without_its_kind_is_refused() -> None:
+    @attrs.frozen
+    class Bare:
+        size: int = 1
+
+    @attrs.frozen
+    class Holder:
+        bare: Bare = Bare()
+
+    with pytest.raises(TypeError, match=r"\[bare\] size: declare it with setting"):
+        config_file._rules(attrs.fields(Holder).bare)
 
 
 def test_partial_guidance_keeps_other_defaults(tmp_path: Path) -> None:
