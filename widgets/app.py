@@ -320,10 +320,13 @@ async def run_repl(
     opening_turn: bool,
     web: WebOptions | None = None,
     screen: urwid.BaseScreen | None = None,
+    on_first_frame: Callable[[], object] | None = None,
 ) -> int | None:
     """Run the REPL until /quit, a double Ctrl+C, SIGTERM or SIGHUP: urwid, the agent and
     (``--web`` or ``/web``) the web bridge in one nursery. Returns the number of the signal
-    that ended it (else ``None``).
+    that ended it (else ``None``). ``on_first_frame`` is called once the first frame is drawn
+    (what must not delay it starts then: the hub's server), outside urwid's idle pass, so that
+    what it changes is drawn.
 
     The screen (default ``AsksScreen(signal_keys=False)``: Ctrl+C is a key) leaves the
     terminal as it found it on every way out, an exception included. SIGTERM and SIGHUP end
@@ -345,11 +348,27 @@ async def run_repl(
             bridge.request()
         nursery.start_soon(_run_agent, session.agent, opening_turn)
         async with repl.layer.running(loop):
+            if on_first_frame is not None:
+                _after_first_frame(event_loop, on_first_frame)
             with running:
                 await event_loop.run_async()
         session.host.detach_ui_nowait()
         nursery.cancel_scope.cancel()
     return ended[0] if ended else None
+
+
+def _after_first_frame(event_loop: urwid.TrioEventLoop, then: Callable[[], object]) -> None:
+    """Call ``then`` after the first frame: the main loop draws in its idle callback, which
+    urwid registered first at start, so ours runs after it. ``then`` runs from trio's entry
+    queue (woken by I/O), not in the idle pass: urwid does not count what a task woken from its
+    idle pass does as a change to draw, so the hub's "Hub on …" notice would wait for a key."""
+    token = trio.lowlevel.current_trio_token()
+
+    def drawn() -> None:
+        event_loop.remove_enter_idle(handle)
+        token.run_sync_soon(then)
+
+    handle = event_loop.enter_idle(drawn)
 
 
 async def _signals(

@@ -8,9 +8,11 @@
                                                        hub's agents ask, ``@name text`` is a note
 
 The hub's listener is bound before the session and the screen start (:func:`prepare`): a
-busy port is one line and exit 2, nothing written. The server then runs in the session's own
-nursery (:func:`serve`), and the transcript says where agents connect. Only then is the MCP
-SDK imported: without the hub, nothing of it loads.
+busy port is one line and exit 2, nothing written, and from then on the kernel queues agents'
+connections. The server then runs in the session's own nursery (:func:`running`), in the
+REPL once its first frame is drawn (importing the MCP SDK and hypercorn takes 0.6–1.4 s: the
+screen does not wait for it), and the transcript says where agents connect. Only then is the
+MCP SDK imported: without the hub, nothing of it loads.
 
 An ``asks hub`` session (:func:`hub_session`, journaled with mode ``hub``) has the host, the
 transcript and the prompt broker of any session, and an absent agent
@@ -130,9 +132,24 @@ def prepare(args: argparse.Namespace, config: Config, data_dir: Path) -> HubPlan
 
 
 @contextlib.asynccontextmanager
-async def running(plan: HubPlan, host: QuestionHost, transcript: Transcript) -> AsyncIterator[str]:
-    """The hub served from ``plan`` while the block runs; the transcript says where agents
-    connect. Yields the URL."""
+async def running(
+    plan: HubPlan, host: QuestionHost, transcript: Transcript, after: trio.Event | None = None
+) -> AsyncIterator[None]:
+    """The hub served from ``plan`` while the block runs, started at once or once ``after``
+    is set (the REPL's first frame); the transcript says where agents connect."""
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(_serve, plan, host, transcript, after)
+        try:
+            yield
+        finally:
+            nursery.cancel_scope.cancel()
+
+
+async def _serve(
+    plan: HubPlan, host: QuestionHost, transcript: Transcript, after: trio.Event | None
+) -> None:
+    if after is not None:
+        await after.wait()
     from asks.hub.narration import narrate  # noqa: PLC0415 (lazy: the SDK loads with the server)
     from asks.hub.server import HubServer  # noqa: PLC0415
 
@@ -141,21 +158,19 @@ async def running(plan: HubPlan, host: QuestionHost, transcript: Transcript) -> 
             transcript.add(EntryKind.NOTICE, line)
 
     unsubscribe = host.subscribe_events(told)
-    async with trio.open_nursery() as nursery:
-        server = HubServer(plan.port or HubPort(host), plan.token, plan.listener)
-        url: str = await nursery.start(server.run)
-        transcript.add(
-            EntryKind.NOTICE,
-            _(
-                "Hub on {url}: agents ask here. Set one up with: asks mcp config claude "
-                "(or codex, json)"
-            ).format(url=url),
-        )
-        try:
-            yield url
-        finally:
-            unsubscribe()
-            nursery.cancel_scope.cancel()
+    try:
+        async with trio.open_nursery() as nursery:
+            server = HubServer(plan.port or HubPort(host), plan.token, plan.listener)
+            url: str = await nursery.start(server.run)
+            transcript.add(
+                EntryKind.NOTICE,
+                _(
+                    "Hub on {url}: agents ask here. Set one up with: asks mcp config claude "
+                    "(or codex, json)"
+                ).format(url=url),
+            )
+    finally:
+        unsubscribe()
 
 
 # ---------------------------------------------------------------------------- asks hub

@@ -3,8 +3,9 @@
 :func:`run_session` is the one composition for both interactive surfaces: the hub's port bound
 (before anything is written: a busy port is one line), the session started, the heap frozen
 once the replayed state is built (full collections need not rescan it), the configured hooks
-and the hub running beside the surface, the model closed at the end, and the line that says
-how to resume. What differs is the :class:`Surface`:
+and the hub running beside the surface (its server started once the surface shows the
+session: after the REPL's first frame, so the MCP SDK's import never delays it), the model
+closed at the end, and the line that says how to resume. What differs is the :class:`Surface`:
 
 * :class:`Screen`: the REPL (asks/widgets/app.py). The config warnings printed on stderr
   before it took over are said again in its transcript; a hook failure is a transcript
@@ -65,8 +66,11 @@ class Surface(Protocol):
     def report(self, session: Session) -> Callable[[str], None]:
         """Where a hook failure is said."""
 
-    async def serve(self, session: Session, *, opening_turn: bool) -> int:
-        """Run until the person leaves; the exit status."""
+    async def serve(
+        self, session: Session, *, opening_turn: bool, shown: Callable[[], object]
+    ) -> int:
+        """Run until the person leaves; the exit status. ``shown`` is called once the person
+        sees the session (the first frame; in line mode at once): the hub starts then."""
 
 
 @attrs.frozen
@@ -92,8 +96,12 @@ class Screen:
 
         return notice
 
-    async def serve(self, session: Session, *, opening_turn: bool) -> int:
-        ended = await run_repl(session, self.keymap, opening_turn=opening_turn, web=self.web)
+    async def serve(
+        self, session: Session, *, opening_turn: bool, shown: Callable[[], object]
+    ) -> int:
+        ended = await run_repl(
+            session, self.keymap, opening_turn=opening_turn, web=self.web, on_first_frame=shown
+        )
         return 0 if ended is None else 128 + ended  # the signal that ended it (SIGTERM, SIGHUP)
 
 
@@ -123,8 +131,12 @@ class Lines:
     def report(self, session: Session) -> Callable[[str], None]:
         return _stderr_notice
 
-    async def serve(self, session: Session, *, opening_turn: bool) -> int:
+    async def serve(
+        self, session: Session, *, opening_turn: bool, shown: Callable[[], object]
+    ) -> int:
         from asks.surfaces import line  # noqa: PLC0415 — the full-screen REPL never needs it
+
+        shown()
 
         bridge = None
         if self.web is not None:  # hypercorn loads only for --web
@@ -163,10 +175,13 @@ def run_session(args: argparse.Namespace, data_dir: Path, config: Config, surfac
                     if warm_up is not None:
                         nursery.start_soon(_warm_up_later, warm_up)
                     nursery.start_soon(_warm_up_later, warm_up_encoders)
+                shown = trio.Event()  # the hub's server starts then (asks/cli/hub.py)
                 try:
                     hooks = running_hooks(session, config, surface.report(session))
-                    async with hooks, running_hub(hub, session):
-                        return await surface.serve(session, opening_turn=not resumed)
+                    async with hooks, running_hub(hub, session, shown):
+                        return await surface.serve(
+                            session, opening_turn=not resumed, shown=shown.set
+                        )
                 finally:
                     nursery.cancel_scope.cancel()
                     await _close(model)
@@ -235,13 +250,16 @@ def hub_plan(args: argparse.Namespace, config: Config, data_dir: Path) -> Any:
     return hub.prepare(args, config, data_dir)
 
 
-def running_hub(plan: Any, session: Session) -> contextlib.AbstractAsyncContextManager[object]:
-    """The hub serving ``session``'s host while the block runs (nothing without a plan)."""
+def running_hub(
+    plan: Any, session: Session, after: trio.Event
+) -> contextlib.AbstractAsyncContextManager[object]:
+    """The hub serving ``session``'s host while the block runs (nothing without a plan), its
+    server started once ``after`` is set (the surface shows the session)."""
     if plan is None:
         return contextlib.nullcontext()
     from asks.cli import hub  # noqa: PLC0415
 
-    return hub.running(plan, session.host, session.transcript)
+    return hub.running(plan, session.host, session.transcript, after)
 
 
 def running_hooks(
