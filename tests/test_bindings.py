@@ -23,7 +23,7 @@ from asks.cli.session import build_session
 from asks.core.focus import TYPING_GUARD
 from asks.store.journal import Journal
 from asks.widgets.app import ReplScreen, Session
-from asks.widgets.keymap import HANDLED_BY, Command, Context, build_keymap
+from asks.widgets.keymap import Command, Context, build_keymap
 
 KEYMAP = build_keymap()
 SIZE = (100, 40)
@@ -120,6 +120,12 @@ async def prepare(
         screen.repl.chat.set_text("/he" if command is Command.CHAT_COMPLETE else "one two")
         if command in (Command.CHAT_LINE_END, Command.CHAT_WORD_RIGHT, Command.CHAT_KILL_END):
             screen.repl.chat.edit.set_edit_pos(0)
+        if command in (Command.CHAT_HISTORY_BACK, Command.CHAT_HISTORY_FORWARD):
+            screen.repl.chat.set_text("/help")  # a message sent earlier: history to walk
+            assert screen.repl.chat.keypress((SIZE[0],), "enter") is None
+            screen.repl.chat.set_text("one two")
+        if command is Command.CHAT_HISTORY_FORWARD:
+            assert screen.repl.chat.keypress((SIZE[0],), "up") is None  # back to "/help"
         if command is Command.CHAT_INTERRUPT:  # Esc interrupts a running turn
             screen.session.agent.send_nowait("go")
             await trio.testing.wait_all_tasks_blocked()
@@ -132,7 +138,7 @@ async def prepare(
         return
     blocking = command in (Command.PANEL_DEFER, Command.FOCUS_TOGGLE)
     paging = command in (Command.PANEL_PAGE_UP, Command.PANEL_PAGE_DOWN)
-    multi = command is Command.PANEL_TOGGLE or command is Command.PANEL_ROW_6  # adds Next
+    multi = command in (Command.PANEL_TOGGLE, Command.PANEL_ROW_6, Command.REPLY_DOWN)  # adds Next
     ask(screen, blocking=blocking, multi=multi, tall=paging)
     ask(screen, blocking=False)  # a second tab: next / previous tab have somewhere to go
     if not blocking:
@@ -173,6 +179,10 @@ async def test_every_binding_reaches_a_real_handler(
     screen.journal.close()
 
 
-def test_every_command_is_bound_and_has_a_handler() -> None:
+def test_every_command_is_bound_and_the_screens_one_table_runs_it(
+    tmp_path: Path, clock: trio.testing.MockClock
+) -> None:
     bound = {command for _, _, command in BINDINGS}
-    assert bound == set(Command) == set(HANDLED_BY)
+    screen = Screen(tmp_path, clock)
+    assert bound == set(Command) == set(screen.repl.layer.commands)
+    screen.journal.close()

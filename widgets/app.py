@@ -2,9 +2,10 @@
 
 Top to bottom: transcript, the :class:`~asks.widgets.layer.AsksLayer` (question panel, the
 permission prompt while one is up, the chat editor), status line. The screen holds no policy:
-every key goes to the layer (focus owner, typing guard, panel, prompt, chat editor); what the
-layer returns unhandled is looked up in the keymap for the context it went to — Ctrl+C
-(interrupt; twice quits), Esc in chat (interrupt), PgUp/PgDn (transcript). State lives in the
+every key goes to the layer (focus owner, typing guard, panel, prompt, chat editor), which
+resolves it once and runs it from its handler table; the screen adds its own commands to that
+table — Ctrl+C (interrupt; twice quits), Esc in chat (interrupt), PgUp/PgDn in chat
+(transcript). State lives in the
 host, the agent, the transcript and the prompt broker, whose listeners refresh the views.
 urwid redraws when trio goes idle after a change (TrioEventLoop's idle instrument), so changes
 push redraws and nothing polls.
@@ -87,6 +88,12 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
             prompt=self.prompt_view,
             clock=clock,
             chat_edit=self.chat.edit,
+            commands={
+                Command.INTERRUPT: self.interrupt,
+                Command.CHAT_INTERRUPT: session.agent.interrupt_nowait,
+                Command.CHAT_SCROLL_UP: lambda: self.transcript_view.scroll(-1),
+                Command.CHAT_SCROLL_DOWN: lambda: self.transcript_view.scroll(1),
+            },
         )
         self.status = status.StatusLine()
         self.quitting = False
@@ -185,20 +192,7 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
             self.hint = ""
             self._changed("status")
         self._refresh_if_stale()
-        if self.keymap.command_for(Context.GLOBAL, key) is Command.INTERRUPT:
-            self.interrupt()
-            return None
-        unused = self.layer.keypress((cols,), key)
-        if unused is None:
-            return None
-        command = self.keymap.command_for(self.layer.last_context, unused)
-        if command in (Command.CHAT_SCROLL_UP, Command.CHAT_SCROLL_DOWN):
-            self.transcript_view.scroll(-1 if command is Command.CHAT_SCROLL_UP else 1)
-            return None
-        if command is Command.CHAT_INTERRUPT:
-            self.session.agent.interrupt_nowait()
-            return None
-        return unused
+        return self.layer.keypress((cols,), key)
 
     def interrupt(self) -> None:
         """Ctrl+C: interrupt the running turn (or refuse an open prompt); a second Ctrl+C

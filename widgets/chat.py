@@ -15,12 +15,17 @@ A multi-line :class:`urwid.Edit` with the caption ``"› "``. Its keys come from
   hub``: the agents' names). Handled when at least one candidate matches, else returned.
 * ``up`` on the first row / ``down`` on the last row — walk the history of messages submitted
   in this editor (newest first); walking down past the newest brings back the text that was
-  being typed. Returned when there is nowhere to go.
+  being typed. Returned when there is nowhere to go. (The inner edit gets these keys first:
+  on any other row they move the cursor.)
 * readline keys: ``ctrl a``/``ctrl e`` line start/end, ``ctrl k``/``ctrl u`` delete to the
   end/start of the line, ``ctrl w`` delete the word before the cursor, ``meta b``/``meta f``
   a word left/right.
 * Everything else goes to the inner edit; what it does not use is returned (``ctrl c``,
   ``page up``, ``esc``, …) for the app to route.
+
+The editor carries these out as :class:`~asks.widgets.keys.KeyCommands`: the layer resolves a
+key once and runs the editor's handler (:mod:`asks.widgets.keys`); :meth:`ChatEditor.keypress`
+is the same lookup and table for an editor used on its own.
 
 The history lives in the editor instance (no module state) and is not persisted.
 """
@@ -28,12 +33,13 @@ The history lives in the editor instance (no module state) and is not persisted.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Final
 
 import urwid
 
 from asks.widgets.keymap import Command, Context, Keymap, build_keymap
+from asks.widgets.keys import KeyHandler, KeyPress, handle
 
 CAPTION: Final = "› "
 DEFAULT_COMMANDS: Final = ("/asks", "/help", "/quit")
@@ -66,6 +72,14 @@ class ChatEditor(urwid.WidgetWrap[urwid.Edit]):
         self._history_index: int | None = None  # into _history while walking it
         self._draft = ""  # what was typed before walking the history
         self._edit = urwid.Edit(("chat.caption", CAPTION), multiline=True)
+        self._commands_table: Mapping[Command, KeyHandler] = {
+            Command.CHAT_SEND: self._send,
+            Command.CHAT_NEWLINE: self._newline,
+            Command.CHAT_COMPLETE: self._tab,
+            Command.CHAT_HISTORY_BACK: self._history_key(-1),
+            Command.CHAT_HISTORY_FORWARD: self._history_key(+1),
+            **{command: self._line_edit(edit) for command, edit in _LINE_EDITS.items()},
+        }
         super().__init__(self._edit)
 
     # -- public API ----------------------------------------------------------------------
@@ -90,24 +104,41 @@ class ChatEditor(urwid.WidgetWrap[urwid.Edit]):
 
     # -- keys ------------------------------------------------------------------------------
     def keypress(self, size: Size, key: str) -> str | None:  # type: ignore[override]
-        command = self._keymap.command_for(Context.CHAT, key)
-        if command is Command.CHAT_SEND:
-            self._submit()
+        return handle(self._keymap, Context.CHAT, self, size, key)
+
+    def key_commands(self) -> Mapping[Command, KeyHandler]:
+        """The chat commands this editor runs (see module docstring)."""
+        return self._commands_table
+
+    def text_key(self, press: KeyPress) -> str | None:
+        """Any other key: the inner edit types it or returns it."""
+        return self._edit.keypress(press.size, press.key)  # type: ignore[arg-type]
+
+    def _send(self, press: KeyPress) -> str | None:
+        self._submit()
+        return None
+
+    def _newline(self, press: KeyPress) -> str | None:
+        self._edit.insert_text("\n")
+        return None
+
+    def _tab(self, press: KeyPress) -> str | None:
+        return None if self._complete() else press.key
+
+    def _history_key(self, step: int) -> KeyHandler:
+        def walk(press: KeyPress) -> str | None:
+            if self.text_key(press) is None:
+                return None  # the cursor moved within the text
+            return None if self._walk_history(step) else press.key
+
+        return walk
+
+    def _line_edit(self, edit: Callable[[ChatEditor], None]) -> KeyHandler:
+        def run(press: KeyPress) -> str | None:
+            edit(self)
             return None
-        if command is Command.CHAT_NEWLINE:
-            self._edit.insert_text("\n")
-            return None
-        if command is Command.CHAT_COMPLETE:
-            return None if self._complete() else key
-        if command in _LINE_EDITS:
-            _LINE_EDITS[command](self)
-            return None
-        unhandled = self._edit.keypress(size, key)
-        if unhandled == "up":
-            return None if self._walk_history(-1) else key
-        if unhandled == "down":
-            return None if self._walk_history(+1) else key
-        return unhandled
+
+        return run
 
     # -- readline keys ------------------------------------------------------------------------
     def _line_bounds(self) -> tuple[int, int, int]:

@@ -1,8 +1,9 @@
 """The keymap as data: one table of command → keys, context and help label.
 
 Modelled on mitmproxy's ``defaultkeys.py`` and zulip-terminal's ``config/keys.py``. It is the
-only source of keys: the layer, the panel, the chat editor, the prompt and the REPL screen all
-look keys up here; nothing mutates urwid's global ``command_map``.
+only source of keys: every key a widget acts on is bound here (a test checks that no widget
+module compares a key with a literal), the layer looks each key up once
+(:mod:`asks.widgets.keys`), and nothing mutates urwid's global ``command_map``.
 
 Semantics:
 
@@ -17,8 +18,12 @@ Semantics:
   it cannot work); inside the panel its default Shift+Tab is already "previous tab" (DESIGN
   §5), which in the panel does what the toggle would not: there the toggle key is left to the
   panel binding. Collapse and Ctrl+C are global.
-* :data:`PANEL_COMMANDS` map 1:1 to :class:`~asks.host.commands.PanelCommand`; the other
-  commands are handled by the widget that declares the context (:data:`HANDLED_BY`).
+* :data:`PANEL_COMMANDS` map 1:1 to :class:`~asks.host.commands.PanelCommand`. Who carries
+  out a command is not the table's business: the layer resolves each key once here and runs
+  the command from its one handler table (:mod:`asks.widgets.keys`); a test checks that the
+  REPL's table covers every command and presses every binding.
+* Arrow keys given to an editor first: ``up``/``down`` in ``CHAT`` walk the history and in
+  ``REPLY`` move between the panel's rows, each only when the editor has no line to move to.
 * ``help`` is the short label shown in footer hints; consecutive commands with the same label
   share one hint (``↑↓ choose``). Hints and ``/help`` only ever list keys bound in the context
   they describe, so nothing advertised does nothing.
@@ -82,6 +87,8 @@ class Command(enum.StrEnum):
     PANEL_ROW_5 = "panel.option_5"
     PANEL_ROW_6 = "panel.option_6"  # 4 options + Type something. + Next: six rows at most
     REPLY_NEWLINE = "reply.newline"
+    REPLY_UP = "reply.up"  # the row above, when the reply editor has no line above
+    REPLY_DOWN = "reply.down"  # the row below, when the reply editor has no line below
     CHAT_SEND = "chat.send"
     CHAT_NEWLINE = "chat.newline"
     CHAT_COMPLETE = "chat.complete"
@@ -95,6 +102,8 @@ class Command(enum.StrEnum):
     CHAT_KILL_WORD = "chat.kill_word"
     CHAT_WORD_LEFT = "chat.word_left"
     CHAT_WORD_RIGHT = "chat.word_right"
+    CHAT_HISTORY_BACK = "chat.history_back"  # on the first row: the message sent before
+    CHAT_HISTORY_FORWARD = "chat.history_forward"  # on the last row: the one sent after
     PROMPT_YES = "prompt.yes"
     PROMPT_NO = "prompt.no"
 
@@ -114,42 +123,6 @@ PANEL_COMMANDS: Mapping[Command, PanelCommand] = MappingProxyType(
     }
 )
 ROW_JUMPS: tuple[Command, ...] = tuple(Command(f"panel.option_{n}") for n in range(1, 7))
-
-
-class Handler(enum.StrEnum):
-    """Who carries out a command (checked by a test that presses every binding)."""
-
-    LAYER = "layer"  # the public layer widget (focus toggle, collapse, Ctrl+G)
-    PANEL = "panel"  # the question panel (rows, editors, scrolling)
-    CHAT = "chat"  # our chat editor
-    PROMPT = "prompt"  # our permission prompt
-    APP = "app"  # the REPL screen around the layer (Ctrl+C, Esc interrupt, transcript scroll)
-
-
-HANDLED_BY: Mapping[Command, Handler] = MappingProxyType(
-    {
-        Command.FOCUS_TOGGLE: Handler.LAYER,
-        Command.COLLAPSE: Handler.LAYER,
-        Command.PANEL_EDITOR: Handler.LAYER,
-        Command.INTERRUPT: Handler.APP,
-        Command.CHAT_INTERRUPT: Handler.APP,
-        Command.CHAT_SCROLL_UP: Handler.APP,
-        Command.CHAT_SCROLL_DOWN: Handler.APP,
-        **{
-            c: Handler.PANEL
-            for c in Command
-            if c.value.startswith(("panel.", "reply.")) and c is not Command.PANEL_EDITOR
-        },
-        **{
-            c: Handler.CHAT
-            for c in Command
-            if c.value.startswith("chat.")
-            and c not in (Command.CHAT_INTERRUPT, Command.CHAT_SCROLL_UP, Command.CHAT_SCROLL_DOWN)
-        },
-        Command.PROMPT_YES: Handler.PROMPT,
-        Command.PROMPT_NO: Handler.PROMPT,
-    }
-)
 
 
 @attrs.frozen
@@ -186,6 +159,8 @@ DEFAULT_BINDINGS: tuple[Binding, ...] = (
     *(Binding(c, (str(n),), X.PANEL, "jump") for n, c in enumerate(ROW_JUMPS, start=1)),
     # -- the reply editor (printable and editing keys go to the editor itself)
     Binding(C.REPLY_NEWLINE, ("meta enter", "shift enter"), X.REPLY, "newline"),
+    Binding(C.REPLY_UP, ("up",), X.REPLY, "choose"),
+    Binding(C.REPLY_DOWN, ("down",), X.REPLY, "choose"),
     # -- the chat editor
     Binding(C.CHAT_SEND, ("enter",), X.CHAT, "send"),
     Binding(C.CHAT_NEWLINE, ("meta enter", "shift enter"), X.CHAT, "newline"),
@@ -200,6 +175,8 @@ DEFAULT_BINDINGS: tuple[Binding, ...] = (
     Binding(C.CHAT_KILL_WORD, ("ctrl w",), X.CHAT, "delete word"),
     Binding(C.CHAT_WORD_LEFT, ("meta b",), X.CHAT, "word ←"),
     Binding(C.CHAT_WORD_RIGHT, ("meta f",), X.CHAT, "word →"),
+    Binding(C.CHAT_HISTORY_BACK, ("up",), X.CHAT, "history"),
+    Binding(C.CHAT_HISTORY_FORWARD, ("down",), X.CHAT, "history"),
     # -- a foreign permission prompt
     Binding(C.PROMPT_YES, ("y", "Y"), X.PROMPT, "yes"),
     Binding(C.PROMPT_NO, ("n", "N", "esc"), X.PROMPT, "no"),

@@ -10,9 +10,16 @@ keyboard), and the embedder's chat editor. It is the one place keys enter asks:
   pause. A timer (in :meth:`AsksLayer.running`) engages the claim when the pause is over, so
   the screen shows the hand-over without a key; the same timer clears the host's notice when
   its time is over (a key clears it sooner);
-* layer commands from the keymap: the focus toggle (chat → panel; inside the panel it cycles
-  required tabs while a blocker waits), collapse (everywhere, also at a permission prompt),
-  Ctrl+G (the draft in ``$VISUAL``/``$EDITOR``);
+* **each key is resolved once** (:mod:`asks.widgets.keys`): looked up in the keymap for the
+  context it goes to (chat, the panel's rows or reply editor for the tab it was aimed at, the
+  prompt) and run from **one handler table** (:attr:`AsksLayer.commands`): the panel's, the
+  prompt's and the chat editor's commands (when they are :class:`~asks.widgets.keys.KeyCommands`,
+  as asks' own are), the embedding app's (``commands=``: Ctrl+C, Esc in chat, PgUp/PgDn for
+  the REPL's transcript), and the layer's own, which win: the focus toggle (chat → panel;
+  inside the panel it cycles required tabs while a blocker waits), collapse (everywhere, also
+  at a permission prompt), Ctrl+G (the draft in ``$VISUAL``/``$EDITOR``). A key with no
+  command, or none the table runs, goes to that context's editor or prompt. An app command
+  bound globally (Ctrl+C) runs before the key is routed: it is not typing;
 * an Esc that paused the panel never also counts as an Esc in chat: an Esc within the guard
   interval after it is swallowed (rule 8), so a double Esc cannot interrupt the agent;
 * a printable key the panel cannot use (no binding on an option row, the ``Next`` row, the
@@ -21,8 +28,7 @@ keyboard), and the embedder's chat editor. It is the one place keys enter asks:
   delivers it there, so typing meant for the chat is never dropped and never answers;
 * the cursor sits where :meth:`~asks.core.focus.Focus.keyboard` says the keys go — the same
   answer that routes them and that the status line names (rule 9c);
-* other keys go to the panel (aimed tab), the prompt widget, or the chat editor; what they do
-  not use is returned, as urwid expects (the embedding app handles Ctrl+C, scrolling, …).
+* what no handler and no editor uses is returned, as urwid expects.
 
 It also rings the terminal bell when the first blocking wait begins, and gives embedders the
 status text (:meth:`AsksLayer.status_text`) and ``/asks [ID]`` (:meth:`AsksLayer.open_questions`)
@@ -44,7 +50,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Hashable, Mapping
 
 import trio
 import urwid
@@ -57,6 +63,7 @@ from asks.core.restore import Restored
 from asks.host.ports import PanelPort
 from asks.widgets.external import edit_externally
 from asks.widgets.keymap import PANEL_COMMANDS, Command, Context, Keymap, build_keymap
+from asks.widgets.keys import KeyCommands, KeyHandler, KeyPress, used
 from asks.widgets.keyspec import is_text_key, pretty_key
 from asks.widgets.panel import PALETTE as PANEL_PALETTE
 from asks.widgets.panel import QuestionPanel
@@ -64,6 +71,7 @@ from asks.widgets.panel.markup import Size
 from asks.widgets.status import left_markup
 from asks.widgets.typeahead import TypeAhead
 
+_OWN = (Command.FOCUS_TOGGLE, Command.COLLAPSE, Command.PANEL_EDITOR)  # the layer's commands
 LAYER_PALETTE = PANEL_PALETTE  # urwid palette entries the layer draws with (add your own)
 
 
@@ -96,6 +104,7 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         bell: Callable[[], None] = ring_terminal_bell,
         clock: Callable[[], float] = _trio_now,
         chat_edit: urwid.Edit | None = None,
+        commands: Mapping[Command, Callable[[], object]] | None = None,
     ) -> None:
         self.port = port
         self.editor = editor
@@ -116,6 +125,16 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         self.last_context = Context.CHAT  # where the last key went (for unhandled keys)
         self._had_waits = bool(port.live_waits)
         self._guard_changed = trio.Event()
+        app = dict(commands or {})
+        self._commands = self._command_table(app)
+        global_ = {b.command for b in self.keymap.bindings if b.context is Context.GLOBAL}
+        self._early = frozenset(c for c in app if c in global_ and c not in _OWN)
+        self._text: Mapping[Context, KeyHandler] = {
+            Context.CHAT: self._chat_text,
+            Context.PANEL: self.panel.text_key,
+            Context.REPLY: self.panel.text_key,
+            Context.PROMPT: self._prompt_text,
+        }
         super().__init__(urwid.Pile([editor]))
         port.name_keys_nowait(
             {
@@ -226,72 +245,124 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         self._layout()
 
     # -- keys --------------------------------------------------------------------------------
+    @property
+    def commands(self) -> Mapping[Command, KeyHandler]:
+        """The one handler table keys are run from (module docstring)."""
+        return self._commands
+
+    def _command_table(
+        self, app: Mapping[Command, Callable[[], object]]
+    ) -> dict[Command, KeyHandler]:
+        """The widgets' commands, the embedding app's, then the layer's own (which win)."""
+        table: dict[Command, KeyHandler] = dict(self.panel.key_commands())
+        if isinstance(self.prompt, KeyCommands):
+            table.update(self.prompt.key_commands())
+        if isinstance(self.editor, KeyCommands):
+            table.update({c: self._typed(h) for c, h in self.editor.key_commands().items()})
+        table.update({command: used(action) for command, action in app.items()})
+        table[Command.FOCUS_TOGGLE] = used(self.port.toggle_focus_nowait)
+        table[Command.COLLAPSE] = used(self.port.toggle_collapse_nowait)
+        table[Command.PANEL_EDITOR] = used(self._edit_externally)
+        table[Command.PANEL_PAUSE] = self._pause(table[Command.PANEL_PAUSE])
+        table[Command.CHAT_INTERRUPT] = self._chat_esc(table.get(Command.CHAT_INTERRUPT))
+        return table
+
     def keypress(self, size: Size, key: str) -> str | None:
         """Route one key (see module docstring); return it if nothing here uses it."""
         now = self._clock()
+        command = self.keymap.command_for(Context.GLOBAL, key)
+        if command in self._early:  # the app's own global command (Ctrl+C): not typing
+            return self._commands[command](KeyPress(size, key, Context.GLOBAL, command, None, now))
         focus = self.port.focus
         if focus.where()[0] is KeysTo.PROMPT:
-            self.last_context = Context.PROMPT
-            return self._prompt_key(size, key)
+            return self._dispatch(size, key, Context.PROMPT, command, None, now)
         route = self.port.key_route(now)
         if route.target is focus.panel:
-            self.last_context = self.panel.key_context
-            return self._panel_key(size, key, route.tab, now)
+            context = self.panel.key_context_for(route.tab)
+            unused = self._dispatch(size, key, context, command, route.tab, now)
+            if unused is not None and context is Context.PANEL and is_text_key(unused):
+                return self._stray_key(size, unused, now)
+            return unused
         self.last_context = Context.CHAT
         if route.target is focus.chat:
-            return self._chat_key(size, key, now)
+            return self._dispatch(size, key, Context.CHAT, command, None, now)
         return key  # another editor of the embedding app owns the keyboard
 
-    def _prompt_key(self, size: Size, key: str) -> str | None:
-        if self.keymap.command_for(Context.PROMPT, key) is Command.COLLAPSE:
-            self.port.toggle_collapse_nowait()
-            return None
-        if self.prompt is None:
-            return key
-        return self.prompt.keypress(size, key)
-
-    def _panel_key(self, size: Size, key: str, tab: object, now: float) -> str | None:
-        context = self.panel.key_context
-        command = self.keymap.command_for(context, key)
-        if command is Command.COLLAPSE:
-            self.port.toggle_collapse_nowait()
-            return None
-        if command is Command.FOCUS_TOGGLE:
-            self.port.toggle_focus_nowait()
-            return None
-        if command is Command.PANEL_EDITOR:
-            self._edit_externally()
-            return None
-        unused = self.panel.keypress_for(size, key, tab)
-        if command is Command.PANEL_PAUSE and not self.port.focus.panel_focused:
-            self._pause_esc_at = now
-        if unused is not None and context is Context.PANEL and is_text_key(unused):
-            return self._stray_key(size, unused, now)
-        return unused
+    def _dispatch(  # noqa: PLR0917
+        self,
+        size: Size,
+        key: str,
+        context: Context,
+        command: Command | None,
+        tab: Hashable | None,
+        now: float,
+    ) -> str | None:
+        """Resolve ``key`` in ``context`` (unless a global command already did) and run it
+        from the table, else give it to the context's text input."""
+        self.last_context = context
+        if command is None:
+            command = self.keymap.command_for(context, key)
+        press = KeyPress(size, key, context, command, tab, now)
+        handler = None if command is None else self._commands.get(command)
+        return (handler or self._text[context])(press)
 
     def _stray_key(self, size: Size, key: str, now: float) -> str | None:
         """Rule 9a: deliver a printable the panel could not use where the host says."""
         route = self.port.stray_key_nowait(now)
         self.last_context = Context.CHAT
         if route.target is self.port.focus.chat:
-            return self._chat_key(size, key, now)
+            return self._dispatch(size, key, Context.CHAT, None, None, now)
         return key  # another editor of the embedding app: the app delivers it
 
-    def _chat_key(self, size: Size, key: str, now: float) -> str | None:
-        command = self.keymap.command_for(Context.CHAT, key)
-        if command is Command.FOCUS_TOGGLE:
-            self.port.toggle_focus_nowait()
-            return None
-        if command is Command.COLLAPSE:
-            self.port.toggle_collapse_nowait()
-            return None
-        if command is Command.CHAT_INTERRUPT and now - self._pause_esc_at < self.port.focus.guard:
-            self._pause_esc_at = float("-inf")
-            return None  # the echo of the Esc that paused the panel (rule 8)
-        unused = self.editor.keypress(size, key)
+    def _pause(self, pause: KeyHandler) -> KeyHandler:
+        """Esc pausing the panel: remember when, so its echo in chat is not an interrupt."""
+
+        def run(press: KeyPress) -> str | None:
+            unused = pause(press)
+            if not self.port.focus.panel_focused:
+                self._pause_esc_at = press.now
+            return unused
+
+        return run
+
+    def _chat_esc(self, interrupt: KeyHandler | None) -> KeyHandler:
+        """Esc in chat: swallowed within the guard after an Esc paused the panel (rule 8),
+        else the app's interrupt, else the editor's."""
+
+        def run(press: KeyPress) -> str | None:
+            if press.now - self._pause_esc_at < self.port.focus.guard:
+                self._pause_esc_at = float("-inf")
+                return None  # the echo of the Esc that paused the panel (rule 8)
+            return (interrupt or self._chat_text)(press)
+
+        return run
+
+    def _typed(self, handler: KeyHandler) -> KeyHandler:
+        """A key the chat editor handles: the chat line may have changed (drafts)."""
+
+        def run(press: KeyPress) -> str | None:
+            unused = handler(press)
+            if self._chat_edit is not None:
+                self._drafts.chat_changed()  # O(1): the keeper reads the line when it writes
+            return unused
+
+        return run
+
+    def _chat_text(self, press: KeyPress) -> str | None:
+        if isinstance(self.editor, KeyCommands):
+            unused = self.editor.text_key(press)
+        else:
+            unused = self.editor.keypress(press.size, press.key)
         if self._chat_edit is not None:
-            self._drafts.chat_changed()  # O(1): the keeper reads the line when it writes
+            self._drafts.chat_changed()
         return unused
+
+    def _prompt_text(self, press: KeyPress) -> str | None:
+        if self.prompt is None:
+            return press.key
+        if isinstance(self.prompt, KeyCommands):
+            return self.prompt.text_key(press)
+        return self.prompt.keypress(press.size, press.key)
 
     # -- background work ---------------------------------------------------------------------
     async def _guard_timer(self) -> None:

@@ -12,12 +12,16 @@ until the broker ends the prompt. With no prompt it draws one empty row and retu
 Keys while a prompt is up (it is modal), from the keymap's ``PROMPT`` context: ``y``/``Y`` allow
 (``broker.answer_nowait(True)``), ``n``/``N``/``esc`` deny (``answer_nowait(False)``); global
 keys (Ctrl+C, collapse) are returned for the layer and the app; every other key is swallowed.
+The view carries out ``PROMPT_YES``/``PROMPT_NO`` as :class:`~asks.widgets.keys.KeyCommands`
+(the layer resolves the key once and runs them); :meth:`PromptView.keypress` is the same lookup
+and table on its own.
 
 :meth:`PromptView.refresh` re-reads ``broker.current``; the app subscribes it to the broker.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Final
 
 import urwid
@@ -26,6 +30,7 @@ from asks.agent.prompts import Prompt, PromptBroker
 from asks.core.i18n import N_, _
 from asks.sanitize import sanitize_text
 from asks.widgets.keymap import Command, Context, Keymap, build_keymap
+from asks.widgets.keys import KeyHandler, KeyPress, handle
 from asks.widgets.panel.footer import localized_hints
 
 Size = tuple[int]
@@ -64,6 +69,10 @@ class PromptView(urwid.WidgetWrap[urwid.Widget]):
         self._keymap = keymap or build_keymap()
         self._prompt: Prompt | None = None
         self._drawn: tuple[Prompt | None, bool | None] | None = None
+        self._commands: Mapping[Command, KeyHandler] = {
+            Command.PROMPT_YES: self._answer(True),
+            Command.PROMPT_NO: self._answer(False),
+        }
         super().__init__(urwid.Text(""))
         self.refresh()
 
@@ -88,11 +97,23 @@ class PromptView(urwid.WidgetWrap[urwid.Widget]):
         return True
 
     def keypress(self, size: Size, key: str) -> str | None:  # type: ignore[override]
-        if self._broker.current is None:
-            return key
-        command = self._keymap.command_for(Context.PROMPT, key)
-        if command in (Command.PROMPT_YES, Command.PROMPT_NO):
-            self._broker.answer_nowait(command is Command.PROMPT_YES)
+        return handle(self._keymap, Context.PROMPT, self, size, key)
+
+    def key_commands(self) -> Mapping[Command, KeyHandler]:
+        return self._commands
+
+    def text_key(self, press: KeyPress) -> str | None:
+        """Modal while a prompt is up: other keys are swallowed, global commands returned."""
+        if self._broker.current is None or press.command is not None:
+            return press.key
+        return None
+
+    def _answer(self, allow: bool) -> KeyHandler:
+        def answer(press: KeyPress) -> str | None:
+            if self._broker.current is None:
+                return press.key  # nothing is up: keys pass through
+            self._broker.answer_nowait(allow)
             self.refresh()
             return None
-        return key if command is not None else None  # global keys go on; the rest is eaten
+
+        return answer

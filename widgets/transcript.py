@@ -27,12 +27,14 @@ Semantics:
   a marker saying so: ``↓ scrolled up · PgDn for the newest`` or, once entries arrived below,
   ``↓ N new below · PgDn``.
 * The view is not selectable (a container never moves the keyboard onto it, e.g. on ``up``
-  from the editor); the app calls :meth:`TranscriptView.scroll` for PgUp/PgDn. If keys are sent
-  to it anyway, ``page up``/``page down`` scroll and every other key is returned.
+  from the editor); the app runs :meth:`TranscriptView.scroll` for the keymap's
+  ``CHAT_SCROLL_UP``/``CHAT_SCROLL_DOWN`` (PgUp/PgDn). If keys are sent to it anyway, those
+  two commands' keys scroll and every other key is returned.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Final
 
 import urwid
@@ -41,6 +43,8 @@ from urwid.widget import AbstractFlowWidget as FlowWidget
 from asks.agent.transcript import QUEUED, Entry, EntryKind, Transcript
 from asks.core.i18n import N_, _
 from asks.sanitize import sanitize_line, sanitize_text
+from asks.widgets.keymap import Command, Context, Keymap, build_keymap
+from asks.widgets.keys import KeyHandler, KeyPress, handle
 
 BoxSize = tuple[int, int]
 Markup = list[tuple[str, str] | str]
@@ -65,6 +69,13 @@ TITLES: Final = (
     N_("agent error"),
     N_("web"),
 )
+
+
+def _listbox_key(command: str) -> str:
+    """The key urwid's list box runs ``command`` for: scrolling pages the inner list box by
+    its own keys (urwid's command map, read, never changed), not by a key of ours."""
+    return next(key for key, bound in urwid.command_map.items() if bound == command)
+
 
 PALETTE: Final = (
     ("transcript.user", "light cyan,bold", "default", "bold"),
@@ -144,8 +155,9 @@ def entry_widget(entry: Entry) -> tuple[FlowWidget, urwid.Text]:
 class TranscriptView(urwid.WidgetWrap["urwid.ListBox[int]"]):
     """A scrolling list of transcript entries; see the module docstring."""
 
-    def __init__(self, transcript: Transcript) -> None:
+    def __init__(self, transcript: Transcript, keymap: Keymap | None = None) -> None:
         self._transcript = transcript
+        self._keymap = keymap or build_keymap()
         self._walker: urwid.SimpleFocusListWalker[FlowWidget] = urwid.SimpleFocusListWalker([])
         self._listbox = urwid.ListBox(self._walker)
         # entries drawn while not done: index → (their text widget, (text, done) as drawn)
@@ -157,6 +169,10 @@ class TranscriptView(urwid.WidgetWrap["urwid.ListBox[int]"]):
         self._size: BoxSize | None = None  # the list's size at the last render (no marker row)
         self._unseen = 0  # entries appended while not following
         self._marker = urwid.Text("", align="center", wrap="ellipsis")
+        self._commands: Mapping[Command, KeyHandler] = {
+            Command.CHAT_SCROLL_UP: self._scroll_key(-1),
+            Command.CHAT_SCROLL_DOWN: self._scroll_key(1),
+        }
         super().__init__(self._listbox)
         self.refresh()
 
@@ -218,7 +234,7 @@ class TranscriptView(urwid.WidgetWrap["urwid.ListBox[int]"]):
 
         Pages are counted in the list's size *with* the marker row, the size it has while
         scrolled, so PgUp then PgDn lands back at the bottom."""
-        key = "page up" if pages < 0 else "page down"
+        key = _listbox_key(urwid.CURSOR_PAGE_UP if pages < 0 else urwid.CURSOR_PAGE_DOWN)
         if self._size is None:
             return
         cols, rows = self._size
@@ -250,11 +266,21 @@ class TranscriptView(urwid.WidgetWrap["urwid.ListBox[int]"]):
         return False
 
     def keypress(self, size: BoxSize, key: str) -> str | None:  # type: ignore[override]
-        if key in ("page up", "page down"):
-            self._size = self._body_size(size)  # what the last render of ``size`` used
-            self.scroll(-1 if key == "page up" else 1)
+        return handle(self._keymap, Context.CHAT, self, size, key)
+
+    def key_commands(self) -> Mapping[Command, KeyHandler]:
+        return self._commands
+
+    def text_key(self, press: KeyPress) -> str | None:
+        return press.key
+
+    def _scroll_key(self, pages: int) -> KeyHandler:
+        def scroll(press: KeyPress) -> str | None:
+            self._size = self._body_size(press.size)  # type: ignore[arg-type]  # a box size
+            self.scroll(pages)
             return None
-        return key
+
+        return scroll
 
     def mouse_event(  # type: ignore[override]  # noqa: PLR0917
         self, size: BoxSize, event: str, button: int, col: int, row: int, focus: bool

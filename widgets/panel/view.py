@@ -20,20 +20,22 @@ are open, and each tab's scroll position. Widgets are reused across refreshes wh
 did not change (:mod:`~asks.widgets.panel.memo`).
 
 Keys: the layer widget (:mod:`asks.widgets.layer`) decides that a key is the panel's (focus,
-typing guard) and calls :meth:`QuestionPanel.keypress_for` with the tab it was aimed at. When
-the cursor is on ``Type something.`` or the notes editor is open, the key context is ``REPLY``:
-its bindings run first (Enter confirms, Alt+Enter inserts a newline), then the editor gets the
-key, and keys it does not use fall back to the ``PANEL`` context. Otherwise ``PANEL`` bindings
-become ``host.command_nowait(PanelCommand, tab)``; digits 1–6 only move the cursor to that row
-(a digit with no such row is not used). Unhandled keys are returned, as urwid expects (the
-layer treats a returned printable as a stray key, focus rule 9a).
+typing guard), resolves it once in :meth:`QuestionPanel.key_context_for` the tab it was aimed
+at and runs the panel's handler (:meth:`QuestionPanel.key_commands`, :mod:`asks.widgets.keys`).
+When the cursor is on ``Type something.`` or the notes editor is open, the key context is
+``REPLY``: its bindings run (Enter confirms, Alt+Enter inserts a newline; Up/Down go to the
+editor first and move between rows only from its first/last line), and every other key goes
+to the editor. Otherwise ``PANEL`` bindings become ``host.command_nowait(PanelCommand, tab)``;
+digits 1–6 only move the cursor to that row (a digit with no such row is not used). Unhandled
+keys are returned, as urwid expects (the layer treats a returned printable as a stray key,
+focus rule 9a). :meth:`QuestionPanel.keypress` is the same lookup and table on its own.
 
 All model text goes through :mod:`asks.sanitize` before it reaches a widget.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable, Mapping
 
 import urwid
 
@@ -41,10 +43,11 @@ from asks.core.drafts import Draft, custom_row, row_count
 from asks.core.i18n import N_, _, language, ngettext
 from asks.core.model import QuestionRef
 from asks.core.tabs import ReviewKey, TabKey
-from asks.host.commands import PanelMode
+from asks.host.commands import PanelCommand, PanelMode
 from asks.host.ports import PanelPort
 from asks.sanitize import sanitize_line
 from asks.widgets.keymap import PANEL_COMMANDS, ROW_JUMPS, Command, Context, Keymap
+from asks.widgets.keys import KeyHandler, KeyPress, handle
 from asks.widgets.panel.body import Body
 from asks.widgets.panel.footer import Footer, localized_hints
 from asks.widgets.panel.frame import DOTTED, SOLID, Border, Frame, Scroll
@@ -63,6 +66,7 @@ from asks.widgets.panel.rows import QuestionRows
 from asks.widgets.panel.tabbar import ChipState, TabBar
 
 COMPACT_ROWS = 12  # a panel shorter than this gets one row of key hints
+EditAction = Callable[[urwid.Edit, tuple[int]], object]  # what a key does to the active editor
 
 
 class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
@@ -100,6 +104,7 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
             None,
             None,
         )
+        self._commands = self._command_table()
         super().__init__(urwid.Pile([]))
         self.refresh()
 
@@ -119,7 +124,7 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
     @property
     def key_context(self) -> Context:
         """The keymap context of the next key: ``REPLY`` while an editor is active."""
-        return Context.REPLY if self._editing(self._host.selected) else Context.PANEL
+        return self.key_context_for(self._host.selected)
 
     @property
     def notes_open(self) -> bool:
@@ -332,59 +337,99 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         spec = self._host.question(tab).spec
         return self._notes_open or self._host.draft(tab).cursor == custom_row(spec)
 
+    def key_context_for(self, tab: Hashable | None) -> Context:
+        """The keymap context of a key aimed at ``tab``: ``REPLY`` while its editor is active."""
+        return Context.REPLY if self._editing(_aimed(tab)) else Context.PANEL
+
     def keypress(self, size: Size, key: str) -> str | None:
-        """A key for the selected tab (the layer normally calls :meth:`keypress_for`)."""
-        return self.keypress_for(size, key, self._host.selected)
+        """A key for the selected tab, resolved over :meth:`key_commands` (the layer resolves
+        keys itself, with the tab they were aimed at)."""
+        return handle(self._keymap, self.key_context, self, size, key)
 
-    def keypress_for(self, size: Size, key: str, tab: Hashable | None) -> str | None:
-        """Handle ``key`` aimed at ``tab`` (see module docstring); return it if unused."""
-        host = self._host
-        aimed = tab if isinstance(tab, QuestionRef | ReviewKey) else None
-        cols = size[0] if size else 80
-        scroll = self._scrolls.get(host.selected) if host.selected is not None else None
-        if self._editing(aimed):
-            unused = self._reply_key(cols, key, aimed)
-        else:
-            unused = self._panel_key(cols, key, aimed)
-        if scroll is not None and unused is None and key not in self._paging_keys():
-            scroll.anchor = None  # a key acted: show the cursor again on the next render
-        return unused
+    def key_commands(self) -> Mapping[Command, KeyHandler]:
+        """The panel's commands (module docstring); a key any of them uses (paging aside)
+        shows the cursor again on the next render."""
+        return self._commands
 
-    def _paging_keys(self) -> tuple[str, ...]:
-        keymap = self._keymap
-        return keymap.keys_for(Command.PANEL_PAGE_UP) + keymap.keys_for(Command.PANEL_PAGE_DOWN)
+    def _command_table(self) -> dict[Command, KeyHandler]:
+        shown = self._shows_cursor
+        table: dict[Command, KeyHandler] = {
+            command: shown(self._host_command(value)) for command, value in PANEL_COMMANDS.items()
+        }
+        table.update({command: shown(self._jump_key(n)) for n, command in enumerate(ROW_JUMPS)})
+        table[Command.PANEL_NOTES] = shown(self._notes_key)
+        table[Command.REPLY_NEWLINE] = shown(self._newline_key)
+        table[Command.REPLY_UP] = shown(self._reply_arrow(PanelCommand.UP))
+        table[Command.REPLY_DOWN] = shown(self._reply_arrow(PanelCommand.DOWN))
+        table[Command.PANEL_PAGE_UP] = self._page_key(-1)
+        table[Command.PANEL_PAGE_DOWN] = self._page_key(1)
+        return table
 
-    def _panel_key(self, cols: int, key: str, tab: TabKey | None) -> str | None:
-        command = self._keymap.command_for(Context.PANEL, key)
-        if command is None or not self._run(command, cols, tab):
-            return key
+    def text_key(self, press: KeyPress) -> str | None:
+        """A key no command took: typed into the active editor, else returned (unused)."""
+        if press.context is not Context.REPLY:
+            return press.key
+        return self._shows_cursor(self._type_key)(press)
+
+    def _shows_cursor(self, handler: KeyHandler) -> KeyHandler:
+        def run(press: KeyPress) -> str | None:
+            selected = self._host.selected
+            scroll = self._scrolls.get(selected) if selected is not None else None
+            unused = handler(press)
+            if scroll is not None and unused is None:
+                scroll.anchor = None  # a key acted: show the cursor again on the next render
+            return unused
+
+        return run
+
+    def _tab_of(self, press: KeyPress) -> TabKey | None:
+        return _aimed(self._host.selected if press.tab is None else press.tab)
+
+    def _host_command(self, command: PanelCommand) -> KeyHandler:
+        def run(press: KeyPress) -> str | None:
+            self._host.command_nowait(command, self._tab_of(press))
+            return None
+
+        return run
+
+    def _jump_key(self, row: int) -> KeyHandler:
+        def jump(press: KeyPress) -> str | None:
+            return None if self._jump(row, self._tab_of(press)) else press.key
+
+        return jump
+
+    def _notes_key(self, press: KeyPress) -> str | None:
+        self._toggle_notes(self._tab_of(press))
         return None
 
-    def _reply_key(self, cols: int, key: str, tab: TabKey | None) -> str | None:
-        command = self._keymap.command_for(Context.REPLY, key)
-        if command is Command.REPLY_NEWLINE:
-            return self._edit(cols, "enter", tab)
-        if command is not None and self._run(command, cols, tab):
-            return None
-        unused = self._edit(cols, key, tab)
-        if unused is None:
-            return None
-        return self._panel_key(cols, unused, tab)
-
-    def _run(self, command: Command, cols: int, tab: TabKey | None) -> bool:
-        """Run a panel command or widget action; ``False`` if it is not the panel's."""
-        if command in PANEL_COMMANDS:
-            self._host.command_nowait(PANEL_COMMANDS[command], tab)
-        elif command is Command.PANEL_NOTES:
-            self._toggle_notes(tab)
-        elif command in (Command.PANEL_PAGE_UP, Command.PANEL_PAGE_DOWN):
+    def _page_key(self, pages: int) -> KeyHandler:
+        def page(press: KeyPress) -> str | None:
             if self._frame is not None:
-                self._frame.page(cols, -1 if command is Command.PANEL_PAGE_UP else 1)
-        elif command in ROW_JUMPS:
-            return self._jump(ROW_JUMPS.index(command), tab)
-        else:
-            return False
-        return True
+                self._frame.page(press.cols, pages)
+            return None
+
+        return page
+
+    def _type_key(self, press: KeyPress) -> str | None:
+        return self._edit(
+            press.cols, self._tab_of(press), lambda edit, size: edit.keypress(size, press.key)
+        )
+
+    def _newline_key(self, press: KeyPress) -> str | None:
+        return self._edit(
+            press.cols, self._tab_of(press), lambda edit, size: edit.insert_text("\n")
+        )
+
+    def _reply_arrow(self, command: PanelCommand) -> KeyHandler:
+        """Up/Down move in the editor; from its first/last line, to the row above/below."""
+
+        def arrow(press: KeyPress) -> str | None:
+            if self._type_key(press) is None:
+                return None
+            self._host.command_nowait(command, self._tab_of(press))
+            return None
+
+        return arrow
 
     def _toggle_notes(self, tab: TabKey | None) -> None:
         """Open or close the notes: a question's own, or on Review the note for all."""
@@ -402,8 +447,9 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         self._host.set_cursor_nowait(row)
         return True
 
-    def _edit(self, cols: int, key: str, tab: TabKey | None) -> str | None:
-        """Give ``key`` to the active editor; push a change to the host's draft."""
+    def _edit(self, cols: int, tab: TabKey | None, action: EditAction) -> str | None:
+        """Run ``action`` on the active editor (a key, a newline); push a change to the
+        host's draft. Returns what the editor did not use."""
         if tab != self._host.selected:
             return None  # aimed at another tab's editor: the host cannot take it (see NOTES)
         if isinstance(tab, ReviewKey):
@@ -412,7 +458,7 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
             edit = self._notes if self._notes_open else self._reply
         before = (edit.edit_text, edit.edit_pos)
         width = self._frame.body.editor_cols(cols - 2 * BORDER_COLS) if self._frame else cols
-        unused = edit.keypress((width,), key)
+        unused = action(edit, (width,))
         if (edit.edit_text, edit.edit_pos) != before:
             if edit is self._group_note:
                 self._host.set_group_note_nowait(edit.edit_text)
@@ -421,7 +467,12 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
             else:
                 self._host.set_custom_text_nowait(edit.edit_text, edit.edit_pos)
             self.refresh()
-        return unused
+        return unused if isinstance(unused, str) else None
+
+
+def _aimed(tab: Hashable | None) -> TabKey | None:
+    """A tab the panel can act on (a question or Review), else ``None``."""
+    return tab if isinstance(tab, QuestionRef | ReviewKey) else None
 
 
 def _numbered(names: list[str]) -> list[str]:
