@@ -434,3 +434,16 @@ def test_the_config_example_reads_without_a_warning(tmp_path: Path) -> None:
     config, warnings = load_config(path, env={})
     assert warnings == []
     assert config.tools.command_timeout == 120
+
+
+# -- what help() shows ---------------------------------------------------------------------------
+
+
+def test_every_public_class_has_its_own_docstring() -> None:
+    """``help(AsksLayer)`` once showed ``WidgetWrap``'s docstring; enums showed none."""
+    missing = [
+        name
+        for name, value in _public().items()
+        if isinstance(value, type) and not (vars(value).get("__doc__") or "").strip()
+    ]
+    assert missing == []

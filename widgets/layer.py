@@ -92,7 +92,26 @@ def _trio_now() -> float:
 
 
 class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
-    """The question panel above ``editor``, and the key path (see module docstring)."""
+    """The asks question panel above your chat editor: put it where the editor was.
+
+    ``AsksLayer(host.panel_port, editor)`` wraps ``editor`` (any urwid widget; an
+    ``urwid.Edit``, possibly decorated, also has its text kept in the drafts file) and shows
+    the panel above it while questions are pending. Every key goes through it: it decides
+    whether the panel, a prompt or the editor gets the key (the typing guard keeps a blocking
+    question from taking keys mid-sentence) and returns from :meth:`keypress` what nobody
+    used — Enter in the editor (submit in your handler), Ctrl+C, PgUp, … — as urwid expects.
+
+    Run the screen inside ``async with layer.running(loop):`` (trio only: it starts the
+    loop's screen and the guard timer, drafts and Ctrl+G's editor, and stops the screen
+    however the block ends). For your status line and commands: :meth:`status_text`,
+    :meth:`open_questions` (``/asks [ID]``), :meth:`restore_drafts`.
+
+    ``keymap``: the keys (:func:`~asks.widgets.keymap.build_keymap`, defaults when ``None``);
+    ``prompt``: a widget shown while a foreign prompt of yours has the keyboard
+    (``port.begin_foreign_nowait``); ``chat_edit``: the ``urwid.Edit`` inside a custom
+    editor; ``bell`` and ``clock`` are for tests. The README's "Embedding the panel" section
+    is the guide; the module docstring has the key path in detail.
+    """
 
     def __init__(
         self,

@@ -27,6 +27,8 @@ from asks.core.model import Outcome, QuestionRef, ResolutionKind
 
 
 class EventKind(enum.StrEnum):
+    """The name of each event type (``event.kind``): hook names and payload ``kind``."""
+
     QUESTION_ASKED = "question_asked"
     WAIT_OPENED = "wait_opened"
     WAIT_ENDED = "wait_ended"
@@ -47,6 +49,8 @@ class DeliveryChannel(enum.StrEnum):
 
 @attrs.frozen
 class QuestionAsked:
+    """A tool call created questions (``refs``), blocking or async, from ``source``."""
+
     call_id: str
     refs: tuple[QuestionRef, ...]
     blocking: bool
@@ -56,6 +60,8 @@ class QuestionAsked:
 
 @attrs.frozen
 class WaitOpened:
+    """A blocking wait went live: a new blocking group, or ``{questionId}`` entries."""
+
     call_id: str
     refs: tuple[QuestionRef, ...]
     source: str | None
@@ -64,6 +70,8 @@ class WaitOpened:
 
 @attrs.frozen
 class WaitEnded:
+    """A wait ended with ``outcome`` (answered, declined, deferred, interrupted, …)."""
+
     call_id: str
     refs: tuple[QuestionRef, ...]
     outcome: Outcome
@@ -72,6 +80,8 @@ class WaitEnded:
 
 @attrs.frozen
 class AnswerSaved:
+    """Resolutions (answers or declines) were saved, from ``source`` (``panel``, ``web``, …)."""
+
     refs: tuple[QuestionRef, ...]
     resolutions: tuple[ResolutionKind, ...]
     source: str
@@ -80,6 +90,8 @@ class AnswerSaved:
 
 @attrs.frozen
 class Delivered:
+    """Saved resolutions reached the agent through ``channel`` (and a hub agent its ``notes``)."""
+
     refs: tuple[QuestionRef, ...]  # the questions whose resolutions were delivered
     channel: DeliveryChannel
     notes: tuple[QuestionRef, ...] = ()  # the person's notes to a hub agent delivered with them
@@ -88,6 +100,8 @@ class Delivered:
 
 @attrs.frozen
 class QuestionsWithdrawn:
+    """The agent took the questions ``refs`` back, saying ``reason``."""
+
     refs: tuple[QuestionRef, ...]
     reason: str
     kind: EventKind = attrs.field(default=EventKind.WITHDRAWN, init=False)
@@ -95,6 +109,8 @@ class QuestionsWithdrawn:
 
 @attrs.frozen
 class StorageFailed:
+    """A journal append failed; ``message`` says what (nothing was saved)."""
+
     message: str
     kind: EventKind = attrs.field(default=EventKind.STORAGE_FAILED, init=False)
 

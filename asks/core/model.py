@@ -98,6 +98,8 @@ class Question:
 
 
 class AnswerKind(enum.StrEnum):
+    """What an :class:`Answer` holds: one option, free text, or checked options."""
+
     OPTION = "option"  # one option chosen (single select)
     CUSTOM = "custom"  # free text typed in the "Type something." row
     MULTI = "multi"  # zero or more options checked, maybe with custom text

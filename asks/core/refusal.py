@@ -14,6 +14,9 @@ from asks.core.i18n import N_, _
 
 
 class Refusal(enum.StrEnum):
+    """Why a panel command or a surface's request was refused; :attr:`text` is the sentence
+    for the person."""
+
     NO_QUESTIONS = "no_questions"  # nothing is pending
     PROMPT_OPEN = "prompt_open"  # a foreign prompt (permission confirm) has the keyboard
     UNKNOWN_QUESTION = "unknown_question"  # no such (pending) question

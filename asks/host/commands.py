@@ -76,6 +76,9 @@ class Armed:
 
 
 class PanelMode(enum.StrEnum):
+    """How the panel is shown: expanded (the questions), paused (a compact card after Esc),
+    collapsed (one hint row)."""
+
     EXPANDED = "expanded"
     PAUSED = "paused"
     COLLAPSED = "collapsed"

@@ -107,6 +107,9 @@ class StorageUnconfirmed(StorageError):  # noqa: N818 (name fixed by the design)
 
 
 class StorageState(enum.StrEnum):
+    """Whether the journal knows what is on disk: ``ok``, or ``unconfirmed`` after a failure
+    it could not roll back (it then refuses every append)."""
+
     OK = "ok"
     UNCONFIRMED = "unconfirmed"
 

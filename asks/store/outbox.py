@@ -33,6 +33,8 @@ from asks.store.projection import Projection
 
 
 class DeliveryMode(enum.StrEnum):
+    """How a :class:`Feedback` reaches the agent (its receipt says which)."""
+
     STEER = "steer"  # added to a running turn before its next model call
     WAKE = "wake"  # started a turn of an idle agent
     HUB = "hub"  # handed to an agent outside asks in a response of the hub
