@@ -37,6 +37,7 @@ import attrs
 import pytest
 
 import asks
+import asks.contract
 from asks.config import (
     _TABLES,  # the schema as data (one source: asks/config.py)
     load_config,
@@ -207,17 +208,24 @@ def _public() -> dict[str, object]:
 
 
 def _objects(where: str = "README.md") -> dict[str, object]:
-    """The public classes, and in the README the names its embedding section gives objects."""
-    classes = {name: value for name, value in _public().items() if isinstance(value, type)}
+    """The public classes (of ``asks`` and ``asks.contract``), and in the README the names its
+    embedding section gives objects."""
+    contract = {name: getattr(asks.contract, name) for name in asks.contract.__all__}
+    public = {**contract, **_public()}
+    named = {
+        name: value
+        for name, value in public.items()
+        if not callable(value) or isinstance(value, type)
+    }
     if not where.startswith("README.md"):
-        return classes
+        return named
     return {
         "host": asks.QuestionHost,
         "layer": asks.AsksLayer,
         "journal": asks.Journal,
         "bridge": asks.WebBridge,
         "port": asks.AgentPort,
-        **classes,
+        **named,
     }
 
 
@@ -349,6 +357,8 @@ def test_the_path_check_can_fail(text: str, ok: bool) -> None:
         ("host", ".panel_port.drafts.keep_chats(read, write)", False),
         ("AsksLayer", ".restore_drafts().notice", True),
         ("AsksLayer", ".restore_drafts().notices", False),
+        ("DEFAULT_GUIDANCE", ".prompt_snippet", True),
+        ("DEFAULT_GUIDANCE", ".snippet", False),
     ],
 )
 def test_the_name_check_can_fail(start: str, chain: str, ok: bool) -> None:
