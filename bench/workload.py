@@ -151,11 +151,12 @@ def _tool_call(call_id: str, questions: tuple[Question, ...], blocking: bool) ->
             for q in questions
         ],
     }
-    return {
-        "id": call_id,
-        "type": "function",
-        "function": {"name": contract.TOOL_NAME, "arguments": json.dumps(arguments)},
-    }
+    # as the agent loop journals a call (asks/agent/loop.py)
+    return {"id": call_id, "name": contract.TOOL_NAME, "arguments": json.dumps(arguments)}
+
+
+def _wait_call(call_id: str) -> dict[str, object]:
+    return {"id": call_id, "name": contract.TOOL_NAME, "arguments": "{}"}
 
 
 def entries(seed: int = 1, start_seq: int = 0, prefix: str = "call") -> Iterator[Entry]:
@@ -206,7 +207,8 @@ def entries(seed: int = 1, start_seq: int = 0, prefix: str = "call") -> Iterator
                 yield emit(Withdrawn(tuple(q.ref for q in questions), "no longer needed"))
             else:
                 wait_id = f"{prefix}-wait-{cycle}"
-                if fate < 0.15:
+                if fate < 0.15:  # the reply that makes the {questionId} call, then its wait
+                    yield emit(ChatMessage("assistant", "", (_wait_call(wait_id),)))
                     yield emit(WaitOpened(wait_id, tuple(q.ref for q in questions)))
                 resolutions = tuple(resolution(rng, q) for q in questions)
                 yield emit(Resolved(resolutions))

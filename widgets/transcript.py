@@ -26,6 +26,10 @@ Semantics:
   entry: sending a message always shows it). While it does not follow, the view's last row is
   a marker saying so: ``↓ scrolled up · PgDn for the newest`` or, once entries arrived below,
   ``↓ N new below · PgDn``.
+* History: a transcript that starts with only the end of a resumed conversation
+  (``Transcript.history``) is extended from it when scrolling up finds the top of what is
+  loaded in view: the older entries' widgets go in front, and the rows in view stay where
+  they were (the list's focus moves with its entry), so PgUp goes on scrolling through them.
 * The view is not selectable (a container never moves the keyboard onto it, e.g. on ``up``
   from the editor); the app runs :meth:`TranscriptView.scroll` for the keymap's
   ``CHAT_SCROLL_UP``/``CHAT_SCROLL_DOWN`` (PgUp/PgDn). If keys are sent to it anyway, those
@@ -240,6 +244,8 @@ class TranscriptView(urwid.WidgetWrap["urwid.ListBox[int]"]):
         cols, rows = self._size
         body = (cols, rows - 1) if self._following and rows >= 2 else self._size
         for _page in range(abs(pages)):
+            if pages < 0:
+                self._load_older(body)
             self._listbox.keypress(body, key)
         self._update_following(body)
 
@@ -293,6 +299,19 @@ class TranscriptView(urwid.WidgetWrap["urwid.ListBox[int]"]):
         return handled
 
     # -- helpers ---------------------------------------------------------------------------
+    def _load_older(self, size: BoxSize) -> None:
+        """With the top of what is loaded in view, put the history's next entries in front
+        (module docstring): at least a screenful, so the page up has rows to go to."""
+        transcript = self._transcript
+        if transcript.complete or "top" not in self._listbox.ends_visible(size):
+            return
+        added = transcript.load_older(max(size[1], 1))
+        if not added:
+            return
+        self._walker[0:0] = [entry_widget(entry)[0] for entry in transcript.entries[:added]]
+        self._drawn += added
+        self._open = {index + added: drawn for index, drawn in self._open.items()}
+
     def _redraw_open(self, index: int, entry: Entry) -> None:
         text, drawn = self._open[index]
         if (entry.text, entry.done) != drawn:

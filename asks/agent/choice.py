@@ -158,7 +158,7 @@ def build_model(
     source: Script | Settings,
     guidance: contract.Guidance,
     *,
-    seen: int = 0,
+    seen: int | Callable[[], int] = 0,
     hints: AnswerHints = LINE_HINTS,
 ) -> Model:
     """The scripted model (its placeholders say ``hints``), or the provider's (its module

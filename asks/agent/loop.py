@@ -28,7 +28,9 @@ Invariants:
 * Conversation messages are journaled (``chat_message``); ``ask_user_question`` results and
   feedback are journaled by the host (``tool_result``/``feedback_delivered``) — a retry the
   host answers from an earlier result is journaled by the loop — so
-  :func:`context_from_journal` rebuilds exactly what the model saw.
+  :func:`context_from_journal` rebuilds exactly what the model saw. A resumed context is
+  built at its first read (:attr:`Agent.messages`: the first turn), with a result for every
+  call the last run left open (asks/agent/context.py).
 * Transcript: a message the person sends is shown queued at once and becomes an ordinary user
   line when its turn reads it (asks/agent/transcript.py). One reply's tool calls *start* in
   call order (each call's line or card is drawn before the next call starts), then run
@@ -51,6 +53,7 @@ import attrs
 import trio
 
 from asks import contract
+from asks.agent.context import FEEDBACK_ROLE, context_from_journal
 from asks.agent.edge import assign_ids
 from asks.agent.events import Message, ModelError, ModelEvent, ModelNotice, TextDelta, ToolCall
 from asks.agent.hints import LINE_HINTS, AnswerHints
@@ -67,18 +70,20 @@ from asks.core import diagnostics
 from asks.core.i18n import _
 from asks.core.listeners import Signal
 from asks.host.ports import AgentPort
-from asks.store.entries import (
-    ChatMessage,
-    FeedbackDelivered,
-    PermissionDecided,
-    Record,
-    ToolResult,
-)
+from asks.store.entries import ChatMessage, PermissionDecided, ToolResult
 
-FEEDBACK_ROLE = "user"
 WAKE_RETRY = 1.0  # seconds before retrying a wake whose receipt could not be written
 WAKE_RETRY_MAX = 30.0  # … doubling up to this (a full disk must not make the agent spin)
-__all__ = ["Message", "ModelError", "ModelEvent", "ModelNotice", "TextDelta", "ToolCall"]
+__all__ = [
+    "FEEDBACK_ROLE",
+    "Message",
+    "ModelError",
+    "ModelEvent",
+    "ModelNotice",
+    "TextDelta",
+    "ToolCall",
+    "context_from_journal",
+]
 
 
 class Model(Protocol):
@@ -130,35 +135,6 @@ class TurnOutcome(enum.StrEnum):
     FAILED = "failed"
 
 
-def context_from_journal(records: Sequence[Record]) -> list[Message]:
-    """Rebuild the model context from the conversation records of a journal: the messages,
-    the tool results of this agent's own calls (a call of an agent asking through the hub
-    shares the journal, not this context) and the feedback it was given."""
-    messages: list[Message] = []
-    own_calls: set[str] = set()
-    for record in records:
-        entry = record.entry
-        if isinstance(entry, ChatMessage):
-            message = _message_from_chat(entry)
-            own_calls.update(call.id for call in message.tool_calls)
-            messages.append(message)
-        elif isinstance(entry, ToolResult) and entry.call_id in own_calls:
-            messages.append(Message("tool", entry.text, tool_call_id=entry.call_id))
-        elif isinstance(entry, FeedbackDelivered):
-            messages.append(Message(FEEDBACK_ROLE, entry.text))
-    return messages
-
-
-def _message_from_chat(entry: ChatMessage) -> Message:
-    calls = tuple(
-        ToolCall(str(c.get("id", "")), str(c.get("name", "")), str(c.get("arguments", "")))
-        for c in entry.tool_calls
-        if "name" in c
-    )
-    call_id = next((str(c["tool_call_id"]) for c in entry.tool_calls if "tool_call_id" in c), None)
-    return Message(entry.role, entry.content, calls, call_id)
-
-
 @attrs.define(eq=False)
 class Agent:
     """Runs turns for one session (see module docstring)."""
@@ -168,7 +144,7 @@ class Agent:
     tools: Sequence[Tool]
     transcript: Transcript
     confirm: Callable[[str], Any]  # async (text) -> bool: the foreign-prompt broker
-    messages: list[Message] = attrs.Factory(list)
+    _messages: list[Message] = attrs.field(factory=list, alias="messages")
     guidance: contract.Guidance = contract.DEFAULT_GUIDANCE
     hints: AnswerHints = LINE_HINTS  # how the person answers on this surface (result cards)
     state: AgentState = AgentState.IDLE
@@ -176,9 +152,26 @@ class Agent:
     _inbox: trio.MemoryReceiveChannel[Entry] = attrs.field(init=False)
     _turn_scope: trio.CancelScope | None = None
     _changes: Signal = attrs.Factory(Signal)
+    # a context not built yet: (its builder, the reason its open calls are closed with, if)
+    _restore: tuple[Callable[[], list[Message]], str | None] | None = attrs.field(
+        default=None, alias="restore"
+    )
 
     def __attrs_post_init__(self) -> None:
         self._inbox_send, self._inbox = trio.open_memory_channel[Entry](math.inf)
+
+    @property
+    def messages(self) -> list[Message]:
+        """The model's context. A resumed one is built at its first read (the first turn):
+        the journal's messages, then a result for every call the last run left open, journaled
+        (:meth:`close_open_calls`); the same context an eager build gives (module docstring)."""
+        if self._restore is not None:
+            build, reason = self._restore
+            self._restore = None
+            self._messages = build()
+            if reason is not None:
+                self.close_open_calls(reason)
+        return self._messages
 
     # -- the UI side ---------------------------------------------------------------------
     def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:

@@ -15,14 +15,19 @@ The replayed transcript shows what the live one showed, in journal order:
 * the other question results (of this agent's own calls: not the hub's), feedback cards and
   permission decisions (``⚑ permission allowed: …``) where their lines are.
 
-The in-process and pty tests of tests/test_tour.py play a session, resume it and compare.
-* last, one notice: ``Resumed session ID: N pending, M saved answer(s) to deliver.``
+* last (asks/agent/history.py), one notice: ``Resumed session ID: N pending, M saved
+  answer(s) to deliver.``
+
+:func:`rebuild` draws every record at once (line mode and ``-p`` print them all); a resumed
+REPL draws them a window at a time, from the end (asks/agent/history.py), with the same
+:class:`Renderer`. The in-process and pty tests of tests/test_tour.py play a session, resume
+it and compare.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import attrs
 
@@ -39,7 +44,6 @@ from asks.agent.transcript import EntryKind, Transcript
 from asks.contract import TOOL_NAME, ResultEnvelope
 from asks.core.i18n import ngettext
 from asks.core.model import Outcome
-from asks.host.host import QuestionHost
 from asks.store.entries import ChatMessage, FeedbackDelivered, PermissionDecided, Record, ToolResult
 from asks.store.projection import Projection
 
@@ -59,22 +63,10 @@ def rebuild(
 ) -> None:
     """Append the replayed entries (module docstring) to ``transcript``; result cards say how
     to answer with ``hints`` (the surface resuming it)."""
-    _Replay(transcript, projection, model_name, unfinished, hints).run()
-
-
-def replay_session(
-    transcript: Transcript,
-    host: QuestionHost,
-    model_name: str,
-    *,
-    unfinished: str,
-    hints: AnswerHints = LINE_HINTS,
-) -> None:
-    """Rebuild the visible chat of ``host``'s journal (:func:`rebuild`), then say so."""
-    rebuild(transcript, host.projection, model_name, unfinished=unfinished, hints=hints)
-    stats = host.statistics()
-    notice = resumed_notice(host.journal.session_id, stats.pending, stats.saved_undelivered)
-    transcript.add(EntryKind.NOTICE, notice)
+    records = projection.conversation
+    renderer = Renderer(transcript, projection, model_name, unfinished, hints)
+    renderer.maps.add_before(projection, records)
+    renderer.run(records)
 
 
 def resumed_notice(session_id: str, pending: int, undelivered: int) -> str:
@@ -86,88 +78,86 @@ def resumed_notice(session_id: str, pending: int, undelivered: int) -> str:
     return text.format(id=session_id, pending=pending, count=undelivered)
 
 
-def _tool_messages(records: Sequence[Record]) -> dict[str, str]:
-    """Tool-role chat messages by the call id they answer (first one wins)."""
-    found: dict[str, str] = {}
-    for record in records:
-        entry = record.entry
-        if isinstance(entry, ChatMessage) and entry.role == "tool":
-            call_id = next(
-                (c.get("tool_call_id") for c in entry.tool_calls if "tool_call_id" in c), None
-            )
-            if call_id is not None:
-                found.setdefault(str(call_id), entry.content)
-    return found
+@attrs.define(eq=False)
+class Maps:
+    """What the rendering of one record reads from the others: tool messages by the call id
+    they answer (the first one wins), the agent's own call ids (in its replies) and the
+    question results the host gave a call at once (the first one wins). Built by folding
+    records **backwards** (:meth:`add_before`: an earlier record overrides), so a history
+    can extend them to older records as it goes (asks/agent/history.py)."""
+
+    results: dict[str, str] = attrs.Factory(dict)
+    own: set[str] = attrs.Factory(set)
+    at_once: dict[str, ToolResult] = attrs.Factory(dict)
+
+    def add_before(self, projection: Projection, records: Sequence[Record]) -> None:
+        """Fold ``records``, which come just before the ones folded so far."""
+        for record in reversed(records):
+            entry = record.entry
+            if isinstance(entry, ChatMessage):
+                for call in entry.tool_calls:
+                    if "name" in call:
+                        self.own.add(str(call.get("id", "")))
+                if entry.role == "tool":
+                    call_id = next(
+                        (c.get("tool_call_id") for c in entry.tool_calls if "tool_call_id" in c),
+                        None,
+                    )
+                    if call_id is not None:
+                        self.results[str(call_id)] = entry.content
+            elif isinstance(entry, ToolResult) and _given_at_once(projection, entry):
+                self.at_once[entry.call_id] = entry
 
 
-def _own_calls(records: Sequence[Record]) -> dict[str, str]:
-    """The agent's own tool calls (in its replies) by id, with their arguments."""
-    return {
-        str(call.get("id", "")): str(call.get("arguments", ""))
-        for record in records
-        if isinstance(record.entry, ChatMessage)
-        for call in record.entry.tool_calls
-        if "name" in call
-    }
-
-
-def _at_once(projection: Projection, records: Sequence[Record]) -> dict[str, ToolResult]:
-    """The question results the host gave a call at once (no wait: an async group's
-    ``queued``, ``already_received``), by call id: the live agent drew each right after its
-    card, before the reply's next call started."""
-    found: dict[str, ToolResult] = {}
-    for record in records:
-        entry = record.entry
-        if not isinstance(entry, ToolResult):
-            continue
-        call = projection.calls.get(entry.call_id)
-        asked = call.group_asked if call is not None else None
-        async_group = (
-            call is not None and call.result is entry and asked is not None and (not asked.blocking)
-        )
-        if async_group or entry.outcome is Outcome.ALREADY_RECEIVED:
-            found.setdefault(entry.call_id, entry)
-    return found
+def _given_at_once(projection: Projection, entry: ToolResult) -> bool:
+    """A question result the host gave at once (no wait: an async group's ``queued``,
+    ``already_received``): the live agent drew it right after its card, before the reply's
+    next call started."""
+    call = projection.calls.get(entry.call_id)
+    asked = call.group_asked if call is not None else None
+    async_group = (
+        call is not None and call.result is entry and asked is not None and not asked.blocking
+    )
+    return async_group or entry.outcome is Outcome.ALREADY_RECEIVED
 
 
 @attrs.define(eq=False)
-class _Replay:
-    """One rebuild: the conversation's records, in order, as the live transcript drew them."""
+class Renderer:
+    """Draws records as the live transcript drew them, reading :class:`Maps` (the eager
+    rebuild's cover every record; a history's, the records from the ones drawn on).
+    ``more`` folds older records into the maps when an own-call lookup misses (False: none
+    left)."""
 
     transcript: Transcript
     projection: Projection
     model_name: str
     unfinished: str
     hints: AnswerHints
-    _results: dict[str, str] = attrs.field(init=False)
-    _own: dict[str, str] = attrs.field(init=False)
-    _at_once: dict[str, ToolResult] = attrs.field(init=False)
+    maps: Maps = attrs.Factory(Maps)
+    more: Callable[[], bool] = attrs.field(default=lambda: False)
 
-    def __attrs_post_init__(self) -> None:
-        records = self.projection.conversation
-        self._results = _tool_messages(records)
-        self._own = _own_calls(records)
-        self._at_once = _at_once(self.projection, records)
+    def run(self, records: Sequence[Record]) -> None:
+        for record in records:
+            self.render(record)
 
-    def run(self) -> None:
-        add = self.transcript.add
-        for record in self.projection.conversation:
-            entry = record.entry
-            if isinstance(entry, ChatMessage):
-                self._chat(entry)
-            elif isinstance(entry, ToolResult):
-                # an at-once result was drawn beside its card; another agent's (the hub's)
-                # results are not this agent's chat
-                if entry.call_id in self._own and self._at_once.get(entry.call_id) is not entry:
-                    self._result(entry)
-            elif isinstance(entry, FeedbackDelivered):
-                add(
-                    EntryKind.FEEDBACK,
-                    feedback_summary(self.projection, entry.delivered),
-                    entry.mode,
-                )
-            elif isinstance(entry, PermissionDecided):
-                add(EntryKind.DECISION, entry.prompt, "allowed" if entry.allowed else "denied")
+    def render(self, record: Record) -> None:
+        add, entry = self.transcript.add, record.entry
+        if isinstance(entry, ChatMessage):
+            self._chat(entry)
+        elif isinstance(entry, ToolResult):
+            # an at-once result was drawn beside its card; another agent's (the hub's)
+            # results are not this agent's chat
+            if self._own(entry.call_id) and self.maps.at_once.get(entry.call_id) is not entry:
+                self._result(entry)
+        elif isinstance(entry, FeedbackDelivered):
+            add(EntryKind.FEEDBACK, feedback_summary(self.projection, entry.delivered), entry.mode)
+        elif isinstance(entry, PermissionDecided):
+            add(EntryKind.DECISION, entry.prompt, "allowed" if entry.allowed else "denied")
+
+    def _own(self, call_id: str) -> bool:
+        while call_id not in self.maps.own and self.more():
+            pass
+        return call_id in self.maps.own
 
     def _result(self, entry: ToolResult) -> None:
         envelope = ResultEnvelope(entry.outcome, entry.text, entry.details)
@@ -190,17 +180,17 @@ class _Replay:
             if name == TOOL_NAME:
                 self._ask_call(call_id, arguments)
                 continue
-            outcome = self._results.get(call_id, f"Error [interrupted]: {self.unfinished}.")
+            outcome = self.maps.results.get(call_id, f"Error [interrupted]: {self.unfinished}.")
             line = f"{call_summary(name, arguments)} → {outcome_summary(outcome)}"
             self.transcript.add(EntryKind.TOOL, line, name)
 
     def _ask_call(self, call_id: str, arguments: str) -> None:
         """The call's card (or its refusal), and its result if the host gave it at once."""
-        at_once = self._at_once.get(call_id)
+        at_once = self.maps.at_once.get(call_id)
         card = self._card(call_id, arguments, at_once is not None)
         if card is not None:
             self.transcript.add(EntryKind.QUESTION, card, call_id)
-        elif (refusal := self._results.get(call_id)) is not None:
+        elif (refusal := self.maps.results.get(call_id)) is not None:
             self.transcript.add(EntryKind.ERROR, refusal, TOOL_NAME)
         if at_once is not None:
             self._result(at_once)

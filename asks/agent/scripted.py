@@ -49,7 +49,7 @@ import pkgutil
 import re
 import tomllib
 from collections import deque
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -191,7 +191,9 @@ class ScriptedModel:
     script: Script
     name: str = "scripted"
     opens_sessions: bool = True
-    seen: int = 0  # context messages already read (set to the restored length on resume)
+    # context messages already read: on resume the restored length, or what gives it once the
+    # context is built (the agent builds a resumed context at its first turn)
+    seen: int | Callable[[], int] = 0
     hints: AnswerHints = LINE_HINTS  # the surface's keys and commands, for the placeholders
     _queue: deque[Reply] = attrs.Factory(deque)
 
@@ -218,7 +220,8 @@ class ScriptedModel:
         """React to the messages added since the last call (see module docstring)."""
         if not messages:
             self._start(self.script.first("start"))
-        new, self.seen = messages[self.seen :], len(messages)
+        seen = self.seen() if callable(self.seen) else self.seen
+        new, self.seen = messages[seen:], len(messages)
         for message in new:
             if message.role != "user":
                 continue

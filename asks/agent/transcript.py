@@ -10,6 +10,13 @@ Queued messages: a message the person sends is shown at once, in :attr:`Transcri
 at the place in the conversation where the agent read it, which is where the journal has it
 (so a resumed transcript shows it at the same place). ``entries`` never holds a queued message.
 
+History: a resumed transcript may start with only the conversation's last entries; the older
+ones stay in its :attr:`Transcript.history` (asks/agent/history.py) until
+:meth:`Transcript.load_older` puts them in front of ``entries`` (the transcript view does,
+when the person scrolls up to them; :meth:`Transcript.load_all` for a surface that prints
+everything). Loading is not a change: listeners are not called (nothing happened), and
+whoever loads accounts for the entries it put in front.
+
 All text is stored as given; rendering sanitises it (DESIGN §9).
 """
 
@@ -17,7 +24,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
-from typing import Final
+from typing import Final, Protocol
 
 import attrs
 
@@ -48,13 +55,46 @@ class Entry:
     done: bool = True
 
 
+class History(Protocol):
+    """Older entries, given on demand, oldest first (asks/agent/history.py)."""
+
+    @property
+    def remaining(self) -> int:
+        """0 when nothing is left."""
+        ...
+
+    def older(self, minimum: int) -> list[Entry]: ...
+
+
 @attrs.define(eq=False)
 class Transcript:
     """Ordered entries plus change listeners."""
 
     entries: list[Entry] = attrs.Factory(list)
     queued: list[Entry] = attrs.Factory(list)  # sent, not read by the agent yet (in order)
+    history: History | None = None  # older entries not loaded yet (module docstring)
     _changes: Signal = attrs.Factory(Signal)
+
+    @property
+    def complete(self) -> bool:
+        """Whether ``entries`` starts at the conversation's start (no history left)."""
+        return self.history is None or not self.history.remaining
+
+    def load_older(self, minimum: int) -> int:
+        """Put at least ``minimum`` older entries in front of ``entries`` (fewer at the
+        history's start); how many. Listeners are not called (module docstring)."""
+        if self.history is None:
+            return 0
+        older = self.history.older(minimum)
+        self.entries[:0] = older
+        return len(older)
+
+    def load_all(self) -> int:
+        """Put every older entry in front of ``entries``; how many."""
+        loaded = 0
+        while not self.complete:
+            loaded += self.load_older(1 << 30)
+        return loaded
 
     def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
         """Call ``listener`` after every change; returns an unsubscribe function."""

@@ -35,8 +35,9 @@ from asks.agent.choice import (
     last_choice,
     record_of,
 )
+from asks.agent.context import ResumedContext
 from asks.agent.hints import LINE_HINTS, AnswerHints
-from asks.agent.loop import Agent, Model, Tool, context_from_journal
+from asks.agent.loop import Agent, Model, Tool
 from asks.agent.prompts import PromptBroker
 from asks.agent.provider import Settings
 from asks.agent.scripted import Script
@@ -148,12 +149,12 @@ def build_session(
     default when ``None``). ``hints``: how the person answers on the surface (its keys)."""
     host = QuestionHost(journal, records, clock=trio.current_time, ui_attached=ui_attached)
     transcript = Transcript()
-    messages = context_from_journal(host.projection.conversation)
-    model = build_model(source, guidance, seen=len(messages), hints=hints)
-    if resumed:  # the visible chat rebuilt from the journal; only now imported (launch cost)
-        from asks.agent.replay import replay_session  # noqa: PLC0415
+    context = ResumedContext(host.projection.conversation)  # built at the first turn
+    model = build_model(source, guidance, seen=context.count, hints=hints)
+    if resumed:  # the end of the visible chat, the rest on demand; imported late (launch)
+        from asks.agent.history import resume_transcript  # noqa: PLC0415
 
-        replay_session(transcript, host, model.name, unfinished=RESTARTED, hints=hints)
+        resume_transcript(transcript, host, model.name, unfinished=RESTARTED, hints=hints)
     broker = PromptBroker(host.panel_port)
     tools: list[Tool] = (
         scripted_tools() if isinstance(source, Script) else real_tools(Path.cwd(), command_timeout)
@@ -165,10 +166,8 @@ def build_session(
         tools,
         transcript,
         confirm,
-        messages=messages,
         guidance=guidance,
         hints=hints,
+        restore=(context.messages, RESTARTED if resumed else None),
     )
-    if resumed:
-        agent.close_open_calls(RESTARTED)
     return Session(host, agent, transcript, broker)

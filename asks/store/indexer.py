@@ -8,17 +8,20 @@ updated at every acknowledged append (O(1)). A new index is written when at leas
 
 * **after the open's replay** (lines appended by a run that did not close, or by another
   version), from what the replay decoded;
-* **at close**, for the lines appended since the open: they are read back and decoded as a
+* **after an append** (:meth:`IndexKeeper.after_append`, once the append is acknowledged),
+  for the lines appended since the index was written: they are read back and decoded as a
   replay would decode them, so each row comes from a decode of the bytes on disk, never from
-  the entry objects that were encoded.
+  the entry objects that were encoded. So the index is current while the session runs: a
+  crash leaves less than ``INDEX_MIN_BYTES`` for the next open to decode, and a close has
+  nothing to index (NOTES "Long sessions (issue 21)");
+* **at close**, the same, if an earlier write failed and enough is still not covered.
 
-Either is best effort: any error leaves the old index (or none), which a replay checks
+Each is best effort: any error leaves the old index (or none), which a replay checks
 before use anyway.
 """
 
 from __future__ import annotations
 
-import contextlib
 import zlib
 from pathlib import Path
 
@@ -39,11 +42,11 @@ class IndexKeeper:
     path: Path  # the journal's
     index: Index | None = None
     fresh: list[Fresh] = attrs.Factory(list)  # decoded lines past the index
-    decoded: int = 0  # bytes decoded at the open; appended lines start here
+    decoded: int = 0  # bytes decoded (at the open, or for the last index): the rest follows
     length: int = 0  # bytes in the file, all complete lines
     crc: int = 0  # CRC-32 of those bytes
     lines: int = 0
-    last_seq: int | None = None  # of the last record decoded at the open
+    last_seq: int | None = None  # of the last record decoded
 
     @classmethod
     def after_replay(cls, ops: FileOps, path: Path, replay: Replay) -> IndexKeeper:
@@ -67,8 +70,8 @@ class IndexKeeper:
         self.crc = zlib.crc32(line, self.crc)
         self.lines += 1
 
-    def at_close(self, ops: FileOps, fd: int) -> None:
-        """Index what was appended since the open, if enough is not covered."""
+    def after_append(self, ops: FileOps, fd: int) -> None:
+        """Index what was appended since the last index, if enough is not covered."""
         if not self._due():
             return
         try:
@@ -78,17 +81,29 @@ class IndexKeeper:
         number = self.lines - tail.count(b"\n") + 1
         with paused_gc():
             appended = decode_tail(tail, self.decoded, number, self.last_seq)
-        self._write_if_due(ops, [*self.fresh, *appended])
+        fresh = [*self.fresh, *appended]
+        if self._write_if_due(ops, fresh):
+            self.decoded = self.length
+            if fresh:
+                self.last_seq = fresh[-1][3].seq
+
+    def at_close(self, ops: FileOps, fd: int) -> None:
+        """Index what is still not covered at close (when an earlier write failed)."""
+        self.after_append(ops, fd)
 
     def _due(self) -> bool:
         covered = 0 if self.index is None else self.index.length
         return self.length - covered >= INDEX_MIN_BYTES
 
-    def _write_if_due(self, ops: FileOps, fresh: list[Fresh]) -> None:
+    def _write_if_due(self, ops: FileOps, fresh: list[Fresh]) -> bool:
+        """Write the index of the whole file if due; whether it was written."""
         if not self._due():
-            return
+            return False
         with paused_gc():  # ~10⁵ small rows: the collector would rescan the whole session
             blob, index = build(self.length, self.crc, self.index, fresh)
-        with contextlib.suppress(OSError):
+        try:
             ops.replace_file(index_path(self.path), blob)
-            self.index, self.fresh = index, []
+        except OSError:
+            return False
+        self.index, self.fresh = index, []
+        return True

@@ -25,9 +25,10 @@ Semantics:
 * **Replay index.** :meth:`Journal.open` and :func:`read_records` use the session's replay
   index (:mod:`asks.store.index`) when it checks out against the bytes read, and ignore it
   otherwise; the records are the same either way. The one writer keeps it current
-  (:mod:`asks.store.indexer`: after the open's replay and at :meth:`Journal.close`, when at
-  least :data:`~asks.store.index.INDEX_MIN_BYTES` are not covered); failing to is not an
-  error, nothing depends on it.
+  (:mod:`asks.store.indexer`: after the open's replay and after an append, when at least
+  :data:`~asks.store.index.INDEX_MIN_BYTES` are not covered, so a crash leaves less than that
+  to decode and a close has nothing to index); failing to is not an error, nothing depends
+  on it.
 * **O(1) appends.** The file length and the next sequence number are tracked in memory; the file
   is read only by :meth:`Journal.open`.
 * **One writer.** A session file must have at most one :class:`Journal` appending to it, in one
@@ -376,6 +377,7 @@ class Journal:
         if self._keeper is not None:
             for one in lines:
                 self._keeper.appended(one)
+            self._keeper.after_append(self._ops, self._fd)  # acknowledged already
         return [Record(seq + i, ts, entry) for i, entry in enumerate(entries)]
 
     def _write_all(self, line: bytes) -> None:

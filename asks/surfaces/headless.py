@@ -55,6 +55,7 @@ def report(
     agent: Agent, outcome: TurnOutcome, out: TextIO = sys.stdout, err: TextIO = sys.stderr
 ) -> int:
     """Print the result of the turn (module docstring); return the exit status."""
+    agent.transcript.load_all()  # a resumed session's history too, as it always printed
     for entry in agent.transcript.entries:
         if entry.kind is EntryKind.ERROR:
             print(f"asks: {entry.title}: {sanitize_line(entry.text)}", file=err)

@@ -140,7 +140,9 @@ class TranscriptPrinter:
     _open: dict[int, int] = attrs.Factory(dict)  # streaming/running entry → sanitised chars out
 
     def start(self) -> None:
-        """Print what the transcript already holds (a resumed session), then follow it."""
+        """Print what the transcript already holds (a resumed session: all of its history),
+        then follow it."""
+        self.transcript.load_all()
         self._live_from = len(self.transcript.entries)
         for entry in self.transcript.entries:
             self.out.lines(entry_lines(entry))
