@@ -43,6 +43,7 @@ from asks.config import (
     load_config,
 )
 from asks.core.events import EventKind
+from bench.run import BENCHMARKS
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = sorted(
@@ -457,3 +458,8 @@ def test_every_public_class_has_its_own_docstring() -> None:
         if isinstance(value, type) and not (vars(value).get("__doc__") or "").strip()
     ]
     assert missing == []
+
+
+def test_the_benchmarks_table_names_every_benchmark_bench_run_runs() -> None:
+    table = re.findall(r"^\| `(bench\.\w+)` \|", _readme_section("Benchmarks"), re.MULTILINE)
+    assert table == [module.__name__ for module in BENCHMARKS]
