@@ -463,3 +463,31 @@ def test_every_public_class_has_its_own_docstring() -> None:
 def test_the_benchmarks_table_names_every_benchmark_bench_run_runs() -> None:
     table = re.findall(r"^\| `(bench\.\w+)` \|", _readme_section("Benchmarks"), re.MULTILINE)
     assert table == [module.__name__ for module in BENCHMARKS]
+
+
+def file_map_mentions() -> list[Mention]:
+    """Bare file names in a table cell after a folder (`` `asks/cli/`: `args.py`, … ``), as
+    paths under that folder; a cell without a folder (a "before" column) names none."""
+    found = []
+    for path in DOCS:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for number, line in enumerate(lines, start=1):
+            if not line.startswith("|"):
+                continue
+            for cell in line.split("|"):
+                folder = None
+                for span in _SPAN.finditer(cell):
+                    text = span.group(2).strip()
+                    if text.endswith("/") and looks_like_a_path(text):
+                        folder = text
+                    elif folder is not None and _FILE.match(text):
+                        where = f"{path.relative_to(ROOT)}:{number}"
+                        found.append(Mention(folder + text, where))
+    return found
+
+
+def test_every_file_a_file_map_names_exists() -> None:
+    mentions_ = file_map_mentions()
+    assert len(mentions_) > 20  # the NOTES' file maps are read
+    problems = [f"{m.where}: `{m.text}`: no such file" for m in mentions_ if _path_problem(m.text)]
+    assert not problems, "\n".join(problems)
