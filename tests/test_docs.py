@@ -22,9 +22,12 @@ tests/test_docs_example.py.
 
 from __future__ import annotations
 
+import argparse
 import ast
+import contextlib
 import importlib
 import inspect
+import io
 import re
 import textwrap
 import types
@@ -38,6 +41,8 @@ import pytest
 
 import asks
 import asks.contract
+from asks.cli.args import build_parser
+from asks.cli.hub import mcp_main
 from asks.config import (
     _TABLES,  # the schema as data (one source: asks/config.py)
     load_config,
@@ -490,4 +495,46 @@ def test_every_file_a_file_map_names_exists() -> None:
     mentions_ = file_map_mentions()
     assert len(mentions_) > 20  # the NOTES' file maps are read
     problems = [f"{m.where}: `{m.text}`: no such file" for m in mentions_ if _path_problem(m.text)]
+    assert not problems, "\n".join(problems)
+
+
+# -- the command line ----------------------------------------------------------------------------
+
+_FLAG = re.compile(r"(?<![\w-])(--[a-z][a-z-]*|-p)(?![\w-])")
+
+
+def _options(parser: argparse.ArgumentParser) -> set[str]:
+    found = {option for action in parser._actions for option in action.option_strings}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                found |= _options(child)
+    return found
+
+
+def test_the_command_line_block_names_every_flag_of_asks() -> None:
+    section = _readme_section("Using the REPL")
+    block = section[section.index("Command line:") :]
+    [text] = [b.group(2) for b in _FENCE.finditer(block)][:1]
+    documented = set(_FLAG.findall(text))
+    assert documented >= _options(build_parser()) - {"-h"}
+
+
+def _mcp_options() -> set[str]:
+    """The flags of ``asks mcp config`` and ``asks mcp token``, from their ``--help``."""
+    found: set[str] = set()
+    for command in ("config", "token"):
+        shown = io.StringIO()
+        with contextlib.redirect_stdout(shown), pytest.raises(SystemExit):
+            mcp_main([command, "--help"])
+        found |= set(_FLAG.findall(shown.getvalue()))
+    return found
+
+
+def test_every_flag_an_asks_command_in_the_readme_uses_exists() -> None:
+    known = _options(build_parser()) | _mcp_options()
+    problems = []
+    for mention in mentions(re.compile(r"^\s*(?:\S*/)?asks\s.*$")):
+        command = mention.text.split("#")[0]
+        problems += [f"{mention.where}: {flag}" for flag in set(_FLAG.findall(command)) - known]
     assert not problems, "\n".join(problems)
