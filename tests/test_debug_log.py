@@ -254,9 +254,9 @@ async def failing(*args: object) -> None:
 async def test_a_web_bridge_error_is_answered_500_and_logged_without_the_token(
     rig: Rig, nursery: trio.Nursery, debug_log: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(WebBridge, "_handle", failing)  # before the bridge's app binds it
     bridge = WebBridge(rig.host.surface_port)
     await nursery.start(bridge.run)
-    monkeypatch.setattr(WebBridge, "_handle", failing)
     assert bridge.url is not None
     parts = urlsplit(bridge.url)
     async with httpx.AsyncClient(base_url=f"http://{parts.netloc}") as client:

@@ -32,7 +32,10 @@ from asks.core.model import (
 from asks.core.refusal import Refusal
 from asks.core.tabs import ReviewKey
 from asks.host.host import PanelCommand
-from asks.surfaces.web import CSP, MAX_BODY, WebBridge, binding_warning, is_loopback
+from asks.surfaces.web import WebBridge
+from asks.surfaces.web_bind import binding_warning, is_loopback
+from asks.surfaces.web_forms import MAX_BODY
+from asks.surfaces.web_http import CSP
 
 
 @pytest.fixture

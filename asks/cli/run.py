@@ -46,7 +46,6 @@ from asks.widgets.hints import panel_hints
 from asks.widgets.keymap import Keymap
 
 WARM_UP_DELAY = 1.0  # seconds after start before httpx is imported in the background
-LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 
 
 class Surface(Protocol):
@@ -108,8 +107,8 @@ class Screen:
 def screen(args: argparse.Namespace, keymap: Keymap, warnings: Sequence[str]) -> Screen:
     """The REPL for ``args``; a ``--web`` bind beyond this machine is warned about now, on
     stderr, before the screen hides it."""
-    if args.web and args.web_host not in LOOPBACK_NAMES:
-        from asks.surfaces.web import binding_warning  # noqa: PLC0415 (hypercorn: only for --web)
+    if args.web:
+        from asks.surfaces.web_bind import binding_warning  # noqa: PLC0415 (only for --web)
 
         if (warning := binding_warning(args.web_host)) is not None:
             print(warning, file=sys.stderr)
