@@ -532,8 +532,9 @@ def bench_without_hub(rows: list[Row], work: Path, runs: int) -> None:
 
 
 def bench_hub_launch(rows: list[Row], work: Path, runs: int) -> None:
-    """Wall time from spawn to the chat editor drawn: ``asks`` and ``asks --mcp`` (the SDK is
-    imported before the screen starts), interleaved."""
+    """Wall time from spawn to the chat editor drawn: ``asks`` and ``asks --mcp`` (the hub's
+    port is bound before the screen, its server and the SDK start after the first frame),
+    interleaved."""
     env = child_env(work)
     times: dict[bool, list[float]] = {False: [], True: []}
     for n in range(runs + 1):  # the first pair warms the page cache, not counted
