@@ -33,6 +33,7 @@ from asks.store.entries import (
     Entry,
     FeedbackDelivered,
     GroupAsked,
+    ModelChosen,
     Record,
     Resolved,
     SessionStarted,
@@ -552,6 +553,23 @@ def test_interrupted_write_is_rolled_back_and_reraised(data_dir: Path) -> None:
         assert journal.state is StorageState.OK
         ops.interrupt_write = False
         assert journal.append(resolved(2)).seq == 1
+
+
+def test_create_saves_then_with_the_first_line_in_one_fsync(data_dir: Path) -> None:
+    """What the ``asks`` command saves at start (the model chosen) goes with
+    ``session_started``: one write and one fsync of the file, the records returned."""
+    ops = FaultyOps()
+    chosen = ModelChosen("scripted", "tour")
+    journal = Journal.create(data_dir=data_dir, session_id=SID, file_ops=ops, then=(chosen,))
+    with journal:
+        assert (ops.calls.count("write"), ops.calls.count("fsync")) == (1, 1)
+        assert [(r.seq, r.entry) for r in journal.first_records] == [(1, chosen)]
+        assert journal.next_seq == 2
+    reopened, records = Journal.open(SID, data_dir=data_dir)
+    with reopened:
+        assert [type(r.entry) for r in records] == [SessionStarted, ModelChosen]
+        assert records[1:] == list(journal.first_records)
+        assert reopened.first_records == ()
 
 
 def test_failed_first_line_removes_the_new_file(data_dir: Path) -> None:

@@ -16,10 +16,11 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
 
 from asks.core.i18n import _
-from asks.store.entries import Record, SessionMode, session_mode
+from asks.store.entries import Entry, Record, SessionMode, session_mode
 from asks.store.journal import (
     Journal,
     SessionLocked,
@@ -49,14 +50,16 @@ def storage_problem(what: str, exc: OSError | StorageError) -> StartupError:
 
 
 def open_journal(
-    args: argparse.Namespace, data_dir: Path, mode: SessionMode
+    args: argparse.Namespace, data_dir: Path, mode: SessionMode, then: Sequence[Entry] = ()
 ) -> tuple[Journal, list[Record], bool]:
-    """A new session's journal (started in ``mode``), or the resumed one with its records;
-    True when resumed. A hub session resumes only as one (``asks hub``), any other only not."""
+    """A new session's journal (started in ``mode``, ``then`` saved with its first line: the
+    records returned), or the resumed one with its records; True when resumed. A hub session
+    resumes only as one (``asks hub``), any other only not."""
     session_id = resume_id(args, data_dir)
     try:
         if session_id is None:
-            return Journal.create(data_dir=data_dir, mode=mode), [], False
+            journal = Journal.create(data_dir=data_dir, mode=mode, then=then)
+            return journal, list(journal.first_records), False
         journal, records = Journal.open(session_id, data_dir=data_dir)
     except (SessionNotFound, SessionLocked):
         raise

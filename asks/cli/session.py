@@ -73,7 +73,8 @@ def open_session(
 ) -> tuple[Journal, list[Record], bool, Script | Settings]:
     """The journal, its records, whether resumed, and the model (module docstring)."""
     source = None if resume_id(args, data_dir) else model_source(args, config, os.environ)
-    journal, records, resumed = open_journal(args, data_dir, mode)
+    first = () if source is None else (record_of(source),)  # saved with the first line
+    journal, records, resumed = open_journal(args, data_dir, mode, first)
     try:
         if source is None:
             source = model_source(args, config, os.environ, last_choice(records))

@@ -175,6 +175,7 @@ class Journal:
     _closed: bool = False
     _owner: object = attrs.field(default=None, repr=False)
     _keeper: IndexKeeper | None = attrs.field(default=None, repr=False)
+    _first_records: tuple[Record, ...] = attrs.field(default=(), repr=False)
 
     def attach(self, owner: object) -> None:
         """Record the one object that writes this journal (a question host); a second owner
@@ -198,8 +199,12 @@ class Journal:
         clock: Callable[[], float] = time.time,
         app_version: str = __version__,
         mode: SessionMode = SessionMode.EMBEDDED,
+        then: Sequence[Entry] = (),
     ) -> Journal:
-        """Start a new session file in ``data_dir`` and save :class:`SessionStarted` as seq 0.
+        """Start a new session file in ``data_dir`` and save :class:`SessionStarted` as seq 0,
+        ``then``'s entries after it in the same write and fsync (the ``asks`` command's
+        :class:`~asks.store.entries.ModelChosen`: one fsync fewer before the first frame); their
+        records are :attr:`first_records`.
 
         ``data_dir`` has no default: a program embedding asks keeps its sessions in a folder of
         its own (the ``asks`` command's is :func:`default_data_dir`). ``mode`` says who started
@@ -229,7 +234,8 @@ class Journal:
         journal = cls(sid, path, ops=ops, fd=fd, clock=clock, keeper=IndexKeeper(path))
         try:
             ops.lock(fd, path)
-            journal.append(SessionStarted(sid, float(clock()), app_version, mode))
+            started = SessionStarted(sid, float(clock()), app_version, mode)
+            journal._first_records = tuple(journal.append_all((started, *then))[1:])
             try:
                 ops.fsync_dir(data_dir)
                 if created_dir:
@@ -325,6 +331,12 @@ class Journal:
     @property
     def closed(self) -> bool:
         return self._closed
+
+    @property
+    def first_records(self) -> tuple[Record, ...]:
+        """The records of the entries :meth:`create` saved after ``session_started`` (its
+        ``then``; none for an opened journal)."""
+        return self._first_records
 
     @property
     def file_ops(self) -> FileOps:
