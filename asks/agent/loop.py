@@ -32,14 +32,14 @@ Invariants:
   built at its first read (:attr:`Agent.messages`: the first turn), with a result for every
   call the last run left open (asks/agent/context.py).
 * Transcript: a message the person sends is shown queued at once and becomes an ordinary user
-  line when its turn reads it (asks/agent/transcript.py). One reply's tool calls *start* in
-  call order (each call's line or card is drawn before the next call starts), then run
-  concurrently. A tool's line (``⚙ name · args``) is open while it runs and ends with its
-  result (``→ …``) or ``→ interrupted``. A ``? asked:`` card is drawn only for a call the host
-  accepted (questions asked or a wait opened); a refused call shows its error instead. A
-  permission decision (allowed/denied) is a transcript entry of its own. Result and feedback
-  cards are the person's summaries (asks/agent/lines.py: answers, pending ids, the outcome in
-  words); the model's texts go into the context and the journal unchanged.
+  line when its turn reads it (asks/agent/transcript.py). One reply's tool calls (run by
+  asks/agent/toolcalls.py) *start* in call order (each call's line or card is drawn before the
+  next call starts), then run concurrently. A tool's line (``⚙ name · args``) is open while it
+  runs and ends with its result (``→ …``) or ``→ interrupted``. A ``? asked:`` card is drawn
+  only for a call the host accepted (questions asked or a wait opened); a refused call shows its
+  error instead. A permission decision (allowed/denied) is a transcript entry of its own. Result
+  and feedback cards are the person's summaries (asks/agent/lines.py: answers, pending ids, the
+  outcome in words); the model's texts go into the context and the journal unchanged.
 """
 
 from __future__ import annotations
@@ -58,19 +58,16 @@ from asks.agent.edge import assign_ids
 from asks.agent.events import Message, ModelError, ModelEvent, ModelNotice, TextDelta, ToolCall
 from asks.agent.hints import LINE_HINTS, AnswerHints
 from asks.agent.lines import (
-    call_summary,
     feedback_summary,
-    outcome_summary,
-    questions_summary,
-    result_summary,
 )
 from asks.agent.reply import SAID_NOTHING, ReplyReader
+from asks.agent.toolcalls import ToolCalls
 from asks.agent.transcript import Entry, EntryKind, Transcript
 from asks.core import diagnostics
 from asks.core.i18n import _
 from asks.core.listeners import Signal
 from asks.host.ports import AgentPort
-from asks.store.entries import ChatMessage, PermissionDecided, ToolResult
+from asks.store.entries import ChatMessage
 
 WAKE_RETRY = 1.0  # seconds before retrying a wake whose receipt could not be written
 WAKE_RETRY_MAX = 30.0  # … doubling up to this (a full disk must not make the agent spin)
@@ -295,14 +292,11 @@ class Agent:
             await self._run_tools(calls)
 
     async def _run_tools(self, calls: Sequence[ToolCall]) -> None:
-        """Run one reply's tool calls concurrently (as chat APIs allow), started in call order:
-        ``nursery.start`` returns once a call drew its line and reached its first wait. Each
-        result enters the context as its call completes, the order the journal holds."""
-        async with trio.open_nursery() as nursery:
-            for call in calls:
-                card: _AskCard | None = await nursery.start(self._run_tool, call)
-                if card is not None and self.host.wait_of_call(call.id) is not None:
-                    card.show()  # it is waiting: the host accepted it
+        """One reply's tool calls (asks/agent/toolcalls.py)."""
+        run = ToolCalls(
+            self.host, self.transcript, self.tools, self.confirm, self.hints, self._tool_message
+        )
+        await run.run(calls)
 
     def _steer(self) -> bool:
         """Take saved feedback into the context; False if there was none to take (nothing
@@ -355,64 +349,6 @@ class Agent:
         pending = self.host.projection.pending
         return state is not None and any(ref in pending for ref in state.refs)
 
-    async def _run_tool(
-        self, call: ToolCall, task_status: trio.TaskStatus[_AskCard | None]
-    ) -> None:
-        if call.name == contract.TOOL_NAME:
-            await self._ask(call, task_status)
-            return
-        tool = next((t for t in self.tools if t.name == call.name), None)
-        line = self.transcript.add(
-            EntryKind.TOOL, call_summary(call.name, call.arguments), call.name, done=False
-        )
-        task_status.started(None)
-        text = "interrupted"
-        try:
-            if tool is None:
-                text = contract.unknown_tool(call.name).text
-            else:
-                run = _ToolRun(self.host, self.transcript, self.confirm, call.id)
-                text = await tool.run(call, run)
-        except Exception:
-            text = "failed"  # the turn's error line says how
-            raise
-        finally:
-            self.transcript.finish(line, f" → {outcome_summary(text)}")
-        self._append(Message("tool", text, tool_call_id=call.id))
-
-    async def _ask(self, call: ToolCall, task_status: trio.TaskStatus[_AskCard | None]) -> None:
-        arguments = contract.parse_arguments(call.arguments)
-        if isinstance(arguments, contract.ToolError):
-            task_status.started(None)
-            reply: contract.ToolError | contract.ResultEnvelope = arguments
-        else:
-            card = _AskCard(
-                self.transcript, questions_summary(arguments, self._question_text), call.id
-            )
-            task_status.started(card)  # the caller shows the card if this call now waits
-            before = self._journaled_result(call.id)
-            reply = await self.host.ask(call.id, arguments)
-            card.settle(accepted=not isinstance(reply, contract.ToolError))
-        if isinstance(reply, contract.ToolError):
-            self._append(Message("tool", reply.text, tool_call_id=call.id))
-            self.transcript.add(EntryKind.ERROR, reply.text, "ask_user_question")
-            return
-        message = Message("tool", reply.text, tool_call_id=call.id)
-        if self._journaled_result(call.id) is not before:
-            self.messages.append(message)  # the host journaled it (tool_result line)
-        else:
-            self._append(message)  # a retry answered from an earlier result: not journaled yet
-        summary = result_summary(reply, self.hints)
-        self.transcript.add(EntryKind.RESULT, summary, reply.outcome.value)
-
-    def _journaled_result(self, call_id: str) -> ToolResult | None:
-        state = self.host.projection.calls.get(call_id)
-        return None if state is None else state.result
-
-    def _question_text(self, question_id: str) -> str | None:
-        ref = self.host.projection.current.get(question_id)
-        return None if ref is None else self.host.question(ref).spec.question
-
     # -- interruption ----------------------------------------------------------------------
     def _interrupted(self) -> None:
         self.host.interrupt_nowait("the person interrupted the turn (Ctrl+C)")
@@ -446,46 +382,13 @@ class Agent:
             calls += ({"tool_call_id": message.tool_call_id},)
         self.host.record_message_nowait(ChatMessage(message.role, message.content, calls))
 
+    def _tool_message(self, message: Message, journaled: bool) -> None:
+        """A tool's result into the context; journaled here unless the host did."""
+        if journaled:
+            self.messages.append(message)
+        else:
+            self._append(message)
+
     def _set_state(self, state: AgentState) -> None:
         self.state = state
         self._changes.emit()
-
-
-@attrs.define(eq=False)
-class _AskCard:
-    """The ``? asked:`` card of one call, drawn once the host accepted the call: when it is
-    seen waiting (:meth:`show`) or when its reply is a result (:meth:`settle`); never for a
-    refused call."""
-
-    transcript: Transcript
-    text: str
-    call_id: str
-    settled: bool = False
-
-    def show(self) -> None:
-        if not self.settled:
-            self.settled = True
-            self.transcript.add(EntryKind.QUESTION, self.text, self.call_id)
-
-    def settle(self, *, accepted: bool) -> None:
-        if accepted:
-            self.show()
-        self.settled = True
-
-
-@attrs.define(eq=False)
-class _ToolRun:
-    """The :class:`ToolContext` of one tool call: the agent's host and transcript, and a
-    confirm that records the person's decision in the journal and the transcript (where a
-    resumed transcript shows it again)."""
-
-    host: AgentPort
-    transcript: Transcript
-    _confirm: Callable[[str], Any]
-    call_id: str = ""
-
-    async def confirm(self, text: str) -> bool:
-        allowed = bool(await self._confirm(text))
-        self.host.record_message_nowait(PermissionDecided(self.call_id, text, allowed))
-        self.transcript.add(EntryKind.DECISION, text, "allowed" if allowed else "denied")
-        return allowed
