@@ -6,7 +6,7 @@ Run: ``.venv/bin/python -m bench.provider_bench [--quick]`` (or all benchmarks: 
    (``asks --script bench/repl_launch.toml``, the launch figure of repl_bench), measured the
    same way: spawn → chat editor drawn, on a real pty read by pyte; runs alternate between the
    two, median of each. Goal: within 10 % (httpx is imported lazily, after launch).
-2. **Per model call.** In process, against tests/fake_openai_server.py on 127.0.0.1 answering
+2. **Per model call.** In process, against tests/support/fake_openai.py on 127.0.0.1 answering
    at once (one short streamed reply): the time of ``OpenAIModel.stream`` read to its end and
    of a whole agent turn with one model call (``Agent.run_turn``: the user and assistant
    messages journaled with fsync, the context mapped, the reply streamed into the transcript),
@@ -71,8 +71,8 @@ from bench.repl_bench import (
 )
 
 sys.path.insert(0, str(PROJECT_ROOT / "tests"))
-from fake_anthropic_server import FakeAnthropic
-from fake_openai_server import Call, FakeOpenAI, Reply
+from support.fake_anthropic import FakeAnthropic
+from support.fake_openai import Call, FakeOpenAI, Reply
 
 NAME = "provider"
 LAUNCH_RATIO_GOAL = 1.10

@@ -6,9 +6,10 @@ Run: ``.venv/bin/python -m bench.repl_bench [--quick]`` (or all benchmarks: ``-m
 Every figure is the median over several runs; each run first measures its own pty floor: ``cat``
 on a pty in raw mode (``stty raw -echo``), one byte written, time until ``cat`` has echoed it.
 That is the same path a keystroke takes to ``asks`` and back (pty → process wakes → write → pty
-→ our reader), minus the app's own work. The harness is the one of ``tests/pty_harness.py`` made
-leaner for timing: the reader thread takes ``perf_counter_ns`` as soon as ``read()`` returns a
-chunk, feeds pyte, and checks the watched screen conditions against that chunk, so a figure is
+→ our reader), minus the app's own work. The harness is the one of
+``tests/support/pty_harness.py`` made leaner for timing: the reader thread takes
+``perf_counter_ns`` as soon as ``read()`` returns a chunk, feeds pyte, and checks the watched
+screen conditions against that chunk, so a figure is
 "keystroke written → first chunk after which the screen shows the change", not a polling tick.
 """
 

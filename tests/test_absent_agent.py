@@ -6,25 +6,15 @@ for a turn, nothing is journaled but a note, and what the person typed is shown 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
-from helpers import Rig
-from test_hub_delivery import hub_ask
+from support.hub import hub_ask
+from support.rig import Rig
 
 from asks.agent.absent import AbsentAgent
 from asks.agent.loop import AgentState
 from asks.agent.transcript import EntryKind, Transcript
 from asks.host.hub import HubPort
 from asks.host.notes import MAX_NOTE
-
-
-@pytest.fixture
-def rig(tmp_path: Path) -> Iterator[Rig]:
-    made = Rig.create(tmp_path)
-    yield made
-    made.journal.close()
 
 
 @pytest.fixture

@@ -11,13 +11,12 @@ from typing import Any
 import pytest
 import trio
 import trio.testing
+from support.agent_rig import AgentRig
 
 from asks import contract
-from asks.agent.loop import Agent, AgentState, Message, ModelEvent, TextDelta, context_from_journal
-from asks.agent.prompts import PromptBroker
-from asks.agent.scripted import ScriptedModel, ScriptError, builtin_tour, load_script, parse_script
-from asks.agent.tools import CommandTool, WorkTool
-from asks.agent.transcript import EntryKind, Transcript
+from asks.agent.loop import AgentState, Message, ModelEvent, TextDelta, context_from_journal
+from asks.agent.scripted import ScriptError, builtin_tour, load_script, parse_script
+from asks.agent.transcript import EntryKind
 from asks.cli.session import build_session
 from asks.host.host import PanelCommand, QuestionHost
 from asks.store.entries import ChatMessage
@@ -76,31 +75,6 @@ delay = 0
 """
 
 
-class Rig:
-    def __init__(self, tmp: Path, script: str = SCRIPT) -> None:
-        self.journal = Journal.create(data_dir=tmp)
-        self.host = QuestionHost(self.journal, clock=trio.current_time)
-        self.transcript = Transcript()
-        self.broker = PromptBroker(self.host)
-        self.model = ScriptedModel(parse_script(script, "test"))
-        self.agent = Agent(
-            self.host, self.model, [WorkTool(), CommandTool()], self.transcript, self.broker.confirm
-        )
-
-    def texts(self, kind: EntryKind) -> list[str]:
-        return [e.text for e in self.transcript.entries if e.kind is kind]
-
-    async def until(self, predicate: Any) -> None:
-        with trio.fail_after(10):
-            while not predicate():
-                await trio.sleep(0.01)
-
-    def answer_first_tab(self, row: int = 0) -> None:
-        assert self.host.enter_panel_nowait() is None
-        self.host.set_cursor_nowait(row)
-        self.host.command_nowait(PanelCommand.CONFIRM)
-
-
 def tool_results_pair_calls(messages: Sequence[Message]) -> None:
     """Every tool call has exactly one tool result, after it."""
     calls = [c.id for m in messages for c in m.tool_calls]
@@ -111,7 +85,7 @@ def tool_results_pair_calls(messages: Sequence[Message]) -> None:
 async def test_feedback_is_steered_into_the_running_turn(
     tmp_path: Path, autojump_clock: Any
 ) -> None:
-    rig = Rig(tmp_path)
+    rig = AgentRig(tmp_path, SCRIPT)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(rig.agent.run)
         rig.agent.send_nowait("ask me async")
@@ -133,7 +107,7 @@ async def test_feedback_is_steered_into_the_running_turn(
 
 
 async def test_an_answer_wakes_the_idle_agent(tmp_path: Path, autojump_clock: Any) -> None:
-    rig = Rig(tmp_path)
+    rig = AgentRig(tmp_path, SCRIPT)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(rig.agent.run)
         rig.agent.send_nowait("ask me async")
@@ -150,7 +124,7 @@ async def test_an_answer_wakes_the_idle_agent(tmp_path: Path, autojump_clock: An
 
 
 async def test_a_blocking_question_returns_the_real_answer(tmp_path: Path) -> None:
-    rig = Rig(tmp_path)
+    rig = AgentRig(tmp_path, SCRIPT)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(rig.agent.run)
         rig.agent.send_nowait("block please")
@@ -166,7 +140,7 @@ async def test_a_blocking_question_returns_the_real_answer(tmp_path: Path) -> No
 
 
 async def test_interrupting_a_blocking_wait_keeps_the_question(tmp_path: Path) -> None:
-    rig = Rig(tmp_path)
+    rig = AgentRig(tmp_path, SCRIPT)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(rig.agent.run)
         rig.agent.send_nowait("block please")
@@ -184,7 +158,7 @@ async def test_interrupting_a_blocking_wait_keeps_the_question(tmp_path: Path) -
 
 
 async def test_a_permission_prompt_is_a_foreign_focus_owner(tmp_path: Path) -> None:
-    rig = Rig(tmp_path)
+    rig = AgentRig(tmp_path, SCRIPT)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(rig.agent.run)
         rig.agent.send_nowait("permission?")
@@ -215,7 +189,7 @@ class ExplodingModel:
 
 
 async def test_a_model_crash_is_shown_and_the_loop_goes_on(tmp_path: Path) -> None:
-    rig = Rig(tmp_path)
+    rig = AgentRig(tmp_path, SCRIPT)
     rig.agent.model = ExplodingModel()
     async with trio.open_nursery() as nursery:
         nursery.start_soon(rig.agent.run)
@@ -231,7 +205,7 @@ async def test_a_model_crash_is_shown_and_the_loop_goes_on(tmp_path: Path) -> No
 
 
 async def test_the_journal_rebuilds_the_context_the_model_saw(tmp_path: Path) -> None:
-    rig = Rig(tmp_path)
+    rig = AgentRig(tmp_path, SCRIPT)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(rig.agent.run)
         rig.agent.send_nowait("block please")

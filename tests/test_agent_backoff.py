@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import trio
-from helpers import Rig
+from support.rig import Rig
 
 from asks.agent.loop import WAKE_RETRY, Agent
 from asks.agent.scripted import ScriptedModel, parse_script

@@ -1,5 +1,5 @@
 """The Anthropic Messages provider against a real HTTP server on 127.0.0.1
-(tests/fake_anthropic_server.py): in process (the provider's httpx client under trio), ``asks
+(tests/support/fake_anthropic.py): in process (the provider's httpx client under trio), ``asks
 -p`` as a command, and the REPL under a real pty.
 
 The server records every request, so the tests assert on what the API would receive: the
@@ -22,9 +22,9 @@ from typing import Any
 import attrs
 import pytest
 import trio
-from fake_anthropic_server import Call, FakeAnthropic, Reply, Seen
-from pty_harness import ROOT, PtyApp
-from static_server import static_server
+from support.fake_anthropic import Call, FakeAnthropic, Reply, Seen
+from support.pty_harness import ROOT, PtyApp
+from support.static_server import static_server
 
 from asks import contract
 from asks.agent.anthropic_model import AnthropicModel, anthropic_messages

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import trio
 import trio.testing
-from helpers import call, q
+from support.rig import call, q
 
 from asks.agent.scripted import parse_script
 from asks.agent.transcript import EntryKind

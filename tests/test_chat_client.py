@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_anthropic_server import FakeAnthropic
-from fake_openai_server import FakeOpenAI, Reply
+from support.fake_anthropic import FakeAnthropic
+from support.fake_openai import FakeOpenAI, Reply
 
 from asks.agent import chat_client
 from asks.agent.events import ModelError, ModelEvent, ModelNotice, TextDelta, ToolCall

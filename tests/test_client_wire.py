@@ -12,9 +12,9 @@ import json
 from collections.abc import Iterator
 
 import pytest
-from fake_anthropic_server import FakeAnthropic
-from fake_anthropic_server import Reply as AnthropicReply
-from fake_openai_server import FakeOpenAI, Reply
+from support.fake_anthropic import FakeAnthropic
+from support.fake_anthropic import Reply as AnthropicReply
+from support.fake_openai import FakeOpenAI, Reply
 
 from asks.agent.anthropic_model import AnthropicModel
 from asks.agent.events import ModelError, ModelEvent, TextDelta

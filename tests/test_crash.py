@@ -27,7 +27,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from crash_child import make_entry
+from support.crash_child import make_entry
+from support.paths import SUPPORT
 
 from asks.host.host import QuestionHost
 from asks.store.entries import (
@@ -45,8 +46,8 @@ MAX_STEPS = 8  # a round kills the child right after its n-th step, n in 1..MAX_
 PROGRESS_TIMEOUT = 30  # s without a single step from the child: it is stuck, not slow
 SEED = 20241129
 SID = "crash"
-CHILD = Path(__file__).with_name("crash_child.py")
-HOST_CHILD = Path(__file__).with_name("crash_host_child.py")
+CHILD = SUPPORT / "crash_child.py"
+HOST_CHILD = SUPPORT / "crash_host_child.py"
 HOST_ROUNDS = 30
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -19,9 +19,10 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 import trio
-from fake_openai_server import FakeOpenAI, Reply
-from helpers import Rig
-from pty_harness import PtyApp
+from support.agent_rig import AgentRig
+from support.fake_openai import FakeOpenAI, Reply
+from support.pty_harness import PtyApp
+from support.rig import Rig
 
 from asks import cli
 from asks.agent.loop import AgentState, ToolCall, ToolContext
@@ -84,7 +85,6 @@ def lookup_the_missing_key(table: dict[str, str]) -> str:
 
 
 async def crash_once(tmp_path: Path) -> Any:
-    from test_agent import Rig as AgentRig  # noqa: PLC0415 (the scripted agent's rig)
 
     rig = AgentRig(tmp_path, CRASH)
     rig.agent.tools.append(Crasher())
@@ -240,13 +240,6 @@ def test_a_provider_failure_names_the_log_given_by_flag_or_environment(tmp_path:
 
 
 # ---------------------------------------------------------------------- the web bridge, the hub
-@pytest.fixture
-def rig(tmp_path: Path) -> Iterator[Rig]:
-    made = Rig.create(tmp_path)
-    yield made
-    made.journal.close()
-
-
 async def failing(*args: object) -> None:
     raise RuntimeError("a bug in a route")
 

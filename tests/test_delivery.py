@@ -8,26 +8,16 @@ ends by counting the receipts in the raw file.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 import trio
 import trio.testing
-from helpers import Rig, call, q, wait_on
+from support.rig import Rig, call, q, wait_on
 
 from asks.contract import ErrorCode, ResultEnvelope, ToolError
 from asks.core.model import Answer, AnswerKind, Outcome, QuestionRef, QuestionStatus
 from asks.host.host import PanelCommand, QuestionHost, Wait
 from asks.store.entries import FeedbackDelivered, decode
 from asks.store.outbox import DeliveryMode, Feedback
-
-
-@pytest.fixture
-def rig(tmp_path: Path) -> Iterator[Rig]:
-    made = Rig.create(tmp_path)
-    yield made
-    made.journal.close()
 
 
 def drain(host: QuestionHost) -> list[Feedback]:

@@ -5,7 +5,7 @@ What counts as a mention (in a backticked span or a fenced code block):
 
 * a dotted module or attribute name starting ``asks.`` (``asks.contract``,
   ``asks.core.diagnostics.open_debug_log(path)``): imported and resolved attribute by attribute;
-* a path into the tree (``tests/pty_harness.py``, ``widgets/``, ``.ci/run``, ``../shared/…``,
+* a path into the tree (``tests/conftest.py``, ``widgets/``, ``.ci/run``, ``../shared/…``,
   ``bench/results/peer-{a,b}.txt``, ``asks/locale/*/LC_MESSAGES/asks.po``), optionally
   ``path::name`` for a test or function in it: the file exists (a glob matches), the name is
   defined in it;

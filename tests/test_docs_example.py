@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pty_harness import ROOT, PtyApp
+from support.pty_harness import ROOT, PtyApp
 
 from asks.core.model import Outcome
 from asks.store.entries import SessionMode, SessionStarted, ToolResult

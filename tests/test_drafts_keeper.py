@@ -1,6 +1,6 @@
 """Drafts survive a crash: the host's keeper (asks/host/keeper.py) through the layer's key path.
 
-Each test runs a real journal and drafts file in a temporary directory (``tests/helpers.py``:
+Each test runs a real journal and drafts file in a temporary directory (``tests/support/rig.py``:
 real file operations, faults on demand) and "crashes" by dropping the host without a flush
 (``Rig.crash_and_reopen``: what SIGKILL leaves). Writes are counted at the file-system seam.
 Timing runs on trio's autojump clock: the debounce is the behaviour under test, and no test
@@ -15,7 +15,7 @@ from pathlib import Path
 import trio
 import trio.testing
 import urwid
-from helpers import Rig, call, q
+from support.rig import Rig, call, q
 
 from asks.core.drafts import ChatLine, Draft, SavedDraft, SavedDrafts
 from asks.core.model import Answer, AnswerKind, QuestionRef

@@ -1,8 +1,8 @@
 """End-to-end: the real ``asks`` command under a pty, driven by small test scripts.
 
 Each test runs ``python -m asks --script tests/scripts/NAME.toml`` in a pseudo-terminal of a
-chosen size (``tests/pty_harness.py``), reads the screen through pyte, types keys and asserts on
-what a person would see. Every app gets its own temporary ``--data-dir`` and an empty
+chosen size (``tests/support/pty_harness.py``), reads the screen through pyte, types keys and
+asserts on what a person would see. Every app gets its own temporary ``--data-dir`` and an empty
 ``XDG_CONFIG_HOME``. Tests wait for text (15 s timeouts), never for a fixed time — except the
 arrival guard below, which is itself a time rule of the app.
 """
@@ -16,140 +16,36 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from fake_openai_server import Call, FakeOpenAI, Reply
-from pty_harness import DEFAULT_TIMEOUT, ROOT, PtyApp, ScreenTimeoutError
-
-from asks.core.focus import TYPING_GUARD
+from support.fake_openai import Call, FakeOpenAI, Reply
+from support.launcher import Launcher, count_receipts, question_id
+from support.paths import SUPPORT
+from support.pty_harness import ROOT
+from support.screen import (
+    PANEL_FOCUSED,
+    PANEL_PAUSED,
+    PANEL_UNFOCUSED,
+    QUESTION_ID,
+    chat_row,
+    chat_text,
+    enter_panel,
+    eventually,
+    flat,
+    lines,
+    status_line,
+    wait_chat,
+)
+from support.typist import after_claim_guard
 
 pytestmark = pytest.mark.e2e
 
-SCRIPTS = Path(__file__).resolve().parent / "scripts"
-
-PANEL_FOCUSED = r"┌─ Questions \(\d+\)"  # solid border: the panel has the keyboard
-PANEL_UNFOCUSED = r"┌╌ Questions \(\d+\)"  # dotted border: it does not
-PANEL_PAUSED = r"^‖ \d+ questions? pending"  # Esc: the compact pending card
-QUESTION_ID = r"q-[0-9a-f]{10}"
-
 
 # ---------------------------------------------------------------------------- fixtures
-class Launcher:
-    """Starts apps with a private data dir and config home; closes every one at the end."""
-
-    def __init__(self, tmp_path: Path) -> None:
-        self.data_dir = tmp_path / "data"
-        self.config_home = tmp_path / "config"
-        self.config_home.mkdir()
-        self.env = {
-            "XDG_CONFIG_HOME": str(self.config_home),
-            "XDG_DATA_HOME": str(tmp_path / "xdg-data"),
-        }
-        self.apps: list[PtyApp] = []
-
-    def start(
-        self, *args: str, script: str | None = None, cols: int = 100, rows: int = 30
-    ) -> PtyApp:
-        argv = ["--data-dir", str(self.data_dir)]
-        if script is not None:
-            argv += ["--script", str(SCRIPTS / script)]
-        app = PtyApp([*argv, *args], cols=cols, rows=rows, env=self.env)
-        self.apps.append(app)
-        return app
-
-    def close(self) -> None:
-        for app in self.apps:
-            app.close()
-
-    def journal(self) -> Path:
-        (path,) = self.data_dir.glob("*.jsonl")
-        return path
-
-    def records(self) -> list[dict[str, object]]:
-        return [json.loads(line) for line in self.journal().read_text().splitlines() if line]
-
-
 # ---------------------------------------------------------------------------- screen helpers
-def lines(app: PtyApp) -> list[str]:
-    return app.text().split("\n")
-
-
-def flat(app: PtyApp) -> str:
-    """The screen as one line: wrapped text joined back (urwid wraps at spaces)."""
-    return re.sub(r"\s+", " ", app.text())
-
-
-def status_line(app: PtyApp) -> str:
-    return lines(app)[-1]
-
-
-def chat_row(rows: list[str]) -> int:
-    """Index of the chat editor's first row (caption ``›`` in column 0)."""
-    return max(i for i, row in enumerate(rows[:-1]) if row.startswith("›"))
-
-
-def chat_text(app: PtyApp) -> str:
-    """What the chat editor holds: its rows between the caption and the status line."""
-    rows = lines(app)
-    start = chat_row(rows)
-    first = rows[start][2:] if rows[start].startswith("› ") else ""
-    return first + "".join(rows[start + 1 : -1])
-
-
-def eventually(
-    app: PtyApp, check: Callable[[], bool], what: str, timeout: float = DEFAULT_TIMEOUT
-) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline or not app.proc.isalive():
-            raise ScreenTimeoutError(f"{what}; the screen:\n{app.text()}")
-        time.sleep(0.02)
-
-
-def wait_chat(app: PtyApp, expected: str) -> None:
-    eventually(
-        app,
-        lambda: chat_text(app) == expected,
-        f"chat editor should hold {expected!r}, holds {chat_text(app)!r}",
-    )
-
-
-def after_claim_guard() -> None:
-    """A blocker just claimed focus (it is on screen): for TYPING_GUARD seconds after the
-    claim, keys still go where the person aimed them (focus rule 7). The claim happened before
-    the screen showed it, so waiting the guard (plus a margin) from *now* always clears it."""
-    time.sleep(TYPING_GUARD + 0.15)
-
-
-def enter_panel(app: PtyApp) -> None:
-    app.press("shift tab")
-    app.wait_for(PANEL_FOCUSED)
-
-
-def count_receipts(records: list[dict[str, object]], question_id: str) -> int:
-    """How many ``feedback_delivered`` lines name ``question_id``."""
-    return sum(
-        1
-        for r in records
-        if r["type"] == "feedback_delivered"
-        for ref in r["delivered"]  # type: ignore[attr-defined]
-        if ref["id"] == question_id
-    )
-
-
-def question_id(records: list[dict[str, object]], text: str) -> str:
-    for r in records:
-        if r["type"] == "group_asked":
-            for q in r["questions"]:  # type: ignore[attr-defined]
-                if q["spec"]["question"] == text:
-                    return str(q["ref"]["id"])
-    raise AssertionError(f"no question {text!r} in the journal")
-
-
 # ---------------------------------------------------------------------------- 1. typing
 def test_typing_in_chat_while_an_async_question_arrives(launch: Launcher) -> None:
     app = launch.start(script="typing.toml")
@@ -399,7 +295,9 @@ def test_collapse_expand_and_asks_id(launch: Launcher) -> None:
     hint = app.wait_for(r"^▸ 2 questions pending · Ctrl\+\] expand$")
     app.wait_gone(r"Questions \(")
     rows = lines(app)
-    assert rows[chat_row(rows) - 1] == hint.group(0)  # one row, right above the chat editor
+    editor = chat_row(rows)
+    assert editor is not None, app.text()
+    assert rows[editor - 1] == hint.group(0)  # one row, right above the chat editor
     assert sum("pending" in row for row in rows[:-1]) == 2  # the hint + the result card
 
     app.press("ctrl ]")
@@ -771,7 +669,7 @@ def test_ctrl_g_edits_the_reply_in_the_external_editor(launch: Launcher, tmp_pat
     """Ctrl+G: the draft goes to $VISUAL in a private 0600 file ending in a newline (so the
     editor's line is not glued to the draft), and what the editor wrote comes back."""
     log = tmp_path / "editor.log"
-    launch.env["VISUAL"] = f"{sys.executable} {Path(__file__).with_name('fake_editor.py')}"
+    launch.env["VISUAL"] = f"{sys.executable} {SUPPORT / 'fake_editor.py'}"
     launch.env["FAKE_EDITOR_LOG"] = str(log)
     app = launch.start(script="wake.toml")
     app.wait_for(r"╎ Pick a number\?")

@@ -21,17 +21,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from focus_pty import (
-    PANEL_FOCUSED,
-    chat_text,
-    eventually,
-    in_panel,
-    resolutions,
-    user_messages,
-    wait_chat,
-    wait_panel,
-)
-from pty_harness import ROOT, PtyApp
+from support.launcher import resolutions, user_messages
+from support.pty_harness import ROOT, PtyApp
+from support.screen import PANEL_FOCUSED, chat_text, eventually, in_panel, wait_chat, wait_panel
 
 pytestmark = pytest.mark.e2e
 

@@ -6,7 +6,7 @@ asserting on what the person sees and on the session journal (``resolved`` lines
 evidence that an answer was saved). The scripts are ``tests/scripts/focus_*.toml``.
 
 Timing: the tests wait for progress (screen text, journal lines), never assert durations. Two
-things are timed because they are the behaviour under test (helpers in ``tests/focus_pty.py``):
+things are timed because they are the behaviour under test (``tests/support/typist.py``):
 the :class:`Typist`, one key every 0.066 s (~15 keys/s), and
 :func:`pause_until_panel_has_keys`, which stays off the keyboard for longer than the typing
 guard (0.6 s, DESIGN §5 rule 7: keys keep going where they went until that long has passed with
@@ -18,40 +18,25 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from focus_pty import (
+from support.launcher import Launcher, question_id, resolutions, user_messages
+from support.pty_harness import PtyApp
+from support.screen import (
     PANEL_FOCUSED,
     PANEL_UNFOCUSED,
-    Launcher,
-    Typist,
     chat_text,
     highlighted,
     in_panel,
     lines,
-    pause_until_panel_has_keys,
-    question_id,
-    resolutions,
-    user_messages,
     wait_chat,
     wait_panel,
     wait_panel_gone,
 )
-from pty_harness import PtyApp
+from support.typist import Typist, pause_until_panel_has_keys
 
 pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture
-def launch(tmp_path: Path) -> Iterator[Launcher]:
-    launcher = Launcher(tmp_path)
-    try:
-        yield launcher
-    finally:
-        launcher.close()
 
 
 # ---------------------------------------------------------------------------- 1. focus after
@@ -68,7 +53,7 @@ BLOCKER_ENDINGS = {
 def start_blocker_turn(launch: Launcher) -> PtyApp:
     """The async question waits; the message "block" starts a turn that asks a blocker
     after two seconds of work."""
-    app = launch.start("focus_after_blocker.toml")
+    app = launch.start(script="focus_after_blocker.toml")
     app.wait_for("FOCUS-READY")
     app.wait_for(r"╎ Which language for the report\?")
     app.type("block")
@@ -153,7 +138,7 @@ def test_focus_returns_to_the_async_tab_the_person_was_on(launch: Launcher, endi
 # ---------------------------------------------------------------------------- 2. typing guard
 def start_typing_turn(launch: Launcher) -> PtyApp:
     """Idle agent; "go" starts a turn that asks a blocker after one second of work."""
-    app = launch.start("focus_typing.toml", cols=160)
+    app = launch.start(script="focus_typing.toml", cols=160)
     app.wait_for("GUARD-READY")
     app.wait_for(r"idle$")
     app.type("go")
@@ -224,7 +209,7 @@ def test_enter_within_a_burst_sends_the_chat_line_never_answers(launch: Launcher
 
 # ---------------------------------------------------------------------------- 3. review chip
 def test_auto_advance_to_review_highlights_the_review_chip(launch: Launcher) -> None:
-    app = launch.start("focus_review.toml")
+    app = launch.start(script="focus_review.toml")
     app.wait_for(r"│ Pick a colour\?")
     pause_until_panel_has_keys(app)
     app.press("enter")
@@ -246,7 +231,7 @@ def test_auto_advance_to_review_highlights_the_review_chip(launch: Launcher) -> 
 
 # ---------------------------------------------------------------------------- 4. Esc, Esc
 def test_esc_that_paused_the_panel_does_not_interrupt_the_agent(launch: Launcher) -> None:
-    app = launch.start("focus_esc.toml")
+    app = launch.start(script="focus_esc.toml")
     app.wait_for(r"╎ Side question\?")
     app.wait_for("ESC-START")  # the four seconds of work start with the question
     app.press("shift tab")
@@ -266,7 +251,7 @@ def test_esc_that_paused_the_panel_does_not_interrupt_the_agent(launch: Launcher
 
 # ---------------------------------------------------------------------------- 5. prompt keys
 def test_collapse_key_works_at_a_permission_prompt(launch: Launcher) -> None:
-    app = launch.start("focus_prompt.toml")
+    app = launch.start(script="focus_prompt.toml")
     app.wait_for(r"Permission: Allow the agent to run: make deploy")
     app.wait_for(r"╎ Side question\?")
 
@@ -296,7 +281,7 @@ def help_prompt_line(app: PtyApp) -> str:
 
 
 def test_help_lists_exactly_the_keys_that_work_at_the_prompt(launch: Launcher) -> None:
-    app = launch.start("focus_typeahead.toml", cols=160)
+    app = launch.start(script="focus_typeahead.toml", cols=160)
     app.wait_for("TYPEAHEAD-READY")
     app.type("/help")
     app.press("enter")
@@ -311,7 +296,7 @@ def test_help_lists_exactly_the_keys_that_work_at_the_prompt(launch: Launcher) -
 
 # ---------------------------------------------------------------------------- 6. confirm
 def test_decline_needs_a_second_alt_d(launch: Launcher) -> None:
-    app = launch.start("focus_confirm.toml")
+    app = launch.start(script="focus_confirm.toml")
     app.wait_for(r"│ Deploy now\?")
     pause_until_panel_has_keys(app)
 
@@ -335,7 +320,7 @@ def test_decline_needs_a_second_alt_d(launch: Launcher) -> None:
 
 
 def test_clearing_a_multi_line_draft_needs_a_second_ctrl_u(launch: Launcher) -> None:
-    app = launch.start("focus_clear.toml")
+    app = launch.start(script="focus_clear.toml")
     app.wait_for(r"│ Describe the release\?")
     pause_until_panel_has_keys(app)
     app.type("line one")
@@ -367,7 +352,7 @@ def test_clearing_a_multi_line_draft_needs_a_second_ctrl_u(launch: Launcher) -> 
 
 # ---------------------------------------------------------------------------- 7. typeahead
 def test_keys_typed_before_the_first_frame_reach_the_chat_editor(launch: Launcher) -> None:
-    app = launch.start("focus_typeahead.toml")
+    app = launch.start(script="focus_typeahead.toml")
     assert app.raw_bytes() == b"", "the app drew before the test could type"
     app.type("early bird")
 
@@ -379,7 +364,7 @@ def test_keys_typed_before_the_first_frame_reach_the_chat_editor(launch: Launche
 
 def test_keys_typed_while_the_app_starts_reach_the_chat_editor(launch: Launcher) -> None:
     """Typing on through start-up: before, while and after the first frame is drawn."""
-    app = launch.start("focus_typeahead.toml")
+    app = launch.start(script="focus_typeahead.toml")
     stream = "".join(f"k{i:02d}," for i in range(100))
     typed = ""
     after_first_frame = 0
@@ -400,7 +385,7 @@ def test_digits_select_any_numbered_row_and_never_answer(launch: Launcher) -> No
     """Rows are numbered past 4 (4 options + ``Type something.`` = 5; multi-select adds
     ``Next`` = 6); each number moves the cursor there and nothing else. (On the
     ``Type something.`` row a digit is text for its editor, so the test leaves it by Tab/↑.)"""
-    app = launch.start("focus_digits.toml")
+    app = launch.start(script="focus_digits.toml")
     app.wait_for(r"╎ Pick a season\?")
     app.press("shift tab")
     app.wait_for(PANEL_FOCUSED)

@@ -7,7 +7,9 @@ journal carry the note, the result card shows it, and so does the transcript aft
 from __future__ import annotations
 
 import pytest
-from test_e2e import Launcher, after_claim_guard, flat
+from support.launcher import Launcher
+from support.screen import flat
+from support.typist import after_claim_guard
 
 pytestmark = pytest.mark.e2e
 

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pty_harness import PtyApp
+from support.pty_harness import PtyApp
 
 pytestmark = pytest.mark.e2e
 

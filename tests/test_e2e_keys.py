@@ -18,35 +18,14 @@ behaviour under test); everything else waits for the screen or the journal.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from focus_pty import (
-    PANEL_FOCUSED,
-    Launcher,
-    Typist,
-    eventually,
-    lines,
-    pause,
-    pause_until_panel_has_keys,
-    question_id,
-    resolutions,
-    user_messages,
-    wait_panel,
-)
-from pty_harness import PtyApp
+from support.launcher import Launcher, question_id, resolutions, user_messages
+from support.pty_harness import PtyApp
+from support.screen import PANEL_FOCUSED, eventually, lines, wait_panel
+from support.typist import Typist, pause, pause_until_panel_has_keys
 
 pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture
-def launch(tmp_path: Path) -> Iterator[Launcher]:
-    launcher = Launcher(tmp_path)
-    try:
-        yield launcher
-    finally:
-        launcher.close()
 
 
 HELP = "Commands: /asks [ID]"  # the first line /help prints
@@ -78,7 +57,7 @@ def footer(app: PtyApp) -> str:
 def test_chat_line_typed_at_a_claimed_blocker_reaches_the_chat_and_answers_nothing(
     launch: Launcher,
 ) -> None:
-    app = launch.start("keys_group.toml", cols=160, rows=40)
+    app = launch.start(script="keys_group.toml", cols=160, rows=40)
     app.wait_for("KEYS-READY")
     wait_panel(app, r"Where should this service be deployed\?")
     pause_until_panel_has_keys(app)  # idle: the claim took the keyboard
@@ -113,7 +92,7 @@ def test_chat_line_typed_at_a_claimed_blocker_reaches_the_chat_and_answers_nothi
 def test_status_line_says_the_keys_go_to_the_chat_while_the_guard_holds_them(
     launch: Launcher,
 ) -> None:
-    app = launch.start("keys_group.toml", cols=160, rows=40)
+    app = launch.start(script="keys_group.toml", cols=160, rows=40)
     app.wait_for("KEYS-READY")
     pause_until_panel_has_keys(app)
     typist = Typist(app)
@@ -130,7 +109,7 @@ def test_status_line_says_the_keys_go_to_the_chat_while_the_guard_holds_them(
 def test_chat_command_typed_into_an_answer_is_not_sent_without_a_second_enter(
     launch: Launcher,
 ) -> None:
-    app = launch.start("focus_after_blocker.toml", cols=160, rows=40)
+    app = launch.start(script="focus_after_blocker.toml", cols=160, rows=40)
     app.wait_for("FOCUS-READY")
     app.type("block")
     app.press("enter")
@@ -169,7 +148,7 @@ def test_chat_command_typed_into_an_answer_is_not_sent_without_a_second_enter(
 
 # ---------------------------------------------------------------------------- item 4
 def test_esc_on_a_required_tab_says_what_works_with_the_keymaps_keys(launch: Launcher) -> None:
-    app = launch.start("keys_group.toml", cols=160, rows=40)
+    app = launch.start(script="keys_group.toml", cols=160, rows=40)
     app.wait_for("KEYS-READY")
     pause_until_panel_has_keys(app)
     app.press("esc")
@@ -185,7 +164,7 @@ def test_esc_on_a_required_tab_says_what_works_with_the_keymaps_keys(launch: Lau
 
 
 def test_refusal_notices_go_on_the_next_key_or_after_a_few_seconds(launch: Launcher) -> None:
-    app = launch.start("keys_group.toml", cols=160, rows=40)
+    app = launch.start(script="keys_group.toml", cols=160, rows=40)
     app.wait_for("KEYS-READY")
     pause_until_panel_has_keys(app)
     app.press("esc")  # refused on a required tab
@@ -202,7 +181,7 @@ def test_refusal_notices_go_on_the_next_key_or_after_a_few_seconds(launch: Launc
 
 
 def test_status_line_names_the_keys_from_chat_to_panel_and_back(launch: Launcher) -> None:
-    app = launch.start("focus_after_blocker.toml", cols=160, rows=40)
+    app = launch.start(script="focus_after_blocker.toml", cols=160, rows=40)
     app.wait_for("FOCUS-READY")
     wait_status(app, r"keys: chat$")  # an async question waits, passive
     app.press("shift tab")

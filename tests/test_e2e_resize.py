@@ -1,6 +1,6 @@
 """End-to-end: resizing the terminal while questions are pending and a draft is typed.
 
-The real ``asks`` under a pty (``tests/pty_harness.py``) is resized the way a window is: the
+The real ``asks`` under a pty (``tests/support/pty_harness.py``) is resized the way a window is: the
 app must redraw everything at the new size (the panel's border spans the new width, nothing of
 the old frame is left), keep the chat draft and the keyboard where they were, and keep taking
 keys. Too small a terminal shows one line; growing back shows the panel again. This is also
@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pty_harness import PtyApp
+from support.pty_harness import PtyApp
 
 pytestmark = pytest.mark.e2e
 

@@ -1,6 +1,6 @@
 """The terminal is left exactly as it was found (DESIGN §5 rule 10), however asks ends.
 
-Each test runs a real program under a pty (tests/pty_harness.py): the terminal's settings
+Each test runs a real program under a pty (tests/support/pty_harness.py): the terminal's settings
 (``termios.tcgetattr``: flags, speeds and every control character) are read in the child just
 before it execs the program, and again after the program exited; they must be equal. The
 REPL switches the terminal's signal keys off so that Ctrl+C reaches it as a key — after the
@@ -17,7 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pty_harness import ROOT, PtyApp
+from support.paths import SUPPORT
+from support.pty_harness import ROOT, PtyApp
 
 pytestmark = pytest.mark.e2e
 
@@ -131,7 +132,7 @@ def test_the_repl_leaves_the_terminal_as_it_found_it(apps: Apps, ending: str) ->
 
 
 def test_a_crash_of_the_agent_leaves_the_terminal_as_it_found_it(apps: Apps) -> None:
-    app = apps.program([str(apps.data_dir)], program=(str(TESTS / "repl_crash_child.py"),))
+    app = apps.program([str(apps.data_dir)], program=(str(SUPPORT / "repl_crash_child.py"),))
     app.wait_for("READY-TO-CRASH")
     app.type("crash")
     app.press("enter")
@@ -146,7 +147,7 @@ def test_the_external_editor_gets_the_terminal_as_the_person_has_it(
     """Ctrl+G stops the screen while $VISUAL runs: the editor sees the person's settings
     (Ctrl+C is their interrupt key again), and the signal keys go off again after it."""
     seen = tmp_path / "editor-termios"
-    apps.env["VISUAL"] = f"{sys.executable} {TESTS / 'fake_editor.py'}"
+    apps.env["VISUAL"] = f"{sys.executable} {SUPPORT / 'fake_editor.py'}"
     apps.env["FAKE_EDITOR_LOG"] = str(tmp_path / "editor.log")
     apps.env["FAKE_EDITOR_TERMIOS"] = str(seen)
     app = apps.asks("--script", str(SCRIPTS / "wake.toml"))
@@ -202,7 +203,7 @@ def test_ctrl_c_still_interrupts_line_mode_started_after_the_repl(apps: Apps) ->
         str(SCRIPTS / "wake.toml"),
     ]
     commands = json.dumps([base, [*base, "--line"]])
-    app = apps.program([commands], program=(str(TESTS / "in_turn_child.py"),))
+    app = apps.program([commands], program=(str(SUPPORT / "in_turn_child.py"),))
     app.wait_for(r"╎ Pick a number\?")
     quit_command(app)
     app.wait_for(r"\[exit 0\]")

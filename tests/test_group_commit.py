@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from helpers import FlakyOps, Rig, call, q
+from support.rig import FlakyOps, Rig, call, q
 
 from asks.contract import ToolError
 from asks.store.entries import ChatMessage

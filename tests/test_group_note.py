@@ -10,11 +10,9 @@ no ``group_note``, replay as before (no note).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-from helpers import SESSION, Rig, q
+from support.rig import SESSION, Rig, q
 
 from asks import contract
 from asks.agent.lines import feedback_summary, result_summary
@@ -37,13 +35,6 @@ from asks.store.journal import Journal, read_records
 NOTE = "all of this is for the staging box"
 REF = QuestionRef("q-aaaaaaaaaa", 1)
 QUESTION = Question(REF, "g-1", 0, QuestionSpec("Which database?", "DB"))
-
-
-@pytest.fixture
-def rig(tmp_path: Path) -> Iterator[Rig]:
-    made = Rig.create(tmp_path)
-    yield made
-    made.journal.close()
 
 
 def envelope(wait: Wait) -> ResultEnvelope:

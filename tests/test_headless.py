@@ -1,5 +1,5 @@
 """``asks -p``: one turn without UI, run as the real command (scripted model and the
-OpenAI-compatible provider against tests/fake_openai_server.py), plus the provider's config
+OpenAI-compatible provider against tests/support/fake_openai.py), plus the provider's config
 keys and flags as the command line sees them."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fake_openai_server import Call, FakeOpenAI, Reply
+from support.fake_openai import Call, FakeOpenAI, Reply
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "sk-headless-SECRET-91ab"

@@ -1,8 +1,8 @@
 """Hooks (asks/surfaces/hooks.py, ``[hooks]`` in asks/config.py), with a real hook command.
 
-The hook is ``tests/hook_append.py``: it appends its stdin (the event JSON) and ``ASKS_EVENT``
-to a file and writes noise on stdout and stderr. In process, a real journal and host
-(tests/helpers.py) publish events and :func:`asks.surfaces.hooks.running` runs the hooks in the
+The hook is ``tests/support/hook_append.py``: it appends its stdin (the event JSON) and
+``ASKS_EVENT`` to a file and writes noise on stdout and stderr. In process, a real journal and host
+(tests/support/rig.py) publish events and :func:`asks.surfaces.hooks.running` runs the hooks in the
 test's nursery; as commands, ``asks`` runs in line mode (piped) and as the REPL (pty) with a
 config file. Tests wait for the file to grow, never for a fixed time.
 """
@@ -14,43 +14,21 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 import pytest
 import trio
-from helpers import SESSION, Rig, call, q
-from hook_append import NOISE
-from pty_harness import ROOT, PtyApp
+from support.hook_append import NOISE
+from support.hooks import WAIT, hook, hook_lines, write_config
+from support.pty_harness import ROOT, PtyApp
+from support.rig import SESSION, Rig, call, q
 
 from asks.config import HooksConfig, load_config
 from asks.core.events import EventKind, QuestionAsked, StorageFailed
 from asks.core.model import Answer, AnswerKind
 from asks.surfaces import hooks
 
-HOOK = Path(__file__).resolve().parent / "hook_append.py"
 SCRIPTS = Path(__file__).resolve().parent / "scripts"
-WAIT = 30.0  # seconds before a hook that never ran fails the test
-
-
-def hook(out: Path, *extra: str) -> list[str]:
-    return [sys.executable, str(HOOK), str(out), *extra]
-
-
-async def hook_lines(out: Path, count: int) -> list[dict[str, Any]]:
-    """The hook file once it has ``count`` lines (fails after :data:`WAIT` seconds)."""
-    with trio.fail_after(WAIT):
-        while not out.exists() or len(out.read_text().splitlines()) < count:
-            await trio.sleep(0.02)
-    return [json.loads(line) for line in out.read_text().splitlines()]
-
-
-@pytest.fixture
-def rig(tmp_path: Path) -> Iterator[Rig]:
-    made = Rig.create(tmp_path)
-    yield made
-    made.journal.close()
 
 
 def pick(rig: Rig, call_id: str, option: int) -> None:
@@ -196,17 +174,6 @@ def test_every_event_kind_can_have_a_hook() -> None:
 
 
 # ---------------------------------------------------------------------------- the command
-def write_config(home: Path, commands: dict[str, Sequence[str]], timeout: float = WAIT) -> None:
-    folder = home / "asks"
-    folder.mkdir(parents=True)
-    lines = [
-        "[hooks]",
-        *(f"{name} = {json.dumps(list(argv))}" for name, argv in commands.items()),
-        f"timeout = {timeout}",
-    ]
-    (folder / "config.toml").write_text("\n".join(lines) + "\n")
-
-
 def asks_env(tmp_path: Path) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(ROOT), "XDG_CONFIG_HOME": str(tmp_path / "config")}
 

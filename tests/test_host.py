@@ -8,13 +8,10 @@ builds a real journal in a temporary directory; the host's clock is a fake one.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 import trio
 import trio.testing
-from helpers import Rig, call, q, wait_on
+from support.rig import Rig, call, q, wait_on
 
 from asks.contract import ErrorCode, ResultEnvelope, ToolError
 from asks.core.drafts import Draft
@@ -26,13 +23,6 @@ from asks.host.host import PanelCommand, PanelMode, Wait
 from asks.store.journal import StorageState
 
 NOT_SAVED = "Not saved"
-
-
-@pytest.fixture
-def rig(tmp_path: Path) -> Iterator[Rig]:
-    made = Rig.create(tmp_path)
-    yield made
-    made.journal.close()
 
 
 def envelope(wait: Wait) -> ResultEnvelope:

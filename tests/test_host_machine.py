@@ -26,9 +26,9 @@ from collections import Counter
 from pathlib import Path
 
 import hypothesis.strategies as st
-from helpers import Clock, FlakyOps
 from hypothesis import settings
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+from support.rig import Clock, FlakyOps
 
 from asks.contract import ResultEnvelope
 from asks.core.focus import TYPING_GUARD, FocusTarget

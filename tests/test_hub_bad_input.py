@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator, Callable, Iterator
-from pathlib import Path
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -21,12 +20,10 @@ import attrs
 import httpx
 import pytest
 import trio
-from helpers import Rig
-from test_hub_server import DB, TOKEN, client, receipts, text_of
+from support.hub import DB, TOKEN, client, receipts, text_of
+from support.rig import Rig
 
-from asks.host.hub import HubPort
 from asks.hub.identity import clean_label
-from asks.hub.listen import bind_listener
 from asks.hub.server import MAX_BODY, HubServer
 from asks.hub.tools import call_id_of
 
@@ -43,20 +40,6 @@ BASE = {
     "Accept": "application/json, text/event-stream",
     "Content-Type": "application/json",
 }
-
-
-@pytest.fixture
-def rig(tmp_path: Path) -> Iterator[Rig]:
-    made = Rig.create(tmp_path)
-    yield made
-    made.journal.close()
-
-
-@pytest.fixture
-async def hub(rig: Rig, nursery: trio.Nursery) -> AsyncIterator[HubServer]:
-    server = HubServer(HubPort(rig.host), TOKEN, bind_listener(port=0), progress_every=0.05)
-    await nursery.start(server.run)
-    yield server
 
 
 @attrs.define

@@ -17,8 +17,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from pty_harness import ROOT, PtyApp
-from test_e2e import Launcher
+from support.launcher import Launcher
+from support.pty_harness import ROOT, PtyApp
 
 pytestmark = [pytest.mark.e2e, pytest.mark.mcpclients]
 

@@ -41,7 +41,7 @@ import pytest
 import trio
 from mcp.client.client import Client
 from mcp.client.streamable_http import streamable_http_client
-from pty_harness import ROOT
+from support.pty_harness import ROOT
 
 from asks.host.hub import REPEATED_NOTE
 

@@ -8,47 +8,17 @@ it in doubt. Each scenario checks the journal on disk as well as what the port r
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
 import trio
 import trio.testing
-from helpers import Rig, call, q, wait_on
+from support.hub import hub_ask, hub_receipts
+from support.rig import Rig, call, q, wait_on
 
 from asks.agent.loop import context_from_journal
 from asks.contract import ErrorCode, ResultEnvelope, ToolError
-from asks.core.model import Outcome, QuestionRef
+from asks.core.model import Outcome
 from asks.host.hub import REPEATED_NOTE, HubPort, Offer, recipient_of
 from asks.store.entries import ChatMessage
 from asks.store.journal import read_records
-
-
-@pytest.fixture
-def rig(tmp_path: Path) -> Iterator[Rig]:
-    made = Rig.create(tmp_path)
-    yield made
-    made.journal.close()
-
-
-def hub_ask(rig: Rig, label: str, call_id: str, text: str) -> QuestionRef:
-    """Agent ``label`` asks one async question; its ref."""
-    reply = rig.host.start_call_nowait(
-        f"{recipient_of(label)}:{call_id}",
-        call(q(text), blocking=False),
-        source=label,
-        recipient=recipient_of(label),
-    )
-    assert isinstance(reply, ResultEnvelope), reply
-    return rig.ref(f"{recipient_of(label)}:{call_id}")
-
-
-def hub_receipts(rig: Rig) -> Counter[QuestionRef]:
-    counts: Counter[QuestionRef] = Counter()
-    for line in rig.lines_of("offer_delivered"):
-        counts.update(QuestionRef(r["id"], r["incarnation"]) for r in line["refs"])
-    return counts
 
 
 def test_two_agents_with_the_same_question_get_only_their_own_answers(rig: Rig) -> None:

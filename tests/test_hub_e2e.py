@@ -10,23 +10,14 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from typing import Any
 
-import httpx2
 import pytest
 import trio
-from mcp.client.client import Client
-from mcp.client.streamable_http import streamable_http_client
-from pty_harness import PtyApp
-from test_e2e import Launcher
+from support.hub import DB, agent, in_thread, text_of
+from support.launcher import Launcher
+from support.pty_harness import PtyApp
 
 pytestmark = pytest.mark.e2e
-
-DB = {
-    "question": "Which database?",
-    "header": "Database",
-    "options": [{"label": "Postgres"}, {"label": "SQLite"}],
-}
 
 
 def start_hub(launch: Launcher) -> tuple[PtyApp, str, str]:
@@ -42,21 +33,6 @@ def start_hub(launch: Launcher) -> tuple[PtyApp, str, str]:
         env=None,
     ).stdout.strip()
     return app, found.group(1), token
-
-
-def agent(url: str, token: str, name: str) -> Client:
-    http = httpx2.AsyncClient(
-        headers={"Authorization": f"Bearer {token}", "X-Asks-Agent": name}, timeout=30
-    )
-    return Client(streamable_http_client(url, http_client=http))
-
-
-def text_of(result: Any) -> str:
-    return "".join(part.text for part in result.content)
-
-
-async def in_thread(function: Any, *args: Any) -> Any:
-    return await trio.to_thread.run_sync(function, *args)
 
 
 async def test_an_async_ask_is_a_labelled_tab_answered_by_keys_and_delivered_once(

@@ -12,37 +12,21 @@ blocker claims focus exactly like the built-in agent's (DESIGN §5, rules 5 and 
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import httpx
-import httpx2
 import pytest
 import trio
-from focus_pty import (
-    PANEL_FOCUSED,
-    Typist,
-    chat_text,
-    pause_until_panel_has_keys,
-    wait_chat,
-    wait_panel,
-)
-from mcp.client.client import Client
-from mcp.client.streamable_http import streamable_http_client
-from mcp_types import Implementation
-from pty_harness import PtyApp
-from test_e2e import Launcher
-from test_hooks import hook, hook_lines, write_config
+from support.hooks import hook, hook_lines, write_config
+from support.hub import DB, agent, first_id, in_thread, text_of, token_of
+from support.launcher import Launcher
+from support.pty_harness import PtyApp
+from support.screen import PANEL_FOCUSED, chat_text, wait_chat, wait_panel
+from support.typist import Typist, pause_until_panel_has_keys
 
 pytestmark = pytest.mark.e2e
 
-DB = {
-    "question": "Which database?",
-    "header": "Database",
-    "options": [{"label": "Postgres"}, {"label": "SQLite"}],
-}
 EVIL_NAME = "evil\x1b]0;pwned-name\x07\u202eagent\x9b"
 EVIL = {
     "question": "Q-\x1b]0;pwned\x07title \x1b[31mred\x1b[0m \u202eclear\x1b[2J-end?",
@@ -55,15 +39,6 @@ EVIL = {
 }
 
 
-def token_of(launch: Launcher) -> str:
-    return subprocess.run(
-        [sys.executable, "-m", "asks", "mcp", "token", "--data-dir", str(launch.data_dir)],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
-
-
 def start_hub(launch: Launcher, *extra: str) -> tuple[PtyApp, str, str]:
     """``asks --mcp`` on a free port: the app, the hub's URL (from the screen), the token."""
     app = launch.start(
@@ -72,31 +47,6 @@ def start_hub(launch: Launcher, *extra: str) -> tuple[PtyApp, str, str]:
     url = app.wait_for(r"Hub on (http://127\.0\.0\.1:\d+/mcp)").group(1)
     app.wait_for("QUIET-READY")
     return app, url, token_of(launch)
-
-
-def agent(url: str, token: str, name: str | None, client_name: str = "mcp") -> Client:
-    headers = {"Authorization": f"Bearer {token}"}
-    if name is not None:
-        headers["X-Asks-Agent"] = name
-    http = httpx2.AsyncClient(headers=headers, timeout=60)
-    return Client(
-        streamable_http_client(url, http_client=http),
-        client_info=Implementation(name=client_name, version="1"),
-    )
-
-
-def text_of(result: Any) -> str:
-    return "".join(part.text for part in result.content)
-
-
-def first_id(result: Any) -> str:
-    found = re.search(r"q-[0-9a-f]{10}", text_of(result))
-    assert found is not None, text_of(result)
-    return found.group(0)
-
-
-async def in_thread(function: Any, *args: Any) -> Any:
-    return await trio.to_thread.run_sync(function, *args)
 
 
 def web_form(page: str, question_id: str) -> tuple[str, dict[str, str]]:
@@ -308,7 +258,7 @@ async def test_an_outside_blocker_claims_focus_like_the_built_in_agents(
             return await in_thread(typist.until, "Which database?", 30)
 
         async def then_ask_after(keys: int) -> None:
-            while len(chat_text(app)) < keys:  # the person is typing already
+            while len(chat_text(app) or "") < keys:  # the person is typing already
                 await trio.sleep(0.01)
             nursery.start_soon(ask)
 

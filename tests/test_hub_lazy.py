@@ -17,8 +17,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from fake_openai_server import FakeOpenAI, Reply
-from pty_harness import ROOT, PtyApp
+from support.fake_openai import FakeOpenAI, Reply
+from support.pty_harness import ROOT, PtyApp
 
 HUB_MODULES = (
     "mcp",

@@ -14,17 +14,15 @@ import json
 import shutil
 import tempfile
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 
 import hypothesis.strategies as st
-import pytest
 import trio
 import trio.testing
-from helpers import Rig, call, q
 from hypothesis import settings
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
-from test_hub_delivery import hub_ask, hub_receipts
+from support.hub import hub_ask, hub_receipts
+from support.rig import Rig, call, q
 
 from asks.contract import FEEDBACK_PREFIX, NOTE_PHRASE
 from asks.core import events as ev
@@ -32,13 +30,6 @@ from asks.core.model import QuestionRef
 from asks.host.hub import REPEATED_NOTE, HubPort, Offer
 from asks.host.notes import feedback_of
 from asks.surfaces.hooks import payload
-
-
-@pytest.fixture
-def rig(tmp_path: Path) -> Iterator[Rig]:
-    made = Rig.create(tmp_path)
-    yield made
-    made.journal.close()
 
 
 def note_lines(rig: Rig) -> list[dict[str, object]]:

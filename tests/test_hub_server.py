@@ -8,60 +8,17 @@ keys do (``Rig.answer_option``). Raw ``httpx`` requests check what the guard ref
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
-import httpx2
 import pytest
 import trio
 import trio.testing
-from helpers import Rig
-from mcp.client.client import Client
-from mcp.client.streamable_http import streamable_http_client
+from support.hub import DB, TOKEN, client, receipts, text_of
+from support.rig import Rig
 
-from asks.host.hub import HubPort
 from asks.hub.listen import HubPortBusyError, bind_listener
 from asks.hub.server import HubServer
-
-TOKEN = "test-token-0123456789"
-DB = {
-    "question": "Which database?",
-    "header": "Database",
-    "options": [{"label": "Postgres"}, {"label": "SQLite"}],
-}
-
-
-@pytest.fixture
-def rig(tmp_path: Path) -> Iterator[Rig]:
-    made = Rig.create(tmp_path)
-    yield made
-    made.journal.close()
-
-
-@pytest.fixture
-async def hub(rig: Rig, nursery: trio.Nursery) -> AsyncIterator[HubServer]:
-    server = HubServer(HubPort(rig.host), TOKEN, bind_listener(port=0), progress_every=0.05)
-    await nursery.start(server.run)
-    yield server
-
-
-def client(server: HubServer, agent: str | None = "planner", *, mode: str = "auto") -> Client:
-    headers = {"Authorization": f"Bearer {TOKEN}"}
-    if agent is not None:
-        headers["X-Asks-Agent"] = agent
-    assert server.url is not None
-    http = httpx2.AsyncClient(headers=headers, timeout=30)
-    return Client(streamable_http_client(server.url, http_client=http), mode=mode)
-
-
-def text_of(result: Any) -> str:
-    return "".join(part.text for part in result.content)
-
-
-def receipts(rig: Rig) -> list[list[str]]:
-    return [[r["id"] for r in line["refs"]] for line in rig.lines_of("offer_delivered")]
 
 
 async def test_the_three_tools_say_how_answers_arrive(hub: HubServer) -> None:

@@ -19,10 +19,11 @@ from collections import Counter
 
 import pytest
 import trio
-from pty_harness import ROOT, PtyApp
-from test_e2e import Launcher, status_line
-from test_hub_e2e import DB, agent, in_thread, text_of
-from test_line_mode import read_until
+from support.hub import DB, agent, in_thread, text_of, token_of
+from support.launcher import Launcher
+from support.piped import read_until
+from support.pty_harness import ROOT, PtyApp
+from support.screen import status_line
 
 pytestmark = pytest.mark.e2e
 
@@ -32,15 +33,6 @@ CACHE = {
     "options": [{"label": "Redis"}, {"label": "Memcached"}],
 }
 NOTE = "The user sent you a note:"
-
-
-def token_of(launch: Launcher) -> str:
-    return subprocess.run(
-        [sys.executable, "-m", "asks", "mcp", "token", "--data-dir", str(launch.data_dir)],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
 
 
 def start_hub(launch: Launcher, *args: str) -> tuple[PtyApp, str, str]:

@@ -2,7 +2,7 @@
 
 The hub (:class:`asks.hub.server.HubServer`, the SDK's own client over real HTTP on
 127.0.0.1) and a surface run on one real host and journal in the test's nursery: the hooks
-(a real hook command, tests/hook_append.py) fire for an outside agent's questions and their
+(a real hook command, tests/support/hook_append.py) fire for an outside agent's questions and their
 payload names the agent; the web bridge (real HTTP) lists them with their agent and a
 browser's answer reaches that agent — only that one — once, at its next call. The same under
 a pty with ``asks --mcp``: tests/test_hub_e2e_surfaces.py.
@@ -11,40 +11,22 @@ a pty with ``asks --mcp``: tests/test_hub_e2e_surfaces.py.
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
-import pytest
 import trio
-from helpers import SESSION, Rig
-from test_hooks import hook, hook_lines
-from test_hub_server import DB, TOKEN, client, receipts, text_of
+from support.hooks import hook, hook_lines
+from support.hub import DB, client, receipts, text_of
+from support.rig import SESSION, Rig
 
 from asks.core.events import EventKind
-from asks.host.hub import HubPort
-from asks.hub.listen import bind_listener
 from asks.hub.server import HubServer
 from asks.surfaces import hooks
 from asks.surfaces.web import WebBridge
 
 HANG = 60  # seconds: only ever reached if something hangs
-
-
-@pytest.fixture
-def rig(tmp_path: Path) -> Iterator[Rig]:
-    made = Rig.create(tmp_path)
-    yield made
-    made.journal.close()
-
-
-@pytest.fixture
-async def hub(rig: Rig, nursery: trio.Nursery) -> AsyncIterator[HubServer]:
-    server = HubServer(HubPort(rig.host), TOKEN, bind_listener(port=0), progress_every=0.05)
-    await nursery.start(server.run)
-    yield server
 
 
 async def until(condition: Any) -> None:

@@ -16,7 +16,6 @@ import shutil
 import subprocess
 import sys
 import zipfile
-from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
 from urllib.parse import urlsplit
@@ -25,8 +24,7 @@ import httpx
 import pytest
 import trio
 import urwid
-from helpers import Rig, q
-from test_panel_widget import (
+from support.panel import (
     ask_async,
     check_golden,
     database_question,
@@ -35,6 +33,7 @@ from test_panel_widget import (
     press,
     screen,
 )
+from support.rig import Rig, q
 
 from asks.core import i18n
 from asks.core.i18n import Translator, choose_language, normalize
@@ -55,13 +54,6 @@ def load_tool() -> ModuleType:
 
 
 TOOL = load_tool()
-
-
-@pytest.fixture
-def rig(tmp_path: Path) -> Iterator[Rig]:
-    made = Rig.create(tmp_path)
-    yield made
-    made.journal.close()
 
 
 # ---------------------------------------------------------------- choosing the language
@@ -514,7 +506,8 @@ def test_an_open_panel_follows_a_language_switch(rig: Rig) -> None:
 
 
 def test_the_wheel_ships_the_compiled_catalogs(tmp_path: Path) -> None:
-    from test_packaging import ROOT, build_wheel, the_wheel  # noqa: PLC0415
+    from support.building import build_wheel, the_wheel  # noqa: PLC0415
+    from support.paths import ROOT  # noqa: PLC0415
 
     build_wheel(ROOT, tmp_path)
     wheel = the_wheel(tmp_path)

@@ -7,11 +7,8 @@ host's notice that expires on the next key or after a few seconds.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
-from helpers import Rig, q
+from support.rig import Rig, q
 
 from asks.core.chatline import chat_command_line, is_chat_command
 from asks.core.drafts import Draft
@@ -22,13 +19,6 @@ from asks.core.tabs import ReviewKey
 from asks.host.commands import Armed, Confirm, PanelCommand
 from asks.host.keys import NOTICE_SECONDS
 from asks.host.stats import KeysStatus
-
-
-@pytest.fixture
-def rig(tmp_path: Path) -> Iterator[Rig]:
-    made = Rig.create(tmp_path)
-    yield made
-    made.journal.close()
 
 
 # =========================================================================== 9b: the predicate

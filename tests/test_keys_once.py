@@ -17,7 +17,7 @@ import ast
 from pathlib import Path
 
 import urwid
-from helpers import Rig
+from support.rig import Rig
 
 from asks.widgets.keymap import Command, Context, build_keymap
 from asks.widgets.layer import AsksLayer

@@ -20,7 +20,7 @@ import os
 from pathlib import Path
 
 import pytest
-from pty_harness import PtyApp
+from support.pty_harness import PtyApp
 
 NEVER_BEFORE_FIRST_FRAME = (
     # the provider HTTP stack

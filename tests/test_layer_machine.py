@@ -38,9 +38,9 @@ from pathlib import Path
 
 import hypothesis.strategies as st
 import urwid
-from helpers import Rig, call, q
 from hypothesis import event, settings
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+from support.rig import Rig, call, q
 
 from asks.core.chatline import chat_command_line
 from asks.core.drafts import Draft

@@ -4,8 +4,8 @@ Piped sessions run ``python -m asks --script tests/scripts/line_*.toml`` with st
 as pipes (so line mode is chosen automatically) and check the output lines, that no escape
 sequence reached stdout, and — in the raw journal — that every saved answer was saved and
 delivered exactly once. Terminal sessions run ``--line`` (or ``TERM=dumb``) under a pty
-(tests/pty_harness.py) and type like a person. Nothing waits for a fixed time: tests wait for
-output (generous timeouts only turn a hang into a failure).
+(tests/support/pty_harness.py) and type like a person. Nothing waits for a fixed time: tests
+wait for output (generous timeouts only turn a hang into a failure).
 """
 
 from __future__ import annotations
@@ -14,11 +14,9 @@ import io
 import json
 import os
 import re
-import select
 import signal
 import subprocess
 import sys
-import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,7 +24,8 @@ from typing import Any
 
 import httpx
 import pytest
-from pty_harness import ROOT, PtyApp
+from support.piped import read_until
+from support.pty_harness import ROOT, PtyApp
 
 from asks.agent.transcript import EntryKind, Transcript
 from asks.core.model import Answer, AnswerKind, Option, QuestionSpec
@@ -340,20 +339,6 @@ def test_permission_prompt_asks_again_after_a_bad_reply(session: Session) -> Non
 
 
 # ---------------------------------------------------------------------------- async, piped
-def read_until(proc: subprocess.Popen[bytes], pattern: str, seen: bytearray) -> re.Match[str]:
-    """Read the child's stdout into ``seen`` until ``pattern`` matches it."""
-    assert proc.stdout is not None
-    deadline = time.monotonic() + WAIT
-    while not (found := re.search(pattern, seen.decode(errors="replace"), re.MULTILINE)):
-        left = deadline - time.monotonic()
-        readable, _, _ = select.select([proc.stdout], [], [], max(left, 0))
-        chunk = os.read(proc.stdout.fileno(), 65536) if readable else b""
-        if not chunk:
-            pytest.fail(f"{pattern!r} never came; output so far:\n{seen.decode()}")
-        seen += chunk
-    return found
-
-
 def test_async_question_printed_once_listed_and_answered_by_id(session: Session) -> None:
     proc = session.popen(script="line_async.toml")
     seen = bytearray()

@@ -1,4 +1,5 @@
-"""The OpenAI-compatible provider against a real HTTP server on 127.0.0.1 (fake_openai_server).
+"""The OpenAI-compatible provider against a real HTTP server on 127.0.0.1
+(tests/support/fake_openai.py).
 
 The agent loop, the host and the provider's httpx client run under trio in the test; the server
 runs in a thread and records every request, so the tests assert on exactly what a server would
@@ -20,8 +21,8 @@ from typing import Any
 import attrs
 import pytest
 import trio
-from fake_openai_server import Call, FakeOpenAI, Reply, Seen
-from static_server import static_server
+from support.fake_openai import Call, FakeOpenAI, Reply, Seen
+from support.static_server import static_server
 
 from asks import contract
 from asks.agent.loop import (

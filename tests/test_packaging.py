@@ -24,7 +24,6 @@ stops with a sentence; a tree without ``widgets/`` stops the build with a senten
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -34,8 +33,9 @@ import zipfile
 from pathlib import Path, PurePosixPath
 
 import pytest
-from embed_demo import journal_kinds, play_the_demo
-from pty_harness import PtyApp
+from support.building import build_wheel, run, the_wheel
+from support.embed_demo import journal_kinds, play_the_demo
+from support.pty_harness import PtyApp
 
 pytestmark = pytest.mark.slow
 
@@ -59,47 +59,12 @@ SDIST_TESTS = (  # run from the unpacked sdist: conftest, helpers, pty harness, 
     "tests/test_public_api.py",
     "tests/test_e2e_i18n.py",
 )
-NOT_INHERITED = frozenset({"PYTHONPATH", "PYTEST_ADDOPTS"})
-
-
-def run(*command: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in NOT_INHERITED}
-    return subprocess.run(
-        [str(part) for part in command],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
-        check=False,
-    )
 
 
 def copy_tree(dest: Path) -> Path:
     """The source tree as a clone has it (the link kept a link), without what is ignored."""
     shutil.copytree(ROOT, dest, symlinks=True, ignore=NOT_SOURCE)
     return dest
-
-
-def build_wheel(source: Path, out: Path) -> subprocess.CompletedProcess[str]:
-    """pip's wheel build from ``source`` (a tree or an sdist file) into ``out``."""
-    return run(
-        sys.executable,
-        "-m",
-        "pip",
-        "wheel",
-        "-q",
-        "--no-deps",
-        "--no-build-isolation",
-        "--no-index",
-        source,
-        "-w",
-        out,
-    )
-
-
-def the_wheel(out: Path) -> Path:
-    (wheel,) = out.glob("*.whl")
-    return wheel
 
 
 def backend(tree: Path, hook: str, out: Path) -> subprocess.CompletedProcess[str]:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import trio
 import trio.testing
-from helpers import Rig
+from support.rig import Rig
 
 from asks.agent.prompts import PromptBroker
 from asks.widgets.prompt import PALETTE, PromptView

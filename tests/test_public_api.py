@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 import urwid
-from embed_demo import journal_kinds, play_the_demo
-from helpers import Rig, call, q
-from pty_harness import PtyApp
+from support.embed_demo import journal_kinds, play_the_demo
+from support.pty_harness import PtyApp
+from support.rig import Rig, call, q
 
 import asks
 from asks.core import events as ev

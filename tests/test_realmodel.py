@@ -1,9 +1,9 @@
 """End-to-end with a real model: Qwen2.5-Coder-1.5B-Instruct on llama.cpp's ``llama-server``.
 
 The server is built and the weights fetched by ``.ci/realmodel-setup`` (cached outside the repo);
-one server for the whole module runs on a free 127.0.0.1 port (tests/realmodel_server.py) and
-is stopped at the end. The app is the real ``asks`` command: under a pty for the REPL
-(tests/pty_harness.py), as a subprocess for ``-p``.
+one server for the whole module runs on a free 127.0.0.1 port
+(tests/support/realmodel_server.py) and is stopped at the end. The app is the real ``asks``
+command: under a pty for the REPL (tests/support/pty_harness.py), as a subprocess for ``-p``.
 
 The model decides what to say, so the tests give direct prompts, sample at temperature 0 (the
 server's default; checked from ``/slots``) and assert on the *shape* of what happened — a tool
@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pty_harness import ROOT, PtyApp, ScreenTimeoutError
-from realmodel_server import ALIAS, LlamaServer, prepared_files
+from support.pty_harness import ROOT, PtyApp, ScreenTimeoutError
+from support.realmodel_server import ALIAS, LlamaServer, prepared_files
 
 from asks.core.model import Outcome
 

@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from pty_harness import ROOT, PtyApp
+from support.pty_harness import ROOT, PtyApp
 
 from asks.host.host import PanelCommand, QuestionHost
 from asks.store.entries import ChatMessage, SessionMode

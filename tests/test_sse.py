@@ -10,9 +10,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from fake_openai_server import FakeOpenAI, Reply
 from hypothesis import given
 from hypothesis import strategies as st
+from support.fake_openai import FakeOpenAI, Reply
 
 from asks.agent.events import ModelEvent, TextDelta
 from asks.agent.loop import Message

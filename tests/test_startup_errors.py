@@ -24,7 +24,7 @@ from pathlib import Path
 import ptyprocess
 import pyte
 import pytest
-from pty_harness import ROOT, PtyApp
+from support.pty_harness import ROOT, PtyApp
 
 from asks.store.journal import Journal
 

@@ -8,7 +8,7 @@ from typing import Any
 import attrs
 import pytest
 import urwid
-from helpers import Rig, call, q
+from support.rig import Rig, call, q
 
 from asks.agent.loop import AgentState
 from asks.host.host import HostStatistics, PanelMode

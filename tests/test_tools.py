@@ -324,8 +324,8 @@ def test_which_model_gets_which_tools(tmp_path: Path) -> None:
 
 # ---------------------------------------------------------------------------- the REPL
 def repl_replies(body: dict[str, Any]) -> Any:
-    """A fake model driving the real tools from the REPL (tests/fake_openai_server.py)."""
-    from fake_openai_server import Call, Reply  # noqa: PLC0415 — the pty test only
+    """A fake model driving the real tools from the REPL (tests/support/fake_openai.py)."""
+    from support.fake_openai import Call, Reply  # noqa: PLC0415 — the pty test only
 
     last = body["messages"][-1]
     if last["role"] == "tool":
@@ -349,8 +349,8 @@ def repl_replies(body: dict[str, Any]) -> Any:
 def test_the_repl_runs_allowed_commands_for_real_and_the_model_withdraws(
     tmp_path: Path,
 ) -> None:
-    from fake_openai_server import FakeOpenAI  # noqa: PLC0415
-    from pty_harness import PtyApp  # noqa: PLC0415
+    from support.fake_openai import FakeOpenAI  # noqa: PLC0415
+    from support.pty_harness import PtyApp  # noqa: PLC0415
 
     env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "OPENAI_API_KEY": "sk-x"}
     with FakeOpenAI(repl_replies) as server:

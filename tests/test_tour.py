@@ -1,5 +1,5 @@
 """The built-in tour as a new user meets it (issue 19's polish): its words follow the keys and
-the surface in front of the person, under the real command in a pty (tests/pty_harness.py).
+the surface in front of the person, under the real command in a pty (tests/support/pty_harness.py).
 
 * With ``focus_toggle_key = "f2"`` the tour and every queued result name F2, never Shift+Tab;
   in line mode (no panel) they say ``/asks``.
@@ -19,7 +19,7 @@ import attrs
 import pytest
 import trio
 import urwid
-from pty_harness import PtyApp
+from support.pty_harness import PtyApp
 from urwid.testing import render_text
 
 from asks import contract

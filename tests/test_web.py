@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
+from collections.abc import AsyncIterator
 from urllib.parse import urlsplit
 
 import httpx
 import pytest
 import trio
 import trio.testing
-from helpers import Rig, call, q, wait_on
+from support.rig import Rig, call, q, wait_on
 
 from asks.contract import ResultEnvelope
 from asks.core.model import (
@@ -36,13 +35,6 @@ from asks.surfaces.web import WebBridge
 from asks.surfaces.web_bind import binding_warning, is_loopback
 from asks.surfaces.web_forms import MAX_BODY
 from asks.surfaces.web_http import CSP
-
-
-@pytest.fixture
-def rig(tmp_path: Path) -> Iterator[Rig]:
-    made = Rig.create(tmp_path)
-    yield made
-    made.journal.close()
 
 
 @pytest.fixture

@@ -11,15 +11,15 @@ them, it never skips them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
 import trio
 import trio.testing
-from helpers import Rig, call, q
 from playwright.sync_api import Browser, Page, sync_playwright
+from support.rig import Rig, call, q
 
 from asks.contract import ResultEnvelope
 from asks.core.model import Outcome, QuestionRef
@@ -40,13 +40,6 @@ CHROMIUM_ARGS = [
 ]
 CACHES = ("Redis", "Memcached", "Varnish")
 T = TypeVar("T")
-
-
-@pytest.fixture
-def rig(tmp_path: Path) -> Iterator[Rig]:
-    made = Rig.create(tmp_path)
-    yield made
-    made.journal.close()
 
 
 def on_trio(fn: Callable[[], T]) -> T:

@@ -30,7 +30,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SETUP = ROOT / ".ci" / "realmodel-setup"
 ALIAS = "qwen2.5-coder-1.5b"
 CONTEXT = 8192

@@ -23,8 +23,10 @@ from pathlib import Path
 
 import ptyprocess
 import pyte
+from pyte.screens import Char
 
-ROOT = Path(__file__).resolve().parents[1]
+from support.paths import ROOT
+
 ESC_GAP = 0.3  # seconds after a lone Esc (see PtyApp.press)
 DEFAULT_TIMEOUT = 15.0
 
@@ -170,6 +172,12 @@ class PtyApp:
             if time.monotonic() > deadline:
                 raise ScreenTimeoutError(f"{pattern!r} still on screen:\n{self.text()}")
             time.sleep(0.02)
+
+    def cells(self, row: int) -> list[Char]:
+        """The character cells of screen row ``row`` (with their attributes)."""
+        with self._lock:
+            line = self.screen.buffer[row]
+            return [line[x] for x in range(self.screen.columns)]
 
     def cursor_line(self) -> str:
         with self._lock:

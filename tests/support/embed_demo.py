@@ -10,10 +10,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from pty_harness import PtyApp
-
 from asks.core.focus import TYPING_GUARD
 from asks.store.journal import read_records
+from support.pty_harness import PtyApp
 
 
 def play_the_demo(app: PtyApp) -> None:

@@ -28,7 +28,7 @@ from asks.store.journal import Journal
 from asks.widgets.app import Session, run_repl
 from asks.widgets.keymap import build_keymap
 
-SCRIPT = Path(__file__).resolve().parent / "scripts" / "crash_agent.toml"
+SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "crash_agent.toml"
 
 
 class AgentCrashed(BaseException):

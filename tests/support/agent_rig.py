@@ -1,0 +1,45 @@
+"""The agent loop headless, in process: :class:`AgentRig` (tests/test_agent.py and others)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import trio
+
+from asks.agent.loop import Agent
+from asks.agent.prompts import PromptBroker
+from asks.agent.scripted import ScriptedModel, parse_script
+from asks.agent.tools import CommandTool, WorkTool
+from asks.agent.transcript import EntryKind, Transcript
+from asks.host.host import PanelCommand, QuestionHost
+from asks.store.journal import Journal
+
+
+class AgentRig:
+    """The agent loop on the scripted model (``script``: its TOML), a real host and journal
+    in ``tmp``, the work and command tools; the transcript as the REPL would show it."""
+
+    def __init__(self, tmp: Path, script: str) -> None:
+        self.journal = Journal.create(data_dir=tmp)
+        self.host = QuestionHost(self.journal, clock=trio.current_time)
+        self.transcript = Transcript()
+        self.broker = PromptBroker(self.host)
+        self.model = ScriptedModel(parse_script(script, "test"))
+        self.agent = Agent(
+            self.host, self.model, [WorkTool(), CommandTool()], self.transcript, self.broker.confirm
+        )
+
+    def texts(self, kind: EntryKind) -> list[str]:
+        return [e.text for e in self.transcript.entries if e.kind is kind]
+
+    async def until(self, predicate: Callable[[], object]) -> None:
+        """Wait until ``predicate()`` holds (fails after 10 s of trio's clock)."""
+        with trio.fail_after(10):
+            while not predicate():
+                await trio.sleep(0.01)
+
+    def answer_first_tab(self, row: int = 0) -> None:
+        assert self.host.enter_panel_nowait() is None
+        self.host.set_cursor_nowait(row)
+        self.host.command_nowait(PanelCommand.CONFIRM)
