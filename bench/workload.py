@@ -155,7 +155,7 @@ def _tool_call(call_id: str, questions: tuple[Question, ...], blocking: bool) ->
     return {"id": call_id, "name": contract.TOOL_NAME, "arguments": json.dumps(arguments)}
 
 
-def _wait_call(call_id: str) -> dict[str, object]:
+def _ask_call(call_id: str) -> dict[str, object]:
     return {"id": call_id, "name": contract.TOOL_NAME, "arguments": "{}"}
 
 
@@ -208,7 +208,7 @@ def entries(seed: int = 1, start_seq: int = 0, prefix: str = "call") -> Iterator
             else:
                 wait_id = f"{prefix}-wait-{cycle}"
                 if fate < 0.15:  # the reply that makes the {questionId} call, then its wait
-                    yield emit(ChatMessage("assistant", "", (_wait_call(wait_id),)))
+                    yield emit(ChatMessage("assistant", "", (_ask_call(wait_id),)))
                     yield emit(WaitOpened(wait_id, tuple(q.ref for q in questions)))
                 resolutions = tuple(resolution(rng, q) for q in questions)
                 yield emit(Resolved(resolutions))
@@ -237,3 +237,23 @@ def write_journal(directory: Path, session_id: str, recs: list[Record]) -> Path:
     with path.open("wb") as f:
         f.writelines(encode(r.seq, r.ts, r.entry) for r in recs)  # type: ignore[arg-type]
     return path
+
+
+PENDING_QUESTION = "Which release should ship first?"
+
+
+def pending_cycle(start_seq: int) -> list[Record]:
+    """A last cycle whose async question (:data:`PENDING_QUESTION`) is left pending: the
+    person's message, the call, its group and the queued result (records from ``start_seq``)."""
+    call_id = "last-call"
+    ref = QuestionRef(question_id(SESSION, call_id, 0), start_seq + 2)
+    options = (Option("1.4", "the fixes"), Option("2.0", "the new layout"))
+    question = Question(ref, "g-last", 0, QuestionSpec(PENDING_QUESTION, "Release", options))
+    queued = contract.queued_result(call_id, (question,))
+    entries = [
+        ChatMessage("user", "one more question, please"),
+        ChatMessage("assistant", "", (_ask_call(call_id),)),
+        GroupAsked(call_id, "g-last", (question,), blocking=False),
+        ToolResult(call_id, queued.outcome, queued.text, queued.details),
+    ]
+    return [Record(start_seq + i, 1.8e9 + i, entry) for i, entry in enumerate(entries)]

@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import attrs
@@ -87,13 +87,13 @@ def provider_named(name: str, where: str) -> Provider:
         ) from None
 
 
-def last_choice(records: Iterable[Record]) -> ModelChosen | None:
-    """The session's latest :class:`ModelChosen` (``None`` for journals written before it)."""
-    found = None
-    for record in records:
+def last_choice(records: Sequence[Record]) -> ModelChosen | None:
+    """The session's latest :class:`ModelChosen` (``None`` for journals written before it),
+    looked for from the end (a resumed session's is near it)."""
+    for record in reversed(records):
         if isinstance(record.entry, ModelChosen):
-            found = record.entry
-    return found
+            return record.entry
+    return None
 
 
 def record_of(source: Script | Settings) -> ModelChosen:

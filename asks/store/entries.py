@@ -62,13 +62,14 @@ class SessionMode(enum.StrEnum):
 
 class _LazyEntry(Deferred):
     """An entry the fast replay may build before decoding its line (:mod:`asks.store.lazy`):
-    the pending value is ``(line, facts)``; the first read of an unset field decodes ``line``
-    with :func:`decode` (the same code as every replay) and takes the unset fields from it."""
+    the pending value is ``(line, facts)`` (``line``: its bytes or a view of them); the first
+    read of an unset field decodes ``line`` with :func:`decode` (the same code as every
+    replay) and takes the unset fields from it."""
 
     __slots__ = ()
 
-    def _fill(self, pending: tuple[bytes, object], name: str) -> None:
-        full = decode(pending[0]).entry
+    def _fill(self, pending: tuple[bytes | memoryview, object], name: str) -> None:
+        full = decode(bytes(pending[0])).entry
         if type(full) is not type(self):
             raise RuntimeError(f"replay index: {type(self).__name__} line decodes as {full!r}")
         for field in attrs.fields(type(self)):

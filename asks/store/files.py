@@ -18,13 +18,14 @@ import contextlib
 import datetime
 import errno
 import fcntl
+import mmap
 import os
 import re
 import secrets
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Final
+from typing import Final, TypeAlias
 
 import attrs
 import platformdirs
@@ -33,6 +34,7 @@ __all__ = [
     "DIR_MODE",
     "FILE_MODE",
     "SUFFIX",
+    "Data",
     "FileOps",
     "InvalidSessionId",
     "SessionInfo",
@@ -51,6 +53,7 @@ FILE_MODE: Final = 0o600
 DIR_MODE: Final = 0o700
 MAX_SESSION_ID: Final = 128
 _READ_CHUNK: Final = 1 << 20
+Data: TypeAlias = bytes | mmap.mmap  # a journal's bytes, read or mapped (FileOps.map_all)
 # Leading dot refused: no ".", "..", or hidden files.
 _SESSION_ID_RE: Final = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*")
 
@@ -127,6 +130,22 @@ class FileOps:
                 f"session {path.name.removesuffix(SUFFIX)!r} is open in another asks process",
                 str(path),
             ) from exc
+
+    def map_all(self, fd: int) -> Data:
+        """The whole file, mapped read-only: no copy, its pages read as they are touched
+        (slices are ``bytes``). For a replay whose lazy records keep views of their lines
+        (:mod:`asks.store.replay`): they cost no memory of their own, and once
+        :meth:`release` drops the pages from this process, a line is paged in again (from
+        the page cache) only when its record is first read. An empty file is ``b""``."""
+        if not os.fstat(fd).st_size:
+            return b""
+        return mmap.mmap(fd, 0, prot=mmap.PROT_READ)
+
+    def release(self, data: Data) -> None:
+        """Drop the mapped pages of ``data`` (from :meth:`map_all`) from this process's
+        memory; they are read again on access. Nothing for plain bytes."""
+        if isinstance(data, mmap.mmap):
+            data.madvise(mmap.MADV_DONTNEED)
 
     def read_all(self, fd: int) -> bytes:
         chunks: list[bytes] = []

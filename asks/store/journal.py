@@ -132,10 +132,12 @@ def read_records(
             errno.ENOENT, f"no session {session_id!r} in {data_dir}", str(path)
         ) from exc
     try:
-        data = ops.read_all(fd)
+        data = ops.map_all(fd)
     finally:
         os.close(fd)
-    return replay_lines(data, _read_index(ops, path)).records
+    records = replay_lines(data, _read_index(ops, path)).records
+    ops.release(data)
+    return records
 
 
 def started_mode(info: SessionInfo) -> SessionMode:
@@ -279,8 +281,9 @@ class Journal:
             ) from exc
         try:
             ops.lock(fd, path)
-            data = ops.read_all(fd)
+            data = ops.map_all(fd)
             replay = replay_lines(data, _read_index(ops, path))
+            ops.release(data)  # lazy records page their lines in again when first read
             next_seq = replay.records[-1].seq + 1 if replay.records else 0
             journal = cls(
                 session_id,

@@ -64,6 +64,7 @@ __all__ = [
 
 Facts = tuple[tuple[str, ...], list[int], int, list[int]] | None
 Row = tuple[int, int, int, int, float, int, Facts]
+Line = bytes | memoryview  # a line's bytes, or a view of them in the replayed data
 RESOLUTION_KINDS: Final = tuple(ResolutionKind)  # a kind's code is its position
 _new = object.__new__
 _set = object.__setattr__
@@ -131,7 +132,7 @@ def record(seq: int, ts: float, entry: Entry) -> Record:
     return made
 
 
-def chat_message(line: bytes) -> ChatMessage:
+def chat_message(line: Line) -> ChatMessage:
     """A chat message whose line is ``line`` (kind 0: no facts)."""
     entry: ChatMessage = _new(ChatMessage)
     set_pending(entry, (line, None))
@@ -141,7 +142,7 @@ def chat_message(line: bytes) -> ChatMessage:
 Strings = Iterator[str]
 
 
-def _tool_result(line: bytes, strings: Strings, refs: list[Any], _flag: int, _k: bytes) -> Entry:
+def _tool_result(line: Line, strings: Strings, refs: list[Any], _flag: int, _k: bytes) -> Entry:
     entry: ToolResult = _new(ToolResult)
     _set(entry, "call_id", next(strings))
     _set(entry, "delivered", tuple(refs))
@@ -149,14 +150,14 @@ def _tool_result(line: bytes, strings: Strings, refs: list[Any], _flag: int, _k:
     return entry
 
 
-def _feedback(line: bytes, _strings: Strings, refs: list[Any], _flag: int, _k: bytes) -> Entry:
+def _feedback(line: Line, _strings: Strings, refs: list[Any], _flag: int, _k: bytes) -> Entry:
     entry: FeedbackDelivered = _new(FeedbackDelivered)
     _set(entry, "delivered", tuple(refs))
     set_pending(entry, (line, None))
     return entry
 
 
-def _group(line: bytes, strings: Strings, refs: list[Any], flag: int, _k: bytes) -> Entry:
+def _group(line: Line, strings: Strings, refs: list[Any], flag: int, _k: bytes) -> Entry:
     entry: GroupAsked = _new(GroupAsked)
     _set(entry, "call_id", next(strings))
     _set(entry, "group_id", next(strings))
@@ -165,7 +166,7 @@ def _group(line: bytes, strings: Strings, refs: list[Any], flag: int, _k: bytes)
     return entry
 
 
-def _resolved(line: bytes, strings: Strings, refs: list[Any], _flag: int, kinds: bytes) -> Entry:
+def _resolved(line: Line, strings: Strings, refs: list[Any], _flag: int, kinds: bytes) -> Entry:
     entry: Resolved = _new(Resolved)
     _set(entry, "source", next(strings))
     pairs = tuple([(ref, RESOLUTION_KINDS[k]) for ref, k in zip(refs, kinds, strict=True)])
@@ -173,13 +174,13 @@ def _resolved(line: bytes, strings: Strings, refs: list[Any], _flag: int, kinds:
     return entry
 
 
-def _chat(line: bytes, _strings: Strings, _refs: list[Any], _flag: int, _k: bytes) -> Entry:
+def _chat(line: Line, _strings: Strings, _refs: list[Any], _flag: int, _k: bytes) -> Entry:
     return chat_message(line)
 
 
 # The entry of a row of kind ``n`` is ``BUILDERS[n](line, strings, refs, flag, kinds)``: the
 # line's bytes, the index's strings (it takes its own), the row's refs, flag and kinds.
-BUILDERS: Final[tuple[Callable[[bytes, Strings, list[Any], int, bytes], Entry], ...]] = (
+BUILDERS: Final[tuple[Callable[[Line, Strings, list[Any], int, bytes], Entry], ...]] = (
     _chat,
     _tool_result,
     _feedback,

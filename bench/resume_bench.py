@@ -1,0 +1,264 @@
+"""Long sessions (issue 21): resume → first frame, first open after a crash, exit, memory.
+
+Run: ``.venv/bin/python -m bench.resume_bench [--quick] [--before DIR]`` (or all benchmarks:
+``-m bench.run``). ``--before DIR`` runs every figure a second time, interleaved, against the
+``asks/`` and ``widgets/`` found in DIR (e.g. ``git archive REV asks widgets | tar -x -C DIR``):
+the before/after table of NOTES "Long sessions (issue 21)" comes from one such run.
+
+* **Resume → first frame.** The real ``asks --resume`` of a generated 100,000-entry session
+  (bench/workload.py, its replay index current, one question pending) under a pty, against a
+  fresh ``asks`` in the same run: CPU time of the process from exec to its first frame drawn
+  (the probe of bench/launch_bench.py), and VmRSS then. Goal: resume ≤ fresh + 100 ms.
+* **First open after a crash.** A child appends 100,000 entries one by one to a new session
+  (fsync off: durability is not measured here), copies the files as a crash would leave them
+  (the state before any close), and closes. Another child opens the copy: CPU of
+  ``Journal.open`` + ``Projection.apply_all``. Goal ≤ 0.5 s.
+* **Exit.** The first child's ``Journal.close`` after those appends (what a session that
+  appended 100k lines pays at exit: the index). Goal ≤ 50 ms.
+
+CPU time, not wall: other work on this 2-core machine disturbs it least. Medians of
+interleaved runs; nothing asserts on time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from asks.store.journal import Journal
+from bench import workload
+from bench._common import PROJECT_ROOT, Row, disk_tempdir, header, median, ms, report
+from bench.repl_bench import child_env, running
+
+NAME = "resume"
+ENTRIES = 100_000
+SESSION = "long"
+RESUME_GOAL_MS = 100.0  # issue 21 #3: above a fresh launch's first frame
+CRASH_GOAL_NS = 500e6  # issue 21 #4
+EXIT_GOAL_NS = 50e6  # issue 21 #5
+RSS_GOAL_MIB = 160.0  # issue 21 #6, set from the profile (NOTES): above a fresh launch
+TIMEOUT = 300.0  # the tree before issue 21 takes ~20 s to resume 100k on a loaded machine
+
+PROBE = r"""
+import os, resource, sys
+
+def cpu():
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    return (used.ru_utime + used.ru_stime) * 1e3
+
+def rss():
+    with open("/proc/self/status") as status:
+        line = next(l for l in status if l.startswith("VmRSS:"))
+    return int(line.split()[1]) / 1024
+
+out, argv = sys.argv[1], sys.argv[2:]
+import asks.cli
+import urwid.display.raw as raw
+draw = raw.Screen.draw_screen
+
+def first_frame(self, size, canvas):
+    draw(self, size, canvas)
+    with open(out, "w") as f:
+        f.write(f"{cpu():.3f} {rss():.1f}\n")
+    os._exit(0)
+
+raw.Screen.draw_screen = first_frame
+asks.cli.main(argv)
+"""
+
+# Appends ENTRIES entries one by one, leaves a copy of the files as a crash would (before the
+# close), then closes: prints the CPU ns of the close.
+WRITER = r"""
+import shutil, sys, time
+from pathlib import Path
+from asks.store.journal import FileOps, Journal
+from asks.store.journal import Journal
+from bench import workload
+
+class NoFsync(FileOps):
+    def fsync(self, fd):
+        pass
+
+data, crashed, count = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
+journal = Journal.create(data_dir=data, session_id="w", file_ops=NoFsync())
+for record in workload.records(count)[1:]:
+    journal.append(record.entry)
+for path in data.iterdir():
+    shutil.copy(path, crashed / path.name)
+c0 = time.process_time_ns()
+journal.close()
+print(time.process_time_ns() - c0)
+"""
+
+# Opens the crashed copy: prints the CPU ns of Journal.open + Projection.apply_all.
+REOPEN = r"""
+import sys, time
+from pathlib import Path
+from asks.store.journal import Journal
+from asks.store.projection import Projection
+
+c0 = time.process_time_ns()
+journal, records = Journal.open("w", data_dir=Path(sys.argv[1]))
+Projection().apply_all(records)
+print(time.process_time_ns() - c0)
+journal.close()
+"""
+
+
+def make_session(data: Path) -> None:
+    records = workload.records(ENTRIES)
+    records += workload.pending_cycle(len(records))
+    workload.write_journal(data, SESSION, records)
+    journal, _ = Journal.open(SESSION, data_dir=data)  # writes the index
+    journal.close()
+
+
+def tree_env(work: Path, tree: Path | None) -> dict[str, str]:
+    env = child_env(work)
+    if tree is not None:  # its asks and widgets first; bench (the workload) from here
+        env["PYTHONPATH"] = os.pathsep.join((str(tree), str(PROJECT_ROOT)))
+    return env
+
+
+def probe(work: Path, argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """One launch under the probe: (CPU ms at the first frame, VmRSS MiB then)."""
+    out = work / "probe.txt"
+    out.unlink(missing_ok=True)
+    with running([sys.executable, str(work / "probe.py"), str(out), *argv], env) as term:
+        deadline = time.monotonic() + TIMEOUT
+        while term.proc.isalive() and time.monotonic() < deadline:
+            time.sleep(0.005)
+    if not out.exists():
+        raise RuntimeError(f"{argv}: no first frame within {TIMEOUT:.0f} s")
+    cpu, rss = (float(x) for x in out.read_text().split())
+    return cpu, rss
+
+
+def crash_and_exit(work: Path, env: dict[str, str], count: int) -> tuple[int, int]:
+    """(CPU ns of the first open after a crash, CPU ns of the close) of ``count`` appends."""
+    data, crashed = work / "w-data", work / "w-crashed"
+    for path in (data, crashed):
+        shutil.rmtree(path, ignore_errors=True)
+    crashed.mkdir(parents=True)
+    run = [sys.executable, "-c", WRITER, str(data), str(crashed), str(count)]
+    close_ns = int(subprocess.run(run, env=env, capture_output=True, check=True).stdout)
+    run = [sys.executable, "-c", REOPEN, str(crashed)]
+    open_ns = int(subprocess.run(run, env=env, capture_output=True, check=True).stdout)
+    return open_ns, close_ns
+
+
+def report_tree(rows: list[Row], label: str, samples: dict[str, list[float]]) -> None:
+    fresh, resumed = median(samples["fresh"]), median(samples["resume"])
+    above = resumed - fresh
+    report(rows, Row(NAME, f"{label}: fresh launch → first frame, CPU", f"{fresh:.0f} ms"))
+    report(rows, Row(NAME, f"{label}: resume 100k → first frame, CPU", f"{resumed:.0f} ms"))
+    goal = f"≤ {RESUME_GOAL_MS:.0f} ms"
+    report(rows, Row(NAME, f"{label}: resume above fresh", f"{above:.0f} ms", goal, above <= 100))
+    rss_fresh, rss_resumed = median(samples["rss fresh"]), median(samples["rss resume"])
+    rss_above = rss_resumed - rss_fresh
+    report(
+        rows,
+        Row(
+            NAME, f"{label}: VmRSS fresh / resumed 100k", f"{rss_fresh:.1f} / {rss_resumed:.1f} MiB"
+        ),
+    )
+    goal = f"≤ {RSS_GOAL_MIB:.0f} MiB"
+    report(
+        rows,
+        Row(
+            NAME,
+            f"{label}: RSS above fresh",
+            f"{rss_above:.1f} MiB",
+            goal,
+            rss_above <= RSS_GOAL_MIB,
+        ),
+    )
+    if samples["crash"]:
+        crash, close = median(samples["crash"]), median(samples["close"])
+        goal = f"≤ {CRASH_GOAL_NS / 1e6:.0f} ms"
+        report(
+            rows,
+            Row(
+                NAME,
+                f"{label}: first open after a crash, CPU",
+                ms(crash),
+                goal,
+                crash <= CRASH_GOAL_NS,
+            ),
+        )
+        goal = f"≤ {EXIT_GOAL_NS / 1e6:.0f} ms"
+        report(
+            rows,
+            Row(
+                NAME,
+                f"{label}: close after 100k appends, CPU",
+                ms(close),
+                goal,
+                close <= EXIT_GOAL_NS,
+            ),
+        )
+
+
+def main(quick: bool = False, before: Path | None = None) -> list[Row]:
+    runs, crash_runs = (3, 1) if quick else (7, 3)
+    header(
+        "resume_bench" + (" (quick)" if quick else ""),
+        f"CPU to the first frame of `asks --resume` of a {ENTRIES:,}-entry session vs a fresh "
+        f"`asks`, VmRSS then ({runs} interleaved launches each); first open after a crash "
+        f"and close after {ENTRIES:,} appends ({crash_runs} runs)"
+        + (f"; before = {before}" if before else ""),
+    )
+    rows: list[Row] = []
+    trees: dict[str, Path | None] = {"after": None}
+    if before is not None:
+        trees = {"before": before, "after": None}
+    with disk_tempdir() as (work, where):
+        print(f"filesystem: {where}")
+        (work / "probe.py").write_text(PROBE, encoding="utf-8")
+        data, fresh = work / "data", work / "fresh"
+        data.mkdir()
+        t0 = time.perf_counter()
+        make_session(data)
+        size = (data / f"{SESSION}.jsonl").stat().st_size
+        print(
+            f"session written and indexed in {time.perf_counter() - t0:.1f} s: {size / 1e6:.0f} MB"
+        )
+        resume = ["--data-dir", str(data), "--resume", SESSION]
+        samples = {
+            name: {
+                key: [] for key in ("fresh", "resume", "rss fresh", "rss resume", "crash", "close")
+            }
+            for name in trees
+        }
+        for tree in trees.values():  # warm-up: page cache, .pyc, the first resume's line
+            probe(work, resume, tree_env(work, tree))
+        for _ in range(runs):
+            for name, tree in trees.items():
+                env = tree_env(work, tree)
+                cpu, rss = probe(work, ["--data-dir", str(fresh)], env)
+                samples[name]["fresh"].append(cpu)
+                samples[name]["rss fresh"].append(rss)
+                cpu, rss = probe(work, resume, env)
+                samples[name]["resume"].append(cpu)
+                samples[name]["rss resume"].append(rss)
+        for _ in range(crash_runs):
+            for name, tree in trees.items():
+                crash, close = crash_and_exit(work, tree_env(work, tree), ENTRIES)
+                samples[name]["crash"].append(crash)
+                samples[name]["close"].append(close)
+        for name in trees:
+            report_tree(rows, name, samples[name])
+    return rows
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(prog="python -m bench.resume_bench")
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--before", type=Path, default=None)
+    options = parser.parse_args()
+    main(options.quick, options.before)
