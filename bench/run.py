@@ -22,6 +22,7 @@ from bench import (
     launch_bench,
     provider_bench,
     repl_bench,
+    resume_bench,
     sse_bench,
     web_bench,
 )
@@ -34,6 +35,7 @@ BENCHMARKS = (
     repl_bench,
     floor_bench,
     launch_bench,
+    resume_bench,
     provider_bench,
     sse_bench,
     web_bench,
