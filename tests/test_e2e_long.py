@@ -10,8 +10,9 @@ import time
 from pathlib import Path
 
 import pytest
-from pty_harness import PtyApp
-from test_e2e import PANEL_FOCUSED, Launcher, enter_panel
+from support.launcher import Launcher
+from support.pty_harness import PtyApp
+from support.screen import PANEL_FOCUSED, enter_panel
 
 from asks.store.entries import ChatMessage
 from asks.store.journal import Journal
