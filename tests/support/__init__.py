@@ -12,8 +12,9 @@ package). Fixtures are in ``tests/conftest.py``; these modules hold the code beh
 * :mod:`support.rig` — a real host on a real journal in a temporary folder, in process;
   :mod:`support.panel` — the panel of a real layer on it, rendered to text (golden screens);
   :mod:`support.agent_rig` — the agent loop on the scripted model, headless.
-* :mod:`support.fake_openai` and :mod:`support.fake_anthropic` — real HTTP servers on
-  127.0.0.1 speaking the two providers' wire.
+* :mod:`support.fake_http` — a real HTTP/1.1 server on 127.0.0.1 standing in for a model
+  provider (recording, reply queue, faults); :mod:`support.fake_openai` and
+  :mod:`support.fake_anthropic` — what each provider's wire says on it.
 * :mod:`support.hub` — the hub's clients and asks; :mod:`support.hooks` — hook commands.
 * :mod:`support.piped` — reading a piped child's output; :mod:`support.building` — pip's
   wheel build; :mod:`support.static_server`, :mod:`support.realmodel_server` (llama-server),

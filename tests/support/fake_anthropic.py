@@ -1,42 +1,28 @@
 """A real Anthropic Messages API server on 127.0.0.1, for tests (stdlib only).
 
-``FakeAnthropic`` runs ``http.server.ThreadingHTTPServer`` (HTTP/1.1) in a daemon thread on an
-ephemeral port. Every ``POST /v1/messages`` is recorded (:class:`Seen`: path, headers, decoded
-JSON body, whether the client went away) and answered by a :class:`Reply` taken from
-``replies`` (a queue) or, when the queue is empty, computed by ``respond(body)``.
-
-With ``"stream": true`` a reply is sent as the Messages API's server-sent events, each with its
-``event:`` line: ``message_start``, then per content block ``content_block_start`` /
-``content_block_delta`` (``text_delta`` in word-sized pieces, or ``input_json_delta`` in three
-pieces of the call's input text) / ``content_block_stop``, then ``message_delta`` with the
-``stop_reason`` and ``message_stop``; a ``ping`` goes first, as the real service sends one.
-Otherwise one JSON ``message`` body. Faults, for the failure tests:
-
-* ``status`` ≠ 200 — an Anthropic ``{"type": "error", "error": {"type", "message"}}`` body
-  (plus ``headers``, e.g. ``retry-after-ms`` so the client's retries are quick);
-* ``error_event`` — stream part of the reply, then an ``event: error`` (e.g. overloaded);
-* ``cut`` — stream half of the events, then close the socket in the middle of an event;
-* ``truncate`` — end the body cleanly but without ``message_delta`` and ``message_stop``;
-* ``hang`` — ``"before"``: send nothing; ``"after"``: send the first text delta; then wait
-  until the client closes the connection (``Seen.disconnected``) or ``hang_limit`` seconds;
-* ``delay`` — sleep before answering (client timeouts); ``raw`` — these bytes as the stream.
-* ``body`` — answer with exactly ``status``, ``headers`` and these bytes, labelled
-  ``content_type`` (default ``text/html``; ``""``: no content type): a redirect, a web page,
-  a body of the wrong type; ``content_type`` alone relabels a streamed reply.
+:class:`FakeAnthropic` is a :class:`~support.fake_http.FakeServer` (its module docstring: the
+server, what is recorded, the faults a :class:`Reply` can ask for) answering ``POST
+/v1/messages``. With ``"stream": true`` a reply is sent as the Messages API's server-sent
+events, each with its ``event:`` line: ``message_start``, then per content block
+``content_block_start`` / ``content_block_delta`` (``text_delta`` in word-sized pieces, or
+``input_json_delta`` in three pieces of the call's input text) / ``content_block_stop``, then
+``message_delta`` with the ``stop_reason`` and ``message_stop``; a ``ping`` goes first, as the
+real service sends one. Otherwise one JSON ``message`` body. An error is an Anthropic
+``{"type": "error", "error": {"type", "message"}}`` body; ``error_event`` streams part of the
+reply, then an ``event: error`` (e.g. overloaded). ``hang="after"`` sends the ping, the
+message start, the block start and the first word.
 """
 
 from __future__ import annotations
 
 import json
-import select
-import socket
-import threading
-import time
-from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from dataclasses import dataclass
 from typing import Any
+
+from support.fake_http import BaseReply, FakeServer, Seen, sse_words
+
+__all__ = ["Call", "FakeAnthropic", "Reply", "Seen"]
 
 _ERROR_TYPES = {
     400: "invalid_request_error",
@@ -59,234 +45,44 @@ class Call:
 
 
 @dataclass
-class Reply:
-    text: str = ""
-    calls: list[Call] = field(default_factory=list)
+class Reply(BaseReply):
     stop_reason: str | None = None  # default: tool_use with calls, else end_turn
-    status: int = 200
-    error: str = "scripted error"
-    headers: dict[str, str] = field(default_factory=dict)
     error_event: str | None = None  # the error type of an in-stream error event
-    cut: bool = False
-    truncate: bool = False
-    hang: str | None = None  # "before" | "after"
-    delay: float = 0.0
-    raw: bytes | None = None
-    body: bytes | None = None
-    content_type: str | None = None
 
 
-@dataclass
-class Seen:
-    """One request as the server received it."""
+class FakeAnthropic(FakeServer[Reply]):
+    """The Messages API server (module docstring)."""
 
-    path: str
-    headers: dict[str, str]
-    body: dict[str, Any]
-    disconnected: threading.Event = field(default_factory=threading.Event)
-
-    @property
-    def messages(self) -> list[dict[str, Any]]:
-        return list(self.body.get("messages", []))
-
-    @property
-    def tool_names(self) -> list[str]:
-        return [t["name"] for t in self.body.get("tools", [])]
-
-    def tool(self, name: str) -> dict[str, Any]:
-        return next(t for t in self.body.get("tools", []) if t["name"] == name)
-
-
-class FakeAnthropic:
-    """The server (see module docstring). Use as a context manager, or start()/stop()."""
+    hang_after = 4  # ping, message_start, block start, first word
+    cut_at_least = 3
+    cut_tail = b'40\r\nevent: content_block_delta\ndata: {"ty'
 
     def __init__(self, respond: Callable[[dict[str, Any]], Reply] | None = None) -> None:
-        self.replies: deque[Reply] = deque()
-        self.respond = respond or (lambda body: Reply("ok"))
-        self.seen: list[Seen] = []
-        self.hang_limit = 30.0
-        self._lock = threading.Lock()
-        self._arrived = threading.Condition(self._lock)
-        self._stopping = threading.Event()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
+        super().__init__(respond or (lambda body: Reply("ok")))
 
     @property
     def url(self) -> str:
         """The base URL (the client appends ``/v1/messages``)."""
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        return f"http://127.0.0.1:{self.port}"
 
-    def start(self) -> FakeAnthropic:
-        self._thread.start()
-        return self
+    def route(self, path: str) -> bool:
+        return path.split("?", maxsplit=1)[0].rstrip("/") == "/v1/messages"
 
-    def stop(self) -> None:
-        self._stopping.set()
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
+    def message(self, reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
+        return _message(reply, body)
 
-    def __enter__(self) -> FakeAnthropic:
-        return self.start()
+    def events(self, reply: Reply, model: str) -> list[bytes]:
+        return list(_events(reply, model))
 
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+    def error_body(self, status: int, message: str) -> dict[str, Any]:
+        kind = _ERROR_TYPES.get(status, "api_error")
+        return {"type": "error", "error": {"type": kind, "message": message}}
 
-    def queue(self, *replies: Reply) -> None:
-        with self._lock:
-            self.replies.extend(replies)
-
-    def wait_requests(self, count: int, timeout: float = 10.0) -> list[Seen]:
-        with self._arrived:
-            if not self._arrived.wait_for(lambda: len(self.seen) >= count, timeout):
-                raise AssertionError(f"expected {count} requests, got {len(self.seen)}")
-            return list(self.seen)
-
-    def _next_reply(self, body: dict[str, Any]) -> Reply:
-        with self._lock:
-            if self.replies:
-                return self.replies.popleft()
-        return self.respond(body)
-
-    def _record(self, seen: Seen) -> None:
-        with self._arrived:
-            self.seen.append(seen)
-            self._arrived.notify_all()
-
-    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            disable_nagle_algorithm = True
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                raw = self.rfile.read(int(self.headers.get("content-length") or 0))
-                body = json.loads(raw or b"{}")
-                seen = Seen(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
-                server._record(seen)
-                if self.path.split("?")[0].rstrip("/") != "/v1/messages":
-                    self._error(404, f"no route {self.path}", {})
-                    return
-                reply = server._next_reply(body)
-                try:
-                    self._answer(reply, body, seen)
-                except (BrokenPipeError, ConnectionResetError):
-                    seen.disconnected.set()
-                    self.close_connection = True
-
-            def _answer(self, reply: Reply, body: dict[str, Any], seen: Seen) -> None:
-                if reply.delay:
-                    time.sleep(reply.delay)
-                if reply.hang == "before":
-                    self._wait_gone(seen)
-                    return
-                if reply.body is not None:
-                    self._send(
-                        reply.status,
-                        reply.body,
-                        reply.headers,
-                        "text/html" if reply.content_type is None else reply.content_type,
-                    )
-                    return
-                if reply.status != 200:
-                    self._error(reply.status, reply.error, reply.headers)
-                    return
-                if not body.get("stream"):
-                    self._send(200, json.dumps(_message(reply, body)).encode(), {})
-                    return
-                self.send_response(200)
-                self._content_type(reply.content_type, "text/event-stream")
-                self.send_header("transfer-encoding", "chunked")
-                self.end_headers()
-                if reply.raw is not None:
-                    self._chunk(reply.raw)
-                    self._chunk(b"")
-                    return
-                events = list(_events(reply, str(body.get("model", ""))))
-                if reply.hang == "after":
-                    for event in events[:4]:  # ping, message_start, block start, first word
-                        self._chunk(event)
-                    self._wait_gone(seen)
-                    return
-                if reply.error_event or reply.cut:
-                    for event in events[: max(3, len(events) // 2)]:
-                        self._chunk(event)
-                    if reply.error_event:
-                        self._chunk(
-                            _sse(
-                                "error",
-                                {
-                                    "type": "error",
-                                    "error": {"type": reply.error_event, "message": reply.error},
-                                },
-                            )
-                        )
-                        self._chunk(b"")
-                        return
-                    self.wfile.write(b'40\r\nevent: content_block_delta\ndata: {"ty')
-                    self.wfile.flush()
-                    self.connection.shutdown(socket.SHUT_RDWR)
-                    self.close_connection = True
-                    return
-                if reply.truncate:
-                    events = events[:-2]  # no message_delta, no message_stop
-                for event in events:
-                    self._chunk(event)
-                self._chunk(b"")
-
-            def _content_type(self, given: str | None, default: str) -> None:
-                kind = default if given is None else given
-                if kind:
-                    self.send_header("content-type", kind)
-
-            def _chunk(self, data: bytes) -> None:
-                self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
-                self.wfile.flush()
-
-            def _error(self, status: int, message: str, headers: dict[str, str]) -> None:
-                kind = _ERROR_TYPES.get(status, "api_error")
-                payload = {"type": "error", "error": {"type": kind, "message": message}}
-                self._send(status, json.dumps(payload).encode(), headers)
-
-            def _send(
-                self,
-                status: int,
-                data: bytes,
-                headers: dict[str, str],
-                content_type: str = "application/json",
-            ) -> None:
-                self.send_response(status)
-                self._content_type(content_type, "application/json")
-                self.send_header("content-length", str(len(data)))
-                for name, value in headers.items():
-                    self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(data)
-                self.wfile.flush()
-
-            def _wait_gone(self, seen: Seen) -> None:
-                deadline = time.monotonic() + server.hang_limit
-                sock = self.connection
-                while time.monotonic() < deadline and not server._stopping.is_set():
-                    readable, _, _ = select.select([sock], [], [], 0.02)
-                    if readable:
-                        try:
-                            gone = sock.recv(1, socket.MSG_PEEK) == b""
-                        except OSError:
-                            gone = True
-                        if gone:
-                            seen.disconnected.set()
-                            break
-                self.close_connection = True
-
-        return Handler
+    def error_event(self, reply: Reply) -> bytes | None:
+        if reply.error_event is None:
+            return None
+        error = {"type": reply.error_event, "message": reply.error}
+        return _sse("error", {"type": "error", "error": error})
 
 
 def _stop_reason(reply: Reply) -> str:
@@ -353,7 +149,7 @@ def _events(reply: Reply, model: str) -> Iterator[bytes]:
                 "content_block": {"type": "text", "text": ""},
             },
         )
-        for word in _words(reply.text):
+        for word in sse_words(reply.text):
             yield _sse(
                 "content_block_delta",
                 {
@@ -400,13 +196,3 @@ def _events(reply: Reply, model: str) -> Iterator[bytes]:
         },
     )
     yield _sse("message_stop", {"type": "message_stop"})
-
-
-def _words(text: str) -> list[str]:
-    words, current = [], ""
-    for char in text:
-        current += char
-        if char == " ":
-            words.append(current)
-            current = ""
-    return [*words, current] if current else words
