@@ -27,7 +27,7 @@ from support.rig import Rig
 from asks import cli
 from asks.agent.loop import AgentState, ToolCall, ToolContext
 from asks.agent.transcript import EntryKind
-from asks.cli import run as cli_run
+from asks.cli import session as cli_session
 from asks.core import diagnostics
 from asks.host.hub import HubPort
 from asks.hub.listen import bind_listener
@@ -160,7 +160,7 @@ def test_a_value_error_bug_is_not_a_usage_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """``cli.main`` turned any ValueError into 'asks: …', exit 2, as if the person erred."""
-    monkeypatch.setattr(cli_run, "build_session", boom)
+    monkeypatch.setattr(cli_session, "build_session", boom)
     monkeypatch.delenv(diagnostics.ENV, raising=False)
     words = ["--data-dir", str(tmp_path / "data"), "-p", "hi"]
     with pytest.raises(ValueError, match="a bug"):  # no log: Python's traceback, exit 1

@@ -35,7 +35,7 @@ from asks.agent.hints import LINE_HINTS, AnswerHints
 from asks.agent.loop import Agent, Model, TurnOutcome
 from asks.agent.transcript import EntryKind
 from asks.cli.readconfig import config_notice
-from asks.cli.session import build_session, model_of, open_session, start_session
+from asks.cli.session import configured_session, model_of, open_session, start_session
 from asks.config import Config
 from asks.core import diagnostics
 from asks.core.i18n import _
@@ -199,14 +199,13 @@ def run_headless(args: argparse.Namespace, data_dir: Path, config: Config, promp
     """``asks -p``: one turn, no UI (asks/surfaces/headless.py)."""
     journal, records, resumed, source = open_session(args, data_dir, SessionMode.PRINT, config)
     with journal:
-        session = build_session(
+        session = configured_session(
             journal,
             records,
             source,
+            config,
             resumed=resumed,
-            guidance=config.guidance,
             ui_attached=False,
-            command_timeout=config.tools.command_timeout,
             allow_commands=args.allow_commands,
         )
         agent = session.agent

@@ -111,20 +111,35 @@ def start_session(
             args, data_dir, SessionMode.INTERACTIVE, config
         )
         build = functools.partial(
-            build_session,
-            journal,
-            records,
-            source,
-            resumed=resumed,
-            guidance=config.guidance,
-            hints=hints,
-            command_timeout=config.tools.command_timeout,
+            configured_session, journal, records, source, config, resumed=resumed, hints=hints
         )
     try:
         return journal, build(), resumed
     except BaseException:
         journal.close()
         raise
+
+
+def configured_session(
+    journal: Journal,
+    records: Sequence[Record],
+    source: Script | Settings,
+    config: Config,
+    *,
+    resumed: bool,
+    **surface: Any,
+) -> Session:
+    """:func:`build_session` with what the config says (the guidance, ``run_command``'s
+    timeout); ``surface``: the rest of its keywords (the UI, its hints, allowed commands)."""
+    return build_session(
+        journal,
+        records,
+        source,
+        resumed=resumed,
+        guidance=config.guidance,
+        command_timeout=config.tools.command_timeout,
+        **surface,
+    )
 
 
 def model_of(session: Session) -> Model | None:
