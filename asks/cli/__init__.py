@@ -46,9 +46,12 @@ exit status 1; without one, Python's traceback.
 
 from __future__ import annotations
 
+from asks.core.codecache import cached_attrs_methods
 from asks.core.gcpause import paused_gc
 
-with paused_gc():  # the imports build ~80k long-lived objects: no young collections over them
+# The imports build ~80k long-lived objects (no young collections over them) and ~160 attrs
+# classes, whose generated methods come compiled from the last launch (asks/core/codecache.py).
+with paused_gc(), cached_attrs_methods():
     import argparse
     import os
     import sys
