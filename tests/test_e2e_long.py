@@ -86,5 +86,5 @@ def test_resume_100k_scroll_to_the_first_message_and_answer_once(launch: Launche
     app.wait_for(r"^Asks: none pending")
     app.type("/quit")
     app.press("enter")
-    assert app.wait_exit() == 0
+    assert app.wait_exit(timeout=120) == 0  # all of the history is in memory by now
     assert resolved_lines(launch.journal(), question) == 1
