@@ -17,50 +17,18 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import attrs
 import pytest
+from support.attrs_classes import CLASSES, build
 
 from asks.core.codecache import cached_attrs_methods, salt_of
 
 ROOT = Path(__file__).resolve().parents[1]
-CLASSES = 3  # what build() makes
 
 
 @pytest.fixture(autouse=True)
 def bytecode_written(monkeypatch: pytest.MonkeyPatch) -> None:
     """Whatever ``PYTHONDONTWRITEBYTECODE`` says where the tests run (one test turns it on)."""
     monkeypatch.setattr(sys, "dont_write_bytecode", False)
-
-
-def build(extra_field: bool = False) -> dict[str, Any]:
-    """Three attrs classes, as a module's body would make them."""
-
-    @attrs.frozen
-    class Point:
-        x: int
-        y: int = 0
-
-    @attrs.define(eq=False)
-    class Service:
-        name: str
-        seen: list[str] = attrs.Factory(list)
-
-    if extra_field:
-
-        @attrs.define
-        class Row:
-            cells: tuple[str, ...] = ()
-            width: int = attrs.field(default=1, validator=attrs.validators.gt(0))
-            note: str = ""
-
-    else:
-
-        @attrs.define
-        class Row:  # type: ignore[no-redef]
-            cells: tuple[str, ...] = ()
-            width: int = attrs.field(default=1, validator=attrs.validators.gt(0))
-
-    return {"Point": Point, "Service": Service, "Row": Row}
 
 
 def behaviour(classes: dict[str, Any]) -> tuple[object, ...]:
@@ -121,8 +89,9 @@ def test_the_same_file_name_with_other_source_misses(tmp_path: Path) -> None:
 
 
 WRITE_ELSEWHERE = (
-    "import sys; from pathlib import Path; sys.path.insert(0, sys.argv[2]); "
-    "from test_codecache import build; from asks.core.codecache import cached_attrs_methods\n"
+    "import sys; from pathlib import Path; sys.path.insert(0, sys.argv[2])\n"
+    "from support.attrs_classes import build\n"
+    "from asks.core.codecache import cached_attrs_methods\n"
     "with cached_attrs_methods(Path(sys.argv[1])): build()\n"
 )
 
