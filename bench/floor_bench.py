@@ -2,74 +2,196 @@
 
 Run: ``.venv/bin/python -m bench.floor_bench [--quick]`` (or all benchmarks: ``-m bench.run``).
 
-Interleaved runs of three programs on a real pty read by pyte (:mod:`bench.repl_bench`'s
-harness): ``cat`` in raw mode (the pty floor), :mod:`bench.bare_app` (urwid's raw screen and
-``TrioEventLoop`` drawing a transcript, an editor and a status line: the floor of asks' own
-stack) and ``asks`` (the chat editor, no questions; then Down/Up in a panel with one pending
-question). Per key: latency (write → the screen shows it) and the process's CPU time
-(utime + stime from /proc, over all keys). The difference between the bare app and asks is
-what asks' own code costs per key; the bare app's own figure is what any urwid + trio program
-pays before doing anything.
+Interleaved runs on a real pty read by pyte (:mod:`bench.repl_bench`'s harness): ``cat`` in
+raw mode (the pty floor), :mod:`bench.bare_app` (urwid's raw screen and ``TrioEventLoop``
+drawing a transcript, a boxed question, an editor and a status line: the floor of asks' own
+stack) and ``asks``. The same two keys in both: a **chat key** (letters then Backspace in the
+editor) and a **panel key** (Down/Up moving the ``›`` marker between two options of a boxed
+question; in asks, the question panel). asks runs with 1 / 100 / 1,000 pending questions
+(a fresh session whose script asks them), and with one pending question in a resumed session
+of 100,000 journal entries (``--resume``: its transcript is that long). Keys start once the
+program is idle (past asks' background warm-up a second after start, whose CPU is not a key's).
+
+Per key: latency (write → the screen shows it) and the process's CPU time (time on a CPU from
+/proc/PID/schedstat, over all keys). Figures: medians; above the floor, CPU, and asks over the
+bare app for the same key (goal of issue 21: ≤ 1.15×, and flat over the sizes). The bare
+app's figure is what any urwid + trio program pays before doing anything.
 """
 
 from __future__ import annotations
 
-import os
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
+from asks import contract
+from asks.cli.run import WARM_UP_DELAY
+from asks.core.model import Option, Question, QuestionRef, QuestionSpec, question_id
+from asks.store.entries import ChatMessage, GroupAsked, Record, ToolResult
 from bench import repl_bench as rb
+from bench import workload
 from bench._common import Row, disk_tempdir, header, median, python_argv_quick, report
 
 NAME = "floor"
 BARE = [sys.executable, "-m", "bench.bare_app"]
+PENDING = (1, 100, 1000)
+LONG_ENTRIES = 100_000
+RATIO = 1.15
+Keys = dict[str, tuple[list[float], float]]
 
 
 def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """CPU time of ``pid`` so far, in ns resolution (/proc/PID/schedstat: time on a CPU)."""
+    return int(Path(f"/proc/{pid}/schedstat").read_text().split()[0]) / 1e9
 
 
-def bare_keys(env: dict[str, str], keys: int) -> tuple[list[float], float]:
+def idle(term: rb.Term) -> None:
+    """Wait until the program is idle: past asks' background warm-up (``WARM_UP_DELAY`` after
+    start: the journal's encoders, the provider's client), then until it uses under 2 ms of
+    CPU in 100 ms. Work left from the launch is not a key's (both programs wait alike)."""
+    while time.perf_counter_ns() - term.spawn_ns < (WARM_UP_DELAY + 0.3) * 1e9:
+        time.sleep(0.05)
+    for _ in range(100):
+        before = cpu_seconds(term.pid)
+        time.sleep(0.1)
+        if cpu_seconds(term.pid) - before < 0.002:
+            return
+
+
+def measured(term: rb.Term, keys: Callable[[rb.Term, int], list[float]], count: int) -> Keys:
+    before = cpu_seconds(term.pid)
+    lat = keys(term, count)
+    return {"": (lat, (cpu_seconds(term.pid) - before) * 1000 / count)}
+
+
+def both_keys(term: rb.Term, count: int) -> dict[str, tuple[list[float], float]]:
+    """Once idle, the chat key, then Shift+Tab and the panel key (option 1 shown first)."""
+    idle(term)
+    chat = measured(term, rb.type_keys, count)[""]
+    term.write(rb.SHIFT_TAB)
+    term.until(rb.cursor_on(1))
+    term.settle(0.05)
+    panel = measured(term, rb.move_cursor, count)[""]
+    return {"chat": chat, "panel": panel}
+
+
+def bare_keys(env: dict[str, str], count: int) -> Keys:
     with rb.running(BARE, env) as term:
         term.until(rb.editor_drawn)
         term.settle(0.05)
-        before = cpu_seconds(term.pid)
-        lat = rb.type_keys(term, keys)
-        cpu = (cpu_seconds(term.pid) - before) * 1000 / keys
+        out = both_keys(term, count)
         term.end([rb.CTRL_C])
-    return lat, cpu
+    return out
 
 
-def asks_keys(
-    env: dict[str, str], work: Path, run: int, keys: int
-) -> dict[str, tuple[list[float], float]]:
-    question = rb.question("Floor bench question: which option?", "Floor")
-    script = rb.start_script(work / f"floor-{run}.toml", "Floor bench.", [question])
-    out = {}
-    with rb.running(rb.asks_argv(script, work / "data"), env) as term:
-        term.until(rb.settled_with(1))
+def asks_keys(argv: list[str], env: dict[str, str], pending: int, count: int) -> Keys:
+    with rb.running(argv, env) as term:
+        term.until(rb.settled_with(pending))
         term.settle(0.05)
-        before = cpu_seconds(term.pid)
-        lat = rb.type_keys(term, keys)
-        out["chat"] = (lat, (cpu_seconds(term.pid) - before) * 1000 / keys)
-        term.watch({"focused": rb.panel_focused})
+        before = term.nbytes
+        term.write(rb.SHIFT_TAB)  # into the panel and back: its first frames are drawn once
+        term.until(lambda t: t.nbytes > before and rb.panel_focused(t))
         term.write(rb.SHIFT_TAB)
-        term.wait()
-        term.until(rb.cursor_on(1))
-        term.settle(0.05)
-        before = cpu_seconds(term.pid)
-        lat = rb.move_cursor(term, keys)
-        out["panel"] = (lat, (cpu_seconds(term.pid) - before) * 1000 / keys)
+        term.settle(0.1)
+        out = both_keys(term, count)
         rb.quit_asks(term, rb.Samples())
     return out
+
+
+def fresh_argv(work: Path, run: int, pending: int) -> list[str]:
+    questions = [
+        rb.question(f"Floor bench question {i:04d}: which option?", f"F{i}") for i in range(pending)
+    ]
+    script = rb.start_script(work / f"floor-{run}-{pending}.toml", "Floor bench.", questions)
+    return rb.asks_argv(script, work / f"data-{run}-{pending}")
+
+
+def long_session(data_dir: Path) -> None:
+    """A journal of :data:`LONG_ENTRIES` entries (question cycles, all settled) ending with
+    one async question still pending, as the agent journals it."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    records = workload.records(LONG_ENTRIES - 3)
+    seq = records[-1].seq + 1
+    call_id, incarnation = "floor-pending", seq + 1
+    options = tuple(Option(label, f"option {label.lower()}") for label in ("Alpha", "Beta"))
+    spec = QuestionSpec("Floor bench question: which option?", "Floor", options)
+    ref = QuestionRef(question_id(workload.SESSION, call_id, 0), incarnation)
+    question = Question(ref, "g-floor-pending", 0, spec)
+    env = contract.queued_result(call_id, (question,))
+    call = {"id": call_id, "name": contract.TOOL_NAME, "arguments": "{}"}
+    tail = [
+        ChatMessage("assistant", "One more question.", (call,)),
+        GroupAsked(call_id, "g-floor-pending", (question,), False),
+        ToolResult(call_id, env.outcome, env.text, env.details),
+    ]
+    ts = records[-1].ts
+    records += [Record(seq + i, ts + i + 1, entry) for i, entry in enumerate(tail)]
+    workload.write_journal(data_dir, workload.SESSION, records)
+
+
+def long_argv(work: Path) -> list[str]:
+    data_dir = work / "long"
+    if not data_dir.exists():
+        t0 = time.perf_counter()
+        long_session(data_dir)
+        print(
+            f"  resumed session: {LONG_ENTRIES:,} entries written "
+            f"in {time.perf_counter() - t0:.0f} s"
+        )
+    script = rb.start_script(work / "long.toml", "Resumed.", [])
+    return [*rb.asks_argv(script, data_dir), "--resume", workload.SESSION]
+
+
+def run_once(env: dict[str, str], work: Path, run: int, keys: int, into: dict[str, list]) -> None:
+    """One interleaved round: floor, bare, asks at every size."""
+    into.setdefault("floor", []).append(rb.pty_floor(env, 30, raw=True))
+    programs: list[tuple[str, Callable[[], Keys]]] = [("bare", lambda: bare_keys(env, keys))]
+    for n in PENDING:
+        programs.append((f"{n}", lambda n=n: asks_keys(fresh_argv(work, run, n), env, n, keys)))
+    programs.append(("100k", lambda: asks_keys(long_argv(work), env, 1, keys)))
+    for name, program in programs[run % 2 :] + programs[: run % 2]:  # alternate who goes first
+        for key, (lat, cpu) in program().items():
+            into.setdefault(f"{name} {key}", []).extend(lat)
+            into.setdefault(f"{name} {key} cpu", []).append(cpu)
+
+
+def summarize(rows: list[Row], samples: dict[str, list[float]]) -> None:
+    floor = median(samples["floor"])
+    report(rows, Row(NAME, "pty floor (cat, raw)", f"{floor:.2f} ms"))
+    sizes = [(f"{n}", f"{n:,} pending") for n in PENDING] + [("100k", "100k-entry resume")]
+    for key in ("chat", "panel"):
+        bare_above = median(samples[f"bare {key}"]) - floor
+        bare_cpu = median(samples[f"bare {key} cpu"])
+        report(
+            rows,
+            Row(
+                NAME, f"bare, {key} key: above floor / CPU", f"{bare_above:.2f} / {bare_cpu:.2f} ms"
+            ),
+        )
+        for name, label in sizes:
+            above = median(samples[f"{name} {key}"]) - floor
+            cpu = median(samples[f"{name} {key} cpu"])
+            ratio = max(above / bare_above, cpu / bare_cpu)
+            report(
+                rows,
+                Row(
+                    NAME,
+                    f"asks, {key} key, {label}: above floor / CPU",
+                    f"{above:.2f} / {cpu:.2f} ms ({above / bare_above:.2f}× / "
+                    f"{cpu / bare_cpu:.2f}×)",
+                    f"≤ {RATIO}× bare",
+                    ratio <= RATIO,
+                ),
+            )
 
 
 def main(quick: bool = False) -> list[Row]:
     header(
         "floor_bench" + (" (quick)" if quick else ""),
-        "key → screen and CPU per key: cat floor, a bare trio + urwid screen, asks (chat "
-        "editor; Down/Up in the panel), interleaved, through a real pty",
+        "key → screen and CPU per key, chat key and panel key (Down/Up): cat floor, a bare "
+        "trio + urwid screen, asks with 1 / 100 / 1,000 pending and a 100k-entry resume, "
+        "interleaved, through a real pty",
     )
     rows: list[Row] = []
     runs, keys = (2, 40) if quick else (5, 80)
@@ -78,23 +200,8 @@ def main(quick: bool = False) -> list[Row]:
         print(f"filesystem: {where}")
         env = rb.child_env(work)
         for run in range(runs):
-            samples.setdefault("floor", []).append(rb.pty_floor(env, 30, raw=True))
-            lat, cpu = bare_keys(env, keys)
-            samples.setdefault("bare", []).extend(lat)
-            samples.setdefault("bare cpu", []).append(cpu)
-            for mode, (lat, cpu) in asks_keys(env, work, run, keys).items():
-                samples.setdefault(mode, []).extend(lat)
-                samples.setdefault(f"{mode} cpu", []).append(cpu)
-    floor = median(samples["floor"])
-    report(rows, Row(NAME, "pty floor (cat, raw)", f"{floor:.2f} ms"))
-    for key, label in (
-        ("bare", "bare trio + urwid, chat key"),
-        ("chat", "asks, chat key"),
-        ("panel", "asks, Down/Up in the panel"),
-    ):
-        above = median(samples[key]) - floor
-        cpu = median(samples[f"{key} cpu"])
-        report(rows, Row(NAME, f"{label}: above floor / CPU", f"{above:.2f} / {cpu:.2f} ms"))
+            run_once(env, work, run, keys, samples)
+    summarize(rows, samples)
     return rows
 
 
