@@ -144,10 +144,13 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         self.last_context = Context.CHAT  # where the last key went (for unhandled keys)
         self._had_waits = bool(port.live_waits)
         self._guard_changed = trio.Event()
+        self._timer_until = float("inf")  # when the guard timer wakes if nothing changes
         app = dict(commands or {})
         self._commands = self._command_table(app)
         global_ = {b.command for b in self.keymap.bindings if b.context is Context.GLOBAL}
         self._early = frozenset(c for c in app if c in global_ and c not in _OWN)
+        self._editor_text = _text_input(editor)
+        self._prompt_input = None if prompt is None else _text_input(prompt)
         self._text: Mapping[Context, KeyHandler] = {
             Context.CHAT: self._chat_text,
             Context.PANEL: self.panel.text_key,
@@ -230,7 +233,8 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         # Eager, not at render time: a container may size the layer (rows) from a cached
         # canvas before rendering it, so the layout must be current as soon as state changes.
         self._refresh()
-        self._guard_changed.set()
+        if self._next_deadline() < self._timer_until:
+            self._guard_changed.set()
         self._invalidate()
         has_waits = bool(self.port.live_waits)
         if has_waits and not self._had_waits:
@@ -368,46 +372,51 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         return run
 
     def _chat_text(self, press: KeyPress) -> str | None:
-        if isinstance(self.editor, KeyCommands):
-            unused = self.editor.text_key(press)
-        else:
-            unused = self.editor.keypress(press.size, press.key)
+        unused = self._editor_text(press)
         if self._chat_edit is not None:
             self._drafts.chat_changed()
         return unused
 
     def _prompt_text(self, press: KeyPress) -> str | None:
-        if self.prompt is None:
-            return press.key
-        if isinstance(self.prompt, KeyCommands):
-            return self.prompt.text_key(press)
-        return self.prompt.keypress(press.size, press.key)
+        return press.key if self._prompt_input is None else self._prompt_input(press)
 
     # -- background work ---------------------------------------------------------------------
     async def _guard_timer(self) -> None:
         """Engage a held-back claim once the person has paused for the guard interval, and
-        clear the host's notice when its time is over."""
+        clear the host's notice when its time is over. A change wakes it only when it brings
+        the next deadline forward (a key that only moves it later, e.g. a panel key, does not
+        cost a task switch)."""
         while True:
-            deadlines = [
-                d
-                for d in (self.port.guard_deadline(), self.port.notice_deadline())
-                if d is not None
-            ]
-            if not deadlines:
+            deadline = self._next_deadline()
+            self._timer_until = deadline
+            if deadline == float("inf"):
                 await self._guard_changed.wait()
                 self._guard_changed = trio.Event()
                 continue
-            with trio.move_on_at(min(deadlines)):
+            with trio.move_on_at(deadline):
                 await self._guard_changed.wait()  # a change may bring a deadline forward
             self._guard_changed = trio.Event()
             now = trio.current_time()
             self.port.settle_guard_nowait(now)
             self.port.expire_notice_nowait(now)
 
+    def _next_deadline(self) -> float:
+        """When the guard timer has something to do next (``inf``: nothing is due)."""
+        due = (self.port.guard_deadline(), self.port.notice_deadline())
+        return min((d for d in due if d is not None), default=float("inf"))
+
     def _edit_externally(self) -> None:
         if self._loop is None or self._nursery is None:
             return  # not running (no screen to suspend): Ctrl+G does nothing
         self._nursery.start_soon(edit_externally, self._loop, self.port, self.panel)
+
+
+def _text_input(widget: urwid.Widget) -> KeyHandler:
+    """Where a widget's keys without a command go: its :meth:`KeyCommands.text_key`, else its
+    ``keypress`` (decided once: a protocol check costs more than a key)."""
+    if isinstance(widget, KeyCommands):
+        return widget.text_key
+    return lambda press: widget.keypress(press.size, press.key)
 
 
 __all__ = ["LAYER_PALETTE", "AsksLayer", "FocusTarget", "ring_terminal_bell"]
