@@ -8,14 +8,15 @@ launch above a bare trio + urwid screen (callgrind: ~200 M of ~450 M instruction
 time, so :func:`cached_attrs_methods` does it for attrs inside one block (the CLI's imports):
 
 * **Exact.** A cached code object is used only for the very same source text and file name
-  (the key is both, whole): ``compile`` is a pure function of them, so a hit is what compiling
-  would have returned. A class whose generated source changed (a field added, another attrs)
-  misses and is compiled as always. One part of the source differs from run to run: a hashable
-  class's ``__hash__`` mixes in a salt, ``hash()`` of the class's name, written in as a literal,
-  and ``str`` hashes are randomised per process. The key has this run's salt replaced by a
-  marker (the salt is known: :func:`salt_of` the file name), the entry keeps the salt it was
-  compiled with, and a hit gets this run's salt back in its constants: the code compiling
-  would have given (column offsets after the literal aside, which only tracebacks show).
+  under the same ``-O`` level (the key is all three, whole): ``compile`` is a pure function of
+  them, so a hit is what compiling would have returned. A class whose generated source
+  changed (a field added, another attrs) misses and is compiled as always. One part of the
+  source differs from run to run: a hashable class's ``__hash__`` mixes in a salt, ``hash()``
+  of the class's name, written in as a literal, and ``str`` hashes are randomised per process.
+  The key has this run's salt replaced by a marker (the salt is known: :func:`salt_of` the
+  file name), the entry keeps the salt it was compiled with, and a hit gets this run's salt
+  back in its constants: the code compiling would have given (column offsets after the
+  literal aside, which only tracebacks show).
 * **Where, and when written.** One file beside this module's .pyc (``__pycache__``, honouring
   ``sys.pycache_prefix``), starting with the interpreter's bytecode magic number: another
   Python never reads it (another attrs writes other sources: they miss; ``attr.__version__``
@@ -145,7 +146,8 @@ class MethodCache:
         literal = None if salt is None else str(salt)
         if literal is not None and literal not in source:
             salt = literal = None
-        key = f"{filename}\0{source if literal is None else source.replace(literal, SALT)}"
+        text = source if literal is None else source.replace(literal, SALT)
+        key = f"{sys.flags.optimize}\0{filename}\0{text}"  # -O strips asserts when compiling
         entry = self.known.get(key)
         if entry is None:
             entry = (builtins.compile(source, filename, mode), salt)
