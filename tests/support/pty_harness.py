@@ -4,6 +4,13 @@ This is how a person uses the app: a real pty of a chosen size, real key bytes, 
 as a terminal would show it. A reader thread feeds everything the app writes into a
 ``pyte.Screen``; tests wait for text to appear (with a timeout) rather than sleeping.
 
+Whole frames only: like a modern terminal, the harness answers the app's query for
+synchronized output (DECRQM mode 2026: "supported, off"), so urwid wraps each frame in
+``CSI ? 2026 h`` … ``CSI ? 2026 l``; the reader feeds a frame to the screen only once its end
+has arrived. A frame larger than one pty read (about 4 KiB) is never seen half drawn: before
+this, a test could read the screen between two reads of one frame (the panel gone, the chat
+editor not yet redrawn below it) and fail on a screen no person ever saw.
+
 The terminal's settings (termios) as the app found them are read in the child just before it
 execs the app (:attr:`PtyApp.termios_at_start`); :meth:`PtyApp.termios_now` reads them again
 (through the master side, which on Linux reports the terminal's own), e.g. after it exited.
@@ -28,6 +35,10 @@ from pyte.screens import Char
 from support.paths import ROOT
 
 ESC_GAP = 0.3  # seconds after a lone Esc (see PtyApp.press)
+SYNC_QUERY = b"\x1b[?2026$p"  # DECRQM: does the terminal do synchronized output?
+SYNC_REPLY = b"\x1b[?2026;2$y"  # DECRPM: it does (mode reset until the app sets it)
+FRAME_BEGIN = b"\x1b[?2026h"
+FRAME_END = b"\x1b[?2026l"
 DEFAULT_TIMEOUT = 15.0
 
 KEYS = {
@@ -61,6 +72,18 @@ def key_bytes(key: str) -> bytes:
     if len(key) == 1:
         return key.encode()
     raise KeyError(f"unknown key name {key!r}; add it to KEYS")
+
+
+def whole_frames(data: bytes) -> tuple[bytes, bytes]:
+    """``data`` split into what can be shown now and what waits for the rest of its frame: a
+    frame begun (:data:`FRAME_BEGIN`, or a piece of it at the very end) and not ended."""
+    begin = data.rfind(FRAME_BEGIN)
+    if begin != -1 and data.find(FRAME_END, begin) == -1:
+        return data[:begin], data[begin:]
+    for size in range(len(FRAME_BEGIN) - 1, 0, -1):
+        if data.endswith(FRAME_BEGIN[:size]):
+            return data[:-size], data[-size:]
+    return data, b""
 
 
 class ScreenTimeoutError(AssertionError):
@@ -130,14 +153,22 @@ class PtyApp:
         self._reader.start()
 
     def _read(self) -> None:
+        held = b""  # the start of a frame whose end has not arrived yet
         while True:
             try:
                 data = self.proc.read(65536)
             except EOFError:
+                with self._lock:
+                    self.stream.feed(held)
                 return
+            seen = len(self.raw)
             with self._lock:
                 self.raw += data
-                self.stream.feed(data)
+            if SYNC_QUERY in self.raw[max(0, seen - len(SYNC_QUERY)) :]:
+                self.proc.write(SYNC_REPLY)
+            ready, held = whole_frames(held + data)
+            with self._lock:
+                self.stream.feed(ready)
 
     # -- reading ---------------------------------------------------------------------------
     def text(self) -> str:
@@ -145,6 +176,16 @@ class PtyApp:
         space (the app uses them to keep key hints in one piece)."""
         with self._lock:
             return "\n".join(line.rstrip().replace("\xa0", " ") for line in self.screen.display)
+
+    def text_now(self) -> str | None:
+        """:meth:`text` if the screen can be read without waiting for the reader thread (which
+        holds it while it feeds a frame), else None: for a typist that must keep its pace."""
+        if not self._lock.acquire(blocking=False):
+            return None
+        try:
+            return "\n".join(line.rstrip().replace("\xa0", " ") for line in self.screen.display)
+        finally:
+            self._lock.release()
 
     def wait_for(self, pattern: str, timeout: float = DEFAULT_TIMEOUT) -> re.Match[str]:
         """Wait until ``pattern`` (a regex) matches the screen; return the match."""

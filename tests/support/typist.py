@@ -41,7 +41,9 @@ class Typist:
     """Types into ``app`` one key every :data:`KEY_GAP` seconds, like a person typing fast, and
     remembers the longest gap it really left between two keys: on a loaded machine the test
     process itself can stall, and a stall longer than the guard is a pause the app must honour
-    (then the run is no burst and says nothing about the product: :meth:`check_burst`)."""
+    (then the run is no burst and says nothing about the product: :meth:`check_burst`). It
+    never waits for the screen while it types (the reader thread holds the screen while it
+    feeds a frame, which on a loaded machine took longer than the guard)."""
 
     def __init__(self, app: PtyApp) -> None:
         self.app = app
@@ -66,8 +68,8 @@ class Typist:
         stream = "".join(f"w{i:02d}," for i in range(100))
         arrived: int | None = None
         for count, char in enumerate(stream):
-            if arrived is None and visible in self.app.text():
-                arrived = count
+            if arrived is None and visible in (self.app.text_now() or ""):
+                arrived = count  # (a screen being fed is looked at after the next key)
             if arrived is not None and count >= arrived + then:
                 return stream[:count], arrived
             self.key(char)
