@@ -13,7 +13,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -25,6 +24,7 @@ import trio
 from support.fake_anthropic import Call, FakeAnthropic, Reply, Seen
 from support.pty_harness import ROOT, PtyApp
 from support.static_server import static_server
+from support.typist import after_claim_guard
 
 from asks import contract
 from asks.agent.anthropic_model import AnthropicModel, anthropic_messages
@@ -42,16 +42,10 @@ from asks.agent.provider import Provider, Settings, system_prompt
 from asks.agent.tools import WorkTool
 from asks.agent.transcript import EntryKind, Transcript
 from asks.contract import Guidance
-from asks.core import focus as focus_rules
 from asks.host.host import PanelCommand, QuestionHost
 from asks.store.journal import Journal, read_records
 
 KEY = "sk-ant-test-SECRET-77c1"
-# How long after a blocker claims focus keys still go where they were aimed (focus rule 7;
-# the constant is being renamed from ARRIVAL_GUARD to TYPING_GUARD).
-CLAIM_GUARD = float(
-    getattr(focus_rules, "TYPING_GUARD", None) or getattr(focus_rules, "ARRIVAL_GUARD", 1.0)
-)
 GUIDANCE = Guidance("DESC-MARKER: ask the user.", "SNIPPET-MARKER", "GUIDELINES-MARKER")
 COLOUR = [
     {"question": "Colour?", "header": "Colour", "options": [{"label": "Red"}, {"label": "Blue"}]}
@@ -726,7 +720,7 @@ def test_the_repl_talks_to_claude_and_the_answer_reaches_it(tmp_path: Path) -> N
             app.wait_for("CLAUDE-ASKING")
             app.wait_for(r"│ Pick a size\?")
             app.wait_for(r"Questions \(1\) ⚠ required")
-            time.sleep(CLAIM_GUARD + 0.15)  # keys go where they were aimed until then
+            after_claim_guard()  # keys go where they were aimed until then
             app.press("down")
             app.wait_for(r"│ › 2\. Large")
             app.press("enter")

@@ -16,13 +16,14 @@ shows it has the keyboard (solid border).
 
 from __future__ import annotations
 
+import itertools
 import re
 import time
 from typing import Any
 
 import pytest
 from support.launcher import Launcher, question_id, resolutions, user_messages
-from support.pty_harness import PtyApp
+from support.pty_harness import DEFAULT_TIMEOUT, PtyApp
 from support.screen import (
     PANEL_FOCUSED,
     PANEL_UNFOCUSED,
@@ -365,17 +366,17 @@ def test_keys_typed_before_the_first_frame_reach_the_chat_editor(launch: Launche
 def test_keys_typed_while_the_app_starts_reach_the_chat_editor(launch: Launcher) -> None:
     """Typing on through start-up: before, while and after the first frame is drawn."""
     app = launch.start(script="focus_typeahead.toml")
-    stream = "".join(f"k{i:02d}," for i in range(100))
+    stream = (char for i in itertools.count() for char in f"k{i:03d},")
     typed = ""
     after_first_frame = 0
-    for char in stream:
+    deadline = time.monotonic() + DEFAULT_TIMEOUT  # a start-up that never ends, not a speed
+    while after_first_frame <= 10 and time.monotonic() < deadline:
+        char = next(stream)
         app.type(char)
         typed += char
         time.sleep(0.03)
-        if "TYPEAHEAD-READY" in app.text():
+        if "TYPEAHEAD-READY" in (app.text_now() or ""):
             after_first_frame += 1
-            if after_first_frame > 10:
-                break
     assert after_first_frame > 10, f"the app never drew its first frame:\n{app.text()}"
     wait_chat(app, typed)
 

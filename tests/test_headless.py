@@ -10,7 +10,6 @@ import shlex
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -184,7 +183,7 @@ def test_ctrl_c_interrupts_the_turn_and_closes_the_request(cli: Cli, server: Fak
     )
     try:
         (seen,) = server.wait_requests(1, timeout=30)
-        time.sleep(0.2)  # the first word is on its way
+        assert seen.hanging.wait(30)  # the first word was sent, the reply goes on no further
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=10)
     finally:

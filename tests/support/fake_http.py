@@ -14,8 +14,8 @@ What every provider's :class:`BaseReply` can ask for, for the failure tests:
 * ``cut`` — stream half of the events, then close the socket in the middle of a chunk;
 * ``truncate`` — end the body cleanly but without the last two events (the end of the reply);
 * ``hang`` — ``"before"``: send nothing; ``"after"``: send the first few events (up to the
-  first word); then wait until the client closes the connection (``Seen.disconnected``), or
-  ``hang_limit`` seconds;
+  first word; then ``Seen.hanging`` is set); then wait until the client closes the
+  connection (``Seen.disconnected``), or ``hang_limit`` seconds;
 * ``delay`` — sleep before answering (client timeouts);
 * ``raw`` — send these bytes as the event stream (e.g. malformed data);
 * ``body`` — answer with exactly ``status``, ``headers`` and these bytes, labelled
@@ -68,6 +68,7 @@ class Seen:
     received_at: float = 0.0
     handled_s: float = 0.0  # the server's own time: body read → last byte written
     disconnected: threading.Event = field(default_factory=threading.Event)
+    hanging: threading.Event = field(default_factory=threading.Event)  # all it sends is sent
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -298,6 +299,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _wait_gone(self, seen: Seen) -> None:
         """Hold the request open until the client closes the connection."""
+        seen.hanging.set()
         deadline = time.monotonic() + self.fake.hang_limit
         sock = self.connection
         while time.monotonic() < deadline and not self.fake.stopping():
