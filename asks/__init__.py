@@ -37,10 +37,12 @@ if TYPE_CHECKING:
     from asks.core.model import Answer, AnswerKind, Outcome, Question, QuestionRef
     from asks.core.refusal import Refusal
     from asks.core.restore import Restored
+    from asks.host.agentport import AgentPort
     from asks.host.commands import PanelCommand, PanelMode
     from asks.host.host import QuestionHost
-    from asks.host.ports import AgentPort, PanelPort, SurfacePort
+    from asks.host.panelport import PanelPort
     from asks.host.stats import HostStatistics
+    from asks.host.surfaceport import SurfacePort
     from asks.store.journal import Journal, StorageError, StorageState
     from asks.store.outbox import DeliveryMode, Feedback
     from asks.surfaces.web import WebBridge
@@ -79,9 +81,9 @@ _WHERE = {
     "PanelCommand": "asks.host.commands",
     "PanelMode": "asks.host.commands",
     "QuestionHost": "asks.host.host",
-    "AgentPort": "asks.host.ports",
-    "PanelPort": "asks.host.ports",
-    "SurfacePort": "asks.host.ports",
+    "AgentPort": "asks.host.agentport",
+    "PanelPort": "asks.host.panelport",
+    "SurfacePort": "asks.host.surfaceport",
     "HostStatistics": "asks.host.stats",
     "Journal": "asks.store.journal",
     "StorageError": "asks.store.journal",

@@ -10,7 +10,8 @@ import time
 from pathlib import Path
 
 from asks.core.model import QuestionRef
-from asks.host.host import PanelCommand, QuestionHost
+from asks.host.commands import PanelCommand
+from asks.host.host import QuestionHost
 from asks.store.journal import Journal
 from bench import workload
 from bench._common import (
@@ -72,38 +73,38 @@ class Setup:
         self.calls = 0
         for _ in range(n):
             self.add(multi=self.calls % 2 == 0)
-        assert self.host.enter_panel_nowait() is None
-        assert len(self.host.tabs) == n
+        assert self.host.panel_port.enter_panel_nowait() is None
+        assert len(self.host.panel_port.tabs) == n
 
     def add(self, *, multi: bool) -> QuestionRef:
         call_id = f"c{self.calls}"
-        reply = self.host.start_call_nowait(
+        reply = self.host.agent_port.start_call_nowait(
             call_id, question_args(self.rng, self.calls, multi=multi)
         )
         self.calls += 1
         assert not isinstance(reply, Exception) and getattr(reply, "outcome", None) == "queued", (
             reply
         )
-        call = self.host.projection.calls[call_id]
+        call = self.host.surface_port.projection.calls[call_id]
         return call.refs[0]
 
     def select(self, ref: QuestionRef) -> None:
-        assert self.host.enter_panel_nowait(ref.id) is None
+        assert self.host.panel_port.enter_panel_nowait(ref.id) is None
 
 
 def bench_commands(rows: list[Row], data_dir: Path, n: int, count: int) -> tuple[float, float]:
     """Median and p99 (ns) over every read-only command, with ``n`` pending tabs."""
     s = Setup(data_dir, n, "commands")
     host = s.host
-    first = host.tabs[0]
-    assert isinstance(first, QuestionRef) and host.question(first).spec.multi_select
+    first = host.panel_port.tabs[0]
+    assert isinstance(first, QuestionRef) and host.surface_port.question(first).spec.multi_select
     seq_before = s.journal.next_seq
     all_ns: list[int] = []
     print(f"  N={n} pending tabs:")
     for command in READ_ONLY:
         s.select(first)  # a multi-select question: UP/DOWN/TOGGLE all do work
-        host.set_cursor_nowait(0)
-        times = time_each(lambda c=command: host.command_nowait(c), count)
+        host.panel_port.set_cursor_nowait(0)
+        times = time_each(lambda c=command: host.panel_port.command_nowait(c), count)
         all_ns += times
         print(
             f"    {command.value:<12} median {us(median(times)):>10}   "
@@ -131,16 +132,16 @@ def bench_answers(rows: list[Row], data_dir: Path, n: int, count: int) -> None:
     for _ in range(count):
         ref = s.add(multi=False)  # untimed: a fresh single-select question to answer
         s.select(ref)
-        host.command_nowait(PanelCommand.DOWN)
-        host.set_notes_nowait(workload.sentence(s.rng, 8, 20))
+        host.panel_port.command_nowait(PanelCommand.DOWN)
+        host.panel_port.set_notes_nowait(workload.sentence(s.rng, 8, 20))
         before_seq, before_fsync = s.journal.next_seq, len(s.ops.fsync_ns)
         t0 = clock()
-        host.command_nowait(PanelCommand.CONFIRM)
+        host.panel_port.command_nowait(PanelCommand.CONFIRM)
         totals.append(clock() - t0)
-        assert s.journal.next_seq == before_seq + 1, host.notice
+        assert s.journal.next_seq == before_seq + 1, host.surface_port.notice
         fsyncs.append(sum(s.ops.fsync_ns[before_fsync:]))
-        assert len(host.tabs) == n
-        assert host.take_feedback_nowait() is not None  # untimed: drain, as a turn would
+        assert len(host.panel_port.tabs) == n
+        assert host.agent_port.take_feedback_nowait() is not None  # untimed: drain, as a turn would
     med = median(totals)
     report(
         rows,

@@ -338,23 +338,23 @@ def bench_screen(rows: list[Row], work: Path, count: int, runs: int) -> None:
 
 # ---------------------------------------------------------------------------- saved → written
 async def bench_written(rows: list[Row], work: Path, count: int) -> None:
+    from asks.core import events as ev  # noqa: PLC0415
     from asks.core.model import Answer, AnswerKind  # noqa: PLC0415
     from asks.host.host import QuestionHost  # noqa: PLC0415
-    from asks.host.hub import HubPort, Offer  # noqa: PLC0415
     from asks.hub.listen import bind_listener  # noqa: PLC0415
     from asks.hub.server import HubServer  # noqa: PLC0415
     from asks.store.journal import Journal  # noqa: PLC0415
 
     written: list[int] = []
 
-    class StampedPort(HubPort):
-        def delivered(self, offer: Offer) -> bool:
-            written.append(time.perf_counter_ns())  # the guard's send of it returned
-            return super().delivered(offer)
+    def stamp(event: ev.HostEvent) -> None:
+        if isinstance(event, ev.Delivered) and event.channel is ev.DeliveryChannel.HUB:
+            written.append(time.perf_counter_ns())  # the guard's receipt of it was saved
 
     journal = Journal.create(data_dir=work / "written", session_id="hub-written")
     host = QuestionHost(journal, clock=trio.current_time)
-    server = HubServer(StampedPort(host), "bench-token", bind_listener(port=0))
+    host.subscribe_events(stamp)
+    server = HubServer(host.hub_port, "bench-token", bind_listener(port=0))
     to_written, to_client = [], []
     async with trio.open_nursery() as nursery:
         url = await nursery.start(server.run)
@@ -365,9 +365,9 @@ async def bench_written(rows: list[Row], work: Path, count: int) -> None:
             await stream.send_all(
                 agent.request("ask_user_question", {"questions": [question(f"Blocking {n}?")]})
             )
-            while not host.live_waits:
+            while not host.surface_port.live_waits:
                 await trio.sleep(0.001)
-            [ref] = host.tabs
+            [ref] = host.panel_port.tabs
             before = len(written)
             answer = Answer(AnswerKind.OPTION, (1,))
             assert (

@@ -133,7 +133,7 @@ def build(
     session = build_session(journal, [], parse_script(IDLE_SCRIPT, "key-bench"), resumed=False)
     for first in range(0, n, 4):
         args = {"blocking": False, "questions": questions(n)[first : first + 4]}
-        session.host.start_call_nowait(f"call-{first}", args)
+        session.host.agent_port.start_call_nowait(f"call-{first}", args)
     for entry in range(entries):
         kind = EntryKind.USER if entry % 2 == 0 else EntryKind.AGENT
         text = "\n".join(
@@ -210,7 +210,7 @@ async def run_keys(
     screen.register_palette(palette())
     screen.get_cols_rows = lambda: SIZE  # type: ignore[method-assign]  # the pty has no size
     screen.start()
-    keeper = repl.session.host.drafts
+    keeper = repl.session.host.panel_port.drafts
     try:
         async with trio.open_nursery() as nursery:
             if saving:
@@ -219,7 +219,7 @@ async def run_keys(
             if mode == "panel":
                 repl.session.host.panel_port.enter_panel_nowait(None)
                 await trio.sleep(TYPING_GUARD + 0.05)
-                repl.session.host.settle_guard_nowait(trio.current_time())
+                repl.session.host.panel_port.settle_guard_nowait(trio.current_time())
             keys: Callable[[int], str] = panel_keys if mode == "panel" else chat_keys
             phases: Phases = {}
             for k in range(count // 10):  # warm-up, not counted
@@ -242,23 +242,27 @@ def time_draft_writes(data_dir: Path, n: int) -> tuple[float, float]:
     and of encoding that snapshot alone."""
     repl = build(data_dir, n)
     host = repl.session.host
-    for index, ref in enumerate(host.projection.pending):
-        host.set_custom_text_nowait(f"a half-written answer for tab {index}", None, ref)
+    for index, ref in enumerate(host.surface_port.projection.pending):
+        host.panel_port.set_custom_text_nowait(f"a half-written answer for tab {index}", None, ref)
     writes, encodes = [], []
     for k in range(WRITES_TIMED):
         time.sleep(WRITE_GAP)
         repl.chat.set_text(f"a chat line that was typed but not sent yet {k}")
         t0 = time.perf_counter_ns()
-        assert host.drafts.save_now()
+        assert host.panel_port.drafts.save_now()
         t1 = time.perf_counter_ns()
-        encode(repl.session.host.journal.session_id, SavedDrafts(questions=host_drafts(host)))
+        encode(
+            repl.session.host._state.journal.session_id, SavedDrafts(questions=host_drafts(host))
+        )
         encodes.append(time.perf_counter_ns() - t1)
         writes.append(t1 - t0)
     return median(writes) / 1000, median(encodes) / 1000
 
 
 def host_drafts(host: QuestionHost) -> tuple[SavedDraft, ...]:
-    return tuple(SavedDraft(ref, host.draft(ref)) for ref in host.projection.pending)
+    return tuple(
+        SavedDraft(ref, host.panel_port.draft(ref)) for ref in host.surface_port.projection.pending
+    )
 
 
 def measure(rows: list[Row], data_dir: Path, mode: str, count: int) -> None:
@@ -312,7 +316,7 @@ def measure(rows: list[Row], data_dir: Path, mode: str, count: int) -> None:
 
 def time_key_hooks(data_dir: Path, n: int) -> float:
     """Median ns of what saving adds to one key: the dirty mark and the host listener."""
-    keeper = build(data_dir, n).session.host.drafts
+    keeper = build(data_dir, n).session.host.panel_port.drafts
     samples = []
     for _ in range(20_000):
         t0 = time.perf_counter_ns()

@@ -83,7 +83,7 @@ class Session:
         self.arrived: dict[QuestionRef, trio.Event] = {}
         self.calls = 0
         self.saving: dict[QuestionRef, int] = {}  # when the bridge called the host to save
-        save = self.host.answer_from_nowait
+        save = self.host.surface_port.answer_from_nowait
 
         def timed_save(question_id: str, incarnation: int, *args: Any, **kwargs: Any) -> Any:
             self.saving[QuestionRef(question_id, incarnation)] = time.perf_counter_ns()
@@ -94,15 +94,19 @@ class Session:
     def ask(self) -> QuestionRef:
         call_id = f"c{self.calls}"
         self.calls += 1
-        self.host.start_call_nowait(call_id, {"blocking": False, "questions": [QUESTION]})
-        ref = self.host.projection.calls[call_id].refs[0]
+        self.host.agent_port.start_call_nowait(
+            call_id, {"blocking": False, "questions": [QUESTION]}
+        )
+        ref = self.host.surface_port.projection.calls[call_id].refs[0]
         self.arrived[ref] = trio.Event()
         return ref
 
     async def agent(self) -> None:
         while True:
-            await self.host.wait_for_feedback()
-            feedback = self.host.take_feedback_nowait()  # the next model request's addition
+            await self.host.agent_port.wait_for_feedback()
+            feedback = (
+                self.host.agent_port.take_feedback_nowait()
+            )  # the next model request's addition
             now, wall = time.perf_counter_ns(), time.time_ns()
             if feedback is not None:
                 for ref in feedback.refs:

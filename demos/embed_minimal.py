@@ -96,8 +96,8 @@ class ChatScreen(urwid.WidgetWrap[urwid.Widget]):
         self.walker: urwid.SimpleFocusListWalker[urwid.Text] = urwid.SimpleFocusListWalker([])
         self.editor = urwid.Edit("> ")
         self.layer = AsksLayer(host.panel_port, self.editor)
-        self.status = urwid.Text("")
-        host.subscribe(self.refresh)
+        self.status = urwid.Text(self.layer.status_text())
+        host.subscribe_status(lambda _stats: self.status.set_text(self.layer.status_text()))
         lines.listeners.append(self.refresh)
         body = urwid.ListBox(self.walker)
         footer = urwid.Pile([self.layer, self.status])
@@ -108,7 +108,6 @@ class ChatScreen(urwid.WidgetWrap[urwid.Widget]):
         while len(self.walker) < len(self.lines.items):
             self.walker.append(urwid.Text(self.lines.items[len(self.walker)]))
             self.walker.set_focus(len(self.walker) - 1)
-        self.status.set_text(self.layer.status_text())
 
     def keypress(self, size: tuple[int, int], key: str) -> str | None:  # type: ignore[override]
         if key == "ctrl c":
@@ -117,7 +116,6 @@ class ChatScreen(urwid.WidgetWrap[urwid.Widget]):
         if unused == "enter":
             self.submit(self.editor.edit_text.strip())
             return None
-        self.refresh()
         return unused
 
     def submit(self, text: str) -> None:

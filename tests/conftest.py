@@ -57,10 +57,9 @@ async def hub(rig: Rig, nursery: trio.Nursery) -> AsyncIterator["HubServer"]:
     # The hub's code (mcp, starlette, pydantic) loads only for the tests that use it.
     from support.hub import TOKEN  # noqa: PLC0415
 
-    from asks.host.hub import HubPort  # noqa: PLC0415
     from asks.hub.listen import bind_listener  # noqa: PLC0415
     from asks.hub.server import HubServer  # noqa: PLC0415
 
-    server = HubServer(HubPort(rig.host), TOKEN, bind_listener(port=0), progress_every=0.05)
+    server = HubServer(rig.host.hub_port, TOKEN, bind_listener(port=0), progress_every=0.05)
     await nursery.start(server.run)
     yield server

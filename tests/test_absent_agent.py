@@ -13,14 +13,13 @@ from support.rig import Rig
 from asks.agent.absent import AbsentAgent
 from asks.agent.loop import AgentState
 from asks.agent.transcript import EntryKind, Transcript
-from asks.host.hub import HubPort
 from asks.host.notes import MAX_NOTE
 
 
 @pytest.fixture
 def nobody(rig: Rig) -> AbsentAgent:
     hub_ask(rig, "planner", "1", "Which database?")
-    return AbsentAgent(HubPort(rig.host), Transcript())
+    return AbsentAgent(rig.host.hub_port, Transcript())
 
 
 def said(agent: AbsentAgent) -> list[tuple[EntryKind, str]]:
@@ -60,8 +59,8 @@ def test_a_note_that_cannot_be_saved_is_an_error_line(rig: Rig, nobody: AbsentAg
     rig.ops.fail_next_append("note_sent")
     nobody.send_nowait("@planner hello")
     assert said(nobody)[-1] == (EntryKind.ERROR, "The note to planner was not saved.")
-    assert rig.host.notice is not None and "Not saved" in rig.host.notice
-    assert HubPort(rig.host).offer_feedback("planner") is None
+    assert rig.host.surface_port.notice is not None and "Not saved" in rig.host.surface_port.notice
+    assert rig.host.hub_port.offer_feedback("planner") is None
 
 
 def test_lines_for_nobody_name_the_agents_and_write_nothing(rig: Rig, nobody: AbsentAgent) -> None:

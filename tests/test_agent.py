@@ -18,7 +18,8 @@ from asks.agent.loop import AgentState, Message, ModelEvent, TextDelta, context_
 from asks.agent.scripted import ScriptError, builtin_tour, load_script, parse_script
 from asks.agent.transcript import EntryKind
 from asks.cli.session import build_session
-from asks.host.host import PanelCommand, QuestionHost
+from asks.host.commands import PanelCommand
+from asks.host.host import QuestionHost
 from asks.store.entries import ChatMessage
 from asks.store.journal import Journal, read_records
 
@@ -89,7 +90,7 @@ async def test_feedback_is_steered_into_the_running_turn(
     async with trio.open_nursery() as nursery:
         nursery.start_soon(rig.agent.run)
         rig.agent.send_nowait("ask me async")
-        await rig.until(lambda: rig.host.tabs)
+        await rig.until(lambda: rig.host.panel_port.tabs)
         assert rig.agent.state is AgentState.WORKING
         rig.answer_first_tab(row=1)  # "Blue", while the work tool is still running
         await rig.until(lambda: rig.agent.state is AgentState.IDLE)
@@ -128,10 +129,10 @@ async def test_a_blocking_question_returns_the_real_answer(tmp_path: Path) -> No
     async with trio.open_nursery() as nursery:
         nursery.start_soon(rig.agent.run)
         rig.agent.send_nowait("block please")
-        await rig.until(lambda: rig.host.live_waits)
-        assert rig.host.focus.panel_focused
-        rig.host.set_custom_text_nowait("Grace")
-        rig.host.command_nowait(PanelCommand.CONFIRM)
+        await rig.until(lambda: rig.host.surface_port.live_waits)
+        assert rig.host.panel_port.focus.panel_focused
+        rig.host.panel_port.set_custom_text_nowait("Grace")
+        rig.host.panel_port.command_nowait(PanelCommand.CONFIRM)
         await rig.until(lambda: rig.agent.state is AgentState.IDLE)
         nursery.cancel_scope.cancel()
     assert rig.texts(EntryKind.AGENT)[-1] == "Result: Grace"
@@ -144,12 +145,12 @@ async def test_interrupting_a_blocking_wait_keeps_the_question(tmp_path: Path) -
     async with trio.open_nursery() as nursery:
         nursery.start_soon(rig.agent.run)
         rig.agent.send_nowait("block please")
-        await rig.until(lambda: rig.host.live_waits)
+        await rig.until(lambda: rig.host.surface_port.live_waits)
         assert rig.agent.interrupt_nowait()
         await rig.until(lambda: rig.agent.state is AgentState.IDLE)
         nursery.cancel_scope.cancel()
-    assert not rig.host.live_waits and len(rig.host.tabs) == 1
-    assert not rig.host.focus.panel_focused  # back to the chat editor (rule 6)
+    assert not rig.host.surface_port.live_waits and len(rig.host.panel_port.tabs) == 1
+    assert not rig.host.panel_port.focus.panel_focused  # back to the chat editor (rule 6)
     last_tool = [m for m in rig.agent.messages if m.role == "tool"][-1]
     assert "interrupted" in last_tool.content.lower()
     assert "declined" not in last_tool.content.lower()
@@ -164,11 +165,11 @@ async def test_a_permission_prompt_is_a_foreign_focus_owner(tmp_path: Path) -> N
         rig.agent.send_nowait("permission?")
         await rig.until(lambda: rig.broker.current is not None)
         assert rig.broker.current is not None
-        assert rig.host.focus.owner is rig.broker.current.target
+        assert rig.host.panel_port.focus.owner is rig.broker.current.target
         rig.broker.answer_nowait(False)
         await rig.until(lambda: rig.agent.state is AgentState.IDLE)
         nursery.cancel_scope.cancel()
-    assert rig.host.focus.owner is rig.host.focus.chat
+    assert rig.host.panel_port.focus.owner is rig.host.panel_port.focus.chat
     assert "denied" in rig.texts(EntryKind.AGENT)[-1]
 
 
@@ -209,14 +210,14 @@ async def test_the_journal_rebuilds_the_context_the_model_saw(tmp_path: Path) ->
     async with trio.open_nursery() as nursery:
         nursery.start_soon(rig.agent.run)
         rig.agent.send_nowait("block please")
-        await rig.until(lambda: rig.host.live_waits)
-        rig.host.set_custom_text_nowait("Ada")
-        rig.host.command_nowait(PanelCommand.CONFIRM)
+        await rig.until(lambda: rig.host.surface_port.live_waits)
+        rig.host.panel_port.set_custom_text_nowait("Ada")
+        rig.host.panel_port.command_nowait(PanelCommand.CONFIRM)
         await rig.until(lambda: rig.agent.state is AgentState.IDLE)
         rig.agent.send_nowait("ask async")
-        await rig.until(lambda: rig.host.tabs)
+        await rig.until(lambda: rig.host.panel_port.tabs)
         rig.answer_first_tab(row=1)
-        await rig.until(lambda: rig.agent.state is AgentState.IDLE and not rig.host.tabs)
+        await rig.until(lambda: rig.agent.state is AgentState.IDLE and not rig.host.panel_port.tabs)
         await rig.until(
             lambda: (
                 rig.host.statistics().saved_undelivered == 0 and rig.agent.state is AgentState.IDLE
@@ -264,8 +265,8 @@ def test_resume_gives_every_dangling_tool_call_a_result(tmp_path: Path) -> None:
     journal = Journal.create(data_dir=tmp_path)
     host = QuestionHost(journal)
     call = {"id": "s1-0", "name": "work", "arguments": "{}"}
-    host.record_message_nowait(ChatMessage("user", "go"))
-    host.record_message_nowait(ChatMessage("assistant", "working", (call,)))
+    host.agent_port.record_message_nowait(ChatMessage("user", "go"))
+    host.agent_port.record_message_nowait(ChatMessage("assistant", "working", (call,)))
     journal.close()  # the crash: no tool message for s1-0
     journal, records = Journal.open(journal.session_id, data_dir=tmp_path)
     session = build_session(journal, records, parse_script(SCRIPT, "t"), resumed=True)

@@ -42,7 +42,8 @@ from asks.agent.provider import Provider, Settings, system_prompt
 from asks.agent.tools import WorkTool
 from asks.agent.transcript import EntryKind, Transcript
 from asks.contract import Guidance
-from asks.host.host import PanelCommand, QuestionHost
+from asks.host.commands import PanelCommand
+from asks.host.host import QuestionHost
 from asks.store.journal import Journal, read_records
 
 KEY = "sk-ant-test-SECRET-77c1"
@@ -85,7 +86,7 @@ class Rig:
         self.journal = Journal.create(data_dir=tmp)
         self.host = QuestionHost(self.journal, clock=trio.current_time, ui_attached=ui)
         self.transcript = Transcript()
-        self.broker = PromptBroker(self.host)
+        self.broker = PromptBroker(self.host.panel_port)
         self.gate = GateTool()
         self.model = AnthropicModel(
             Settings(
@@ -99,7 +100,7 @@ class Rig:
             GUIDANCE,
         )
         self.agent = Agent(
-            self.host,
+            self.host.agent_port,
             self.model,
             [WorkTool(), self.gate],
             self.transcript,
@@ -116,10 +117,10 @@ class Rig:
                 await trio.sleep(0.005)
 
     def answer(self, row: int = 0) -> None:
-        if not self.host.focus.panel_focused:
-            assert self.host.enter_panel_nowait() is None
-        self.host.set_cursor_nowait(row)
-        self.host.command_nowait(PanelCommand.CONFIRM)
+        if not self.host.panel_port.focus.panel_focused:
+            assert self.host.panel_port.enter_panel_nowait() is None
+        self.host.panel_port.set_cursor_nowait(row)
+        self.host.panel_port.command_nowait(PanelCommand.CONFIRM)
 
     def journal_matches_context(self, tmp: Path) -> bool:
         records = read_records(self.journal.session_id, data_dir=tmp)
@@ -226,7 +227,7 @@ async def test_tool_use_is_assembled_and_results_go_back_as_tool_result_blocks(
     }
     assert results["toolu_c"]["is_error"] is True
     assert results["toolu_c"]["content"].startswith("Error [unknown_tool]")
-    assert len(rig.host.tabs) == 1
+    assert len(rig.host.panel_port.tabs) == 1
     assert rig.journal_matches_context(tmp_path)
     assert anthropic_messages(rig.agent.messages)[:3] == second.messages
 
@@ -238,7 +239,7 @@ async def test_a_blocking_answer_reaches_the_model_as_the_tool_result(
     rig = Rig(tmp_path, server.url)
     async with serving(rig):
         rig.agent.send_nowait("pick for me")
-        await rig.until(lambda: rig.host.live_waits)
+        await rig.until(lambda: rig.host.surface_port.live_waits)
         rig.answer(row=1)
         await rig.until(
             lambda: rig.texts(EntryKind.AGENT) == ["Blue!"] and rig.agent.state is AgentState.IDLE
@@ -269,7 +270,7 @@ async def test_feedback_follows_the_tool_results_in_the_same_user_message(
     rig = Rig(tmp_path, server.url)
     async with serving(rig):
         rig.agent.send_nowait("go")
-        await rig.until(lambda: rig.host.tabs and rig.gate.running)
+        await rig.until(lambda: rig.host.panel_port.tabs and rig.gate.running)
         rig.answer(row=0)  # "Red", while the gate tool still runs: mid-turn (steer)
         rig.gate.opened.set()
         await rig.until(lambda: len(server.seen) == 2 and rig.agent.state is AgentState.IDLE)

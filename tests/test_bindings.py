@@ -59,18 +59,18 @@ class Screen:
 
     def snapshot(self) -> object:
         host, chat = self.session.host, self.repl.chat
-        selected = host.selected
+        selected = host.panel_port.selected
         return (
             chat.text,
             chat.edit.edit_pos,
-            host.focus.owner,
-            host.mode,
+            host.panel_port.focus.owner,
+            host.panel_port.mode,
             selected,
-            host.draft(selected)
+            host.panel_port.draft(selected)
             if selected is not None and not hasattr(selected, "call_id")
             else None,
-            host.armed,
-            host.notice,
+            host.panel_port.armed,
+            host.surface_port.notice,
             self.repl.panel.notes_open,
             self.repl.transcript_view.scrolled
             if hasattr(self.repl.transcript_view, "scrolled")
@@ -78,14 +78,14 @@ class Screen:
             len(self.session.transcript.entries),
             self.repl.hint,
             self.session.broker.current.answer if self.session.broker.current else None,
-            tuple(host.projection.pending),
+            tuple(host.surface_port.projection.pending),
             self.repl.quitting,
             tuple(self.repl.render(SIZE, focus=True).text),  # what the person sees
         )
 
     def press(self, key: str) -> str | None:
         self.clock.jump(TYPING_GUARD + 0.1)  # a deliberate key, after a look at the screen
-        self.session.host.settle_guard_nowait(trio.current_time())
+        self.session.host.panel_port.settle_guard_nowait(trio.current_time())
         self.repl.render(SIZE, focus=True)
         try:
             return self.repl.keypress(SIZE, key)
@@ -101,7 +101,9 @@ def ask(screen: Screen, *, blocking: bool, multi: bool = False, tall: bool = Fal
     if tall:  # taller than the panel's room: PgUp/PgDn have something to scroll
         question["context"] = "\n".join(f"line {n} of the context" for n in range(60))
     host = screen.session.host
-    host.start_call_nowait(f"c{len(host.projection.calls)}", call(question, blocking=blocking))
+    host.agent_port.start_call_nowait(
+        f"c{len(host.surface_port.projection.calls)}", call(question, blocking=blocking)
+    )
 
 
 async def prepare(
@@ -142,12 +144,12 @@ async def prepare(
     ask(screen, blocking=blocking, multi=multi, tall=paging)
     ask(screen, blocking=False)  # a second tab: next / previous tab have somewhere to go
     if not blocking:
-        assert host.enter_panel_nowait() is None
+        assert host.panel_port.enter_panel_nowait() is None
     if context is Context.REPLY or command in (Command.PANEL_CLEAR_DRAFT,):
-        host.set_cursor_nowait(4)  # Type something.
-        host.set_custom_text_nowait("draft")
+        host.panel_port.set_cursor_nowait(4)  # Type something.
+        host.panel_port.set_custom_text_nowait("draft")
     if command is Command.PANEL_ROW_1:
-        host.set_cursor_nowait(2)
+        host.panel_port.set_cursor_nowait(2)
     if paging:  # scroll the other way first, so the key under test has room to move
         screen.repl.render(SIZE, focus=True)
         other = "page down" if command is Command.PANEL_PAGE_UP else "page up"
@@ -155,7 +157,7 @@ async def prepare(
             screen.repl.keypress(SIZE, other)
             screen.repl.render(SIZE, focus=True)
     if command is Command.PANEL_CLEAR_DRAFT or command is Command.PANEL_DECLINE:
-        pass  # the first press arms it: observable as ``host.armed``
+        pass  # the first press arms it: observable as ``host.panel_port.armed``
 
 
 @pytest.mark.parametrize(

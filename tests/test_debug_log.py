@@ -29,7 +29,6 @@ from asks.agent.loop import AgentState, ToolCall, ToolContext
 from asks.agent.transcript import EntryKind
 from asks.cli import session as cli_session
 from asks.core import diagnostics
-from asks.host.hub import HubPort
 from asks.hub.listen import bind_listener
 from asks.hub.server import HubServer
 from asks.surfaces.web import WebBridge
@@ -265,7 +264,7 @@ async def test_a_web_bridge_error_is_answered_500_and_logged_without_the_token(
 
 
 async def hub_logs_a_warning(rig: Rig, nursery: trio.Nursery) -> None:
-    server = HubServer(HubPort(rig.host), "token-0123456789", bind_listener(port=0))
+    server = HubServer(rig.host.hub_port, "token-0123456789", bind_listener(port=0))
     await nursery.start(server.run)
     logging.getLogger("mcp.server.streamable_http").warning("as the SDK would: a dropped stream")
     nursery.cancel_scope.cancel()

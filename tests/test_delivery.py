@@ -15,14 +15,16 @@ from support.rig import Rig, call, q, wait_on
 
 from asks.contract import ErrorCode, ResultEnvelope, ToolError
 from asks.core.model import Answer, AnswerKind, Outcome, QuestionRef, QuestionStatus
-from asks.host.host import PanelCommand, QuestionHost, Wait
+from asks.host.commands import PanelCommand
+from asks.host.host import QuestionHost
+from asks.host.waits import Wait
 from asks.store.entries import FeedbackDelivered, decode
 from asks.store.outbox import DeliveryMode, Feedback
 
 
 def drain(host: QuestionHost) -> list[Feedback]:
     taken = []
-    while (feedback := host.take_feedback_nowait()) is not None:
+    while (feedback := host.agent_port.take_feedback_nowait()) is not None:
         taken.append(feedback)
     return taken
 
@@ -37,12 +39,12 @@ def assert_exactly_once(rig: Rig) -> None:
 
 def test_async_answer_while_running_is_steered_once_with_a_durable_receipt(rig: Rig) -> None:
     host = rig.host
-    host.turn_started_nowait()
+    host.agent_port.turn_started_nowait()
     ref = rig.async_question("c1", "Which database?")
     rig.answer_option(ref, 0)
     assert host.statistics().saved_undelivered == 1
 
-    feedback = host.take_feedback_nowait()
+    feedback = host.agent_port.take_feedback_nowait()
 
     assert feedback is not None
     assert feedback.mode is DeliveryMode.STEER
@@ -54,19 +56,19 @@ def test_async_answer_while_running_is_steered_once_with_a_durable_receipt(rig: 
     assert receipt.entry.delivered == (ref,)
     assert receipt.entry.text == feedback.text
     assert receipt.entry.mode == "steer"
-    assert host.take_feedback_nowait() is None
+    assert host.agent_port.take_feedback_nowait() is None
     assert host.statistics().saved_undelivered == 0
     assert_exactly_once(rig)
 
 
 def test_feedback_whose_receipt_fails_stays_in_the_outbox(rig: Rig) -> None:
     host = rig.host
-    host.turn_started_nowait()
+    host.agent_port.turn_started_nowait()
     ref = rig.async_question("c1", "Which database?")
     rig.answer_option(ref, 1)
     rig.ops.fail_next_append("feedback_delivered")
-    assert host.take_feedback_nowait() is None  # not durable, so not handed out
-    assert host.outbox.refs() == (ref,)
+    assert host.agent_port.take_feedback_nowait() is None  # not durable, so not handed out
+    assert host._state.outbox.refs() == (ref,)
     assert rig.lines_of("feedback_delivered") == []
     [feedback] = drain(host)
     assert feedback.refs == (ref,)
@@ -79,9 +81,9 @@ async def test_idle_agent_is_woken_when_an_answer_is_saved(rig: Rig) -> None:
     taken: list[Feedback | None] = []
 
     async def agent() -> None:
-        await host.wait_for_feedback()
-        taken.append(host.take_feedback_nowait())  # the first thing the new turn does
-        host.turn_started_nowait()
+        await host.agent_port.wait_for_feedback()
+        taken.append(host.agent_port.take_feedback_nowait())  # the first thing the new turn does
+        host.agent_port.turn_started_nowait()
 
     async def person() -> None:
         rig.answer_option(ref, 2)
@@ -90,7 +92,7 @@ async def test_idle_agent_is_woken_when_an_answer_is_saved(rig: Rig) -> None:
         nursery.start_soon(agent)
         await trio.testing.wait_all_tasks_blocked()
         assert taken == []
-        host.enter_panel_nowait(ref.id)
+        host.panel_port.enter_panel_nowait(ref.id)
         rig.move_to(ref, 1)  # a draft is not a saved answer: no wake
         await trio.testing.wait_all_tasks_blocked()
         assert taken == []
@@ -103,19 +105,19 @@ async def test_idle_agent_is_woken_when_an_answer_is_saved(rig: Rig) -> None:
     assert 'answer "MySQL"' in feedback.text
     [receipt] = rig.lines_of("feedback_delivered")
     assert receipt["mode"] == "wake"
-    assert host.take_feedback_nowait() is None
+    assert host.agent_port.take_feedback_nowait() is None
     assert_exactly_once(rig)
 
 
 async def test_blocking_ask_answered_from_another_task_returns_the_answer(rig: Rig) -> None:
     host = rig.host
     outbox_seen: list[QuestionRef] = []
-    host.subscribe(lambda: outbox_seen.extend(host.outbox.refs()))
+    host.subscribe(lambda: outbox_seen.extend(host._state.outbox.refs()))
     replies: list[object] = []
 
     async def agent() -> None:
-        host.turn_started_nowait()
-        replies.append(await host.ask("c1", call(q("Which database?"))))
+        host.agent_port.turn_started_nowait()
+        replies.append(await host.agent_port.ask("c1", call(q("Which database?"))))
 
     async def person() -> None:
         rig.clock.past_guard()
@@ -127,7 +129,7 @@ async def test_blocking_ask_answered_from_another_task_returns_the_answer(rig: R
         nursery.start_soon(agent)
         await trio.testing.wait_all_tasks_blocked()
         assert replies == []
-        assert host.focus.panel_focused
+        assert host.panel_port.focus.panel_focused
         nursery.start_soon(person)
 
     [reply] = replies
@@ -138,7 +140,7 @@ async def test_blocking_ask_answered_from_another_task_returns_the_answer(rig: R
     assert detail["optionIndices"] == [2]
     assert detail["selected"] == ["MySQL"]
     assert outbox_seen == []
-    assert host.take_feedback_nowait() is None
+    assert host.agent_port.take_feedback_nowait() is None
     assert rig.lines_of("feedback_delivered") == []
     [result] = rig.tool_results("c1")
     assert [r["id"] for r in result["delivered"]] == [ref.id]
@@ -150,22 +152,22 @@ def test_claimed_unit_goes_back_to_the_outbox_when_its_wait_ends_unanswered(
     rig: Rig, end: str
 ) -> None:
     host = rig.host
-    host.turn_started_nowait()
+    host.agent_port.turn_started_nowait()
     saved = rig.async_question("c1", "Which database?")
     still_open = rig.async_question("c2", "Which cache?")
     rig.answer_option(saved, 0)
     wait = rig.ask_nowait("c3", wait_on(saved.id, still_open.id))
-    assert host.outbox.refs() == ()  # claimed by the wait
+    assert host._state.outbox.refs() == ()  # claimed by the wait
 
     if end == "interrupt":
-        host.interrupt_nowait()
+        host.agent_port.interrupt_nowait()
     else:
-        host.command_nowait(PanelCommand.DEFER, still_open)
+        host.panel_port.command_nowait(PanelCommand.DEFER, still_open)
 
     assert wait.done
     [result] = rig.tool_results("c3")
     assert result["delivered"] == []
-    assert host.outbox.refs() == (saved,)
+    assert host._state.outbox.refs() == (saved,)
     [feedback] = drain(host)
     assert feedback.refs == (saved,)
     assert_exactly_once(rig)
@@ -182,7 +184,7 @@ def test_a_saved_answer_claimed_by_a_live_wait_cannot_be_waited_on_again(rig: Ri
     assert isinstance(first, Wait) and not first.done  # claims the saved answer
     again = rig.ask_nowait("c5", wait_on(saved.id, second_open.id))
     assert isinstance(again, ToolError) and again.code is ErrorCode.ALREADY_WAITING
-    web = rig.host.answer_from_nowait(
+    web = rig.host.surface_port.answer_from_nowait(
         first_open.id, first_open.incarnation, Answer(AnswerKind.OPTION, (1,)), "web"
     )
     assert web is None and first.done
@@ -200,17 +202,17 @@ async def test_resume_redelivers_a_saved_answer_without_receipt_exactly_once(rig
 
     host = rig.crash_and_reopen()
 
-    assert host.outbox.refs() == (ref,)
+    assert host._state.outbox.refs() == (ref,)
     assert host.statistics().saved_undelivered == 1
     with trio.fail_after(1):
-        await host.wait_for_feedback()  # the idle agent is woken at once
+        await host.agent_port.wait_for_feedback()  # the idle agent is woken at once
     [feedback] = drain(host)
     assert feedback.mode is DeliveryMode.WAKE
     assert feedback.refs == (ref,)
 
     host = rig.crash_and_reopen()
-    assert host.outbox.refs() == ()
-    assert host.take_feedback_nowait() is None
+    assert host._state.outbox.refs() == ()
+    assert host.agent_port.take_feedback_nowait() is None
     assert rig.receipts() == {ref: 1}
     assert_exactly_once(rig)
 
@@ -227,16 +229,16 @@ def test_resume_closes_a_dangling_blocking_call_as_interrupted(rig: Rig) -> None
     assert result["delivered"] == []
     assert result["details"]["pending"] == [ref.id]
     assert "restarted" in result["text"]
-    assert not host.projection.open_calls
-    assert list(host.projection.pending) == [ref]
-    assert host.live_waits == ()
-    assert host.wait_for(ref) is None
-    assert not host.is_required(ref)
-    assert host.tabs == (ref,)
-    assert host.focus.owner is host.focus.chat
+    assert not host.surface_port.projection.open_calls
+    assert list(host.surface_port.projection.pending) == [ref]
+    assert host.surface_port.live_waits == ()
+    assert host.surface_port.wait_for(ref) is None
+    assert not host.panel_port.is_required(ref)
+    assert host.panel_port.tabs == (ref,)
+    assert host.panel_port.focus.owner is host.panel_port.focus.chat
 
     rig.answer_option(ref, 1)
-    assert host.outbox.refs() == (ref,)
+    assert host._state.outbox.refs() == (ref,)
     [feedback] = drain(host)
     assert feedback.mode is DeliveryMode.WAKE
     assert 'answer "SQLite"' in feedback.text
@@ -249,7 +251,7 @@ def test_resume_closes_a_dangling_blocking_call_as_interrupted(rig: Rig) -> None
 def _answer_while_tool_result_fails(rig: Rig) -> tuple[QuestionRef, object]:
     """A blocking wait is answered; the answer is saved but its tool_result append fails."""
     host = rig.host
-    host.turn_started_nowait()
+    host.agent_port.turn_started_nowait()
     wait = rig.blocker("c1", q("Which database?"))
     ref = rig.ref("c1")
     rig.clock.past_guard()
@@ -272,8 +274,8 @@ def test_unwritten_tool_result_answer_arrives_once_as_feedback(rig: Rig) -> None
     host = rig.host
 
     assert _is_interrupted_or_storage_failed(reply), reply
-    assert host.projection.by_ref[ref].status is QuestionStatus.ANSWERED
-    assert host.outbox.refs() == (ref,)
+    assert host.surface_port.projection.by_ref[ref].status is QuestionStatus.ANSWERED
+    assert host._state.outbox.refs() == (ref,)
     [feedback] = drain(host)
     assert feedback.mode is DeliveryMode.STEER
     assert 'answer "Postgres"' in feedback.text
@@ -282,19 +284,19 @@ def test_unwritten_tool_result_answer_arrives_once_as_feedback(rig: Rig) -> None
     [result] = rig.tool_results("c1")
     assert result["outcome"] == "interrupted"
     assert result["delivered"] == []
-    assert host.outbox.refs() == ()
-    assert host.take_feedback_nowait() is None
+    assert host._state.outbox.refs() == ()
+    assert host.agent_port.take_feedback_nowait() is None
     assert rig.receipts() == {ref: 1}
     assert_exactly_once(rig)
 
 
 async def test_unwritten_tool_result_then_crash_delivers_once_after_resume(rig: Rig) -> None:
     host = rig.host
-    host.turn_started_nowait()
+    host.agent_port.turn_started_nowait()
     replies: list[object] = []
 
     async def agent() -> None:
-        replies.append(await host.ask("c1", call(q("Which database?"))))
+        replies.append(await host.agent_port.ask("c1", call(q("Which database?"))))
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(agent)
@@ -314,11 +316,11 @@ async def test_unwritten_tool_result_then_crash_delivers_once_after_resume(rig: 
     [result] = rig.tool_results("c1")
     assert result["outcome"] == "interrupted"
     assert result["delivered"] == []
-    assert host.outbox.refs() == (ref,)
+    assert host._state.outbox.refs() == (ref,)
     [feedback] = drain(host)
     assert feedback.refs == (ref,)
     rig.crash_and_reopen()
-    assert rig.host.take_feedback_nowait() is None
+    assert rig.host.agent_port.take_feedback_nowait() is None
     assert rig.receipts() == {ref: 1}
     assert_exactly_once(rig)
 
@@ -329,7 +331,7 @@ async def test_unwritten_tool_result_then_crash_delivers_once_after_resume(rig: 
 def test_receipts_never_name_a_unit_twice_across_every_scenario(rig: Rig) -> None:
     """One session living through all of the above, crashes included."""
     host = rig.host
-    host.turn_started_nowait()
+    host.agent_port.turn_started_nowait()
     steered = rig.async_question("a1", "Which database?")
     rig.answer_option(steered, 0)
     drain(host)
@@ -355,6 +357,6 @@ def test_receipts_never_name_a_unit_twice_across_every_scenario(rig: Rig) -> Non
     host = rig.crash_and_reopen()
     assert drain(host) == []
 
-    assert host.projection.duplicate_receipts == 0
+    assert host.surface_port.projection.duplicate_receipts == 0
     assert len(rig.saved_units()) == 5
     assert_exactly_once(rig)

@@ -20,8 +20,9 @@ from support.rig import Rig, call, q
 from asks.core.drafts import ChatLine, Draft, SavedDraft, SavedDrafts
 from asks.core.model import Answer, AnswerKind, QuestionRef
 from asks.host.commands import PanelCommand
-from asks.host.host import QuestionHost, Wait
+from asks.host.host import QuestionHost
 from asks.host.keeper import SAVE_INTERVAL
+from asks.host.waits import Wait
 from asks.store.draftfile import DraftFile
 from asks.widgets.chat import ChatEditor
 from asks.widgets.layer import AsksLayer
@@ -36,18 +37,18 @@ def layer_for(host: QuestionHost, rig: Rig, editor: urwid.Widget | None = None) 
 
 
 def drafts_on_disk(rig: Rig) -> dict[str, object]:
-    return json.loads(rig.host.drafts.path.read_bytes())  # type: ignore[no-any-return]
+    return json.loads(rig.host.panel_port.drafts.path.read_bytes())  # type: ignore[no-any-return]
 
 
 def drafts_writes(rig: Rig) -> int:
-    return sum(1 for path in rig.ops.replaced if path == rig.host.drafts.path)
+    return sum(1 for path in rig.ops.replaced if path == rig.host.panel_port.drafts.path)
 
 
 def type_into_reply(rig: Rig, layer: AsksLayer, ref: QuestionRef, text: str) -> None:
     """Enter the panel on ``ref``, arrow to ``Type something.`` and type ``text`` there."""
-    assert rig.host.enter_panel_nowait(ref.id) is None
+    assert rig.host.panel_port.enter_panel_nowait(ref.id) is None
     rig.clock.past_guard()
-    rig.move_to(ref, len(rig.host.question(ref).spec.options))
+    rig.move_to(ref, len(rig.host.surface_port.question(ref).spec.options))
     for char in text:
         assert layer.keypress(COLS, char) is None
 
@@ -59,7 +60,7 @@ def test_a_kill_keeps_the_chat_line_and_a_half_written_answer(tmp_path: Path) ->
     for char in "not sent yet":
         layer.keypress(COLS, char)
     type_into_reply(rig, layer, ref, "half an ans")
-    assert rig.host.drafts.save_now()  # what the debounced task does ≤ 0.5 s later
+    assert rig.host.panel_port.drafts.save_now()  # what the debounced task does ≤ 0.5 s later
     seq = rig.journal.next_seq
 
     host = rig.crash_and_reopen()  # no flush, no goodbye: SIGKILL
@@ -69,18 +70,18 @@ def test_a_kill_keeps_the_chat_line_and_a_half_written_answer(tmp_path: Path) ->
     assert restored.refs == (ref,)
     assert restored.chat == ChatLine("not sent yet", len("not sent yet"))
     assert chat.text == "not sent yet" and chat.edit.edit_pos == len("not sent yet")
-    assert host.draft(ref).custom_text == "half an ans"
-    assert host.draft(ref).cursor == 3  # on "Type something."
-    assert host.notice == restored.notice
+    assert host.panel_port.draft(ref).custom_text == "half an ans"
+    assert host.panel_port.draft(ref).cursor == 3  # on "Type something."
+    assert host.surface_port.notice == restored.notice
     assert restored.notice == (
         "Restored your unsent drafts: the chat line and 1 answer — nothing was sent."
     )
     # Restoring saved and sent nothing: no journal line, nothing to deliver, still pending.
     assert rig.journal.next_seq == seq
-    assert host.take_feedback_nowait() is None and host.is_pending(ref)
+    assert host.agent_port.take_feedback_nowait() is None and host._state.is_pending(ref)
     assert not rig.lines_of("resolved")
     # The restored draft is answered by the normal keys, and only then.
-    assert host.enter_panel_nowait(ref.id) is None
+    assert host.panel_port.enter_panel_nowait(ref.id) is None
     rig.clock.past_guard()
     rig.press(PanelCommand.CONFIRM)
     (line,) = rig.lines_of("resolved")
@@ -92,23 +93,25 @@ def test_every_draft_field_and_staged_answers_come_back(tmp_path: Path) -> None:
     wait = rig.blocker("g1", q("First?", "One", multi=True), q("Second?", "Two"))
     first, second = wait.refs
     rig.clock.past_guard()
-    rig.host.settle_guard_nowait(rig.clock())
-    rig.host.command_nowait(PanelCommand.TOGGLE, first)  # check Postgres
-    rig.host.set_notes_nowait("because", first)
-    rig.host.command_nowait(PanelCommand.CONFIRM, first)  # Postgres on the cursor row: toggles
-    rig.host.command_nowait(PanelCommand.TOGGLE, first)  # checked again
-    rig.host.set_custom_text_nowait("and more", 4, first)
+    rig.host.panel_port.settle_guard_nowait(rig.clock())
+    rig.host.panel_port.command_nowait(PanelCommand.TOGGLE, first)  # check Postgres
+    rig.host.panel_port.set_notes_nowait("because", first)
+    rig.host.panel_port.command_nowait(
+        PanelCommand.CONFIRM, first
+    )  # Postgres on the cursor row: toggles
+    rig.host.panel_port.command_nowait(PanelCommand.TOGGLE, first)  # checked again
+    rig.host.panel_port.set_custom_text_nowait("and more", 4, first)
     rig.move_to(first, 4)  # Next: stages the answer
-    rig.host.command_nowait(PanelCommand.CONFIRM, first)
+    rig.host.panel_port.command_nowait(PanelCommand.CONFIRM, first)
     rig.move_to(second, 1)
-    before = {ref: rig.host.draft(ref) for ref in wait.refs}
+    before = {ref: rig.host.panel_port.draft(ref) for ref in wait.refs}
     assert before[first].staged == Answer(AnswerKind.MULTI, (0,), "and more", "because")
-    assert rig.host.drafts.save_now()
+    assert rig.host.panel_port.drafts.save_now()
 
     host = rig.crash_and_reopen()  # the blocking call is interrupted; both stay pending
-    restored = host.drafts.restore()
+    restored = host.panel_port.drafts.restore()
     assert set(restored.refs) == {first, second}
-    assert {ref: host.draft(ref) for ref in wait.refs} == before
+    assert {ref: host.panel_port.draft(ref) for ref in wait.refs} == before
 
 
 def test_answered_withdrawn_or_reasked_questions_drop_their_drafts(tmp_path: Path) -> None:
@@ -117,31 +120,38 @@ def test_answered_withdrawn_or_reasked_questions_drop_their_drafts(tmp_path: Pat
     answered = rig.async_question("c2", "Answered elsewhere?")
     withdrawn = rig.async_question("c3", "Withdrawn?")
     for ref in (kept, answered, withdrawn):
-        rig.host.set_custom_text_nowait(f"typed for {ref.id}", None, ref)
-    assert rig.host.drafts.save_now()
+        rig.host.panel_port.set_custom_text_nowait(f"typed for {ref.id}", None, ref)
+    assert rig.host.panel_port.drafts.save_now()
     host = rig.crash_and_reopen()
     # Another run (line mode, no keeper) answers one question and the agent withdraws one;
     # the drafts file still holds all three drafts.
     answer = Answer(AnswerKind.CUSTOM, (), "from line mode")
-    assert host.answer_from_nowait(answered.id, answered.incarnation, answer, "line") is None
-    assert host.withdraw_nowait([withdrawn.id]) is None
+    assert (
+        host.surface_port.answer_from_nowait(answered.id, answered.incarnation, answer, "line")
+        is None
+    )
+    assert host.agent_port.withdraw_nowait([withdrawn.id]) is None
     stale = QuestionRef(kept.id, kept.incarnation + 1)  # a draft of another incarnation
-    file = DraftFile(host.drafts.path, rig.journal.session_id)
+    file = DraftFile(host.panel_port.drafts.path, rig.journal.session_id)
     saved = file.load()
     assert saved is not None and len(saved.questions) == 3
     file.write(SavedDrafts(saved.chat, (*saved.questions, SavedDraft(stale, Draft(cursor=1)))))
 
     host = rig.crash_and_reopen()
-    restored = host.drafts.restore()
+    restored = host.panel_port.drafts.restore()
     assert restored.refs == (kept,) and restored.dropped == 3
-    assert host.draft(kept).custom_text == f"typed for {kept.id}"
-    assert host.draft(answered) == Draft() and host.draft(withdrawn) == Draft()
+    assert host.panel_port.draft(kept).custom_text == f"typed for {kept.id}"
+    assert (
+        host.panel_port.draft(answered) == Draft() and host.panel_port.draft(withdrawn) == Draft()
+    )
 
 
 def test_an_unreadable_drafts_file_is_one_warning_and_no_drafts(tmp_path: Path) -> None:
     rig = Rig.create(tmp_path)
     ref = rig.async_question("c1", "Which?")
-    rig.host.drafts.path.write_bytes(b'{"v": 1, "session_id": "test-session", "chat": {"te')
+    rig.host.panel_port.drafts.path.write_bytes(
+        b'{"v": 1, "session_id": "test-session", "chat": {"te'
+    )
     host = rig.crash_and_reopen()
     chat = ChatEditor(lambda text: None)
     layer = layer_for(host, rig, chat)
@@ -150,60 +160,66 @@ def test_an_unreadable_drafts_file_is_one_warning_and_no_drafts(tmp_path: Path) 
         "Your saved drafts could not be read (not a drafts file of this "
         "session); none were restored."
     )
-    assert host.notice == restored.warning == restored.notice
-    assert restored.refs == () and host.draft(ref) == Draft() and chat.text == ""
-    host.keys.clear_notice()
-    assert layer.restore_drafts() is restored and host.notice is None  # once, not again
+    assert host.surface_port.notice == restored.warning == restored.notice
+    assert restored.refs == () and host.panel_port.draft(ref) == Draft() and chat.text == ""
+    host._state.keys.clear_notice()
+    assert (
+        layer.restore_drafts() is restored and host.surface_port.notice is None
+    )  # once, not again
     layer.keypress(COLS, "x")
-    assert host.drafts.flush()  # the next write replaces the unreadable file
+    assert host.panel_port.drafts.flush()  # the next write replaces the unreadable file
     assert drafts_on_disk(rig)["chat"] == {"text": "x", "caret": 1}
 
 
 def test_a_failed_write_is_one_notice_keeps_the_drafts_and_recovers(tmp_path: Path) -> None:
     rig = Rig.create(tmp_path)
     ref = rig.async_question("c1", "Which?")
-    rig.host.set_custom_text_nowait("precious", None, ref)
+    rig.host.panel_port.set_custom_text_nowait("precious", None, ref)
     rig.ops.fail_replaces = 2
-    assert not rig.host.drafts.save_now()
+    assert not rig.host.panel_port.drafts.save_now()
     notice = "Drafts could not be saved to disk (No space left on device (injected)); they are "
-    assert rig.host.notice is not None and rig.host.notice.startswith(notice)
-    rig.host.keys.clear_notice()
-    rig.host.set_custom_text_nowait("precious!", None, ref)
-    assert not rig.host.drafts.save_now()
-    assert rig.host.notice is None  # one notice for the failure, not one per try
-    assert rig.host.draft(ref).custom_text == "precious!"  # kept in memory
-    assert rig.host.drafts.statistics().failures == 2
-    assert rig.host.drafts.save_now()  # the disk has room again
+    assert rig.host.surface_port.notice is not None and rig.host.surface_port.notice.startswith(
+        notice
+    )
+    rig.host._state.keys.clear_notice()
+    rig.host.panel_port.set_custom_text_nowait("precious!", None, ref)
+    assert not rig.host.panel_port.drafts.save_now()
+    assert rig.host.surface_port.notice is None  # one notice for the failure, not one per try
+    assert rig.host.panel_port.draft(ref).custom_text == "precious!"  # kept in memory
+    assert rig.host.panel_port.drafts.statistics().failures == 2
+    assert rig.host.panel_port.drafts.save_now()  # the disk has room again
     assert drafts_on_disk(rig)["questions"][0]["draft"]["custom_text"] == "precious!"
     rig.ops.fail_replaces = 1
-    rig.host.set_custom_text_nowait("again", None, ref)
-    assert not rig.host.drafts.save_now()
-    assert rig.host.notice is not None and rig.host.notice.startswith(notice)  # re-armed
+    rig.host.panel_port.set_custom_text_nowait("again", None, ref)
+    assert not rig.host.panel_port.drafts.save_now()
+    assert rig.host.surface_port.notice is not None and rig.host.surface_port.notice.startswith(
+        notice
+    )  # re-armed
 
 
 def test_the_file_goes_when_nothing_is_left_to_keep(tmp_path: Path) -> None:
     rig = Rig.create(tmp_path)
     ref = rig.async_question("c1", "Which?")
     rig.move_to(ref, 1)
-    assert rig.host.drafts.save_now() and rig.host.drafts.path.exists()
+    assert rig.host.panel_port.drafts.save_now() and rig.host.panel_port.drafts.path.exists()
     rig.answer_option(ref, 1)  # saved: the draft has no further use
-    assert rig.host.drafts.flush()
-    assert not rig.host.drafts.path.exists()
-    assert rig.host.drafts.flush()  # nothing changed: no write, no error
+    assert rig.host.panel_port.drafts.flush()
+    assert not rig.host.panel_port.drafts.path.exists()
+    assert rig.host.panel_port.drafts.flush()  # nothing changed: no write, no error
 
 
 def test_a_chat_line_no_editor_took_is_kept_as_it_was(tmp_path: Path) -> None:
     rig = Rig.create(tmp_path)
     ref = rig.async_question("c1", "Which?")
     layer_for(rig.host, rig)
-    DraftFile(rig.host.drafts.path, rig.journal.session_id).write(
+    DraftFile(rig.host.panel_port.drafts.path, rig.journal.session_id).write(
         SavedDrafts(ChatLine("typed in asks", 5))
     )
     host = rig.crash_and_reopen()
     layer = layer_for(host, rig, urwid.Filler(urwid.Text("not an editor")))
     assert layer.restore_drafts().chat is None
-    host.set_cursor_nowait(2, ref)
-    assert host.drafts.flush()
+    host.panel_port.set_cursor_nowait(2, ref)
+    assert host.panel_port.drafts.flush()
     assert drafts_on_disk(rig)["chat"] == {"text": "typed in asks", "caret": 5}
 
 
@@ -213,7 +229,7 @@ async def test_keys_do_no_io_and_the_debounce_writes_a_few_times(
     rig = Rig.create(tmp_path)
     ref = rig.async_question("c1", "Which?")
     layer = layer_for(rig.host, rig)
-    keeper = rig.host.drafts
+    keeper = rig.host.panel_port.drafts
     async with trio.open_nursery() as nursery:
         nursery.start_soon(keeper.run)
         await trio.sleep(0)
@@ -232,7 +248,7 @@ async def test_keys_do_no_io_and_the_debounce_writes_a_few_times(
         await trio.sleep(10)
         assert drafts_writes(rig) == chat_writes  # idle: nothing written
         # Panel drafts go the same way: 101 edits, a few writes.
-        assert rig.host.enter_panel_nowait(ref.id) is None
+        assert rig.host.panel_port.enter_panel_nowait(ref.id) is None
         rig.clock.past_guard()
         for _ in range(101):
             layer.keypress(COLS, "down")
@@ -247,13 +263,15 @@ def test_a_new_incarnation_never_inherits_an_old_draft_after_resume(tmp_path: Pa
     rig = Rig.create(tmp_path)
     wait: Wait = rig.blocker("same-call", q("Old?"))
     old = wait.refs[0]
-    rig.host.set_custom_text_nowait("for the old one", None, old)
-    assert rig.host.drafts.save_now()
-    rig.host.answer_from_nowait(old.id, old.incarnation, None, "web")  # declined: closed
+    rig.host.panel_port.set_custom_text_nowait("for the old one", None, old)
+    assert rig.host.panel_port.drafts.save_now()
+    rig.host.surface_port.answer_from_nowait(
+        old.id, old.incarnation, None, "web"
+    )  # declined: closed
     host = rig.crash_and_reopen()
-    started = host.start_call_nowait("same-call", call(q("New?")))
+    started = host.agent_port.start_call_nowait("same-call", call(q("New?")))
     assert isinstance(started, Wait)
     new = started.refs[0]
     assert new.id == old.id and new.incarnation != old.incarnation
-    assert host.drafts.restore().dropped == 1
-    assert host.draft(new) == Draft()
+    assert host.panel_port.drafts.restore().dropped == 1
+    assert host.panel_port.draft(new) == Draft()

@@ -123,7 +123,7 @@ async def test_a_failing_hook_is_reported_once_and_the_session_goes_on(
 
 
 def test_payload_serialises_every_event_kind(rig: Rig) -> None:
-    rig.host.start_call_nowait("c1", call(q("Fine?"), blocking=False))
+    rig.host.agent_port.start_call_nowait("c1", call(q("Fine?"), blocking=False))
     ref = rig.ref("c1")
     port = rig.host.surface_port
     asked = hooks.payload(QuestionAsked("c1", (ref,), False, "planner"), SESSION, port)

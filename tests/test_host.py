@@ -19,7 +19,8 @@ from asks.core.focus import TYPING_GUARD, FocusTarget, Route
 from asks.core.model import Answer, AnswerKind, Outcome, QuestionRef, QuestionStatus
 from asks.core.refusal import Refusal
 from asks.core.tabs import ReviewKey
-from asks.host.host import PanelCommand, PanelMode, Wait
+from asks.host.commands import PanelCommand, PanelMode
+from asks.host.waits import Wait
 from asks.store.journal import StorageState
 
 NOT_SAVED = "Not saved"
@@ -34,14 +35,14 @@ def end_wait(rig: Rig, how: str, ref: QuestionRef) -> None:
     """End the live wait on ``ref`` without answering it."""
     host = rig.host
     if how == "defer":
-        host.command_nowait(PanelCommand.DEFER, ref)
+        host.panel_port.command_nowait(PanelCommand.DEFER, ref)
     elif how == "decline":
-        host.command_nowait(PanelCommand.DECLINE, ref)  # arms (rule 8: confirmed)
-        host.command_nowait(PanelCommand.DECLINE, ref)
+        host.panel_port.command_nowait(PanelCommand.DECLINE, ref)  # arms (rule 8: confirmed)
+        host.panel_port.command_nowait(PanelCommand.DECLINE, ref)
     elif how == "withdraw":
-        assert host.withdraw_nowait([ref.id]) is None
+        assert host.agent_port.withdraw_nowait([ref.id]) is None
     elif how == "interrupt":
-        host.interrupt_nowait()
+        host.agent_port.interrupt_nowait()
     elif how == "detach":
         host.detach_ui_nowait()
     else:  # pragma: no cover
@@ -62,43 +63,43 @@ ENDINGS = {
 
 def test_rule1_chat_owns_focus_and_panel_is_refused_without_tabs(rig: Rig) -> None:
     host = rig.host
-    assert host.focus.owner is host.focus.chat
-    assert host.enter_panel_nowait() is Refusal.NO_QUESTIONS
-    assert host.toggle_focus_nowait() is Refusal.NO_QUESTIONS
-    assert host.focus.owner is host.focus.chat
+    assert host.panel_port.focus.owner is host.panel_port.focus.chat
+    assert host.panel_port.enter_panel_nowait() is Refusal.NO_QUESTIONS
+    assert host.panel_port.toggle_focus_nowait() is Refusal.NO_QUESTIONS
+    assert host.panel_port.focus.owner is host.panel_port.focus.chat
     assert host.statistics().focus_owner == "chat"
 
 
 def test_rule1_panel_gives_focus_back_when_its_last_tab_goes(rig: Rig) -> None:
     host = rig.host
     ref = rig.async_question("c1", "Which database?")
-    assert host.enter_panel_nowait() is None
+    assert host.panel_port.enter_panel_nowait() is None
     assert host.statistics().focus_owner == "panel"
     rig.answer_option(ref, 0)
-    assert host.tabs == ()
-    assert host.focus.owner is host.focus.chat
+    assert host.panel_port.tabs == ()
+    assert host.panel_port.focus.owner is host.panel_port.focus.chat
 
     other = rig.async_question("c2", "Which cache?")
-    host.enter_panel_nowait()
-    assert host.withdraw_nowait([other.id]) is None
-    assert host.tabs == ()
-    assert host.focus.owner is host.focus.chat
+    host.panel_port.enter_panel_nowait()
+    assert host.agent_port.withdraw_nowait([other.id]) is None
+    assert host.panel_port.tabs == ()
+    assert host.panel_port.focus.owner is host.panel_port.focus.chat
 
 
 def test_rule1_owner_is_always_mounted(rig: Rig) -> None:
     host = rig.host
     editor = rig.give_focus(FocusTarget("notes-editor"))
     rig.async_question("c1", "Which database?")
-    host.enter_panel_nowait()
-    assert host.focus.loan_origin is editor
-    host.unmount_nowait(editor)
-    host.toggle_focus_nowait()  # leave the panel: its origin is gone
-    assert host.focus.owner is host.focus.chat
+    host.panel_port.enter_panel_nowait()
+    assert host.panel_port.focus.loan_origin is editor
+    host.panel_port.unmount_nowait(editor)
+    host.panel_port.toggle_focus_nowait()  # leave the panel: its origin is gone
+    assert host.panel_port.focus.owner is host.panel_port.focus.chat
 
     other = rig.give_focus(FocusTarget("other-editor"))
-    host.unmount_nowait(other)  # the focused editor goes away
-    assert host.focus.owner is host.focus.chat
-    assert host.focus.owner in host.focus.mounted
+    host.panel_port.unmount_nowait(other)  # the focused editor goes away
+    assert host.panel_port.focus.owner is host.panel_port.focus.chat
+    assert host.panel_port.focus.owner in host.panel_port.focus.mounted
 
 
 # =========================================================================== rule 2
@@ -107,40 +108,42 @@ def test_rule1_owner_is_always_mounted(rig: Rig) -> None:
 def test_rule2_async_arrival_in_chat_moves_nothing(rig: Rig) -> None:
     host = rig.host
     first = rig.async_question("c1", "Which database?")
-    host.toggle_collapse_nowait()
-    route = host.key_route(rig.clock())
+    host.panel_port.toggle_collapse_nowait()
+    route = host.panel_port.key_route(rig.clock())
     second = rig.async_question("c2", "Which cache?")
-    assert host.tabs == (first, second)
-    assert host.focus.owner is host.focus.chat
-    assert host.selected == first
-    assert host.mode is PanelMode.COLLAPSED
-    assert host.key_route(rig.clock()) == route == Route(host.focus.chat, None)
+    assert host.panel_port.tabs == (first, second)
+    assert host.panel_port.focus.owner is host.panel_port.focus.chat
+    assert host.panel_port.selected == first
+    assert host.panel_port.mode is PanelMode.COLLAPSED
+    assert (
+        host.panel_port.key_route(rig.clock()) == route == Route(host.panel_port.focus.chat, None)
+    )
 
 
 def test_rule2_async_arrival_while_typing_in_the_panel(rig: Rig) -> None:
     host = rig.host
     a = rig.async_question("c1", "Which database?")
     b = rig.async_question("c2", "Why that one?", options=None)
-    host.enter_panel_nowait(b.id)
-    host.set_custom_text_nowait("because it is")
-    host.set_notes_nowait("half-written note")
+    host.panel_port.enter_panel_nowait(b.id)
+    host.panel_port.set_custom_text_nowait("because it is")
+    host.panel_port.set_notes_nowait("half-written note")
     rig.move_to(a, 2)
-    drafts = {a: host.draft(a), b: host.draft(b)}
-    route = host.key_route(rig.clock())
-    assert route == Route(host.focus.panel, b)
+    drafts = {a: host.panel_port.draft(a), b: host.panel_port.draft(b)}
+    route = host.panel_port.key_route(rig.clock())
+    assert route == Route(host.panel_port.focus.panel, b)
 
     c = rig.async_question("c3", "Which queue?")
 
-    assert c in host.tabs
-    assert host.focus.panel_focused
-    assert host.selected == b
-    assert host.key_route(rig.clock()) == route
-    assert {a: host.draft(a), b: host.draft(b)} == drafts
-    assert host.draft(c) == Draft()
+    assert c in host.panel_port.tabs
+    assert host.panel_port.focus.panel_focused
+    assert host.panel_port.selected == b
+    assert host.panel_port.key_route(rig.clock()) == route
+    assert {a: host.panel_port.draft(a), b: host.panel_port.draft(b)} == drafts
+    assert host.panel_port.draft(c) == Draft()
     # the next keystroke still lands in the reply being typed
-    host.set_custom_text_nowait("because it is fast")
-    assert host.draft(b).custom_text == "because it is fast"
-    assert host.draft(c) == Draft()
+    host.panel_port.set_custom_text_nowait("because it is fast")
+    assert host.panel_port.draft(b).custom_text == "because it is fast"
+    assert host.panel_port.draft(c) == Draft()
 
 
 # =========================================================================== rule 3
@@ -149,37 +152,37 @@ def test_rule2_async_arrival_while_typing_in_the_panel(rig: Rig) -> None:
 def test_rule3_blocker_from_chat_claims_its_first_tab_expanded(rig: Rig) -> None:
     host = rig.host
     earlier = rig.async_question("c1", "Which queue?")
-    host.toggle_collapse_nowait()
-    assert host.mode is PanelMode.COLLAPSED
+    host.panel_port.toggle_collapse_nowait()
+    assert host.panel_port.mode is PanelMode.COLLAPSED
     wait = rig.blocker("c2", q("Which database?"), q("Which cache?"))
     first = rig.ref("c2", 0)
-    assert host.tabs[0] == earlier
-    assert host.focus.panel_focused
-    assert host.focus.loan_origin is host.focus.chat
-    assert host.focus.claim is not None
-    assert host.selected == first
-    assert host.mode is PanelMode.EXPANDED
+    assert host.panel_port.tabs[0] == earlier
+    assert host.panel_port.focus.panel_focused
+    assert host.panel_port.focus.loan_origin is host.panel_port.focus.chat
+    assert host.panel_port.focus.claim is not None
+    assert host.panel_port.selected == first
+    assert host.panel_port.mode is PanelMode.EXPANDED
     assert not wait.done
 
 
 def test_rule3_blocker_during_foreign_prompt_waits_then_claims(rig: Rig) -> None:
     host = rig.host
     prompt = FocusTarget("permission-prompt")
-    host.begin_foreign_nowait(prompt)
+    host.panel_port.begin_foreign_nowait(prompt)
     wait = rig.blocker("c1", q("Proceed with the migration?"))
     ref = rig.ref("c1")
-    assert host.focus.owner is prompt
-    assert host.focus.claim_waiting is True
-    assert host.focus.claim is None
+    assert host.panel_port.focus.owner is prompt
+    assert host.panel_port.focus.claim_waiting is True
+    assert host.panel_port.focus.claim is None
 
-    host.end_foreign_nowait(prompt)
+    host.panel_port.end_foreign_nowait(prompt)
 
-    assert host.focus.panel_focused
-    assert host.focus.claim_waiting is False
-    assert host.focus.claim is not None
-    assert host.focus.loan_origin is host.focus.chat
-    assert host.selected == ref
-    assert host.mode is PanelMode.EXPANDED
+    assert host.panel_port.focus.panel_focused
+    assert host.panel_port.focus.claim_waiting is False
+    assert host.panel_port.focus.claim is not None
+    assert host.panel_port.focus.loan_origin is host.panel_port.focus.chat
+    assert host.panel_port.selected == ref
+    assert host.panel_port.mode is PanelMode.EXPANDED
     assert not wait.done
 
 
@@ -187,15 +190,15 @@ def test_rule3_panel_is_never_given_focus_while_a_prompt_is_up(rig: Rig) -> None
     host = rig.host
     ref = rig.async_question("c1", "Which database?")
     prompt = FocusTarget("permission-prompt")
-    host.begin_foreign_nowait(prompt)
+    host.panel_port.begin_foreign_nowait(prompt)
     rig.blocker("c2", q("Proceed?"))
 
-    assert host.enter_panel_nowait() is Refusal.PROMPT_OPEN
+    assert host.panel_port.enter_panel_nowait() is Refusal.PROMPT_OPEN
     assert host.statistics().notice == "Finish the open prompt first."
-    assert host.enter_panel_nowait(ref.id) is Refusal.PROMPT_OPEN
-    assert host.toggle_focus_nowait() is Refusal.PROMPT_OPEN
-    assert host.focus.owner is prompt
-    assert not host.focus.panel_focused
+    assert host.panel_port.enter_panel_nowait(ref.id) is Refusal.PROMPT_OPEN
+    assert host.panel_port.toggle_focus_nowait() is Refusal.PROMPT_OPEN
+    assert host.panel_port.focus.owner is prompt
+    assert not host.panel_port.focus.panel_focused
 
 
 # =========================================================================== rule 4
@@ -210,26 +213,26 @@ def _async_then_blocker(rig: Rig) -> tuple[QuestionRef, QuestionRef, Wait]:
 def test_rule4_esc_on_async_tab_selects_a_required_tab(rig: Rig) -> None:
     host = rig.host
     a, b, wait = _async_then_blocker(rig)
-    host.command_nowait(PanelCommand.PREV_TAB)
-    assert host.selected == a
-    host.command_nowait(PanelCommand.PAUSE)
-    assert host.selected == b
-    assert host.focus.panel_focused
-    assert host.mode is PanelMode.EXPANDED
+    host.panel_port.command_nowait(PanelCommand.PREV_TAB)
+    assert host.panel_port.selected == a
+    host.panel_port.command_nowait(PanelCommand.PAUSE)
+    assert host.panel_port.selected == b
+    assert host.panel_port.focus.panel_focused
+    assert host.panel_port.mode is PanelMode.EXPANDED
     assert not wait.done
 
 
 def test_rule4_esc_on_required_tab_stays_with_notice_and_declines_nothing(rig: Rig) -> None:
     host = rig.host
     _, b, wait = _async_then_blocker(rig)
-    host.command_nowait(PanelCommand.PAUSE)
+    host.panel_port.command_nowait(PanelCommand.PAUSE)
     notice = host.statistics().notice
     assert notice is not None
     assert "This question is required" in notice
-    assert host.selected == b
-    assert host.focus.panel_focused
-    assert host.mode is PanelMode.EXPANDED
-    assert b in host.projection.pending
+    assert host.panel_port.selected == b
+    assert host.panel_port.focus.panel_focused
+    assert host.panel_port.mode is PanelMode.EXPANDED
+    assert b in host.surface_port.projection.pending
     assert rig.lines_of("resolved") == []
     assert not wait.done
 
@@ -237,15 +240,15 @@ def test_rule4_esc_on_required_tab_stays_with_notice_and_declines_nothing(rig: R
 def test_rule4_collapse_is_refused_while_a_blocker_is_pending(rig: Rig) -> None:
     host = rig.host
     _, b, wait = _async_then_blocker(rig)
-    host.command_nowait(PanelCommand.COLLAPSE)
+    host.panel_port.command_nowait(PanelCommand.COLLAPSE)
     notice = host.statistics().notice
     assert notice is not None
     assert "cannot be collapsed" in notice
-    assert host.toggle_collapse_nowait() is Refusal.BLOCKER_WAITING
-    assert host.notice == notice
-    assert host.mode is PanelMode.EXPANDED
-    assert host.focus.panel_focused
-    assert host.selected == b
+    assert host.panel_port.toggle_collapse_nowait() is Refusal.BLOCKER_WAITING
+    assert host.surface_port.notice == notice
+    assert host.panel_port.mode is PanelMode.EXPANDED
+    assert host.panel_port.focus.panel_focused
+    assert host.panel_port.selected == b
     assert not wait.done
 
 
@@ -256,20 +259,20 @@ def test_rule4_focus_toggle_cycles_required_tabs_never_to_chat(rig: Rig) -> None
     rig.blocker("c3", q("Which cache?"), q("Which region?"))
     b1, b2, b3 = rig.ref("c2"), rig.ref("c3", 0), rig.ref("c3", 1)
     review = ReviewKey("c3")
-    assert host.tabs == (a, b1, b2, b3, review)
-    assert host.selected == b1
+    assert host.panel_port.tabs == (a, b1, b2, b3, review)
+    assert host.panel_port.selected == b1
 
     seen = []
     for _ in range(5):
-        assert host.toggle_focus_nowait() is None
-        assert host.focus.panel_focused
-        seen.append(host.selected)
+        assert host.panel_port.toggle_focus_nowait() is None
+        assert host.panel_port.focus.panel_focused
+        seen.append(host.panel_port.selected)
     assert seen == [b2, b3, review, b1, b2]
 
-    host.enter_panel_nowait(a.id)  # /asks on the async tab, then the toggle
-    host.toggle_focus_nowait()
-    assert host.selected == b1
-    assert host.focus.panel_focused
+    host.panel_port.enter_panel_nowait(a.id)  # /asks on the async tab, then the toggle
+    host.panel_port.toggle_focus_nowait()
+    assert host.panel_port.selected == b1
+    assert host.panel_port.focus.panel_focused
 
 
 # =========================================================================== rule 5
@@ -279,24 +282,26 @@ def test_rule5_answering_last_blocker_returns_to_the_async_tab_it_came_from(rig:
     host = rig.host
     rig.async_question("c1", "Which queue?")
     came_from = rig.async_question("c2", "Which cache?")
-    host.enter_panel_nowait(came_from.id)
+    host.panel_port.enter_panel_nowait(came_from.id)
     wait = rig.blocker("c3", q("Which database?"))
     b = rig.ref("c3")
-    assert host.selected == came_from  # shown while keys may still be typed into it (rule 7)
-    assert host.focus.claim is not None
-    assert host.focus.claim.prior_tab == came_from
+    assert (
+        host.panel_port.selected == came_from
+    )  # shown while keys may still be typed into it (rule 7)
+    assert host.panel_port.focus.claim is not None
+    assert host.panel_port.focus.claim.prior_tab == came_from
 
     rig.clock.past_guard()
-    assert host.settle_guard_nowait(rig.clock())
-    assert host.selected == b  # the claim took the keys: the required tab is shown
+    assert host.panel_port.settle_guard_nowait(rig.clock())
+    assert host.panel_port.selected == b  # the claim took the keys: the required tab is shown
     rig.answer_option(b, 1)
 
     assert envelope(wait).outcome is Outcome.ANSWERED
-    assert host.focus.panel_focused
-    assert host.selected == came_from  # not the first tab ("Which queue?")
-    assert host.focus.claim is None
-    host.toggle_focus_nowait()  # the loan was from chat
-    assert host.focus.owner is host.focus.chat
+    assert host.panel_port.focus.panel_focused
+    assert host.panel_port.selected == came_from  # not the first tab ("Which queue?")
+    assert host.panel_port.focus.claim is None
+    host.panel_port.toggle_focus_nowait()  # the loan was from chat
+    assert host.panel_port.focus.owner is host.panel_port.focus.chat
 
 
 def test_rule5_claimed_from_chat_returns_to_chat_leaving_async_tabs_passive(rig: Rig) -> None:
@@ -308,41 +313,45 @@ def test_rule5_claimed_from_chat_returns_to_chat_leaving_async_tabs_passive(rig:
     rig.answer_option(rig.ref("c3"), 0)
 
     assert envelope(wait).outcome is Outcome.ANSWERED
-    assert host.focus.owner is host.focus.chat  # never left on a leftover async tab
-    assert host.focus.claim is None
-    assert host.tabs == (first, second)
-    assert host.draft(first) == host.draft(second) == Draft()
+    assert (
+        host.panel_port.focus.owner is host.panel_port.focus.chat
+    )  # never left on a leftover async tab
+    assert host.panel_port.focus.claim is None
+    assert host.panel_port.tabs == (first, second)
+    assert host.panel_port.draft(first) == host.panel_port.draft(second) == Draft()
 
 
 def test_rule5_prior_tab_answered_meanwhile_returns_to_the_origin(rig: Rig) -> None:
     host = rig.host
     other = rig.async_question("c1", "Which queue?")
     came_from = rig.async_question("c2", "Which cache?")
-    host.enter_panel_nowait(came_from.id)
+    host.panel_port.enter_panel_nowait(came_from.id)
     wait = rig.blocker("c3", q("Which database?"))
     rig.clock.past_guard()
     rig.answer_option(came_from, 0)  # the person answers the async tab first
     assert not wait.done
-    assert host.focus.panel_focused
+    assert host.panel_port.focus.panel_focused
     rig.answer_option(rig.ref("c3"), 0)
 
     assert envelope(wait).outcome is Outcome.ANSWERED
-    assert host.focus.owner is host.focus.chat  # the async tab it came from is gone
-    assert other in host.tabs
+    assert (
+        host.panel_port.focus.owner is host.panel_port.focus.chat
+    )  # the async tab it came from is gone
+    assert other in host.panel_port.tabs
 
 
 def test_rule5_answering_last_blocker_without_async_tabs_returns_to_origin(rig: Rig) -> None:
     host = rig.host
     editor = rig.give_focus(FocusTarget("notes-editor"))
     wait = rig.blocker("c1", q("Which database?"))
-    assert host.focus.loan_origin is editor
+    assert host.panel_port.focus.loan_origin is editor
     rig.clock.past_guard()
     rig.answer_option(rig.ref("c1"), 0)
 
     assert envelope(wait).outcome is Outcome.ANSWERED
-    assert host.tabs == ()
-    assert host.focus.owner is editor
-    assert host.focus.claim is None
+    assert host.panel_port.tabs == ()
+    assert host.panel_port.focus.owner is editor
+    assert host.panel_port.focus.claim is None
 
 
 def test_rule5_applies_only_when_the_last_blocker_is_answered(rig: Rig) -> None:
@@ -353,10 +362,10 @@ def test_rule5_applies_only_when_the_last_blocker_is_answered(rig: Rig) -> None:
     rig.answer_option(rig.ref("c1"), 0)
     assert envelope(first).outcome is Outcome.ANSWERED
     assert not second.done
-    assert host.focus.panel_focused
-    assert host.selected == rig.ref("c2")
+    assert host.panel_port.focus.panel_focused
+    assert host.panel_port.selected == rig.ref("c2")
     rig.answer_option(rig.ref("c2"), 0)
-    assert host.focus.owner is host.focus.chat
+    assert host.panel_port.focus.owner is host.panel_port.focus.chat
 
 
 # =========================================================================== rule 6
@@ -368,13 +377,13 @@ def test_rule6_unanswered_end_returns_focus_to_the_exact_origin(rig: Rig, how: s
     editor = rig.give_focus(FocusTarget("notes-editor"))
     rig.async_question("c1", "Which queue?")  # an async tab remains: still back to the origin
     wait = rig.blocker("c2", q("Which database?"))
-    assert host.focus.loan_origin is editor
+    assert host.panel_port.focus.loan_origin is editor
 
     end_wait(rig, how, rig.ref("c2"))
 
     assert envelope(wait).outcome is ENDINGS[how]
-    assert host.focus.owner is editor
-    assert host.focus.claim is None
+    assert host.panel_port.focus.owner is editor
+    assert host.panel_port.focus.claim is None
 
 
 @pytest.mark.parametrize("how", sorted(ENDINGS))
@@ -382,13 +391,13 @@ def test_rule6_origin_unmounted_meanwhile_falls_back_to_chat(rig: Rig, how: str)
     host = rig.host
     editor = rig.give_focus(FocusTarget("notes-editor"))
     wait = rig.blocker("c1", q("Which database?"))
-    host.unmount_nowait(editor)
-    assert host.focus.panel_focused
+    host.panel_port.unmount_nowait(editor)
+    assert host.panel_port.focus.panel_focused
 
     end_wait(rig, how, rig.ref("c1"))
 
     assert envelope(wait).outcome is ENDINGS[how]
-    assert host.focus.owner is host.focus.chat
+    assert host.panel_port.focus.owner is host.panel_port.focus.chat
 
 
 @pytest.mark.parametrize("how", sorted(ENDINGS))
@@ -396,17 +405,17 @@ def test_rule6_prior_tab_restored_when_the_panel_had_focus(rig: Rig, how: str) -
     host = rig.host
     rig.async_question("c1", "Which queue?")
     came_from = rig.async_question("c2", "Which cache?")
-    host.enter_panel_nowait(came_from.id)
+    host.panel_port.enter_panel_nowait(came_from.id)
     wait = rig.blocker("c3", q("Which database?"))
     rig.clock.past_guard()
-    host.settle_guard_nowait(rig.clock())
-    assert host.selected == rig.ref("c3")
+    host.panel_port.settle_guard_nowait(rig.clock())
+    assert host.panel_port.selected == rig.ref("c3")
 
     end_wait(rig, how, rig.ref("c3"))
 
     assert envelope(wait).outcome is ENDINGS[how]
-    assert host.focus.panel_focused
-    assert host.selected == came_from
+    assert host.panel_port.focus.panel_focused
+    assert host.panel_port.selected == came_from
 
 
 async def test_rule6_cancelled_ask_returns_focus_to_the_exact_origin(rig: Rig) -> None:
@@ -417,18 +426,18 @@ async def test_rule6_cancelled_ask_returns_focus_to_the_exact_origin(rig: Rig) -
 
     async def agent() -> None:
         with scope:
-            replies.append(await host.ask("c1", call(q("Which database?"))))
+            replies.append(await host.agent_port.ask("c1", call(q("Which database?"))))
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(agent)
         await trio.testing.wait_all_tasks_blocked()
-        assert host.focus.panel_focused
+        assert host.panel_port.focus.panel_focused
         scope.cancel()
 
     assert replies == []
-    assert host.focus.owner is editor
-    assert host.live_waits == ()
-    assert rig.ref("c1") in host.projection.pending
+    assert host.panel_port.focus.owner is editor
+    assert host.surface_port.live_waits == ()
+    assert rig.ref("c1") in host.surface_port.projection.pending
     [result] = rig.tool_results("c1")
     assert result["outcome"] == "interrupted"
     assert result["delivered"] == []
@@ -439,12 +448,12 @@ def test_rule6_interrupt_under_a_foreign_prompt_returns_to_origin_after_it(rig: 
     editor = rig.give_focus(FocusTarget("notes-editor"))
     wait = rig.blocker("c1", q("Which database?"))
     prompt = FocusTarget("permission-prompt")
-    host.begin_foreign_nowait(prompt)  # covers the claimed panel
-    host.interrupt_nowait()
+    host.panel_port.begin_foreign_nowait(prompt)  # covers the claimed panel
+    host.agent_port.interrupt_nowait()
     assert envelope(wait).outcome is Outcome.INTERRUPTED
-    assert host.focus.owner is prompt
-    host.end_foreign_nowait(prompt)
-    assert host.focus.owner is editor
+    assert host.panel_port.focus.owner is prompt
+    host.panel_port.end_foreign_nowait(prompt)
+    assert host.panel_port.focus.owner is editor
 
 
 # =========================================================================== rule 7
@@ -456,33 +465,39 @@ def test_rule7_key_within_the_guard_goes_to_the_origin_then_to_the_panel(rig: Ri
     claimed_at = rig.clock()
     rig.blocker("c1", q("Which database?"))
     b = rig.ref("c1")
-    assert host.key_route(claimed_at) == Route(editor)
-    assert host.key_route(claimed_at + TYPING_GUARD * 0.9) == Route(editor)
+    assert host.panel_port.key_route(claimed_at) == Route(editor)
+    assert host.panel_port.key_route(claimed_at + TYPING_GUARD * 0.9) == Route(editor)
     # measured from the last key, not from the arrival: still typing
-    assert host.key_route(claimed_at + TYPING_GUARD + 0.01) == Route(editor)
-    assert not host.focus.keys_to_panel
+    assert host.panel_port.key_route(claimed_at + TYPING_GUARD + 0.01) == Route(editor)
+    assert not host.panel_port.focus.keys_to_panel
     paused = claimed_at + 2 * TYPING_GUARD + 0.02
-    assert host.key_route(paused) == Route(host.focus.panel, b)
-    assert host.focus.keys_to_panel
+    assert host.panel_port.key_route(paused) == Route(host.panel_port.focus.panel, b)
+    assert host.panel_port.focus.keys_to_panel
 
 
 def test_rule7_quiet_interval_engages_the_claim_without_a_key(rig: Rig) -> None:
     host = rig.host
     claimed_at = rig.clock()
     rig.blocker("c1", q("Which database?"))
-    assert host.guard_deadline() == claimed_at + TYPING_GUARD
-    assert not host.settle_guard_nowait(claimed_at + TYPING_GUARD / 2)
-    assert host.key_route(claimed_at + TYPING_GUARD / 2).target is host.focus.chat
-    assert host.guard_deadline() == claimed_at + 1.5 * TYPING_GUARD  # pushed by the key
-    assert host.settle_guard_nowait(claimed_at + 1.5 * TYPING_GUARD)
-    assert host.guard_deadline() is None
-    assert host.key_route(claimed_at + 1.5 * TYPING_GUARD + 0.01).target is host.focus.panel
+    assert host.panel_port.guard_deadline() == claimed_at + TYPING_GUARD
+    assert not host.panel_port.settle_guard_nowait(claimed_at + TYPING_GUARD / 2)
+    assert (
+        host.panel_port.key_route(claimed_at + TYPING_GUARD / 2).target
+        is host.panel_port.focus.chat
+    )
+    assert host.panel_port.guard_deadline() == claimed_at + 1.5 * TYPING_GUARD  # pushed by the key
+    assert host.panel_port.settle_guard_nowait(claimed_at + 1.5 * TYPING_GUARD)
+    assert host.panel_port.guard_deadline() is None
+    assert (
+        host.panel_port.key_route(claimed_at + 1.5 * TYPING_GUARD + 0.01).target
+        is host.panel_port.focus.panel
+    )
 
 
 def test_rule7_stray_enter_aimed_at_prior_tab_does_not_answer_the_blocker(rig: Rig) -> None:
     host = rig.host
     aimed = rig.async_question("c1", "Which cache?")
-    host.enter_panel_nowait(aimed.id)
+    host.panel_port.enter_panel_nowait(aimed.id)
     rig.move_to(aimed, 1)
     wait = rig.blocker("c2", q("Which database?"))
     b = rig.ref("c2")
@@ -491,18 +506,20 @@ def test_rule7_stray_enter_aimed_at_prior_tab_does_not_answer_the_blocker(rig: R
     rig.press(PanelCommand.CONFIRM)  # the Enter the person meant for "Which cache?"
 
     assert not wait.done
-    assert b in host.projection.pending
-    assert host.projection.by_ref[aimed].status is QuestionStatus.ANSWERED
-    assert host.projection.by_ref[aimed].resolution.answer == Answer(AnswerKind.OPTION, (1,))
+    assert b in host.surface_port.projection.pending
+    assert host.surface_port.projection.by_ref[aimed].status is QuestionStatus.ANSWERED
+    assert host.surface_port.projection.by_ref[aimed].resolution.answer == Answer(
+        AnswerKind.OPTION, (1,)
+    )
     rig.clock.past_guard()
-    assert host.key_route(rig.clock()) == Route(host.focus.panel, b)
+    assert host.panel_port.key_route(rig.clock()) == Route(host.panel_port.focus.panel, b)
 
 
 def test_rule7_stray_enter_from_chat_is_routed_to_chat(rig: Rig) -> None:
     host = rig.host
     wait = rig.blocker("c1", q("Which database?"))
     rig.clock.advance(0.1)
-    assert host.key_route(rig.clock()).target is host.focus.chat
+    assert host.panel_port.key_route(rig.clock()).target is host.panel_port.focus.chat
     rig.clock.past_guard()
     rig.press(PanelCommand.CONFIRM)
     assert envelope(wait).outcome is Outcome.ANSWERED
@@ -511,15 +528,15 @@ def test_rule7_stray_enter_from_chat_is_routed_to_chat(rig: Rig) -> None:
 def test_rule7_guard_starts_when_a_waiting_claim_is_made(rig: Rig) -> None:
     host = rig.host
     prompt = FocusTarget("permission-prompt")
-    host.begin_foreign_nowait(prompt)
+    host.panel_port.begin_foreign_nowait(prompt)
     rig.blocker("c1", q("Which database?"))
     rig.clock.advance(10.0)
     claimed_at = rig.clock()
-    host.end_foreign_nowait(prompt)
-    assert host.focus.panel_focused
-    assert host.key_route(claimed_at + 0.1).target is host.focus.chat
-    assert host.key_route(claimed_at + 0.1 + TYPING_GUARD + 0.01) == Route(
-        host.focus.panel, rig.ref("c1")
+    host.panel_port.end_foreign_nowait(prompt)
+    assert host.panel_port.focus.panel_focused
+    assert host.panel_port.key_route(claimed_at + 0.1).target is host.panel_port.focus.chat
+    assert host.panel_port.key_route(claimed_at + 0.1 + TYPING_GUARD + 0.01) == Route(
+        host.panel_port.focus.panel, rig.ref("c1")
     )
 
 
@@ -532,76 +549,80 @@ def test_rule8_drafts_survive_pause_collapse_arrival_switch_toggle_and_prompts(
     host = rig.host
     a = rig.async_question("c1", "Why that database?", options=None)
     b = rig.async_question("c2", "Which cache?")
-    host.enter_panel_nowait(a.id)
-    host.set_custom_text_nowait("because it is faster", caret=7)
-    host.set_notes_nowait("benchmarks attached")
+    host.panel_port.enter_panel_nowait(a.id)
+    host.panel_port.set_custom_text_nowait("because it is faster", caret=7)
+    host.panel_port.set_notes_nowait("benchmarks attached")
     rig.move_to(b, 2)
-    kept = {a: host.draft(a), b: host.draft(b)}
+    kept = {a: host.panel_port.draft(a), b: host.panel_port.draft(b)}
     assert kept[a] == Draft(
         custom_text="because it is faster", caret=7, notes="benchmarks attached"
     )
 
     def unchanged(step: str) -> None:
-        assert {a: host.draft(a), b: host.draft(b)} == kept, f"draft lost by {step}"
+        assert {a: host.panel_port.draft(a), b: host.panel_port.draft(b)} == kept, (
+            f"draft lost by {step}"
+        )
 
-    host.command_nowait(PanelCommand.PAUSE)
-    assert host.mode is PanelMode.PAUSED
-    assert host.focus.owner is host.focus.chat
-    assert a in host.projection.pending  # Esc never declines
+    host.panel_port.command_nowait(PanelCommand.PAUSE)
+    assert host.panel_port.mode is PanelMode.PAUSED
+    assert host.panel_port.focus.owner is host.panel_port.focus.chat
+    assert a in host.surface_port.projection.pending  # Esc never declines
     unchanged("pause")
-    host.enter_panel_nowait()
-    host.command_nowait(PanelCommand.COLLAPSE)
-    assert host.mode is PanelMode.COLLAPSED
+    host.panel_port.enter_panel_nowait()
+    host.panel_port.command_nowait(PanelCommand.COLLAPSE)
+    assert host.panel_port.mode is PanelMode.COLLAPSED
     unchanged("collapse")
-    host.toggle_collapse_nowait()
+    host.panel_port.toggle_collapse_nowait()
     rig.async_question("c3", "Which queue?")
     unchanged("arrival")
-    host.enter_panel_nowait()
+    host.panel_port.enter_panel_nowait()
     for command in (PanelCommand.NEXT_TAB, PanelCommand.NEXT_TAB, PanelCommand.PREV_TAB):
-        host.command_nowait(command)
+        host.panel_port.command_nowait(command)
     unchanged("tab switches")
-    host.toggle_focus_nowait()
-    host.toggle_focus_nowait()
+    host.panel_port.toggle_focus_nowait()
+    host.panel_port.toggle_focus_nowait()
     unchanged("focus toggles")
     prompt = FocusTarget("permission-prompt")
-    host.begin_foreign_nowait(prompt)
-    host.end_foreign_nowait(prompt)
+    host.panel_port.begin_foreign_nowait(prompt)
+    host.panel_port.end_foreign_nowait(prompt)
     unchanged("a foreign prompt")
     rig.blocker("c4", q("Which region?"))
     rig.clock.past_guard()
-    host.settle_guard_nowait(rig.clock())  # the claim takes the keys: "Which region?" shows
-    host.set_custom_text_nowait("eu-west")
-    blocker_draft = host.draft(rig.ref("c4"))
-    host.command_nowait(PanelCommand.DEFER)
+    host.panel_port.settle_guard_nowait(
+        rig.clock()
+    )  # the claim takes the keys: "Which region?" shows
+    host.panel_port.set_custom_text_nowait("eu-west")
+    blocker_draft = host.panel_port.draft(rig.ref("c4"))
+    host.panel_port.command_nowait(PanelCommand.DEFER)
     unchanged("a blocker and its deferral")
-    assert host.draft(rig.ref("c4")) == blocker_draft
+    assert host.panel_port.draft(rig.ref("c4")) == blocker_draft
 
 
 def test_rule8_clear_draft_clears_only_the_selected_tab(rig: Rig) -> None:
     host = rig.host
     a = rig.async_question("c1", "Why?", options=None)
     b = rig.async_question("c2", "Why not?", options=None)
-    host.enter_panel_nowait(b.id)
-    host.set_custom_text_nowait("keep this")
-    host.enter_panel_nowait(a.id)
-    host.set_custom_text_nowait("drop this")
-    host.set_notes_nowait("and this")
-    host.command_nowait(PanelCommand.CLEAR_DRAFT)  # arms
-    host.command_nowait(PanelCommand.CLEAR_DRAFT)
-    assert host.draft(a) == Draft()
-    assert host.draft(b).custom_text == "keep this"
-    assert a in host.projection.pending
+    host.panel_port.enter_panel_nowait(b.id)
+    host.panel_port.set_custom_text_nowait("keep this")
+    host.panel_port.enter_panel_nowait(a.id)
+    host.panel_port.set_custom_text_nowait("drop this")
+    host.panel_port.set_notes_nowait("and this")
+    host.panel_port.command_nowait(PanelCommand.CLEAR_DRAFT)  # arms
+    host.panel_port.command_nowait(PanelCommand.CLEAR_DRAFT)
+    assert host.panel_port.draft(a) == Draft()
+    assert host.panel_port.draft(b).custom_text == "keep this"
+    assert a in host.surface_port.projection.pending
 
 
 def test_rule8_new_incarnation_does_not_inherit_the_old_draft(rig: Rig) -> None:
     host = rig.host
     old = rig.async_question("c1", "Which database?")
-    host.enter_panel_nowait(old.id)
-    host.set_custom_text_nowait("old words")
-    host.set_notes_nowait("old notes")
+    host.panel_port.enter_panel_nowait(old.id)
+    host.panel_port.set_custom_text_nowait("old words")
+    host.panel_port.set_notes_nowait("old notes")
     rig.move_to(old, 2)
-    assert host.withdraw_nowait([old.id]) is None
-    assert host.draft(old) == Draft()  # withdrawn: its draft is dropped
+    assert host.agent_port.withdraw_nowait([old.id]) is None
+    assert host.panel_port.draft(old) == Draft()  # withdrawn: its draft is dropped
 
     reply = rig.ask_nowait("c1", call(q("Which cache?"), blocking=False))
 
@@ -610,9 +631,9 @@ def test_rule8_new_incarnation_does_not_inherit_the_old_draft(rig: Rig) -> None:
     new = rig.ref("c1")
     assert new.id == old.id
     assert new.incarnation > old.incarnation
-    assert host.tabs == (new,)
-    assert host.draft(new) == Draft()
-    assert host.question(new).spec.question == "Which cache?"
+    assert host.panel_port.tabs == (new,)
+    assert host.panel_port.draft(new) == Draft()
+    assert host.surface_port.question(new).spec.question == "Which cache?"
 
 
 # =========================================================================== answering
@@ -624,10 +645,10 @@ def test_single_select_enter_saves_the_option_under_the_cursor(rig: Rig) -> None
     ref = rig.ref("c1")
     rig.clock.past_guard()
     rig.press(PanelCommand.UP)  # wraps to the "Type something." row
-    assert host.draft(ref).cursor == 3
+    assert host.panel_port.draft(ref).cursor == 3
     for command in (PanelCommand.DOWN, PanelCommand.DOWN, PanelCommand.DOWN, PanelCommand.UP):
         rig.press(command)
-    assert host.draft(ref).cursor == 1
+    assert host.panel_port.draft(ref).cursor == 1
     rig.press(PanelCommand.CONFIRM)
 
     reply = envelope(wait)
@@ -658,12 +679,12 @@ def test_free_text_needs_text_then_saves_it_with_notes(rig: Rig) -> None:
     rig.press(PanelCommand.CONFIRM)
     assert host.statistics().notice == "Type an answer first."
     assert not wait.done
-    assert ref in host.projection.pending
+    assert ref in host.surface_port.projection.pending
 
-    host.set_custom_text_nowait("  ledger-api  ")
-    host.set_notes_nowait("short and clear")
+    host.panel_port.set_custom_text_nowait("  ledger-api  ")
+    host.panel_port.set_notes_nowait("short and clear")
     rig.press(PanelCommand.CONFIRM)  # rule 9: the claim put the keys in this editor, so …
-    assert not wait.done and host.armed is PanelCommand.CONFIRM  # … Enter asks once
+    assert not wait.done and host.panel_port.armed is PanelCommand.CONFIRM  # … Enter asks once
     rig.press(PanelCommand.CONFIRM)
 
     reply = envelope(wait)
@@ -674,7 +695,7 @@ def test_free_text_needs_text_then_saves_it_with_notes(rig: Rig) -> None:
         "short and clear",
     )
     assert detail["optionIndices"] == []
-    assert host.draft(ref) == Draft()  # saved: the draft is dropped
+    assert host.panel_port.draft(ref) == Draft()  # saved: the draft is dropped
     assert '"What should the service be called?"="ledger-api" user notes: short and clear' in (
         reply.text
     )
@@ -701,7 +722,7 @@ def test_multi_select_enter_toggles_and_next_submits(rig: Rig) -> None:
     rig.move_to(ref, 1)
     rig.press(PanelCommand.CONFIRM)
     rig.press(PanelCommand.CONFIRM)  # on and off again
-    assert host.draft(ref).checked == frozenset({0, 2})
+    assert host.panel_port.draft(ref).checked == frozenset({0, 2})
     assert not wait.done
     assert rig.lines_of("resolved") == []
 
@@ -720,21 +741,21 @@ def test_multi_question_group_stages_answers_until_review(rig: Rig) -> None:
     wait = rig.blocker("c1", q("Which database?"), q("Which cache?", options=("Redis", "None")))
     d, c = rig.ref("c1", 0), rig.ref("c1", 1)
     review = ReviewKey("c1")
-    assert host.tabs == (d, c, review)
-    assert host.is_required(review)
+    assert host.panel_port.tabs == (d, c, review)
+    assert host.panel_port.is_required(review)
     rig.clock.past_guard()
 
-    host.command_nowait(PanelCommand.CONFIRM, review)
+    host.panel_port.command_nowait(PanelCommand.CONFIRM, review)
     assert host.statistics().notice == "Answer at least one question first, or Decline or Defer."
     assert not wait.done
 
     rig.answer_option(d, 2)
-    assert host.draft(d).staged == Answer(AnswerKind.OPTION, (2,))
-    assert d in host.projection.pending
+    assert host.panel_port.draft(d).staged == Answer(AnswerKind.OPTION, (2,))
+    assert d in host.surface_port.projection.pending
     assert rig.lines_of("resolved") == []
-    assert host.selected == c
+    assert host.panel_port.selected == c
     rig.answer_option(c, 0)
-    assert host.selected == review
+    assert host.panel_port.selected == review
     assert not wait.done
 
     rig.press(PanelCommand.CONFIRM)
@@ -746,8 +767,8 @@ def test_multi_question_group_stages_answers_until_review(rig: Rig) -> None:
     assert len(saved["resolutions"]) == 2
     [result] = rig.tool_results("c1")
     assert {r["id"] for r in result["delivered"]} == {d.id, c.id}
-    assert host.tabs == ()
-    assert host.focus.owner is host.focus.chat
+    assert host.panel_port.tabs == ()
+    assert host.panel_port.focus.owner is host.panel_port.focus.chat
 
 
 def test_partial_submit_leaves_the_rest_pending_then_answered_as_feedback(rig: Rig) -> None:
@@ -756,23 +777,25 @@ def test_partial_submit_leaves_the_rest_pending_then_answered_as_feedback(rig: R
     first, second, third = (rig.ref("c1", i) for i in range(3))
     rig.clock.past_guard()
     rig.answer_option(first, 0)
-    host.command_nowait(PanelCommand.CONFIRM, ReviewKey("c1"))
+    host.panel_port.command_nowait(PanelCommand.CONFIRM, ReviewKey("c1"))
 
     reply = envelope(wait)
     assert reply.outcome is Outcome.PARTIAL
     assert [a["questionId"] for a in reply.details["answers"]] == [first.id]
     assert reply.details["pending"] == [second.id, third.id]
-    assert list(host.projection.pending) == [second, third]
-    assert host.wait_for(second) is None
-    assert not host.is_required(second)
-    assert host.tabs == (second, third)
-    assert host.focus.owner is host.focus.chat  # rule 5: back to the origin; tabs stay passive
+    assert list(host.surface_port.projection.pending) == [second, third]
+    assert host.surface_port.wait_for(second) is None
+    assert not host.panel_port.is_required(second)
+    assert host.panel_port.tabs == (second, third)
+    assert (
+        host.panel_port.focus.owner is host.panel_port.focus.chat
+    )  # rule 5: back to the origin; tabs stay passive
     [result] = rig.tool_results("c1")
     assert [r["id"] for r in result["delivered"]] == [first.id]
 
     rig.answer_option(second, 1)
-    assert host.outbox.refs() == (second,)
-    feedback = host.take_feedback_nowait()
+    assert host._state.outbox.refs() == (second,)
+    feedback = host.agent_port.take_feedback_nowait()
     assert feedback is not None
     assert feedback.refs == (second,)
     assert second.id in feedback.text
@@ -786,29 +809,29 @@ def test_decline_on_a_required_tab_declines_the_whole_wait(rig: Rig) -> None:
     d, c = rig.ref("c1", 0), rig.ref("c1", 1)
     rig.clock.past_guard()
     rig.answer_option(d, 0)  # staged, not saved
-    host.command_nowait(PanelCommand.DECLINE, c)  # arms
-    host.command_nowait(PanelCommand.DECLINE, c)
+    host.panel_port.command_nowait(PanelCommand.DECLINE, c)  # arms
+    host.panel_port.command_nowait(PanelCommand.DECLINE, c)
 
     reply = envelope(wait)
     assert reply.outcome is Outcome.DECLINED
     assert [a["kind"] for a in reply.details["answers"]] == ["declined", "declined"]
-    assert host.projection.by_ref[d].status is QuestionStatus.DECLINED
-    assert host.projection.by_ref[c].status is QuestionStatus.DECLINED
+    assert host.surface_port.projection.by_ref[d].status is QuestionStatus.DECLINED
+    assert host.surface_port.projection.by_ref[c].status is QuestionStatus.DECLINED
     [saved] = rig.lines_of("resolved")
     assert [r["kind"] for r in saved["resolutions"]] == ["declined", "declined"]
     [result] = rig.tool_results("c1")
     assert {r["id"] for r in result["delivered"]} == {d.id, c.id}
-    assert host.outbox.refs() == ()
+    assert host._state.outbox.refs() == ()
 
 
 def test_esc_never_declines_an_async_question(rig: Rig) -> None:
     host = rig.host
     ref = rig.async_question("c1", "Which database?")
-    host.enter_panel_nowait()
-    host.command_nowait(PanelCommand.PAUSE)
-    assert host.mode is PanelMode.PAUSED
-    assert host.focus.owner is host.focus.chat
-    assert ref in host.projection.pending
+    host.panel_port.enter_panel_nowait()
+    host.panel_port.command_nowait(PanelCommand.PAUSE)
+    assert host.panel_port.mode is PanelMode.PAUSED
+    assert host.panel_port.focus.owner is host.panel_port.focus.chat
+    assert ref in host.surface_port.projection.pending
     assert rig.lines_of("resolved") == []
 
 
@@ -816,14 +839,14 @@ def test_decline_on_an_async_tab_declines_only_that_question(rig: Rig) -> None:
     host = rig.host
     a = rig.async_question("c1", "Which database?")
     b = rig.async_question("c2", "Which cache?")
-    host.enter_panel_nowait(a.id)
-    host.command_nowait(PanelCommand.DECLINE)  # arms
-    host.command_nowait(PanelCommand.DECLINE)
+    host.panel_port.enter_panel_nowait(a.id)
+    host.panel_port.command_nowait(PanelCommand.DECLINE)  # arms
+    host.panel_port.command_nowait(PanelCommand.DECLINE)
 
-    assert host.projection.by_ref[a].status is QuestionStatus.DECLINED
-    assert list(host.projection.pending) == [b]
-    assert host.outbox.refs() == (a,)
-    feedback = host.take_feedback_nowait()
+    assert host.surface_port.projection.by_ref[a].status is QuestionStatus.DECLINED
+    assert list(host.surface_port.projection.pending) == [b]
+    assert host._state.outbox.refs() == (a,)
+    feedback = host.agent_port.take_feedback_nowait()
     assert feedback is not None
     assert f'Question {a.id} "Which database?": the user declined to answer.' in feedback.text
 
@@ -839,15 +862,15 @@ def test_defer_ends_the_wait_and_a_later_answer_comes_as_feedback(rig: Rig) -> N
     assert reply.outcome is Outcome.DEFERRED
     assert reply.details["pending"] == [ref.id]
     assert ref.id in reply.text
-    assert ref in host.projection.pending
-    assert host.wait_for(ref) is None
-    assert not host.is_required(ref)
+    assert ref in host.surface_port.projection.pending
+    assert host.surface_port.wait_for(ref) is None
+    assert not host.panel_port.is_required(ref)
     [result] = rig.tool_results("c1")
     assert result["delivered"] == []
 
     rig.answer_option(ref, 2)
-    assert host.outbox.refs() == (ref,)
-    feedback = host.take_feedback_nowait()
+    assert host._state.outbox.refs() == (ref,)
+    feedback = host.agent_port.take_feedback_nowait()
     assert feedback is not None
     assert feedback.refs == (ref,)
     assert 'answer "MySQL"' in feedback.text
@@ -858,10 +881,10 @@ def test_defer_ends_the_wait_and_a_later_answer_comes_as_feedback(rig: Rig) -> N
 def test_defer_on_an_async_tab_is_refused_with_a_notice(rig: Rig) -> None:
     host = rig.host
     ref = rig.async_question("c1", "Which database?")
-    host.enter_panel_nowait()
-    host.command_nowait(PanelCommand.DEFER)
+    host.panel_port.enter_panel_nowait()
+    host.panel_port.command_nowait(PanelCommand.DEFER)
     assert host.statistics().notice == "This question is not blocking; it simply stays pending."
-    assert ref in host.projection.pending
+    assert ref in host.surface_port.projection.pending
 
 
 # =========================================================================== /asks ID
@@ -871,11 +894,11 @@ def test_slash_asks_id_selects_that_tab_and_expands(rig: Rig) -> None:
     host = rig.host
     rig.async_question("c1", "Which database?")
     b = rig.async_question("c2", "Which cache?")
-    host.toggle_collapse_nowait()
-    assert host.enter_panel_nowait(b.id) is None
-    assert host.selected == b
-    assert host.focus.panel_focused
-    assert host.mode is PanelMode.EXPANDED
+    host.panel_port.toggle_collapse_nowait()
+    assert host.panel_port.enter_panel_nowait(b.id) is None
+    assert host.panel_port.selected == b
+    assert host.panel_port.focus.panel_focused
+    assert host.panel_port.mode is PanelMode.EXPANDED
 
 
 def test_slash_asks_unknown_id_gives_a_notice(rig: Rig) -> None:
@@ -883,11 +906,11 @@ def test_slash_asks_unknown_id_gives_a_notice(rig: Rig) -> None:
     a = rig.async_question("c1", "Which database?")
     answered = rig.async_question("c2", "Which cache?")
     rig.answer_option(answered, 0)
-    assert host.enter_panel_nowait("q-0000000000") is Refusal.UNKNOWN_QUESTION
-    assert host.notice == "No pending question with id q-0000000000."
-    assert host.enter_panel_nowait(answered.id) is Refusal.UNKNOWN_QUESTION
-    assert host.focus.owner is host.focus.chat
-    assert host.selected == a
+    assert host.panel_port.enter_panel_nowait("q-0000000000") is Refusal.UNKNOWN_QUESTION
+    assert host.surface_port.notice == "No pending question with id q-0000000000."
+    assert host.panel_port.enter_panel_nowait(answered.id) is Refusal.UNKNOWN_QUESTION
+    assert host.panel_port.focus.owner is host.panel_port.focus.chat
+    assert host.panel_port.selected == a
 
 
 # =========================================================================== retries
@@ -898,7 +921,7 @@ def test_retry_while_pending_returns_the_same_wait(rig: Rig) -> None:
     wait = rig.blocker("c1", q("Which database?"))
     assert rig.ask_nowait("c1", args) is wait
     assert len(rig.lines_of("group_asked")) == 1
-    assert len(rig.host.tabs) == 1
+    assert len(rig.host.panel_port.tabs) == 1
 
 
 def test_retry_after_the_result_returns_an_equivalent_envelope(rig: Rig) -> None:
@@ -908,7 +931,7 @@ def test_retry_after_the_result_returns_an_equivalent_envelope(rig: Rig) -> None
     assert rig.ask_nowait("c1", queued_args) == queued
 
     deferred = rig.blocker("c2", q("Which database?"))
-    rig.host.command_nowait(PanelCommand.DEFER, rig.ref("c2"))
+    rig.host.panel_port.command_nowait(PanelCommand.DEFER, rig.ref("c2"))
     assert rig.ask_nowait("c2", call(q("Which database?"))) == deferred.reply
 
     assert len(rig.lines_of("group_asked")) == 2
@@ -925,7 +948,7 @@ def test_retry_after_the_answer_was_delivered_is_already_received(rig: Rig) -> N
 
     assert isinstance(again, ResultEnvelope)
     assert again.outcome is Outcome.ALREADY_RECEIVED
-    assert rig.host.tabs == ()
+    assert rig.host.panel_port.tabs == ()
     assert len(rig.lines_of("group_asked")) == 1
     assert rig.receipts() == {rig.ref("c1"): 1}
 
@@ -935,7 +958,7 @@ def test_retry_with_different_args_while_async_pending_is_call_conflict(rig: Rig
     reply = rig.ask_nowait("c1", call(q("Which cache?"), blocking=False))
     assert isinstance(reply, ToolError)
     assert reply.code is ErrorCode.CALL_CONFLICT
-    assert rig.host.tabs == (ref,)
+    assert rig.host.panel_port.tabs == (ref,)
     assert len(rig.lines_of("group_asked")) == 1
 
 
@@ -953,13 +976,13 @@ def test_retry_with_different_args_while_wait_live_is_call_conflict(rig: Rig) ->
 
 def test_promote_unknown_or_withdrawn_id_is_unknown_question(rig: Rig) -> None:
     gone = rig.async_question("c1", "Which database?")
-    rig.host.withdraw_nowait([gone.id])
+    rig.host.agent_port.withdraw_nowait([gone.id])
     for call_id, qid in (("c2", "q-0000000000"), ("c3", gone.id)):
         reply = rig.ask_nowait(call_id, wait_on(qid))
         assert isinstance(reply, ToolError)
         assert reply.code is ErrorCode.UNKNOWN_QUESTION
     assert rig.lines_of("wait_opened") == []
-    assert rig.host.live_waits == ()
+    assert rig.host.surface_port.live_waits == ()
 
 
 def test_promote_turns_an_async_question_into_a_blocker(rig: Rig) -> None:
@@ -967,14 +990,14 @@ def test_promote_turns_an_async_question_into_a_blocker(rig: Rig) -> None:
     ref = rig.async_question("c1", "Which database?")
     wait = rig.ask_nowait("c2", wait_on(ref.id))
     assert isinstance(wait, Wait)
-    assert host.is_required(ref)
-    assert host.focus.panel_focused
-    assert host.selected == ref
+    assert host.panel_port.is_required(ref)
+    assert host.panel_port.focus.panel_focused
+    assert host.panel_port.selected == ref
     rig.clock.past_guard()
     rig.answer_option(ref, 1)
     assert envelope(wait).outcome is Outcome.ANSWERED
     assert envelope(wait).details["answers"][0]["optionIndices"] == [1]
-    assert host.outbox.refs() == ()
+    assert host._state.outbox.refs() == ()
     assert rig.receipts() == {ref: 1}
 
 
@@ -986,7 +1009,7 @@ def test_promote_already_waiting(rig: Rig) -> None:
         reply = rig.ask_nowait(call_id, wait_on(qid))
         assert isinstance(reply, ToolError)
         assert reply.code is ErrorCode.ALREADY_WAITING
-    assert len(rig.host.live_waits) == 2
+    assert len(rig.host.surface_port.live_waits) == 2
 
 
 async def test_promote_answered_undelivered_returns_answered_at_once_and_claims_it(
@@ -995,17 +1018,17 @@ async def test_promote_answered_undelivered_returns_answered_at_once_and_claims_
     host = rig.host
     ref = rig.async_question("c1", "Which database?")
     rig.answer_option(ref, 2)
-    assert host.outbox.refs() == (ref,)
+    assert host._state.outbox.refs() == (ref,)
 
     with trio.fail_after(1):
-        reply = await host.ask("c2", wait_on(ref.id))
+        reply = await host.agent_port.ask("c2", wait_on(ref.id))
 
     assert isinstance(reply, ResultEnvelope)
     assert reply.outcome is Outcome.ANSWERED
     assert reply.details["answers"][0]["optionIndices"] == [2]
-    assert host.outbox.refs() == ()
-    assert host.take_feedback_nowait() is None  # never also sent as feedback
-    assert host.focus.owner is host.focus.chat
+    assert host._state.outbox.refs() == ()
+    assert host.agent_port.take_feedback_nowait() is None  # never also sent as feedback
+    assert host.panel_port.focus.owner is host.panel_port.focus.chat
     [result] = rig.tool_results("c2")
     assert [r["id"] for r in result["delivered"]] == [ref.id]
     assert rig.receipts() == {ref: 1}
@@ -1018,16 +1041,16 @@ def test_promote_mixing_pending_and_undelivered_delivers_both_in_the_result(rig:
     rig.answer_option(done, 0)
     wait = rig.ask_nowait("c3", wait_on(done.id, open_.id))
     assert isinstance(wait, Wait)
-    assert host.outbox.refs() == ()  # claimed by the wait
-    assert host.take_feedback_nowait() is None
+    assert host._state.outbox.refs() == ()  # claimed by the wait
+    assert host.agent_port.take_feedback_nowait() is None
     rig.clock.past_guard()
     rig.answer_option(open_, 1)  # a two-question wait stages until Review
-    assert host.selected == ReviewKey("c3")
+    assert host.panel_port.selected == ReviewKey("c3")
     rig.press(PanelCommand.CONFIRM)
     reply = envelope(wait)
     assert reply.outcome is Outcome.ANSWERED
     assert [a["questionId"] for a in reply.details["answers"]] == [done.id, open_.id]
-    assert host.take_feedback_nowait() is None
+    assert host.agent_port.take_feedback_nowait() is None
     assert rig.receipts() == {done: 1, open_: 1}
 
 
@@ -1035,11 +1058,11 @@ def test_promote_already_delivered_is_already_received(rig: Rig) -> None:
     host = rig.host
     ref = rig.async_question("c1", "Which database?")
     rig.answer_option(ref, 0)
-    assert host.take_feedback_nowait() is not None
+    assert host.agent_port.take_feedback_nowait() is not None
     reply = rig.ask_nowait("c2", wait_on(ref.id))
     assert isinstance(reply, ResultEnvelope)
     assert reply.outcome is Outcome.ALREADY_RECEIVED
-    assert host.live_waits == ()
+    assert host.surface_port.live_waits == ()
     [result] = rig.tool_results("c2")
     assert result["outcome"] == "already_received"
     assert result["delivered"] == []
@@ -1052,11 +1075,11 @@ def test_promote_already_delivered_is_already_received(rig: Rig) -> None:
 async def test_no_ui_after_detach(rig: Rig) -> None:
     host = rig.host
     host.detach_ui_nowait()
-    reply = await host.ask("c1", call(q("Which database?")))
+    reply = await host.agent_port.ask("c1", call(q("Which database?")))
     assert isinstance(reply, ToolError)
     assert reply.code is ErrorCode.NO_UI
     assert rig.lines_of("group_asked") == []
-    assert host.tabs == ()
+    assert host.panel_port.tabs == ()
 
 
 # =========================================================================== storage
@@ -1065,24 +1088,24 @@ async def test_no_ui_after_detach(rig: Rig) -> None:
 def test_failed_answer_save_keeps_the_draft_and_says_not_saved(rig: Rig) -> None:
     host = rig.host
     ref = rig.async_question("c1", "What should it be called?", options=None)
-    host.enter_panel_nowait(ref.id)
-    host.set_custom_text_nowait("ledger-api")
+    host.panel_port.enter_panel_nowait(ref.id)
+    host.panel_port.set_custom_text_nowait("ledger-api")
     rig.ops.fail_next_append("resolved")
 
-    host.command_nowait(PanelCommand.CONFIRM)
+    host.panel_port.command_nowait(PanelCommand.CONFIRM)
 
     notice = host.statistics().notice
     assert notice is not None
     assert notice.startswith(NOT_SAVED)
     assert "draft is kept" in notice
-    assert ref in host.projection.pending
-    assert host.draft(ref).custom_text == "ledger-api"
+    assert ref in host.surface_port.projection.pending
+    assert host.panel_port.draft(ref).custom_text == "ledger-api"
     assert rig.lines_of("resolved") == []
-    assert host.outbox.refs() == ()
+    assert host._state.outbox.refs() == ()
     assert host.statistics().storage == "ok"
 
-    host.command_nowait(PanelCommand.CONFIRM)  # the disk is back: the same Enter saves
-    assert host.projection.by_ref[ref].status is QuestionStatus.ANSWERED
+    host.panel_port.command_nowait(PanelCommand.CONFIRM)  # the disk is back: the same Enter saves
+    assert host.surface_port.projection.by_ref[ref].status is QuestionStatus.ANSWERED
     assert len(rig.lines_of("resolved")) == 1
 
 
@@ -1095,8 +1118,8 @@ def test_failed_answer_save_keeps_a_blocking_wait_live(rig: Rig) -> None:
     rig.ops.fail_next_append("resolved")
     rig.press(PanelCommand.CONFIRM)
     assert not wait.done
-    assert host.focus.panel_focused
-    assert host.draft(ref).cursor == 1
+    assert host.panel_port.focus.panel_focused
+    assert host.panel_port.draft(ref).cursor == 1
     assert rig.lines_of("resolved") == []
     assert rig.tool_results("c1") == []
 
@@ -1104,21 +1127,21 @@ def test_failed_answer_save_keeps_a_blocking_wait_live(rig: Rig) -> None:
 def test_storage_unconfirmed_refuses_later_answers_and_keeps_the_draft(rig: Rig) -> None:
     host = rig.host
     ref = rig.async_question("c1", "What should it be called?", options=None)
-    host.enter_panel_nowait(ref.id)
-    host.set_custom_text_nowait("ledger-api")
+    host.panel_port.enter_panel_nowait(ref.id)
+    host.panel_port.set_custom_text_nowait("ledger-api")
     rig.ops.fail_next_append("resolved", unconfirmed=True)
-    host.command_nowait(PanelCommand.CONFIRM)
+    host.panel_port.command_nowait(PanelCommand.CONFIRM)
     assert host.statistics().storage == "unconfirmed"
     assert host.statistics().storage is StorageState.UNCONFIRMED
 
     rig.ops.fail_truncate = False  # the disk recovers; the session must still refuse
-    host.command_nowait(PanelCommand.CONFIRM)
+    host.panel_port.command_nowait(PanelCommand.CONFIRM)
 
     notice = host.statistics().notice
     assert notice is not None
     assert notice.startswith(NOT_SAVED)
-    assert ref in host.projection.pending
-    assert host.draft(ref).custom_text == "ledger-api"
+    assert ref in host.surface_port.projection.pending
+    assert host.panel_port.draft(ref).custom_text == "ledger-api"
     assert rig.lines_of("resolved") == []
     reply = rig.ask_nowait("c2", call(q("Which cache?")))
     assert isinstance(reply, ToolError)
@@ -1131,9 +1154,9 @@ def test_failing_group_asked_append_is_storage_failed_and_shows_no_tab(rig: Rig)
     reply = rig.ask_nowait("c1", call(q("Which database?")))
     assert isinstance(reply, ToolError)
     assert reply.code is ErrorCode.STORAGE_FAILED
-    assert host.tabs == ()
-    assert host.live_waits == ()
-    assert host.focus.owner is host.focus.chat
+    assert host.panel_port.tabs == ()
+    assert host.surface_port.live_waits == ()
+    assert host.panel_port.focus.owner is host.panel_port.focus.chat
     assert rig.lines_of("group_asked") == []
     assert host.statistics().storage == "ok"
     assert isinstance(rig.ask_nowait("c1", call(q("Which database?"))), Wait)

@@ -13,6 +13,12 @@ Invariants after every step:
   rule 8   a typed draft survives everything except its own resolution, withdrawal or Ctrl+U;
   disk     the host's projection equals a fresh replay of the file on disk (nothing reported
            saved that is not on disk), and no unit has two receipts;
+  listeners every step runs on two hosts in lockstep (tests/support/twin_host.py): the first gets
+           listeners that raise (events, changes, status; added by a rule), the second none;
+           their states are equal (the notice aside: it reports the failure) and both were
+           told the same events — a raising listener changes nothing and stops no other;
+  told     every event is told after its journal line is on disk (save before notify) and
+           once the state is consistent (no wait whose questions all closed is live);
 and per step: rule 2 (async arrival moves nothing), rule 3 (claim or wait behind a foreign
 prompt), rule 5/6 (where focus lands when the last wait ends), rule 7 (arrival guard).
 At teardown: after a crash and resume, draining delivers every saved unit exactly once.
@@ -28,14 +34,26 @@ from pathlib import Path
 import hypothesis.strategies as st
 from hypothesis import settings
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
-from support.rig import Clock, FlakyOps
+from support.rig import Clock
+from support.twin_host import TwinHost
 
 from asks.contract import ResultEnvelope
+from asks.core import events as ev
 from asks.core.focus import TYPING_GUARD, FocusTarget
 from asks.core.model import Answer, AnswerKind, Outcome, QuestionRef
 from asks.core.refusal import Refusal
-from asks.host.host import PanelCommand, QuestionHost, Wait
-from asks.store.entries import FeedbackDelivered, ToolResult
+from asks.host.commands import PanelCommand
+from asks.host.host import QuestionHost
+from asks.host.waits import Wait
+from asks.store.entries import (
+    Entry,
+    FeedbackDelivered,
+    GroupAsked,
+    Resolved,
+    ToolResult,
+    WaitOpened,
+    Withdrawn,
+)
 from asks.store.journal import Journal, StorageState, read_records
 from asks.store.projection import Projection
 
@@ -73,15 +91,61 @@ class HostMachine(RuleBasedStateMachine):
         super().__init__()
         self.dir = Path(tempfile.mkdtemp(prefix="asks-machine-"))
         self.clock = Clock()
-        self.ops = FlakyOps()
-        self.journal = Journal.create(data_dir=self.dir, file_ops=self.ops)
-        self.host = QuestionHost(self.journal, clock=self.clock)
+        self.host = self.twin = TwinHost(self.dir, self.clock)
+        self.told: tuple[list[ev.HostEvent], list[ev.HostEvent]] = ([], [])
+        self.raising: list[str] = []  # the kinds of the first host's raising listeners
+        self.wrong: list[str] = []  # what the checking listener found
+        self._listen()
         self.unapplied = 1  # the session_started line written by Journal.create
         self.calls = 0
         self.waits: list[Wait] = []
         self.prompts: list[FocusTarget] = []
         self.typed: dict[QuestionRef, str] = {}
         self.feedback_seqs: list[int] = []
+
+    @property
+    def journal(self) -> Journal:
+        return self.twin.first.journal
+
+    # ------------------------------------------------------------------ listeners
+    def _listen(self) -> None:
+        """The checker and a recorder on the first host, the raising listeners after them,
+        and a recorder after those (it must still be told); a recorder on the second host."""
+        first, second = self.twin.first.host, self.twin.second.host
+        first.subscribe_events(self._check_told)
+        first.subscribe_events(self.told[0].append)
+        for kind in self.raising:
+            self._raise_on(kind)
+        second.subscribe_events(self.told[1].append)
+
+    def _raise_on(self, kind: str) -> None:
+        first = self.twin.first.host
+
+        def fail(*_: object) -> None:
+            raise RuntimeError(f"a {kind} listener failed")
+
+        subscribe = {
+            "events": first.subscribe_events,
+            "changes": first.subscribe,
+            "status": first.subscribe_status,
+        }[kind]
+        subscribe(fail)
+
+    def _check_told(self, event: ev.HostEvent) -> None:
+        """Save before notify, and told consistent (module docstring). It notes what is
+        wrong rather than raising: the host isolates its listeners (told_right asserts)."""
+        entries = [r.entry for r in read_records(self.journal.path.stem, data_dir=self.dir)]
+        if not saved_before_told(event, entries, self.told[0]):
+            self.wrong.append(f"told before saved: {event}")
+        state = self.twin.first.host._state
+        pending = state.projection.pending
+        if any(all(r not in pending for r in wait.refs) for wait in state.waits):
+            self.wrong.append(f"a wait on closed questions is still live when told {event}")
+
+    @rule(kind=st.sampled_from(["events", "changes", "status"]))
+    def a_listener_raises(self, kind: str) -> None:
+        self.raising.append(kind)
+        self._raise_on(kind)
 
     # ------------------------------------------------------------------ helpers
     def _call_id(self) -> str:
@@ -93,84 +157,103 @@ class HostMachine(RuleBasedStateMachine):
             self.waits.append(result)
 
     def _forget_resolved_drafts(self) -> None:
-        pending = self.host.projection.pending
+        pending = self.host.surface_port.projection.pending
         self.typed = {ref: text for ref, text in self.typed.items() if ref in pending}
 
     def _ended_last_wait(self, before: int) -> bool:
-        return before > 0 and not self.host.live_waits
+        return before > 0 and not self.host.surface_port.live_waits
 
     # ------------------------------------------------------------------ arrivals
     @rule(n=st.integers(1, 3), kinds=st.lists(st.integers(0, 2), min_size=3, max_size=3))
     def async_arrival(self, n: int, kinds: list[int]) -> None:
         host = self.host
-        route = host.key_route(self.clock())  # a key read before it (it may engage a claim)
-        owner, selected = host.focus.owner, host.selected
-        drafts = {ref: host.draft(ref) for ref in host.tabs if isinstance(ref, QuestionRef)}
+        route = host.panel_port.key_route(
+            self.clock()
+        )  # a key read before it (it may engage a claim)
+        owner, selected = host.panel_port.focus.owner, host.panel_port.selected
+        drafts = {
+            ref: host.panel_port.draft(ref)
+            for ref in host.panel_port.tabs
+            if isinstance(ref, QuestionRef)
+        }
         base = self.calls * 10
         args = {"blocking": False, "questions": [question(base + i, kinds[i]) for i in range(n)]}
-        host.start_call_nowait(self._call_id(), args)
-        assert host.focus.owner is owner, "rule 2: async arrival moved focus"
+        host.agent_port.start_call_nowait(self._call_id(), args)
+        assert host.panel_port.focus.owner is owner, "rule 2: async arrival moved focus"
         if selected is not None:
-            assert host.selected == selected, "rule 2: async arrival changed the selected tab"
-        assert host.key_route(self.clock()) == route, "rule 2: async arrival took a keystroke"
+            assert host.panel_port.selected == selected, (
+                "rule 2: async arrival changed the selected tab"
+            )
+        assert host.panel_port.key_route(self.clock()) == route, (
+            "rule 2: async arrival took a keystroke"
+        )
         for ref, draft in drafts.items():
-            assert host.draft(ref) == draft, "rule 8: arrival changed a draft"
+            assert host.panel_port.draft(ref) == draft, "rule 8: arrival changed a draft"
 
     @rule(n=st.integers(1, 3), kinds=st.lists(st.integers(0, 2), min_size=3, max_size=3))
     def blocking_arrival(self, n: int, kinds: list[int]) -> None:
         host = self.host
-        owner, had_waits = host.focus.owner, bool(host.live_waits)
-        foreign = host.focus.foreign_active
+        owner, had_waits = host.panel_port.focus.owner, bool(host.surface_port.live_waits)
+        foreign = host.panel_port.focus.foreign_active
         base = self.calls * 10
         args = {"questions": [question(base + i, kinds[i]) for i in range(n)]}
-        result = host.start_call_nowait(self._call_id(), args)
+        result = host.agent_port.start_call_nowait(self._call_id(), args)
         self._track(result)
         if not isinstance(result, Wait):
             return  # storage failure: a coded error, nothing claimed
         if foreign:
-            assert host.focus.owner is owner, "rule 3: a blocker took focus from a prompt"
-            assert host.focus.claim_waiting or had_waits
+            assert host.panel_port.focus.owner is owner, (
+                "rule 3: a blocker took focus from a prompt"
+            )
+            assert host.panel_port.focus.claim_waiting or had_waits
         else:
-            assert host.focus.panel_focused, "rule 3: a blocker did not claim focus"
-            if not had_waits and owner is not host.focus.panel:
+            assert host.panel_port.focus.panel_focused, "rule 3: a blocker did not claim focus"
+            if not had_waits and owner is not host.panel_port.focus.panel:
                 # rule 7: a key read at the moment of arrival still goes where it was aimed
-                assert host.key_route(self.clock()).target is owner
+                assert host.panel_port.key_route(self.clock()).target is owner
 
-    @precondition(lambda self: self.host.projection.pending or self.host.projection.undelivered)
+    @precondition(
+        lambda self: (
+            self.host.surface_port.projection.pending
+            or self.host.surface_port.projection.undelivered
+        )
+    )
     @rule(data=st.data(), n=st.integers(1, 2))
     def promote(self, data: st.DataObject, n: int) -> None:
         """Wait on existing questions: pending ones, or saved ones not yet delivered."""
-        projection = self.host.projection
+        projection = self.host.surface_port.projection
         saved = list(projection.undelivered)
         refs = data.draw(st.lists(st.sampled_from(saved), max_size=1)) if saved else []
         pending = list(projection.pending)
         if pending:
             refs += data.draw(st.lists(st.sampled_from(pending), min_size=1, max_size=n))
         args = {"questions": [{"questionId": ref.id} for ref in dict.fromkeys(refs)]}
-        self._track(self.host.start_call_nowait(self._call_id(), args))
+        self._track(self.host.agent_port.start_call_nowait(self._call_id(), args))
 
     # ------------------------------------------------------------------ keys
-    @precondition(lambda self: self.host.focus.panel_focused)
+    @precondition(lambda self: self.host.panel_port.focus.panel_focused)
     @rule(command=st.sampled_from([*PanelCommand, *[PanelCommand.CONFIRM] * 3]), late=st.booleans())
     def panel_key(self, command: PanelCommand, late: bool) -> None:
         """A key pressed in the panel, maybe long enough after a claim to pass the guard."""
         host = self.host
         if late:
             self.clock.now += TYPING_GUARD
-        live = host.live_waits
+        live = host.surface_port.live_waits
         before = len(live)
-        origin = host.focus.loan_origin
-        claim = host.focus.claim
-        route = host.key_route(self.clock())
-        if route.target is not host.focus.panel:
+        origin = host.panel_port.focus.loan_origin
+        claim = host.panel_port.focus.claim
+        route = host.panel_port.key_route(self.clock())
+        if route.target is not host.panel_port.focus.panel:
             return  # the guard sent this key elsewhere (to the chat editor)
-        host.command_nowait(command, route.tab)
+        host.panel_port.command_nowait(command, route.tab)
         if command is PanelCommand.CLEAR_DRAFT and route.tab is not None:
             self.typed.pop(route.tab, None)  # type: ignore[call-overload]
         if command is PanelCommand.PAUSE and before:
-            assert host.focus.panel_focused, "rule 4: Esc left the panel with a blocker pending"
+            assert host.panel_port.focus.panel_focused, (
+                "rule 4: Esc left the panel with a blocker pending"
+            )
         if command is PanelCommand.COLLAPSE and before:
-            assert host.focus.panel_focused, "rule 4: collapse left a pending blocker"
+            assert host.panel_port.focus.panel_focused, "rule 4: collapse left a pending blocker"
         if self._ended_last_wait(before) and claim is not None:
             ended = [w.reply.outcome for w in live if isinstance(w.reply, ResultEnvelope)]
             self._check_after_last_wait(origin, claim.prior_tab, set(ended))
@@ -180,100 +263,110 @@ class HostMachine(RuleBasedStateMachine):
         self, origin: FocusTarget | None, prior: object, outcomes: set[Outcome]
     ) -> None:
         host = self.host
-        remaining = [t for t in host.tabs if isinstance(t, QuestionRef)]
-        if host.focus.foreign_active:
+        remaining = [t for t in host.panel_port.tabs if isinstance(t, QuestionRef)]
+        if host.panel_port.focus.foreign_active:
             return
         # rule 5, whatever the outcome: back to the async tab the panel showed at the claim
         # (if still pending), else to the loan origin — never to a leftover async tab
         if prior in remaining:
-            assert host.focus.panel_focused and host.selected == prior, "rule 5: not restored"
+            assert host.panel_port.focus.panel_focused and host.panel_port.selected == prior, (
+                "rule 5: not restored"
+            )
         else:
-            expected = origin if origin in host.focus.mounted else host.focus.chat
-            assert host.focus.owner is expected, "rule 5/6: focus did not return to the origin"
+            expected = (
+                origin if origin in host.panel_port.focus.mounted else host.panel_port.focus.chat
+            )
+            assert host.panel_port.focus.owner is expected, (
+                "rule 5/6: focus did not return to the origin"
+            )
 
-    @precondition(lambda self: self.host.focus.panel_focused)
+    @precondition(lambda self: self.host.panel_port.focus.panel_focused)
     @rule()
     def answer_selected(self) -> None:
         """The person answers the selected tab the way its kind needs (after the guard)."""
         host = self.host
         self.clock.now += TYPING_GUARD
-        tab = host.selected
+        tab = host.panel_port.selected
         if isinstance(tab, QuestionRef):
-            spec = host.question(tab).spec
+            spec = host.surface_port.question(tab).spec
             if spec.multi_select:
-                host.set_cursor_nowait(0)
-                host.command_nowait(PanelCommand.TOGGLE)
-                host.set_cursor_nowait(len(spec.options) + 1)
+                host.panel_port.set_cursor_nowait(0)
+                host.panel_port.command_nowait(PanelCommand.TOGGLE)
+                host.panel_port.set_cursor_nowait(len(spec.options) + 1)
             elif spec.options:
-                host.set_cursor_nowait(len(spec.options) - 1)
+                host.panel_port.set_cursor_nowait(len(spec.options) - 1)
             else:
-                host.set_custom_text_nowait("typed answer")
+                host.panel_port.set_custom_text_nowait("typed answer")
                 self.typed.pop(tab, None)
         self.panel_key(PanelCommand.CONFIRM, late=False)
 
-    @precondition(lambda self: self.host.focus.panel_focused)
+    @precondition(lambda self: self.host.panel_port.focus.panel_focused)
     @rule(text=st.text(alphabet="abc xyz", min_size=1, max_size=8))
     def type_reply(self, text: str) -> None:
-        tab = self.host.selected
+        tab = self.host.panel_port.selected
         if isinstance(tab, QuestionRef):
-            self.host.set_custom_text_nowait(text)
+            self.host.panel_port.set_custom_text_nowait(text)
             self.typed[tab] = text
 
     @rule()
     def focus_toggle(self) -> None:
         host = self.host
-        waits = bool(host.live_waits)
-        was_panel = host.focus.panel_focused
-        host.toggle_focus_nowait()
+        waits = bool(host.surface_port.live_waits)
+        was_panel = host.panel_port.focus.panel_focused
+        host.panel_port.toggle_focus_nowait()
         if waits and was_panel:
-            assert host.focus.panel_focused, "rule 4: the focus toggle escaped a blocker"
+            assert host.panel_port.focus.panel_focused, "rule 4: the focus toggle escaped a blocker"
 
     @rule(pick=st.integers(0, 5))
     def slash_asks(self, pick: int) -> None:
-        tabs = [t for t in self.host.tabs if isinstance(t, QuestionRef)]
+        tabs = [t for t in self.host.panel_port.tabs if isinstance(t, QuestionRef)]
         qid = tabs[pick % len(tabs)].id if tabs and pick else None
-        self.host.enter_panel_nowait(qid)
+        self.host.panel_port.enter_panel_nowait(qid)
 
-    @precondition(lambda self: not self.host.focus.panel_focused)
+    @precondition(lambda self: not self.host.panel_port.focus.panel_focused)
     @rule()
     def collapse_from_chat(self) -> None:
-        self.host.toggle_collapse_nowait()
+        self.host.panel_port.toggle_collapse_nowait()
 
     @rule()
     def foreign_prompt_starts(self) -> None:
         prompt = FocusTarget(f"prompt-{len(self.prompts)}")
         self.prompts.append(prompt)
-        self.host.begin_foreign_nowait(prompt)
-        assert self.host.focus.owner is prompt
+        self.host.panel_port.begin_foreign_nowait(prompt)
+        assert self.host.panel_port.focus.owner is prompt
 
     @precondition(lambda self: self.prompts)
     @rule()
     def foreign_prompt_ends(self) -> None:
-        self.host.end_foreign_nowait(self.prompts.pop())
-        if self.host.live_waits and not self.host.focus.foreign_active:
-            assert self.host.focus.panel_focused, "rule 3: the waiting blocker did not claim"
+        self.host.panel_port.end_foreign_nowait(self.prompts.pop())
+        if self.host.surface_port.live_waits and not self.host.panel_port.focus.foreign_active:
+            assert self.host.panel_port.focus.panel_focused, (
+                "rule 3: the waiting blocker did not claim"
+            )
 
     @rule(dt=st.sampled_from([0.05, TYPING_GUARD, 5.0]))
     def time_passes(self, dt: float) -> None:
         self.clock.now += dt
 
     # ------------------------------------------------------------------ agent side
-    @precondition(lambda self: self.host.projection.pending)
+    @precondition(lambda self: self.host.surface_port.projection.pending)
     @rule(data=st.data())
     def withdraw(self, data: st.DataObject) -> None:
-        ref = data.draw(st.sampled_from(list(self.host.projection.pending)))
-        self.host.withdraw_nowait([ref.id])
+        ref = data.draw(st.sampled_from(list(self.host.surface_port.projection.pending)))
+        self.host.agent_port.withdraw_nowait([ref.id])
         self._forget_resolved_drafts()
 
-    @precondition(lambda self: self.host.projection.pending)
+    @precondition(lambda self: self.host.surface_port.projection.pending)
     @rule(data=st.data(), decline=st.booleans())
     def answer_from_the_web(self, data: st.DataObject, decline: bool) -> None:
         """Another surface (the web bridge) answers any pending question, racing the panel:
         the same save → deliver path; the terminal drafts of other questions stay untouched."""
         host = self.host
-        ref = data.draw(st.sampled_from(list(host.projection.pending)))
-        spec = host.question(ref).spec
-        others = {r: host.draft(r) for r in host.projection.pending if r != ref}
+        ref = data.draw(st.sampled_from(list(host.surface_port.projection.pending)))
+        spec = host.surface_port.question(ref).spec
+        others = {
+            r: host.panel_port.draft(r) for r in host.surface_port.projection.pending if r != ref
+        }
         if decline:
             answer = None
         elif spec.options:
@@ -281,84 +374,89 @@ class HostMachine(RuleBasedStateMachine):
             answer = Answer(kind, (0,))
         else:
             answer = Answer(AnswerKind.CUSTOM, (), "from the web")
-        refusal = host.answer_from_nowait(ref.id, ref.incarnation, answer)
+        refusal = host.surface_port.answer_from_nowait(ref.id, ref.incarnation, answer)
         if refusal is None:
-            assert ref not in host.projection.pending
-            again = host.answer_from_nowait(ref.id, ref.incarnation, answer)
+            assert ref not in host.surface_port.projection.pending
+            again = host.surface_port.answer_from_nowait(ref.id, ref.incarnation, answer)
             assert again is Refusal.ALREADY_ANSWERED, "a second answer was accepted"
         for other, draft in others.items():
-            if other in host.projection.pending:
-                assert host.draft(other) == draft, "a web answer touched another draft"
+            if other in host.surface_port.projection.pending:
+                assert host.panel_port.draft(other) == draft, "a web answer touched another draft"
         self._forget_resolved_drafts()
 
     @rule()
     def turn_aborted(self) -> None:
         host = self.host
-        before, origin, claim = len(host.live_waits), host.focus.loan_origin, host.focus.claim
-        host.interrupt_nowait()
-        assert not host.live_waits
-        if before and claim is not None and not host.focus.foreign_active:
-            remaining = [t for t in host.tabs if isinstance(t, QuestionRef)]
+        before, origin, claim = (
+            len(host.surface_port.live_waits),
+            host.panel_port.focus.loan_origin,
+            host.panel_port.focus.claim,
+        )
+        host.agent_port.interrupt_nowait()
+        assert not host.surface_port.live_waits
+        if before and claim is not None and not host.panel_port.focus.foreign_active:
+            remaining = [t for t in host.panel_port.tabs if isinstance(t, QuestionRef)]
             if claim.prior_tab in remaining:
-                assert host.selected == claim.prior_tab, "rule 6: prior tab not restored"
+                assert host.panel_port.selected == claim.prior_tab, "rule 6: prior tab not restored"
             else:
-                expected = origin if origin in host.focus.mounted else host.focus.chat
-                assert host.focus.owner is expected, "rule 6: focus did not go back"
+                expected = (
+                    origin
+                    if origin in host.panel_port.focus.mounted
+                    else host.panel_port.focus.chat
+                )
+                assert host.panel_port.focus.owner is expected, "rule 6: focus did not go back"
 
     @rule(running=st.booleans())
     def turn_state(self, running: bool) -> None:
         if running:
-            self.host.turn_started_nowait()
+            self.host.agent_port.turn_started_nowait()
         else:
-            self.host.turn_ended_nowait()
+            self.host.agent_port.turn_ended_nowait()
 
     @rule()
     def drain_feedback(self) -> None:
-        feedback = self.host.take_feedback_nowait()
+        feedback = self.host.agent_port.take_feedback_nowait()
         if feedback is not None:
             self.feedback_seqs.append(feedback.seq)
 
     # ------------------------------------------------------------------ storage
     @rule(unconfirmed=st.booleans())
     def next_write_fails(self, unconfirmed: bool) -> None:
-        self.ops.fail_writes = 1
-        self.ops.fail_truncate = unconfirmed
+        self.twin.fail_next_writes(1, unconfirmed=unconfirmed)
 
     @rule()
     def crash_and_resume(self) -> None:
-        self.journal.close()
-        self.ops = FlakyOps()
-        self.journal, records = Journal.open(
-            self.journal.session_id, data_dir=self.dir, file_ops=self.ops
-        )
-        self.host = QuestionHost(self.journal, records, clock=self.clock)
+        self.twin.reopen()
+        self._listen()
         self.unapplied = 0
         self.waits, self.prompts, self.typed = [], [], {}
-        assert not self.host.live_waits
-        assert not self.host.projection.open_calls, "resume left a dangling call"
+        assert not self.host.surface_port.live_waits
+        assert not self.host.surface_port.projection.open_calls, "resume left a dangling call"
 
     # ------------------------------------------------------------------ invariants
     @invariant()
     def one_owner(self) -> None:
-        focus = self.host.focus
+        focus = self.host.panel_port.focus
         assert focus.owner in focus.mounted, "rule 1: the owner is not mounted"
         if focus.panel_focused:
-            assert self.host.tabs, "rule 1: the panel owns focus with nothing to show"
-        if self.host.live_waits and not focus.foreign_active:
+            assert self.host.panel_port.tabs, "rule 1: the panel owns focus with nothing to show"
+        if self.host.surface_port.live_waits and not focus.foreign_active:
             assert focus.panel_focused, "rule 4: a blocker is pending but the panel lost focus"
 
     @invariant()
     def drafts_survive(self) -> None:
         for ref, text in self.typed.items():
-            if ref in self.host.projection.pending:
-                assert self.host.draft(ref).custom_text == text, "rule 8: a draft was lost"
+            if ref in self.host.surface_port.projection.pending:
+                assert self.host.panel_port.draft(ref).custom_text == text, (
+                    "rule 8: a draft was lost"
+                )
 
     @invariant()
     def matches_disk(self) -> None:
         if self.journal.state is StorageState.UNCONFIRMED:
             return  # nothing more is written; the host must not claim otherwise (below)
         disk = disk_projection(self.journal.path)
-        mine = self.host.projection
+        mine = self.host.surface_port.projection
         assert list(disk.pending) == list(mine.pending), "pending differs from disk"
         assert list(disk.undelivered) == list(mine.undelivered), "undelivered differs"
         assert disk.records == mine.records + self.unapplied, "records differ from disk"
@@ -369,17 +467,27 @@ class HostMachine(RuleBasedStateMachine):
     def saved_units_on_their_way(self) -> None:
         """Every saved, undelivered unit is in the outbox or claimed by a live wait."""
         host = self.host
-        live_refs = {ref for wait in host.live_waits for ref in wait.refs}
+        live_refs = {ref for wait in host.surface_port.live_waits for ref in wait.refs}
         outlived = [
             r
-            for r in host.projection.undelivered
-            if r not in live_refs and host.outbox.is_claimed(r)
+            for r in host.surface_port.projection.undelivered
+            if r not in live_refs and host._state.outbox.is_claimed(r)
         ]
         assert not outlived, "a claim outlived its wait"
-        outbox = set(host.outbox.refs())
-        for ref in host.projection.undelivered:
+        outbox = set(host._state.outbox.refs())
+        for ref in host.surface_port.projection.undelivered:
             assert ref in outbox or ref in live_refs, f"{ref} is saved but stranded"
-        assert len(host.outbox) == len(outbox)
+        assert len(host._state.outbox) == len(outbox)
+
+    @invariant()
+    def told_right(self) -> None:
+        assert self.wrong == []
+
+    @invariant()
+    def listeners_change_nothing(self) -> None:
+        assert self.twin.differences() == [], "a raising listener changed the host's state"
+        one, two = (list(map(comparable, told)) for told in self.told)
+        assert one == two, "a raising listener kept an event from another"
 
     @invariant()
     def unconfirmed_is_visible(self) -> None:
@@ -391,17 +499,54 @@ class HostMachine(RuleBasedStateMachine):
             self.journal.close()
             journal, records = Journal.open(self.journal.session_id, data_dir=self.dir)
             host = QuestionHost(journal, records)
-            host.turn_started_nowait()
-            while host.take_feedback_nowait() is not None:
+            host.agent_port.turn_started_nowait()
+            while host.agent_port.take_feedback_nowait() is not None:
                 pass
-            saved = host.projection.by_ref
+            saved = host.surface_port.projection.by_ref
             counts = receipts_on_disk(journal.path)
             for ref, state in saved.items():
                 if state.resolution is not None:
                     assert counts[ref] == 1, f"{ref} delivered {counts[ref]} times"
             journal.close()
         finally:
+            self.twin.second.journal.close()
             shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def comparable(event: ev.HostEvent) -> object:
+    """``event``, but a storage failure's message without its path (each host has its own)."""
+    return event.kind if isinstance(event, ev.StorageFailed) else event
+
+
+def saved_before_told(event: ev.HostEvent, entries: list[Entry], told: list[ev.HostEvent]) -> bool:
+    """Is the journal line behind ``event`` among ``entries`` (what is on disk now)? A wait
+    whose result could not be saved still ends: then a storage failure was told before."""
+    match event:
+        case ev.QuestionAsked(call_id=call_id):
+            return any(isinstance(e, GroupAsked) and e.call_id == call_id for e in entries)
+        case ev.WaitOpened(call_id=call_id):
+            return any(
+                isinstance(e, GroupAsked | WaitOpened) and e.call_id == call_id for e in entries
+            )
+        case ev.WaitEnded(call_id=call_id):
+            saved = any(isinstance(e, ToolResult) and e.call_id == call_id for e in entries)
+            return saved or any(isinstance(t, ev.StorageFailed) for t in told)
+        case ev.AnswerSaved(refs=refs):
+            saved_refs = {r.ref for e in entries if isinstance(e, Resolved) for r in e.resolutions}
+            return set(refs) <= saved_refs
+        case ev.Delivered(refs=refs):
+            receipts = {
+                r
+                for e in entries
+                if isinstance(e, ToolResult | FeedbackDelivered)
+                for r in e.delivered
+            }
+            return set(refs) <= receipts
+        case ev.QuestionsWithdrawn(refs=refs):
+            gone = {r for e in entries if isinstance(e, Withdrawn) for r in e.refs}
+            return set(refs) <= gone
+        case _:
+            return True
 
 
 TestHostMachine = HostMachine.TestCase

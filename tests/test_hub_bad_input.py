@@ -223,7 +223,7 @@ async def test_an_oversized_body_is_refused_before_parsing(rig: Rig, wire: Wire)
             "code": -32600,
             "message": "Request body too large: at most 1 MiB per request.",
         }
-    assert rig.path.read_bytes() == before and not rig.host.tabs
+    assert rig.path.read_bytes() == before and not rig.host.panel_port.tabs
     # just under the bound is read and answered (here: the contract's own coded error)
     call["arguments"]["questions"][0]["context"] = "x" * (MAX_BODY - 2048)
     under = await wire.post(wire.request("tools/call", call))
@@ -236,7 +236,7 @@ async def test_unknown_tools_and_invalid_arguments_get_coded_errors(
 ) -> None:
     async with client(hub) as session:
         await session.call_tool("ask_user_question", {"questions": [DB], "blocking": False})
-        [ref] = rig.host.tabs
+        [ref] = rig.host.panel_port.tabs
         rig.answer_option(ref, 1)  # type: ignore[arg-type]
         unknown = await session.call_tool("delete_everything\x1b]0;pwned\x07" + "z" * 500, {})
         calls = {
@@ -306,11 +306,13 @@ async def test_a_hundred_connections_at_once_are_all_answered_and_nothing_is_los
         async with trio.open_nursery() as nursery:
             for n in range(CONNECTIONS):
                 nursery.start_soon(ask, n)
-            await until(lambda: len(rig.host.tabs) == CONNECTIONS)  # all reached the panel
-            assert len(rig.host.live_waits) == CONNECTIONS  # all waiting at once
-            for ref in list(rig.host.tabs):
+            await until(
+                lambda: len(rig.host.panel_port.tabs) == CONNECTIONS
+            )  # all reached the panel
+            assert len(rig.host.surface_port.live_waits) == CONNECTIONS  # all waiting at once
+            for ref in list(rig.host.panel_port.tabs):
                 rig.answer_option(
-                    ref, int(rig.host.question(ref).spec.question.split()[1][:-1]) % 2
+                    ref, int(rig.host.surface_port.question(ref).spec.question.split()[1][:-1]) % 2
                 )
     assert sorted(responses) == list(range(CONNECTIONS))
     for n, response in responses.items():
@@ -320,7 +322,10 @@ async def test_a_hundred_connections_at_once_are_all_answered_and_nothing_is_los
     await receipted(rig, CONNECTIONS)
     assert sorted(len(refs) for refs in receipts(rig)) == [1] * CONNECTIONS
     assert len({refs[0] for refs in receipts(rig)}) == CONNECTIONS
-    sources = [rig.host.question(ref).source for ref in rig.host.projection.by_ref]
+    sources = [
+        rig.host.surface_port.question(ref).source
+        for ref in rig.host.surface_port.projection.by_ref
+    ]
     assert sorted(set(sources)) == [f"agent{n}" for n in range(AGENTS)]
 
 
@@ -350,13 +355,13 @@ async def test_a_client_gone_mid_call_ends_the_wait_interrupted_and_loses_nothin
     host, port, request = raw_post(wire.url, body, wire.headers(body))
     stream = await trio.open_tcp_stream(host, port)
     await stream.send_all(request)
-    await until(lambda: rig.host.live_waits)
-    [ref] = rig.host.tabs
+    await until(lambda: rig.host.surface_port.live_waits)
+    [ref] = rig.host.panel_port.tabs
     await stream.aclose()  # gone, without a word
-    await until(lambda: not rig.host.live_waits)
+    await until(lambda: not rig.host.surface_port.live_waits)
     [result] = rig.lines_of("tool_result")
     assert result["outcome"] == "interrupted"
-    assert rig.host.tabs == (ref,) and not rig.host.is_required(ref)
+    assert rig.host.panel_port.tabs == (ref,) and not rig.host.panel_port.is_required(ref)
     assert not rig.lines_of("feedback_offered")  # nothing offered to a client that left
     rig.answer_option(ref, 0)  # type: ignore[arg-type]
     later = await wire.post(
@@ -378,8 +383,8 @@ async def test_a_blocking_call_the_client_cancels_is_answered_at_its_next_call(
     async with client(hub, mode=mode) as session:
         with trio.move_on_after(0.3):  # the client's own timeout: it cancels the request
             await session.call_tool("ask_user_question", {"questions": [DB]})
-        await until(lambda: not rig.host.live_waits)
-        [ref] = rig.host.tabs
+        await until(lambda: not rig.host.surface_port.live_waits)
+        [ref] = rig.host.panel_port.tabs
         rig.answer_option(ref, 1)  # type: ignore[arg-type]
         later = text_of(await session.call_tool("check_answers", {}))
     assert [r["outcome"] for r in rig.lines_of("tool_result")] == ["interrupted"]

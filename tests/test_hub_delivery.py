@@ -16,13 +16,13 @@ from support.rig import Rig, call, q, wait_on
 from asks.agent.loop import context_from_journal
 from asks.contract import ErrorCode, ResultEnvelope, ToolError
 from asks.core.model import Outcome
-from asks.host.hub import REPEATED_NOTE, HubPort, Offer, recipient_of
+from asks.host.hub import REPEATED_NOTE, Offer
 from asks.store.entries import ChatMessage
 from asks.store.journal import read_records
 
 
 def test_two_agents_with_the_same_question_get_only_their_own_answers(rig: Rig) -> None:
-    hub = HubPort(rig.host)
+    hub = rig.host.hub_port
     mine = hub_ask(rig, "planner", "1", "Which database?")
     theirs = hub_ask(rig, "reviewer", "1", "Which database?")
     assert mine != theirs
@@ -35,28 +35,28 @@ def test_two_agents_with_the_same_question_get_only_their_own_answers(rig: Rig) 
     assert planner.refs == (mine,) and reviewer.refs == (theirs,)
     assert '"Postgres"' in planner.text and "SQLite" not in planner.text
     assert '"SQLite"' in reviewer.text and "Postgres" not in reviewer.text
-    assert rig.host.take_feedback_nowait() is None  # the session's own agent gets neither
+    assert (
+        rig.host.agent_port.take_feedback_nowait() is None
+    )  # the session's own agent gets neither
 
 
 def test_the_own_agents_answers_never_go_to_a_hub_agent(rig: Rig) -> None:
-    hub = HubPort(rig.host)
+    hub = rig.host.hub_port
     own = rig.async_question("c1", "Which database?")
     rig.answer_option(own, 0)
     assert hub.offer_feedback("planner") is None
-    feedback = rig.host.take_feedback_nowait()
+    feedback = rig.host.agent_port.take_feedback_nowait()
     assert feedback is not None and feedback.refs == (own,)
 
 
 def test_an_agent_cannot_wait_on_or_withdraw_another_agents_question(rig: Rig) -> None:
-    hub = HubPort(rig.host)
+    hub = rig.host.hub_port
     theirs = hub_ask(rig, "reviewer", "1", "Which database?")
-    started = rig.host.start_call_nowait(
-        "mcp:planner:2", wait_on(theirs.id), source="planner", recipient=recipient_of("planner")
-    )
+    started = hub.start_call_nowait("planner", "2", wait_on(theirs.id))
     assert isinstance(started, ToolError) and started.code is ErrorCode.UNKNOWN_QUESTION
     refused = hub.withdraw("planner", [theirs.id])
     assert refused is not None and refused.code is ErrorCode.UNKNOWN_QUESTION
-    own_agent = rig.host.withdraw_nowait([theirs.id])
+    own_agent = rig.host.agent_port.withdraw_nowait([theirs.id])
     assert own_agent is not None and own_agent.code is ErrorCode.UNKNOWN_QUESTION
     assert hub.pending_ids("reviewer") == (theirs.id,)
     assert hub.withdraw("reviewer", [theirs.id]) is None
@@ -64,7 +64,7 @@ def test_an_agent_cannot_wait_on_or_withdraw_another_agents_question(rig: Rig) -
 
 
 def test_an_offer_is_delivered_once_its_receipt_is_written(rig: Rig) -> None:
-    hub = HubPort(rig.host)
+    hub = rig.host.hub_port
     ref = hub_ask(rig, "planner", "1", "Which database?")
     rig.answer_option(ref, 0)
     offer = hub.offer_feedback("planner")
@@ -79,11 +79,11 @@ def test_an_offer_is_delivered_once_its_receipt_is_written(rig: Rig) -> None:
     assert hub_receipts(rig) == {ref: 1}
     assert hub.offer_feedback("planner") is None
     assert rig.crash_and_reopen() is not None
-    assert HubPort(rig.host).offer_feedback("planner") is None  # delivered stays delivered
+    assert rig.host.hub_port.offer_feedback("planner") is None  # delivered stays delivered
 
 
 def test_a_released_offer_is_offered_again_and_not_as_a_repeat(rig: Rig) -> None:
-    hub = HubPort(rig.host)
+    hub = rig.host.hub_port
     ref = hub_ask(rig, "planner", "1", "Which database?")
     rig.answer_option(ref, 0)
     first = hub.offer_feedback("planner")
@@ -98,9 +98,9 @@ def test_a_released_offer_is_offered_again_and_not_as_a_repeat(rig: Rig) -> None
 def test_an_offer_left_open_by_a_crash_is_offered_again_saying_it_may_repeat(rig: Rig) -> None:
     ref = hub_ask(rig, "planner", "1", "Which database?")
     rig.answer_option(ref, 0)
-    assert HubPort(rig.host).offer_feedback("planner") is not None
+    assert rig.host.hub_port.offer_feedback("planner") is not None
     rig.crash_and_reopen()  # between the offer and its receipt
-    hub = HubPort(rig.host)
+    hub = rig.host.hub_port
 
     again = hub.offer_feedback("planner")
 
@@ -111,7 +111,7 @@ def test_an_offer_left_open_by_a_crash_is_offered_again_saying_it_may_repeat(rig
 
 
 async def test_a_blocking_call_offers_its_answers_in_its_own_result(rig: Rig) -> None:
-    hub = HubPort(rig.host)
+    hub = rig.host.hub_port
     results: list[object] = []
 
     async def agent() -> None:
@@ -138,7 +138,7 @@ async def test_a_blocking_call_offers_its_answers_in_its_own_result(rig: Rig) ->
 
 
 async def test_a_cancelled_blocking_call_leaves_the_question_for_the_next_call(rig: Rig) -> None:
-    hub = HubPort(rig.host)
+    hub = rig.host.hub_port
     with trio.move_on_after(0.01):  # the client gives up waiting
         await hub.ask("planner", "7", call(q("Which cache?")))
     ref = rig.ref("mcp:planner:7")
@@ -152,7 +152,7 @@ async def test_a_cancelled_blocking_call_leaves_the_question_for_the_next_call(r
 
 def test_hub_tool_results_stay_out_of_the_own_agents_context(rig: Rig) -> None:
     own_call = {"id": "c1", "name": "ask_user_question", "arguments": "{}"}
-    rig.host.record_message_nowait(ChatMessage("assistant", "", (own_call,)))
+    rig.host.agent_port.record_message_nowait(ChatMessage("assistant", "", (own_call,)))
     rig.async_question("c1", "Which cache?")
     hub_ask(rig, "planner", "1", "Which database?")
 

@@ -27,7 +27,7 @@ from support.rig import Rig, call, q
 from asks.contract import FEEDBACK_PREFIX, NOTE_PHRASE
 from asks.core import events as ev
 from asks.core.model import QuestionRef
-from asks.host.hub import REPEATED_NOTE, HubPort, Offer
+from asks.host.hub import REPEATED_NOTE, Offer
 from asks.host.notes import feedback_of
 from asks.surfaces.hooks import payload
 
@@ -37,7 +37,7 @@ def note_lines(rig: Rig) -> list[dict[str, object]]:
 
 
 def test_a_note_is_saved_then_offered_to_its_agent_alone(rig: Rig) -> None:
-    hub = HubPort(rig.host)
+    hub = rig.host.hub_port
     hub_ask(rig, "reviewer", "1", "Which database?")
     told: list[ev.HostEvent] = []
     rig.host.subscribe_events(told.append)
@@ -50,7 +50,7 @@ def test_a_note_is_saved_then_offered_to_its_agent_alone(rig: Rig) -> None:
         "Use the staging database, not prod."
     )
     assert line["ref"] == {"id": ref.id, "incarnation": line["seq"]}
-    assert rig.host.take_feedback_nowait() is None  # not the session's own agent's
+    assert rig.host.agent_port.take_feedback_nowait() is None  # not the session's own agent's
     assert hub.offer_feedback("reviewer") is None  # nor another agent's
     offer = hub.offer_feedback("planner")
     assert offer is not None and offer.refs == (ref,)
@@ -59,7 +59,7 @@ def test_a_note_is_saved_then_offered_to_its_agent_alone(rig: Rig) -> None:
 
 
 def test_a_delivered_note_is_never_offered_again_also_after_a_restart(rig: Rig) -> None:
-    hub = HubPort(rig.host)
+    hub = rig.host.hub_port
     ref = hub.note("planner", "Stop after the tests pass.")
     assert ref is not None
     offer = hub.offer_feedback("planner")
@@ -74,26 +74,26 @@ def test_a_delivered_note_is_never_offered_again_also_after_a_restart(rig: Rig) 
     assert told == [ev.Delivered((), ev.DeliveryChannel.HUB, (ref,))]  # refs: questions only
     assert hub.offer_feedback("planner") is None
     rig.crash_and_reopen()
-    assert HubPort(rig.host).offer_feedback("planner") is None
-    assert not rig.host.projection.undelivered
+    assert rig.host.hub_port.offer_feedback("planner") is None
+    assert not rig.host.surface_port.projection.undelivered
 
 
 def test_a_note_saved_before_a_crash_is_offered_after_it(rig: Rig) -> None:
-    hub = HubPort(rig.host)
+    hub = rig.host.hub_port
     ref = hub.note("planner", "Stop after the tests pass.")
     rig.crash_and_reopen()  # before the agent called again
 
-    offer = HubPort(rig.host).offer_feedback("planner")
+    offer = rig.host.hub_port.offer_feedback("planner")
 
     assert offer is not None and offer.refs == (ref,) and not offer.repeated
     assert hub.agents() == ("planner",)  # a note's agent is seen, from the journal
 
 
 def test_a_note_left_in_doubt_by_a_crash_is_offered_again_saying_so(rig: Rig) -> None:
-    ref = HubPort(rig.host).note("planner", "Stop after the tests pass.")
-    assert HubPort(rig.host).offer_feedback("planner") is not None
+    ref = rig.host.hub_port.note("planner", "Stop after the tests pass.")
+    assert rig.host.hub_port.offer_feedback("planner") is not None
     rig.crash_and_reopen()  # between the offer and its receipt
-    hub = HubPort(rig.host)
+    hub = rig.host.hub_port
 
     again = hub.offer_feedback("planner")
 
@@ -104,7 +104,7 @@ def test_a_note_left_in_doubt_by_a_crash_is_offered_again_saying_so(rig: Rig) ->
 
 
 def test_a_released_note_goes_back_for_the_next_call(rig: Rig) -> None:
-    hub = HubPort(rig.host)
+    hub = rig.host.hub_port
     ref = hub.note("planner", "Stop after the tests pass.")
     first = hub.offer_feedback("planner")
     assert first is not None
@@ -115,7 +115,7 @@ def test_a_released_note_goes_back_for_the_next_call(rig: Rig) -> None:
 
 
 def test_answers_and_notes_go_together_in_save_order_answers_first(rig: Rig) -> None:
-    hub = HubPort(rig.host)
+    hub = rig.host.hub_port
     early = hub.note("planner", "First note.")
     asked = hub_ask(rig, "planner", "1", "Which database?")
     rig.answer_option(asked, 0)
@@ -136,7 +136,7 @@ def test_answers_and_notes_go_together_in_save_order_answers_first(rig: Rig) -> 
 async def test_a_note_sent_while_the_agent_waits_is_not_taken_by_its_wait(rig: Rig) -> None:
     """A blocking call's result carries its own answers; a note sent meanwhile stays in the
     outbox, for the feedback that starts the same response (or the agent's next call)."""
-    hub = HubPort(rig.host)
+    hub = rig.host.hub_port
     results: list[object] = []
 
     async def agent() -> None:
@@ -155,18 +155,20 @@ async def test_a_note_sent_while_the_agent_waits_is_not_taken_by_its_wait(rig: R
 
 
 def test_a_note_that_cannot_be_saved_is_in_no_outbox(rig: Rig) -> None:
-    hub = HubPort(rig.host)
+    hub = rig.host.hub_port
     rig.ops.fail_next_append("note_sent")
 
     assert hub.note("planner", "Stop after the tests pass.") is None
 
     assert note_lines(rig) == []
     assert hub.offer_feedback("planner") is None
-    assert rig.host.notice is not None and rig.host.notice.startswith("Not saved")
+    assert rig.host.surface_port.notice is not None and rig.host.surface_port.notice.startswith(
+        "Not saved"
+    )
 
 
 def test_the_agents_seen_come_from_the_journal_notes_and_live_calls(rig: Rig) -> None:
-    hub = HubPort(rig.host)
+    hub = rig.host.hub_port
     hub_ask(rig, "reviewer", "1", "Which database?")
     rig.async_question("c1", "The own agent's question?")  # not a hub agent
     hub.seen("codex")
@@ -174,11 +176,11 @@ def test_the_agents_seen_come_from_the_journal_notes_and_live_calls(rig: Rig) ->
     assert hub.agents() == ("reviewer", "codex")
     hub.note("codex", "Hello.")
     rig.crash_and_reopen()
-    assert HubPort(rig.host).agents() == ("reviewer", "codex")  # codex: from its note
+    assert rig.host.hub_port.agents() == ("reviewer", "codex")  # codex: from its note
 
 
 def test_a_delivered_note_in_a_hook_payload_names_no_question(rig: Rig) -> None:
-    hub = HubPort(rig.host)
+    hub = rig.host.hub_port
     asked = hub_ask(rig, "planner", "1", "Which database?")
     rig.answer_option(asked, 1)
     note = hub.note("planner", "Thanks.")
@@ -197,8 +199,8 @@ def test_a_delivered_note_in_a_hook_payload_names_no_question(rig: Rig) -> None:
 def test_the_own_agents_feedback_text_is_unchanged_by_notes(rig: Rig) -> None:
     own = rig.async_question("c1", "Which database?")
     rig.answer_option(own, 0)
-    refs = rig.host.outbox.refs()
-    text = feedback_of(rig.host.projection, refs)
+    refs = rig.host._state.outbox.refs()
+    text = feedback_of(rig.host.surface_port.projection, refs)
     assert NOTE_PHRASE not in text and text.startswith(FEEDBACK_PREFIX)
 
 
@@ -218,7 +220,7 @@ class HubNotesMachine(RuleBasedStateMachine):
         super().__init__()
         self.dir = Path(tempfile.mkdtemp(prefix="asks-notes-"))
         self.rig = Rig.create(self.dir)
-        self.hub = HubPort(self.rig.host)
+        self.hub = self.rig.host.hub_port
         self.calls = 0
         self.owner: dict[QuestionRef, str] = {}  # unit → the agent it is for
         self.texts: dict[QuestionRef, str] = {}  # note → its text (unique per note)
@@ -230,10 +232,10 @@ class HubNotesMachine(RuleBasedStateMachine):
         ref = hub_ask(self.rig, agent, str(self.calls), "Same question for everyone?")
         self.owner[ref] = agent
 
-    @precondition(lambda self: self.rig.host.projection.pending)
+    @precondition(lambda self: self.rig.host.surface_port.projection.pending)
     @rule(data=st.data())
     def person_answers(self, data: st.DataObject) -> None:
-        ref = data.draw(st.sampled_from(list(self.rig.host.projection.pending)))
+        ref = data.draw(st.sampled_from(list(self.rig.host.surface_port.projection.pending)))
         self.rig.answer_option(ref, data.draw(st.integers(0, 2)))
 
     @rule(agent=st.sampled_from(AGENTS))
@@ -265,7 +267,7 @@ class HubNotesMachine(RuleBasedStateMachine):
     @rule()
     def crash(self) -> None:
         self.rig.crash_and_reopen()
-        self.hub = HubPort(self.rig.host)
+        self.hub = self.rig.host.hub_port
         self.in_flight.clear()  # those responses may or may not have left
 
     def receipts(self) -> Counter[QuestionRef]:
@@ -277,7 +279,7 @@ class HubNotesMachine(RuleBasedStateMachine):
 
     @invariant()
     def undelivered_is_what_was_saved_and_not_receipted(self) -> None:
-        projection = self.rig.host.projection
+        projection = self.rig.host.surface_port.projection
         saved = {
             ref
             for ref in self.owner
@@ -293,9 +295,9 @@ class HubNotesMachine(RuleBasedStateMachine):
                 if offer is not None:
                     assert self.hub.delivered(offer)
                 assert self.hub.offer_feedback(agent) is None, "a delivered unit came back"
-            saved = set(self.rig.host.projection.notes) | {
+            saved = set(self.rig.host.surface_port.projection.notes) | {
                 ref
-                for ref, state in self.rig.host.projection.by_ref.items()
+                for ref, state in self.rig.host.surface_port.projection.by_ref.items()
                 if state.resolution is not None
             }
             assert self.receipts() == dict.fromkeys(saved, 1)

@@ -38,8 +38,8 @@ async def test_async_ask_becomes_a_tab_and_its_answer_arrives_once(
             "ask_user_question", {"questions": [DB], "blocking": False}
         )
         assert not queued.is_error
-        [ref] = rig.host.tabs
-        question = rig.host.question(ref)  # type: ignore[arg-type]
+        [ref] = rig.host.panel_port.tabs
+        question = rig.host.surface_port.question(ref)  # type: ignore[arg-type]
         assert (question.source, question.recipient) == ("planner", "mcp:planner")
         assert ref.id in text_of(queued)  # type: ignore[union-attr]
         assert "start the result of your next call to any asks tool" in text_of(queued)
@@ -75,7 +75,7 @@ async def test_a_blocking_ask_sends_progress_and_its_answer_is_receipted(
         nursery.start_soon(ask)
         while not beats or len(beats) < 2:  # progress while the person has not answered
             await trio.sleep(0.01)
-        [ref] = rig.host.tabs
+        [ref] = rig.host.panel_port.tabs
         rig.answer_option(ref, 1)  # type: ignore[arg-type]
     [result] = results
     assert not result.is_error
@@ -93,7 +93,7 @@ async def test_a_cancelled_blocking_ask_stays_pending_and_is_answered_later(
             await trio.sleep(0.01)
         [result] = rig.lines_of("tool_result")
         assert result["outcome"] == "interrupted"
-        [ref] = rig.host.tabs
+        [ref] = rig.host.panel_port.tabs
         rig.answer_option(ref, 0)  # type: ignore[arg-type]
         later = text_of(await session.call_tool("check_answers", {}))
     assert '"Postgres"' in later
@@ -106,7 +106,7 @@ async def test_two_agents_asking_the_same_question_never_get_each_others_answers
     async with client(hub, "planner") as planner, client(hub, "reviewer") as reviewer:
         await planner.call_tool("ask_user_question", {"questions": [DB], "blocking": False})
         await reviewer.call_tool("ask_user_question", {"questions": [DB], "blocking": False})
-        by_source = {rig.host.question(t).source: t for t in rig.host.tabs}  # type: ignore[arg-type]
+        by_source = {rig.host.surface_port.question(t).source: t for t in rig.host.panel_port.tabs}  # type: ignore[arg-type]
         rig.answer_option(by_source["planner"], 0)  # type: ignore[arg-type]
         rig.answer_option(by_source["reviewer"], 1)  # type: ignore[arg-type]
         got_planner = text_of(await planner.call_tool("check_answers", {}))
@@ -121,14 +121,14 @@ async def test_the_handshake_name_labels_an_agent_without_a_header(
     for mode in ("legacy", "auto"):  # initialize (Codex) and 2026-07-28 (Claude Code)
         async with client(hub, None, mode=mode) as session:
             await session.call_tool("ask_user_question", {"questions": [DB], "blocking": False})
-    sources = {rig.host.question(t).source for t in rig.host.tabs}  # type: ignore[arg-type]
+    sources = {rig.host.surface_port.question(t).source for t in rig.host.panel_port.tabs}  # type: ignore[arg-type]
     assert sources == {"mcp"}  # the SDK client's clientInfo name
 
 
 async def test_bad_calls_get_coded_errors_and_lose_nothing(rig: Rig, hub: HubServer) -> None:
     async with client(hub) as session:
         await session.call_tool("ask_user_question", {"questions": [DB], "blocking": False})
-        [ref] = rig.host.tabs
+        [ref] = rig.host.panel_port.tabs
         rig.answer_option(ref, 0)  # type: ignore[arg-type]
         invalid = await session.call_tool("ask_user_question", {"questions": []})
         unknown = await session.call_tool("withdraw_question", {"questionIds": ["q-nope"]})

@@ -64,7 +64,7 @@ async def test_hooks_fire_for_an_outside_agent_and_name_it(
         nursery.start_soon(ask)
         opened = (await hook_lines(out, 2))[1]
         assert opened["env"] == "wait_opened"
-        [ref] = rig.host.tabs
+        [ref] = rig.host.panel_port.tabs
         rig.answer_option(ref, 0)  # type: ignore[arg-type]
     records = await hook_lines(out, 5)
     assert [r["env"] for r in records] == [k.value for k in kinds]
@@ -93,7 +93,11 @@ async def test_the_web_bridge_lists_an_agents_questions_and_answers_reach_only_i
         page = (await browser.get(f"/?token={bridge.token}")).text
         assert page.count("Which database?") == 2
         assert "asked by planner" in page and "asked by reviewer" in page
-        [planners] = [t for t in rig.host.tabs if rig.host.question(t).source == "planner"]  # type: ignore[arg-type]
+        [planners] = [
+            t
+            for t in rig.host.panel_port.tabs
+            if rig.host.surface_port.question(t).source == "planner"
+        ]  # type: ignore[arg-type]
         answered = await browser.post(
             f"/answer?token={bridge.token}",
             data={

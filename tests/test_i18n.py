@@ -381,27 +381,29 @@ def test_refusals_and_notices_reach_the_person_in_german(rig: Rig) -> None:
     port = rig.host.panel_port
     with i18n.use(Translator("de")):
         assert port.enter_panel_nowait() is Refusal.NO_QUESTIONS
-        assert rig.host.notice == "Keine offenen Fragen."
+        assert rig.host.surface_port.notice == "Keine offenen Fragen."
         rig.blocker("c1", q("Which region?", header="Region"))
         assert port.toggle_collapse_nowait() is Refusal.BLOCKER_WAITING
-        assert rig.host.notice == (
+        assert rig.host.surface_port.notice == (
             "Eine erforderliche Frage wartet; das Panel lässt sich nicht einklappen."
         )
         assert port.enter_panel_nowait("q-nope") is Refusal.UNKNOWN_QUESTION
-        assert rig.host.notice == "Keine offene Frage mit der ID q-nope."
+        assert rig.host.surface_port.notice == "Keine offene Frage mit der ID q-nope."
         assert Refusal.NOT_SAVED.text == (
             "Nicht gespeichert: das Speichern ist fehlgeschlagen. Dein Entwurf bleibt erhalten."
         )
         rig.ops.fail_next_append("resolved")
         rig.answer_option(rig.ref("c1"), 0)
-        notice = rig.host.notice or ""
+        notice = rig.host.surface_port.notice or ""
         assert notice.startswith("Nicht gespeichert: ") and notice.endswith(
             " Dein Entwurf bleibt erhalten."
         )
     assert port.toggle_collapse_nowait() is Refusal.BLOCKER_WAITING
-    assert rig.host.notice == "A required question is waiting; it cannot be collapsed."
+    assert rig.host.surface_port.notice == "A required question is waiting; it cannot be collapsed."
     assert Refusal.NOT_SAVED.text == "Not saved: storage failed. Your draft is kept."
-    assert rig.ref("c1") in rig.host.projection.pending  # the failed save kept it pending
+    assert (
+        rig.ref("c1") in rig.host.surface_port.projection.pending
+    )  # the failed save kept it pending
 
 
 async def test_web_error_pages_in_german(rig: Rig, nursery: trio.Nursery) -> None:
@@ -425,7 +427,7 @@ async def test_web_error_pages_in_german(rig: Rig, nursery: trio.Nursery) -> Non
         missing = await client.get(f"/nowhere?token={bridge.token}")
         assert missing.status_code == 404 and "Diese Seite gibt es nicht." in missing.text
     bridge.close()
-    assert rig.host.projection.pending  # the refused form saved nothing
+    assert rig.host.surface_port.projection.pending  # the refused form saved nothing
 
 
 def test_extraction_sees_every_marked_literal() -> None:

@@ -8,7 +8,7 @@ from collections import defaultdict
 import pytest
 import urwid
 
-from asks.host.host import PanelCommand
+from asks.host.commands import PanelCommand
 from asks.widgets.keymap import (
     DEFAULT_BINDINGS,
     PANEL_COMMANDS,

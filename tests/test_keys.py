@@ -74,8 +74,8 @@ def engaged_blocker(rig: Rig, header: str = "Choice") -> QuestionRef:
     """A blocker claimed from chat, and the person paused: the panel has the keys."""
     rig.blocker("b1", q("Which database?", header=header))
     rig.clock.past_guard()
-    assert rig.host.settle_guard_nowait(rig.clock())
-    assert rig.host.focus.keyboard().to is KeysTo.PANEL
+    assert rig.host.panel_port.settle_guard_nowait(rig.clock())
+    assert rig.host.panel_port.focus.keyboard().to is KeysTo.PANEL
     return rig.ref("b1")
 
 
@@ -83,29 +83,35 @@ def test_a_stray_key_rearms_the_guard_with_the_keys_at_the_chat(rig: Rig) -> Non
     host = rig.host
     b = engaged_blocker(rig)
     now = rig.clock()
-    assert host.key_route(now) == Route(host.focus.panel, b)  # "/" reached the panel …
-    assert host.keys.stray_nowait(now) == Route(host.focus.chat)  # … which cannot use it
-    assert host.focus.panel_focused  # rule 4: the blocker keeps the panel
-    assert host.focus.keyboard() == Keyboard(KeysTo.CHAT, host.focus.chat, held=True)
+    assert host.panel_port.key_route(now) == Route(
+        host.panel_port.focus.panel, b
+    )  # "/" reached the panel …
+    assert host._state.keys.stray_nowait(now) == Route(
+        host.panel_port.focus.chat
+    )  # … which cannot use it
+    assert host.panel_port.focus.panel_focused  # rule 4: the blocker keeps the panel
+    assert host.panel_port.focus.keyboard() == Keyboard(
+        KeysTo.CHAT, host.panel_port.focus.chat, held=True
+    )
     assert host.statistics().keys == KeysStatus(KeysTo.CHAT, None, "Choice")
-    assert host.guard_deadline() == now + TYPING_GUARD
+    assert host.panel_port.guard_deadline() == now + TYPING_GUARD
     for i in range(1, 6):  # "help" and Enter, typed fast: all to the chat
-        assert host.key_route(now + 0.1 * i) == Route(host.focus.chat)
+        assert host.panel_port.key_route(now + 0.1 * i) == Route(host.panel_port.focus.chat)
     assert rig.lines_of("resolved") == []
-    assert host.settle_guard_nowait(now + 0.5 + TYPING_GUARD)  # the pause
-    assert host.focus.keyboard().to is KeysTo.PANEL and host.selected == b
+    assert host.panel_port.settle_guard_nowait(now + 0.5 + TYPING_GUARD)  # the pause
+    assert host.panel_port.focus.keyboard().to is KeysTo.PANEL and host.panel_port.selected == b
 
 
 def test_the_first_enter_after_stray_typing_asks_and_the_second_chooses(rig: Rig) -> None:
     host = rig.host
     b = engaged_blocker(rig)
-    host.keys.stray_nowait(rig.clock())
+    host._state.keys.stray_nowait(rig.clock())
     rig.clock.past_guard()
-    host.settle_guard_nowait(rig.clock())
+    host.panel_port.settle_guard_nowait(rig.clock())
     rig.press(PanelCommand.CONFIRM)
     assert rig.lines_of("resolved") == []
-    assert host.confirming == Armed(PanelCommand.CONFIRM, b, Confirm.AFTER_STRAY)
-    assert not host.focus.stray_mark
+    assert host.panel_port.confirming == Armed(PanelCommand.CONFIRM, b, Confirm.AFTER_STRAY)
+    assert not host.panel_port.focus.stray_mark
     rig.press(PanelCommand.CONFIRM)
     assert [r["resolutions"][0]["answer"]["option_indices"] for r in rig.lines_of("resolved")] == [
         [0]
@@ -116,42 +122,47 @@ def test_the_first_enter_after_stray_typing_asks_and_the_second_chooses(rig: Rig
 def test_a_deliberate_panel_command_clears_the_stray_mark(rig: Rig, command: object) -> None:
     host = rig.host
     b = engaged_blocker(rig)
-    host.keys.stray_nowait(rig.clock())
+    host._state.keys.stray_nowait(rig.clock())
     rig.clock.past_guard()
-    host.settle_guard_nowait(rig.clock())
+    host.panel_port.settle_guard_nowait(rig.clock())
     if command == "digit":
-        host.set_cursor_nowait(1)
+        host.panel_port.set_cursor_nowait(1)
     else:
         rig.press(command)  # type: ignore[arg-type]
-    assert not host.focus.stray_mark
+    assert not host.panel_port.focus.stray_mark
     rig.answer_option(b, 1)  # one Enter
-    assert b not in host.projection.pending
+    assert b not in host.surface_port.projection.pending
 
 
 def test_a_stray_key_on_an_async_tab_leaves_the_panel_and_answers_nothing(rig: Rig) -> None:
     host = rig.host
     a = rig.async_question("c1", "Which cache?")
-    assert host.enter_panel_nowait(a.id) is None
-    assert host.key_route(rig.clock()) == Route(host.focus.panel, a)
-    assert host.keys.stray_nowait(rig.clock()) == Route(host.focus.chat)
-    assert host.focus.owner is host.focus.chat and not host.focus.stray_mark
+    assert host.panel_port.enter_panel_nowait(a.id) is None
+    assert host.panel_port.key_route(rig.clock()) == Route(host.panel_port.focus.panel, a)
+    assert host._state.keys.stray_nowait(rig.clock()) == Route(host.panel_port.focus.chat)
+    assert (
+        host.panel_port.focus.owner is host.panel_port.focus.chat
+        and not host.panel_port.focus.stray_mark
+    )
     assert host.statistics().keys == KeysStatus(KeysTo.CHAT)
-    assert a in host.projection.pending and host.draft(a) == Draft()
+    assert a in host.surface_port.projection.pending and host.panel_port.draft(a) == Draft()
 
 
 # =========================================================================== rule 7 + 9c
 def test_a_claim_holding_keys_for_the_tab_the_person_is_on_keeps_showing_it(rig: Rig) -> None:
     host = rig.host
     a = rig.async_question("c1", "Which cache?", header="Cache")
-    host.enter_panel_nowait(a.id)
+    host.panel_port.enter_panel_nowait(a.id)
     rig.blocker("b1", q("Which database?", header="DB"))
-    assert host.selected == a  # the person still sees what they type into
-    assert host.focus.keyboard() == Keyboard(KeysTo.PANEL, host.focus.panel, held=True)
+    assert host.panel_port.selected == a  # the person still sees what they type into
+    assert host.panel_port.focus.keyboard() == Keyboard(
+        KeysTo.PANEL, host.panel_port.focus.panel, held=True
+    )
     assert host.statistics().keys == KeysStatus(KeysTo.PANEL, "Cache", "DB")
-    assert host.key_route(rig.clock()) == Route(host.focus.panel, a)
+    assert host.panel_port.key_route(rig.clock()) == Route(host.panel_port.focus.panel, a)
     rig.clock.past_guard()
-    assert host.settle_guard_nowait(rig.clock())
-    assert host.selected == rig.ref("b1")  # the claim took the keys: the blocker shows
+    assert host.panel_port.settle_guard_nowait(rig.clock())
+    assert host.panel_port.selected == rig.ref("b1")  # the claim took the keys: the blocker shows
     assert host.statistics().keys == KeysStatus(KeysTo.PANEL, "DB")
 
 
@@ -159,50 +170,56 @@ def test_held_keys_go_to_the_chat_once_the_tab_they_were_for_is_gone(rig: Rig) -
     host = rig.host
     a = rig.async_question("c1", "Which cache?")
     other = rig.async_question("c2", "Which queue?")
-    host.enter_panel_nowait(a.id)
+    host.panel_port.enter_panel_nowait(a.id)
     wait = rig.blocker("b1", q("Which database?"))
     rig.press(PanelCommand.CONFIRM)  # the Enter meant for "Which cache?", within the guard
-    assert a not in host.projection.pending
-    assert host.focus.keyboard() == Keyboard(KeysTo.CHAT, host.focus.chat, held=True)
-    assert host.key_route(rig.clock()) == Route(host.focus.chat)  # never the next tab
-    assert not wait.done and other in host.projection.pending
+    assert a not in host.surface_port.projection.pending
+    assert host.panel_port.focus.keyboard() == Keyboard(
+        KeysTo.CHAT, host.panel_port.focus.chat, held=True
+    )
+    assert host.panel_port.key_route(rig.clock()) == Route(
+        host.panel_port.focus.chat
+    )  # never the next tab
+    assert not wait.done and other in host.surface_port.projection.pending
 
 
 def test_the_status_names_a_prompt_and_nothing_when_only_the_chat_is_there(rig: Rig) -> None:
     host = rig.host
     assert host.statistics().keys is None
     prompt = FocusTarget("permission-prompt")
-    host.begin_foreign_nowait(prompt)
+    host.panel_port.begin_foreign_nowait(prompt)
     assert host.statistics().keys == KeysStatus(KeysTo.PROMPT)
-    assert host.key_route(rig.clock()) == Route(prompt)
-    host.end_foreign_nowait(prompt)
+    assert host.panel_port.key_route(rig.clock()) == Route(prompt)
+    host.panel_port.end_foreign_nowait(prompt)
     editor = rig.give_focus(FocusTarget("notes-editor"))
     rig.async_question("c1", "Which cache?")
-    assert host.focus.keyboard() == Keyboard(KeysTo.EDITOR, editor)
+    assert host.panel_port.focus.keyboard() == Keyboard(KeysTo.EDITOR, editor)
 
 
 # =========================================================================== 9b in the host
 def typed_answer(rig: Rig, text: str, notes: str = "") -> QuestionRef:
     a = rig.async_question("c1", "Which language?", header="Language")
-    rig.host.enter_panel_nowait(a.id)
+    rig.host.panel_port.enter_panel_nowait(a.id)
     rig.move_to(a, 3)  # Type something.
-    rig.host.set_custom_text_nowait(text)
-    rig.host.set_notes_nowait(notes)
+    rig.host.panel_port.set_custom_text_nowait(text)
+    rig.host.panel_port.set_notes_nowait(notes)
     return a
 
 
 def test_an_answer_holding_a_chat_command_line_waits_for_a_second_enter(rig: Rig) -> None:
     host = rig.host
     a = typed_answer(rig, "mixed\n/quit")
-    host.command_nowait(PanelCommand.CONFIRM)
-    assert a in host.projection.pending
-    assert host.confirming == Armed(PanelCommand.CONFIRM, a, Confirm.CHAT_COMMAND, "/quit")
-    host.set_custom_text_nowait("mixed\n/quit ")  # an edit disarms
-    assert host.confirming is None
-    host.command_nowait(PanelCommand.CONFIRM)
-    assert host.confirming is not None and a in host.projection.pending
-    host.command_nowait(PanelCommand.CONFIRM)
-    assert a not in host.projection.pending
+    host.panel_port.command_nowait(PanelCommand.CONFIRM)
+    assert a in host.surface_port.projection.pending
+    assert host.panel_port.confirming == Armed(
+        PanelCommand.CONFIRM, a, Confirm.CHAT_COMMAND, "/quit"
+    )
+    host.panel_port.set_custom_text_nowait("mixed\n/quit ")  # an edit disarms
+    assert host.panel_port.confirming is None
+    host.panel_port.command_nowait(PanelCommand.CONFIRM)
+    assert host.panel_port.confirming is not None and a in host.surface_port.projection.pending
+    host.panel_port.command_nowait(PanelCommand.CONFIRM)
+    assert a not in host.surface_port.projection.pending
     [line] = rig.lines_of("resolved")
     assert line["resolutions"][0]["answer"]["custom_text"] == "mixed\n/quit"
 
@@ -210,33 +227,35 @@ def test_an_answer_holding_a_chat_command_line_waits_for_a_second_enter(rig: Rig
 def test_a_chat_command_in_the_notes_waits_too_and_a_path_does_not(rig: Rig) -> None:
     host = rig.host
     a = typed_answer(rig, "see /tmp/x", notes="/help")
-    host.command_nowait(PanelCommand.CONFIRM)
-    assert host.confirming == Armed(PanelCommand.CONFIRM, a, Confirm.CHAT_COMMAND, "/help")
-    host.set_notes_nowait("ran /tmp/x/run.sh")
-    host.command_nowait(PanelCommand.CONFIRM)
-    assert a not in host.projection.pending
+    host.panel_port.command_nowait(PanelCommand.CONFIRM)
+    assert host.panel_port.confirming == Armed(
+        PanelCommand.CONFIRM, a, Confirm.CHAT_COMMAND, "/help"
+    )
+    host.panel_port.set_notes_nowait("ran /tmp/x/run.sh")
+    host.panel_port.command_nowait(PanelCommand.CONFIRM)
+    assert a not in host.surface_port.projection.pending
 
 
 # =========================================================================== the notice
 def test_a_notice_goes_on_the_next_key_and_the_key_still_routes(rig: Rig) -> None:
     host = rig.host
     rig.async_question("c1", "Which cache?")
-    assert host.enter_panel_nowait("q-nope") is Refusal.UNKNOWN_QUESTION
-    assert host.notice == "No pending question with id q-nope."
-    assert host.key_route(rig.clock()) == Route(host.focus.chat)
-    assert host.notice is None
+    assert host.panel_port.enter_panel_nowait("q-nope") is Refusal.UNKNOWN_QUESTION
+    assert host.surface_port.notice == "No pending question with id q-nope."
+    assert host.panel_port.key_route(rig.clock()) == Route(host.panel_port.focus.chat)
+    assert host.surface_port.notice is None
 
 
 def test_a_notice_goes_by_itself_after_a_few_seconds(rig: Rig) -> None:
     host = rig.host
     said_at = rig.clock()
     rig.blocker("b1", q("Which database?"))
-    assert host.toggle_collapse_nowait() is Refusal.BLOCKER_WAITING
-    assert host.keys.notice_deadline() == said_at + NOTICE_SECONDS
-    assert not host.keys.expire_nowait(said_at + NOTICE_SECONDS - 0.01)
-    assert host.notice is not None
-    assert host.keys.expire_nowait(said_at + NOTICE_SECONDS)
-    assert host.notice is None and host.keys.notice_deadline() is None
+    assert host.panel_port.toggle_collapse_nowait() is Refusal.BLOCKER_WAITING
+    assert host._state.keys.notice_deadline() == said_at + NOTICE_SECONDS
+    assert not host._state.keys.expire_nowait(said_at + NOTICE_SECONDS - 0.01)
+    assert host.surface_port.notice is not None
+    assert host._state.keys.expire_nowait(said_at + NOTICE_SECONDS)
+    assert host.surface_port.notice is None and host._state.keys.notice_deadline() is None
 
 
 def test_a_storage_failure_notice_stays_until_the_next_command(rig: Rig) -> None:
@@ -244,24 +263,27 @@ def test_a_storage_failure_notice_stays_until_the_next_command(rig: Rig) -> None
     a = rig.async_question("c1", "Which cache?")
     rig.ops.fail_next_append("resolved")
     rig.answer_option(a, 0)
-    assert host.notice is not None and host.notice.startswith("Not saved")
-    assert host.keys.notice_deadline() is None
-    host.key_route(rig.clock() + 100)
-    assert host.notice is not None and host.notice.startswith("Not saved")
+    assert host.surface_port.notice is not None and host.surface_port.notice.startswith("Not saved")
+    assert host._state.keys.notice_deadline() is None
+    host.panel_port.key_route(rig.clock() + 100)
+    assert host.surface_port.notice is not None and host.surface_port.notice.startswith("Not saved")
 
 
 def test_esc_on_a_required_tab_names_the_keys_that_work(rig: Rig) -> None:
     host = rig.host
     engaged_blocker(rig)
-    host.command_nowait(PanelCommand.PAUSE)
-    assert host.notice == "This question is required: answer it, answer it later, or decline it."
-    host.keys.name_keys({PanelCommand.DEFER: "F5", PanelCommand.DECLINE: "Ctrl+X"})
-    host.command_nowait(PanelCommand.PAUSE)
-    assert host.notice == (
+    host.panel_port.command_nowait(PanelCommand.PAUSE)
+    assert (
+        host.surface_port.notice
+        == "This question is required: answer it, answer it later, or decline it."
+    )
+    host._state.keys.name_keys({PanelCommand.DEFER: "F5", PanelCommand.DECLINE: "Ctrl+X"})
+    host.panel_port.command_nowait(PanelCommand.PAUSE)
+    assert host.surface_port.notice == (
         "This question is required: answer it, press F5 to answer later, "
         "or Ctrl+X twice to decline."
     )
-    assert host.focus.panel_focused and rig.lines_of("resolved") == []
+    assert host.panel_port.focus.panel_focused and rig.lines_of("resolved") == []
 
 
 def test_a_chat_command_in_the_note_for_all_questions_waits_at_review(rig: Rig) -> None:
@@ -270,14 +292,14 @@ def test_a_chat_command_in_the_note_for_all_questions_waits_at_review(rig: Rig) 
     rig.clock.past_guard()
     rig.answer_option(rig.ref("c1", 0), 0)
     rig.answer_option(rig.ref("c1", 1), 0)
-    assert host.selected == ReviewKey("c1")
-    host.set_group_note_nowait("for staging\n/quit")
-    host.command_nowait(PanelCommand.CONFIRM)
+    assert host.panel_port.selected == ReviewKey("c1")
+    host.panel_port.set_group_note_nowait("for staging\n/quit")
+    host.panel_port.command_nowait(PanelCommand.CONFIRM)
     assert not wait.done and rig.lines_of("resolved") == []
-    assert host.confirming == Armed(
+    assert host.panel_port.confirming == Armed(
         PanelCommand.CONFIRM, ReviewKey("c1"), Confirm.CHAT_COMMAND, "/quit"
     )
-    host.command_nowait(PanelCommand.CONFIRM)
+    host.panel_port.command_nowait(PanelCommand.CONFIRM)
     assert wait.done
     [saved] = rig.lines_of("resolved")
     assert saved["group_note"] == "for staging\n/quit"
@@ -288,24 +310,28 @@ def test_text_typed_into_an_editor_a_claim_opened_is_sent_at_the_second_enter(ri
     host = rig.host
     wait = rig.blocker("b1", q("Name the release branch", header="Branch", options=None))
     rig.clock.past_guard()
-    assert host.settle_guard_nowait(rig.clock()) and host.focus.handed
-    host.set_custom_text_nowait("fix the tests")  # typed without a look: the editor had keys
+    assert host.panel_port.settle_guard_nowait(rig.clock()) and host.panel_port.focus.handed
+    host.panel_port.set_custom_text_nowait(
+        "fix the tests"
+    )  # typed without a look: the editor had keys
     rig.press(PanelCommand.CONFIRM)
-    assert host.confirming == Armed(PanelCommand.CONFIRM, rig.ref("b1"), Confirm.HANDED_EDITOR)
-    host.set_custom_text_nowait("fix the tests more")  # the next line: an edit disarms …
+    assert host.panel_port.confirming == Armed(
+        PanelCommand.CONFIRM, rig.ref("b1"), Confirm.HANDED_EDITOR
+    )
+    host.panel_port.set_custom_text_nowait("fix the tests more")  # the next line: an edit disarms …
     rig.press(PanelCommand.CONFIRM)  # … so its Enter asks again: an inattentive typist never
     assert not wait.done and rig.lines_of("resolved") == []  # presses Enter twice in a row
     rig.press(PanelCommand.CONFIRM)
-    assert wait.done and not host.focus.handed
+    assert wait.done and not host.panel_port.focus.handed
 
 
 def test_a_deliberate_key_makes_the_editor_the_persons_choice(rig: Rig) -> None:
     host = rig.host
     wait = rig.blocker("b1", q("Name the release branch", header="Branch", options=None))
     rig.clock.past_guard()
-    host.settle_guard_nowait(rig.clock())
-    host.set_cursor_nowait(0)  # "1": the person puts the cursor on the editor themselves
-    host.set_custom_text_nowait("release-1.2")
+    host.panel_port.settle_guard_nowait(rig.clock())
+    host.panel_port.set_cursor_nowait(0)  # "1": the person puts the cursor on the editor themselves
+    host.panel_port.set_custom_text_nowait("release-1.2")
     rig.press(PanelCommand.CONFIRM)
     assert wait.done
 
@@ -315,23 +341,31 @@ def test_back_in_an_answer_after_a_blocker_the_first_enter_asks(rig: Rig) -> Non
     a = typed_answer(rig, "mixed")
     wait = rig.blocker("b1", q("Which database?"))
     b = rig.ref("b1")
-    assert host.answer_from_nowait(b.id, b.incarnation, None, "web") is None  # ended elsewhere
-    assert wait.done and host.selected == a and host.focus.handed  # rule 5: back in the editor
-    host.set_custom_text_nowait("mixed\nthanks")
-    host.command_nowait(PanelCommand.CONFIRM)
-    assert host.confirming == Armed(PanelCommand.CONFIRM, a, Confirm.HANDED_EDITOR)
-    host.set_custom_text_nowait("mixed\n/quit")
-    host.command_nowait(PanelCommand.CONFIRM)  # one confirmation, naming the chat command
-    assert host.confirming == Armed(PanelCommand.CONFIRM, a, Confirm.CHAT_COMMAND, "/quit")
-    host.command_nowait(PanelCommand.CONFIRM)
-    assert a not in host.projection.pending
+    assert (
+        host.surface_port.answer_from_nowait(b.id, b.incarnation, None, "web") is None
+    )  # ended elsewhere
+    assert (
+        wait.done and host.panel_port.selected == a and host.panel_port.focus.handed
+    )  # rule 5: back in the editor
+    host.panel_port.set_custom_text_nowait("mixed\nthanks")
+    host.panel_port.command_nowait(PanelCommand.CONFIRM)
+    assert host.panel_port.confirming == Armed(PanelCommand.CONFIRM, a, Confirm.HANDED_EDITOR)
+    host.panel_port.set_custom_text_nowait("mixed\n/quit")
+    host.panel_port.command_nowait(
+        PanelCommand.CONFIRM
+    )  # one confirmation, naming the chat command
+    assert host.panel_port.confirming == Armed(
+        PanelCommand.CONFIRM, a, Confirm.CHAT_COMMAND, "/quit"
+    )
+    host.panel_port.command_nowait(PanelCommand.CONFIRM)
+    assert a not in host.surface_port.projection.pending
 
 
 def test_while_held_the_status_names_the_required_tab_that_is_shown(rig: Rig) -> None:
     host = rig.host
     rig.blocker("b1", q("Which database?", header="DB"), q("Which cache?", header="Cache"))
     rig.clock.past_guard()
-    host.settle_guard_nowait(rig.clock())
+    host.panel_port.settle_guard_nowait(rig.clock())
     rig.press(PanelCommand.NEXT_TAB)  # the person looks at the second question
-    host.keys.stray_nowait(rig.clock())
+    host._state.keys.stray_nowait(rig.clock())
     assert host.statistics().keys == KeysStatus(KeysTo.CHAT, None, "Cache")

@@ -47,7 +47,7 @@ from asks.core.drafts import Draft
 from asks.core.focus import TYPING_GUARD, FocusTarget, KeysTo
 from asks.core.model import Answer, AnswerKind, QuestionRef
 from asks.host.commands import PanelCommand
-from asks.host.host import Wait
+from asks.host.waits import Wait
 from asks.widgets.chat import ChatEditor
 from asks.widgets.keymap import Context
 from asks.widgets.layer import AsksLayer
@@ -86,7 +86,7 @@ class LayerMachine(RuleBasedStateMachine):
         self.expected_chat = ""
         self.expected_sent: list[str] = []
         self.known_saves = 0  # panel answers the modelled person chose on purpose
-        self.claim_seen = self.host.focus.claim  # the claim as of the last step
+        self.claim_seen = self.host.panel_port.focus.claim  # the claim as of the last step
         # the keys came to the panel without a deliberate key (a claim engaged, or the end of
         # the last one returned to a tab) and no deliberate key was pressed since (rule 9)
         self.handed_over = False
@@ -109,7 +109,7 @@ class LayerMachine(RuleBasedStateMachine):
         return unused
 
     def _engaged(self) -> bool:
-        claim = self.host.focus.claim
+        claim = self.host.panel_port.focus.claim
         return claim is not None and claim.engaged
 
     def _panel_saves(self) -> int:
@@ -118,7 +118,11 @@ class LayerMachine(RuleBasedStateMachine):
         )
 
     def _drafts(self) -> dict[QuestionRef, Draft]:
-        return {t: self.host.draft(t) for t in self.host.tabs if isinstance(t, QuestionRef)}
+        return {
+            t: self.host.panel_port.draft(t)
+            for t in self.host.panel_port.tabs
+            if isinstance(t, QuestionRef)
+        }
 
     def _ended_by_person(self) -> int:
         """Declines and deferrals in the journal (nothing inattentive may produce one)."""
@@ -134,8 +138,8 @@ class LayerMachine(RuleBasedStateMachine):
 
     def _editor_at(self) -> tuple[QuestionRef, bool] | None:
         """The text editor that has the keys (its tab, and whether it is the notes), if any."""
-        tab = self.host.selected
-        keyboard = self.host.focus.keyboard()
+        tab = self.host.panel_port.selected
+        keyboard = self.host.panel_port.focus.keyboard()
         if keyboard.to is not KeysTo.PANEL or not isinstance(tab, QuestionRef):
             return None
         if self.layer.panel.key_context is not Context.REPLY:
@@ -143,7 +147,7 @@ class LayerMachine(RuleBasedStateMachine):
         return tab, self.layer.panel.notes_open
 
     def _editor_text(self, where: tuple[QuestionRef, bool]) -> str:
-        draft = self.host.draft(where[0])
+        draft = self.host.panel_port.draft(where[0])
         return draft.notes if where[1] else draft.custom_text
 
     def _typed_to_chat(self, text: str, enter: bool) -> None:
@@ -159,7 +163,7 @@ class LayerMachine(RuleBasedStateMachine):
 
     def _settle(self) -> None:
         """The layer's timer: engage a held claim once its quiet interval is over."""
-        if self.host.settle_guard_nowait(self.rig.clock()):
+        if self.host.panel_port.settle_guard_nowait(self.rig.clock()):
             self.handed_over = True
 
     # ------------------------------------------------------------------ the person
@@ -176,9 +180,9 @@ class LayerMachine(RuleBasedStateMachine):
         """A burst of keys (gaps below the guard), maybe with an arrival in the middle."""
         self.rig.clock.advance(TYPING_GUARD + 0.1)  # a burst starts after a look at the screen
         self._settle()
-        if self.host.focus.foreign_active:
+        if self.host.panel_port.focus.foreign_active:
             return
-        aimed_at_chat = not self.host.focus.keys_to_panel
+        aimed_at_chat = not self.host.panel_port.focus.keys_to_panel
         on_a_row = not aimed_at_chat and self._editor_at() is None
         drafts, saves = self._drafts(), self._panel_saves()
         keys = [*text, *(["enter"] if enter else [])]
@@ -194,14 +198,16 @@ class LayerMachine(RuleBasedStateMachine):
         elif aimed_at_chat:
             self._typed_to_chat(text, enter)
             for ref, draft in drafts.items():
-                if ref in self.host.tabs:
-                    assert self.host.draft(ref) == draft, "rule 7: typing reached a question"
+                if ref in self.host.panel_port.tabs:
+                    assert self.host.panel_port.draft(ref) == draft, (
+                        "rule 7: typing reached a question"
+                    )
             assert self._panel_saves() == saves, "an answer was saved that nobody chose"
         else:
             self.known_saves = self._panel_saves()  # typed into the panel on purpose
             self.handed_over = False
 
-    @precondition(lambda self: not self.host.focus.foreign_active)
+    @precondition(lambda self: not self.host.panel_port.focus.foreign_active)
     @rule(
         line=CHAT_LINES,
         gaps=GAPS,
@@ -224,11 +230,11 @@ class LayerMachine(RuleBasedStateMachine):
         self.rig.clock.advance(first_gap)
         self._settle()  # the layer's timer runs whenever its deadline passes
         editor = self._editor_at()
-        start = self.host.focus.keyboard().to
+        start = self.host.panel_port.focus.keyboard().to
         drafts, saves, ended = self._drafts(), self._panel_saves(), self._ended_by_person()
         before = self._editor_text(editor) if editor is not None else ""
         if editor is not None and not editor[1]:  # typed at the caret
-            caret = self.host.draft(editor[0]).caret
+            caret = self.host.panel_port.draft(editor[0]).caret
             before = before[:caret] + "\0" + before[caret:]
         for i, key in enumerate([*line, "enter"]):
             if 0 < i == arrive_at:
@@ -239,21 +245,25 @@ class LayerMachine(RuleBasedStateMachine):
             event(f"inattentive line: chat (keys were at the {start.value})")
             self._typed_to_chat(line, enter=True)
             for ref, draft in drafts.items():
-                if ref in self.host.tabs:
-                    assert self.host.draft(ref) == draft, "rule 9: typing reached a question"
+                if ref in self.host.panel_port.tabs:
+                    assert self.host.panel_port.draft(ref) == draft, (
+                        "rule 9: typing reached a question"
+                    )
             assert self._panel_saves() == saves, "rule 9: an inattentive line answered"
             return
         assert self.chat.text == self.expected_chat and self.sent == self.expected_sent
         ref, _notes = editor
         text = before.replace("\0", line) if "\0" in before else before + line
-        submitted = ref not in self.host.projection.pending or (
-            self.host.draft(ref).staged != drafts[ref].staged
+        submitted = ref not in self.host.surface_port.projection.pending or (
+            self.host.panel_port.draft(ref).staged != drafts[ref].staged
         )
         if self.handed_over:
             assert not submitted, "rule 9: a line typed into an editor nobody chose was sent"
         if not submitted:
             assert self._editor_text(editor) == text, "rule 9: typing in an editor was lost"
-        command = chat_command_line(text, self.host.draft(ref).notes if not _notes else "")
+        command = chat_command_line(
+            text, self.host.panel_port.draft(ref).notes if not _notes else ""
+        )
         event(
             f"inattentive line: editor, {'submitted' if submitted else 'kept'}"
             f"{', a chat command' if command else ''}{', handed' if self.handed_over else ''}"
@@ -261,7 +271,7 @@ class LayerMachine(RuleBasedStateMachine):
         if command is not None:
             assert not submitted, f"rule 9b: {command!r} was sent as an answer at one Enter"
             assert self._panel_saves() == saves
-            confirming = self.host.confirming
+            confirming = self.host.panel_port.confirming
             assert confirming is not None and confirming.command is PanelCommand.CONFIRM
             if again:  # the person reads the footer and sends it on purpose
                 self._key("enter", TYPING_GUARD + 0.05)
@@ -269,13 +279,15 @@ class LayerMachine(RuleBasedStateMachine):
 
     def _arrive(self, blocking: bool) -> None:
         args = call(q(f"Arrival {self.calls}?"), blocking=blocking)
-        owner, selected = self.host.focus.owner, self.host.selected
-        started = self.host.start_call_nowait(self._call_id(), args)
+        owner, selected = self.host.panel_port.focus.owner, self.host.panel_port.selected
+        started = self.host.agent_port.start_call_nowait(self._call_id(), args)
         if not blocking:
-            assert self.host.focus.owner is owner, "rule 2: async arrival moved focus"
-            assert selected is None or self.host.selected == selected, "rule 2: selection"
-        elif isinstance(started, Wait) and not self.host.focus.foreign_active:
-            assert self.host.focus.panel_focused, "rule 3: the blocker did not claim"
+            assert self.host.panel_port.focus.owner is owner, "rule 2: async arrival moved focus"
+            assert selected is None or self.host.panel_port.selected == selected, (
+                "rule 2: selection"
+            )
+        elif isinstance(started, Wait) and not self.host.panel_port.focus.foreign_active:
+            assert self.host.panel_port.focus.panel_focused, "rule 3: the blocker did not claim"
 
     @rule(blocking=st.booleans())
     def arrival(self, blocking: bool) -> None:
@@ -286,21 +298,28 @@ class LayerMachine(RuleBasedStateMachine):
         self.rig.clock.advance(TYPING_GUARD + 0.05)
         self._settle()
 
-    @precondition(lambda self: self.host.focus.keys_to_panel)
+    @precondition(lambda self: self.host.panel_port.focus.keys_to_panel)
     @rule(key=st.sampled_from(["down", "up", "tab", "enter", "enter", "meta d", "meta l", "1"]))
     def deliberate_panel_key(self, key: str) -> None:
         """A key pressed after a pause, looking at the panel (it has the keys)."""
         self.rig.clock.advance(TYPING_GUARD + 0.05)
         self._settle()
-        waits_before = bool(self.host.live_waits)
+        waits_before = bool(self.host.surface_port.live_waits)
         self._key(key, 0.0)
         self.known_saves = self._panel_saves()
         self.handed_over = False
-        if waits_before and self.host.live_waits and not self.host.focus.foreign_active:
-            assert self.host.focus.panel_focused, "rule 4: a key left a pending blocker"
+        if (
+            waits_before
+            and self.host.surface_port.live_waits
+            and not self.host.panel_port.focus.foreign_active
+        ):
+            assert self.host.panel_port.focus.panel_focused, "rule 4: a key left a pending blocker"
 
     @precondition(
-        lambda self: self.host.focus.keys_to_panel and isinstance(self.host.selected, QuestionRef)
+        lambda self: (
+            self.host.panel_port.focus.keys_to_panel
+            and isinstance(self.host.panel_port.selected, QuestionRef)
+        )
     )
     @rule(text=LETTERS, newline=st.booleans())
     def opens_the_editor(self, text: str, newline: bool) -> None:
@@ -313,21 +332,21 @@ class LayerMachine(RuleBasedStateMachine):
         self.known_saves = self._panel_saves()
         self.handed_over = False
 
-    @precondition(lambda self: self.host.focus.keys_to_panel)
+    @precondition(lambda self: self.host.panel_port.focus.keys_to_panel)
     @rule(key=st.sampled_from(["shift tab", "esc", "ctrl ]"]))
     def leave_keys(self, key: str) -> None:
         self.rig.clock.advance(TYPING_GUARD + 0.05)
         self._settle()
-        waits = bool(self.host.live_waits)
+        waits = bool(self.host.surface_port.live_waits)
         self._key(key, 0.0)
         self.handed_over = False
         if waits:
-            assert self.host.focus.panel_focused, "rule 4: the panel let go of a blocker"
-        elif key == "esc" and not self.host.focus.panel_focused:
+            assert self.host.panel_port.focus.panel_focused, "rule 4: the panel let go of a blocker"
+        elif key == "esc" and not self.host.panel_port.focus.panel_focused:
             # rule 8: a second Esc right away is the echo of the pause, never a chat Esc
             assert self._key("esc", 0.05) is None
 
-    @precondition(lambda self: not self.host.focus.panel_focused)
+    @precondition(lambda self: not self.host.panel_port.focus.panel_focused)
     @rule()
     def enter_panel(self) -> None:
         self.rig.clock.advance(TYPING_GUARD + 0.05)
@@ -338,84 +357,98 @@ class LayerMachine(RuleBasedStateMachine):
     def prompt_starts(self) -> None:
         prompt = FocusTarget(f"prompt-{len(self.prompts)}")
         self.prompts.append(prompt)
-        self.host.begin_foreign_nowait(prompt)
+        self.host.panel_port.begin_foreign_nowait(prompt)
         assert self._key("q", 0.05) is None  # the modal prompt takes keys
         assert self.chat.text == self.expected_chat
 
     @precondition(lambda self: self.prompts)
     @rule()
     def prompt_ends(self) -> None:
-        self.host.end_foreign_nowait(self.prompts.pop())
-        if self.host.live_waits and not self.host.focus.foreign_active:
-            assert self.host.focus.panel_focused, "rule 3: the waiting blocker did not claim"
+        self.host.panel_port.end_foreign_nowait(self.prompts.pop())
+        if self.host.surface_port.live_waits and not self.host.panel_port.focus.foreign_active:
+            assert self.host.panel_port.focus.panel_focused, (
+                "rule 3: the waiting blocker did not claim"
+            )
 
-    @precondition(lambda self: self.host.projection.pending)
+    @precondition(lambda self: self.host.surface_port.projection.pending)
     @rule(data=st.data())
     def web_answer(self, data: st.DataObject) -> None:
-        ref = data.draw(st.sampled_from(sorted(self.host.projection.pending, key=str)))
+        ref = data.draw(st.sampled_from(sorted(self.host.surface_port.projection.pending, key=str)))
         answer = Answer(AnswerKind.OPTION, (0,))
-        self.host.answer_from_nowait(ref.id, ref.incarnation, answer, source="web")
+        self.host.surface_port.answer_from_nowait(ref.id, ref.incarnation, answer, source="web")
 
-    @precondition(lambda self: self.host.live_waits)
+    @precondition(lambda self: self.host.surface_port.live_waits)
     @rule()
     def blocker_answered_in_the_browser(self) -> None:
         """The blocker ends elsewhere: the keyboard goes back where the claim took it from."""
-        for ref in self.host.live_waits[0].refs:
-            if ref in self.host.projection.pending:
-                self.host.answer_from_nowait(
+        for ref in self.host.surface_port.live_waits[0].refs:
+            if ref in self.host.surface_port.projection.pending:
+                self.host.surface_port.answer_from_nowait(
                     ref.id, ref.incarnation, Answer(AnswerKind.OPTION, (0,)), source="web"
                 )
 
     @precondition(
         lambda self: (
-            not self.host.live_waits and not self.host.focus.foreign_active and self.host.tabs
+            not self.host.surface_port.live_waits
+            and not self.host.panel_port.focus.foreign_active
+            and self.host.panel_port.tabs
         )
     )
     @rule(text=LETTERS, newline=st.booleans())
     def blocker_interrupts_an_answer(self, text: str, newline: bool) -> None:
         """Defect 3's set-up: the person is writing an async answer when a blocker comes and
         goes (answered elsewhere); the keyboard is back in that answer's editor (rule 5)."""
-        if not self.host.focus.panel_focused:
+        if not self.host.panel_port.focus.panel_focused:
             self.enter_panel()
-        if self.host.focus.keys_to_panel and isinstance(self.host.selected, QuestionRef):
+        if self.host.panel_port.focus.keys_to_panel and isinstance(
+            self.host.panel_port.selected, QuestionRef
+        ):
             self.opens_the_editor(text=text, newline=newline)
             self.blocker_comes_and_goes()
 
-    @precondition(lambda self: not self.host.live_waits and not self.host.focus.foreign_active)
+    @precondition(
+        lambda self: (
+            not self.host.surface_port.live_waits and not self.host.panel_port.focus.foreign_active
+        )
+    )
     @rule()
     def blocker_comes_and_goes(self) -> None:
         """A blocker arrives and is answered in the browser before the person looks."""
         self._arrive(blocking=True)
-        self.claim_seen = self.host.focus.claim  # rule 5 is checked on it after this step
+        self.claim_seen = (
+            self.host.panel_port.focus.claim
+        )  # rule 5 is checked on it after this step
         self.blocker_answered_in_the_browser()
 
     @rule()
     def interrupt(self) -> None:
-        self.host.interrupt_nowait()
+        self.host.agent_port.interrupt_nowait()
 
     # ------------------------------------------------------------------ invariants
     @invariant()
     def one_owner(self) -> None:
-        focus = self.host.focus
+        focus = self.host.panel_port.focus
         assert focus.owner in focus.mounted
         if focus.panel_focused:
-            assert self.host.tabs, "rule 1: the panel owns focus without tabs"
+            assert self.host.panel_port.tabs, "rule 1: the panel owns focus without tabs"
 
     @invariant()
     def blocker_holds_the_panel(self) -> None:
-        if self.host.live_waits and not self.host.focus.foreign_active:
-            assert self.host.focus.panel_focused, "rule 4"
+        if self.host.surface_port.live_waits and not self.host.panel_port.focus.foreign_active:
+            assert self.host.panel_port.focus.panel_focused, "rule 4"
 
     @invariant()
     def last_blocker_gives_focus_back(self) -> None:
         """Rule 5: when the last wait ends, focus is where the claim took it from."""
-        focus, claim = self.host.focus, self.claim_seen
+        focus, claim = self.host.panel_port.focus, self.claim_seen
         self.claim_seen = focus.claim
-        if claim is None or self.host.live_waits or focus.foreign_active:
+        if claim is None or self.host.surface_port.live_waits or focus.foreign_active:
             return
         prior = claim.prior_tab
-        if isinstance(prior, QuestionRef) and prior in self.host.tabs:
-            assert focus.panel_focused and self.host.selected == prior, "rule 5: not restored"
+        if isinstance(prior, QuestionRef) and prior in self.host.panel_port.tabs:
+            assert focus.panel_focused and self.host.panel_port.selected == prior, (
+                "rule 5: not restored"
+            )
             self.handed_over = True  # back on the person's tab, without a key of theirs
         else:
             assert focus.owner is focus.chat, "rule 5: focus stayed in the panel"
@@ -427,7 +460,7 @@ class LayerMachine(RuleBasedStateMachine):
     @invariant()
     def keyboard_is_shown_where_keys_go(self) -> None:
         """Rule 9c: the cursor, the panel's border and the status line name one place."""
-        keyboard = self.host.focus.keyboard()
+        keyboard = self.host.panel_port.focus.keyboard()
         canvas = self.layer.render((COLS,), focus=True)
         rows = canvas.text
         chat_from = len(rows) - self.chat.rows((COLS,))
@@ -437,11 +470,11 @@ class LayerMachine(RuleBasedStateMachine):
             assert cursor is not None and cursor[1] >= chat_from, "9c: no cursor in the chat"
         else:
             assert cursor is None or cursor[1] < chat_from, "9c: a cursor in the chat"
-        border = rows[0].decode() if self.host.tabs and rows else ""
+        border = rows[0].decode() if self.host.panel_port.tabs and rows else ""
         if border.startswith("┌"):
             solid = border.startswith("┌─")
             assert solid == (keyboard.to is KeysTo.PANEL), "9c: the border disagrees"
-        if self.host.tabs or keyboard.to is KeysTo.PROMPT:
+        if self.host.panel_port.tabs or keyboard.to is KeysTo.PROMPT:
             named = {
                 KeysTo.CHAT: "keys: chat",
                 KeysTo.PROMPT: "keys: prompt",

@@ -46,7 +46,8 @@ from asks.agent.prompts import PromptBroker
 from asks.agent.tools import WorkTool
 from asks.agent.transcript import EntryKind, Transcript
 from asks.contract import Guidance
-from asks.host.host import PanelCommand, QuestionHost
+from asks.host.commands import PanelCommand
+from asks.host.host import QuestionHost
 from asks.store.journal import Journal, read_records
 
 KEY = "sk-test-SECRET-4f9a2b7c1d"
@@ -92,11 +93,11 @@ class Rig:
         self.journal = Journal.create(data_dir=tmp)
         self.host = QuestionHost(self.journal, clock=trio.current_time, ui_attached=ui)
         self.transcript = Transcript()
-        self.broker = PromptBroker(self.host)
+        self.broker = PromptBroker(self.host.panel_port)
         self.gate = GateTool()
         self.model = OpenAIModel(Settings("test", url, KEY, **settings), GUIDANCE)
         self.agent = Agent(
-            self.host,
+            self.host.agent_port,
             self.model,
             [WorkTool(), self.gate],
             self.transcript,
@@ -113,10 +114,10 @@ class Rig:
                 await trio.sleep(0.005)
 
     def answer(self, row: int = 0) -> None:
-        if not self.host.focus.panel_focused:
-            assert self.host.enter_panel_nowait() is None
-        self.host.set_cursor_nowait(row)
-        self.host.command_nowait(PanelCommand.CONFIRM)
+        if not self.host.panel_port.focus.panel_focused:
+            assert self.host.panel_port.enter_panel_nowait() is None
+        self.host.panel_port.set_cursor_nowait(row)
+        self.host.panel_port.command_nowait(PanelCommand.CONFIRM)
 
 
 @pytest.fixture
@@ -185,7 +186,7 @@ async def test_without_ui_the_ask_tool_is_not_offered_and_a_call_gets_no_ui(
     tool = second.messages[-1]
     assert tool["role"] == "tool" and tool["tool_call_id"] == "c1"
     assert tool["content"].startswith("Error [no_ui]")
-    assert not rig.host.tabs
+    assert not rig.host.panel_port.tabs
 
 
 async def test_streamed_tool_calls_are_assembled_and_answered_in_order(
@@ -219,7 +220,7 @@ async def test_streamed_tool_calls_are_assembled_and_answered_in_order(
     results = {m["tool_call_id"]: m["content"] for m in second.messages[3:]}
     assert results["call_a"].startswith("Questions sent to the user without blocking")
     assert results["call_b"] == "compile: finished after 0 seconds."
-    assert len(rig.host.tabs) == 1
+    assert len(rig.host.panel_port.tabs) == 1
     # the journal rebuilds exactly the context the server was sent
     records = read_records(rig.journal.session_id, data_dir=tmp_path)
     assert context_from_journal(records) == rig.agent.messages
@@ -233,7 +234,7 @@ async def test_a_blocking_answer_reaches_the_model_as_the_tool_result(
     rig = Rig(tmp_path, server.url)
     async with serving(rig):
         rig.agent.send_nowait("pick for me")
-        await rig.until(lambda: rig.host.live_waits)
+        await rig.until(lambda: rig.host.surface_port.live_waits)
         rig.answer(row=1)
         await rig.until(
             lambda: rig.texts(EntryKind.AGENT) == ["Blue!"] and rig.agent.state is AgentState.IDLE
@@ -263,14 +264,14 @@ async def test_feedback_is_placed_after_the_tool_results_before_the_next_call(
     rig = Rig(tmp_path, server.url)
     async with serving(rig):
         rig.agent.send_nowait("go")
-        await rig.until(lambda: rig.host.tabs and rig.gate.running)
+        await rig.until(lambda: rig.host.panel_port.tabs and rig.gate.running)
         rig.answer(row=0)  # "Red", while the gate tool still runs: mid-turn
         rig.gate.opened.set()
         await rig.until(lambda: len(server.seen) == 2 and rig.agent.state is AgentState.IDLE)
     second = server.seen[1]
     assert roles(second) == ["system", "user", "assistant", "tool", "tool", "user"]
     feedback = second.messages[-1]["content"]
-    (question_id,) = rig.host.projection.current
+    (question_id,) = rig.host.surface_port.projection.current
     assert feedback.startswith(contract.FEEDBACK_PREFIX)
     assert f'Question {question_id} "Colour?": answer "Red".' in feedback
     assert [e.title for e in rig.transcript.entries if e.kind is EntryKind.FEEDBACK] == ["steer"]
@@ -304,7 +305,7 @@ async def test_feedback_wakes_the_idle_agent_as_a_new_model_call(
     assert roles(wake) == ["system", "user", "assistant", "tool", "assistant", "user"]
     text = wake.messages[-1]["content"]
     assert text.startswith(contract.FEEDBACK_PREFIX) and 'answer "Blue"' in text
-    (question_id,) = rig.host.projection.current
+    (question_id,) = rig.host.surface_port.projection.current
     assert f"Question {question_id}" in text  # the feedback names the question id
     assert [e.title for e in rig.transcript.entries if e.kind is EntryKind.FEEDBACK] == ["wake"]
 
@@ -353,7 +354,7 @@ async def test_repeated_call_ids_from_the_server_are_made_unique(
     )
     rig = Rig(tmp_path, server.url)
     assert await one_turn(rig) is TurnOutcome.FINISHED
-    assert len(rig.host.tabs) == 2  # two questions: no "retry", no call_conflict
+    assert len(rig.host.panel_port.tabs) == 2  # two questions: no "retry", no call_conflict
     calls = [c.id for m in rig.agent.messages for c in m.tool_calls]
     assert calls[0] == "call_0" and len(set(calls)) == 3
     results = [m["tool_call_id"] for m in server.seen[2].messages if m["role"] == "tool"]
@@ -387,7 +388,7 @@ async def test_a_true_retry_maps_to_the_same_question(tmp_path: Path, server: Fa
     )
     rig = Rig(tmp_path, server.url)
     assert await one_turn(rig) is TurnOutcome.FINISHED
-    assert len(rig.host.projection.pending) == 1 and len(rig.host.tabs) == 1
+    assert len(rig.host.surface_port.projection.pending) == 1 and len(rig.host.panel_port.tabs) == 1
     ids = [c.id for m in rig.agent.messages for c in m.tool_calls]
     assert ids == ["r1", "r1"]
     results = [m["content"] for m in server.seen[2].messages if m["role"] == "tool"]
@@ -400,7 +401,7 @@ async def test_a_true_retry_maps_to_the_same_question(tmp_path: Path, server: Fa
     server.queue(Reply("", [Call("ask_user_question", asked, "r1")]), Reply("Asked again."))
     assert await one_turn(rig, "ask again") is TurnOutcome.FINISHED
     last = [c.id for m in rig.agent.messages for c in m.tool_calls][-1]
-    assert last != "r1" and len(rig.host.projection.pending) == 1
+    assert last != "r1" and len(rig.host.surface_port.projection.pending) == 1
 
 
 async def test_lone_surrogates_are_made_encodable_at_the_provider_edge(
@@ -431,7 +432,7 @@ async def test_lone_surrogates_are_made_encodable_at_the_provider_edge(
         "ask_user_question",
     ]
     assert assistant["tool_calls"][0]["function"]["arguments"] == '{"x": "\ufffd"}'
-    (state,) = rig.host.projection.by_ref.values()
+    (state,) = rig.host.surface_port.projection.by_ref.values()
     assert (state.question.spec.question, state.question.spec.header) == ("Pick\ufffd?", "H\ufffd")
     records = read_records(rig.journal.session_id, data_dir=tmp_path)
     assert context_from_journal(records) == rig.agent.messages
@@ -510,7 +511,7 @@ async def test_an_interrupted_wait_and_tool_map_to_coded_results(
     rig = Rig(tmp_path, server.url)
     async with serving(rig):
         rig.agent.send_nowait("go")
-        await rig.until(lambda: rig.host.live_waits and rig.gate.running)
+        await rig.until(lambda: rig.host.surface_port.live_waits and rig.gate.running)
         assert rig.agent.interrupt_nowait()
         await rig.until(lambda: rig.agent.state is AgentState.IDLE)
         rig.agent.send_nowait("continue")

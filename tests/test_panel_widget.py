@@ -25,7 +25,8 @@ from urwid.testing import check_flow_sizing, resolve_attr
 
 from asks.contract import ResultEnvelope
 from asks.core.model import Answer, AnswerKind, Outcome, QuestionStatus
-from asks.host.host import PanelCommand, PanelMode, Wait
+from asks.host.commands import PanelCommand, PanelMode
+from asks.host.waits import Wait
 from asks.widgets.keymap import build_keymap
 from asks.widgets.panel import PALETTE
 
@@ -77,7 +78,10 @@ def test_golden_free_text_editor_with_typed_text(rig: Rig) -> None:
     focused(rig)
     press(panel, *"Aurora", "meta enter", *"(after the aurora borealis)")
     lines = screen(panel)
-    assert rig.host.draft(rig.ref("c1")).custom_text == "Aurora\n(after the aurora borealis)"
+    assert (
+        rig.host.panel_port.draft(rig.ref("c1")).custom_text
+        == "Aurora\n(after the aurora borealis)"
+    )
     check_golden("free_text", lines)
 
 
@@ -88,7 +92,7 @@ def test_golden_blocker_pending_shows_the_warning_marker(rig: Rig) -> None:
     held = screen(panel)
     assert "until you pause typing" in held[-2]  # the typing guard holds the keys back
     rig.clock.past_guard()
-    assert rig.host.settle_guard_nowait(rig.clock())  # the layer's timer does this
+    assert rig.host.panel_port.settle_guard_nowait(rig.clock())  # the layer's timer does this
     lines = screen(panel)
     assert "⚠ required" in lines[0]
     assert "[● Backups]" in lines[1]
@@ -136,7 +140,7 @@ def test_golden_collapsed_row(rig: Rig) -> None:
     ask_async(rig, "c1", database_question())
     rig.async_question("c2", "Ship the release today?", header="Release")
     panel = make_panel(rig)
-    assert rig.host.toggle_collapse_nowait() is None
+    assert rig.host.panel_port.toggle_collapse_nowait() is None
     lines = screen(panel)
     assert lines == ["▸ 2 questions pending · Ctrl+] expand"]
     check_golden("collapsed", lines)
@@ -148,7 +152,7 @@ def test_golden_paused_card(rig: Rig) -> None:
     panel = make_panel(rig)
     focused(rig)
     press(panel, "esc")
-    assert rig.host.mode is PanelMode.PAUSED
+    assert rig.host.panel_port.mode is PanelMode.PAUSED
     lines = screen(panel)
     assert len(lines) == 2 and "Shift+Tab to answer" in lines[1]
     check_golden("paused", lines)
@@ -190,18 +194,18 @@ def test_keys_typed_in_type_something_reach_the_draft(rig: Rig) -> None:
     press(panel, "4")  # digit: the Type something. row
     assert panel.key_context == "reply"
     assert press(panel, *"use ", " ", *"both", "backspace") == []
-    assert rig.host.draft(ref).custom_text == "use  bot"
+    assert rig.host.panel_port.draft(ref).custom_text == "use  bot"
     press(panel, "meta enter", "x")
-    assert rig.host.draft(ref).custom_text == "use  bot\nx"
+    assert rig.host.panel_port.draft(ref).custom_text == "use  bot\nx"
     press(panel, "ctrl u")  # arms: an irreversible clear is confirmed (rule 8)
-    assert rig.host.draft(ref).custom_text == "use  bot\nx"
+    assert rig.host.panel_port.draft(ref).custom_text == "use  bot\nx"
     assert "Press Ctrl+U again to clear the draft" in "\n".join(screen(panel))
     press(panel, "ctrl u")  # clears the draft's text and checks; the cursor stays on the row
-    assert rig.host.draft(ref).custom_text == ""
+    assert rig.host.panel_port.draft(ref).custom_text == ""
     assert panel.key_context == "reply"
     press(panel, *"done", "enter")
-    assert ref not in rig.host.tabs
-    answer = rig.host.projection.by_ref[ref].resolution
+    assert ref not in rig.host.panel_port.tabs
+    answer = rig.host.surface_port.projection.by_ref[ref].resolution
     assert answer is not None and answer.answer is not None
     assert answer.answer.kind is AnswerKind.CUSTOM and answer.answer.custom_text == "done"
 
@@ -212,11 +216,11 @@ def test_a_digit_moves_the_cursor_but_never_answers(rig: Rig) -> None:
     focused(rig)
     ref = rig.ref("c1")
     assert press(panel, "2") == []
-    assert rig.host.draft(ref).cursor == 1
-    assert ref in rig.host.tabs
+    assert rig.host.panel_port.draft(ref).cursor == 1
+    assert ref in rig.host.panel_port.tabs
     press(panel, "3")
-    assert rig.host.draft(ref).cursor == 2
-    assert rig.host.projection.by_ref[ref].status is QuestionStatus.PENDING
+    assert rig.host.panel_port.draft(ref).cursor == 2
+    assert rig.host.surface_port.projection.by_ref[ref].status is QuestionStatus.PENDING
     assert any(line.startswith("│ › 3. MySQL") for line in screen(panel))
 
 
@@ -227,8 +231,8 @@ def test_enter_on_an_option_answers_it(rig: Rig) -> None:
     focused(rig)
     ref = rig.ref("c1")
     press(panel, "down", "enter")
-    assert ref not in rig.host.tabs
-    resolution = rig.host.projection.by_ref[ref].resolution
+    assert ref not in rig.host.panel_port.tabs
+    resolution = rig.host.surface_port.projection.by_ref[ref].resolution
     assert resolution is not None and resolution.answer is not None
     assert resolution.answer.option_indices == (1,)
     assert "[Release]" in screen(panel)[1]
@@ -240,9 +244,9 @@ def test_multi_select_space_toggles_and_next_submits(rig: Rig) -> None:
     focused(rig)
     ref = rig.ref("c1")
     press(panel, " ", "down", "enter")  # Enter on an option row toggles in multi-select
-    assert rig.host.draft(ref).checked == frozenset({0, 1})
+    assert rig.host.panel_port.draft(ref).checked == frozenset({0, 1})
     press(panel, "4", "down", "enter")  # Type something. (empty), then down to Next
-    resolution = rig.host.projection.by_ref[ref].resolution
+    resolution = rig.host.surface_port.projection.by_ref[ref].resolution
     assert resolution is not None and resolution.answer is not None
     assert resolution.answer.option_indices == (0, 1)
 
@@ -255,13 +259,13 @@ def test_notes_editor_opens_with_alt_n_and_edits_the_draft(rig: Rig) -> None:
     press(panel, "meta n")
     assert panel.notes_open and panel.key_context == "reply"
     press(panel, *"keep it small")
-    assert rig.host.draft(ref).notes == "keep it small"
-    assert rig.host.draft(ref).cursor == 0  # the letters did not move the option cursor
+    assert rig.host.panel_port.draft(ref).notes == "keep it small"
+    assert rig.host.panel_port.draft(ref).cursor == 0  # the letters did not move the option cursor
     press(panel, "meta n")
     assert not panel.notes_open
     assert any("Notes: keep it small" in line for line in screen(panel))
     press(panel, "enter")
-    resolution = rig.host.projection.by_ref[ref].resolution
+    resolution = rig.host.surface_port.projection.by_ref[ref].resolution
     assert resolution is not None and resolution.answer is not None
     assert resolution.answer.notes == "keep it small"
 
@@ -296,14 +300,14 @@ def test_keys_go_to_the_chat_editor_when_the_panel_does_not_own_the_keyboard(rig
     panel = make_panel(rig)
     assert press(panel, "enter", "down", "a") == ["enter", "down"]  # the editor took "a"
     assert LAYERS[panel].editor.edit_text == "a"
-    assert rig.host.draft(rig.ref("c1")).cursor == 0
+    assert rig.host.panel_port.draft(rig.ref("c1")).cursor == 0
 
 
 def test_arrival_guard_returns_a_key_aimed_at_chat(rig: Rig) -> None:
     panel = make_panel(rig)
     wait = rig.blocker("c1", q("Delete the old backups?", header="Backups", options=("Yes", "No")))
     assert press(panel, "enter") == ["enter"]  # typed just as the blocker appeared
-    assert not wait.done and rig.ref("c1") in rig.host.tabs
+    assert not wait.done and rig.ref("c1") in rig.host.panel_port.tabs
     rig.clock.past_guard()
     assert press(panel, "enter") == []
     assert isinstance(wait, Wait) and wait.done
@@ -317,8 +321,8 @@ def test_layer_keys_are_handled_and_unknown_keys_returned(rig: Rig) -> None:
     press(panel, "4")
     assert press(panel, "ctrl c") == ["ctrl c"]  # the app's interrupt
     assert press(panel, "ctrl ]") == []  # collapse, from the reply editor too
-    assert rig.host.mode is PanelMode.COLLAPSED
-    assert not rig.host.focus.panel_focused
+    assert rig.host.panel_port.mode is PanelMode.COLLAPSED
+    assert not rig.host.panel_port.focus.panel_focused
 
 
 def test_focus_toggle_with_a_configured_key_works_in_the_panel(rig: Rig) -> None:
@@ -326,10 +330,10 @@ def test_focus_toggle_with_a_configured_key_works_in_the_panel(rig: Rig) -> None
     panel = make_panel(rig, keymap=build_keymap(focus_toggle_key="f2"))
     focused(rig)
     assert press(panel, "f2") == []
-    assert not rig.host.focus.panel_focused
+    assert not rig.host.panel_port.focus.panel_focused
     assert "F2 answer" in "\n".join(screen(panel))
     assert press(panel, "f2") == []
-    assert rig.host.focus.panel_focused
+    assert rig.host.panel_port.focus.panel_focused
 
 
 def test_page_down_scrolls_and_moving_the_cursor_brings_it_back(rig: Rig) -> None:
@@ -404,7 +408,7 @@ def test_decline_and_defer_keys_reach_the_host(rig: Rig) -> None:
     wait = rig.blocker("c1", q("Delete?", header="Backups", options=("Yes", "No")))
     rig.clock.past_guard()
     press(panel, "meta l")
-    assert wait.done and rig.ref("c1") in rig.host.tabs  # deferred: still pending
+    assert wait.done and rig.ref("c1") in rig.host.panel_port.tabs  # deferred: still pending
     wait2 = rig.blocker("c2", q("Really?", header="Again", options=("Yes", "No")))
     rig.clock.past_guard()
     press(panel, "meta d")  # arms: Decline is confirmed (rule 8)
@@ -413,7 +417,7 @@ def test_decline_and_defer_keys_reach_the_host(rig: Rig) -> None:
     press(panel, "down", "meta d")  # another key disarmed it: this one arms again
     assert not wait2.done
     press(panel, "meta d")
-    assert wait2.done and rig.ref("c2") not in rig.host.tabs
+    assert wait2.done and rig.ref("c2") not in rig.host.panel_port.tabs
 
 
 def test_palette_names_are_panel_scoped_and_readable_without_colour(rig: Rig) -> None:
@@ -432,7 +436,7 @@ def test_palette_names_are_panel_scoped_and_readable_without_colour(rig: Rig) ->
 def test_collapsed_row_when_collapse_is_off(rig: Rig) -> None:
     ask_async(rig, "c1", database_question())
     panel = make_panel(rig, keymap=build_keymap(collapse_key="off"))
-    rig.host.command_nowait(PanelCommand.COLLAPSE)
+    rig.host.panel_port.command_nowait(PanelCommand.COLLAPSE)
     assert screen(panel) == ["▸ 1 question pending · Shift+Tab open"]
 
 
@@ -441,11 +445,11 @@ def test_a_key_in_the_arrival_guard_goes_to_the_tab_it_was_aimed_at(rig: Rig) ->
     panel = make_panel(rig)
     focused(rig)
     wait = rig.blocker("c2", q("Delete the old backups?", header="Backups", options=("Yes", "No")))
-    assert rig.host.selected == rig.ref("c1")  # shown while the guard holds keys for it
+    assert rig.host.panel_port.selected == rig.ref("c1")  # shown while the guard holds keys for it
     assert "A required question is waiting" in "\n".join(screen(panel))
     press(panel, "down", "enter")  # aimed at Database, typed as Backups appeared
-    assert rig.ref("c1") not in rig.host.tabs  # Database got the answer (SQLite)
-    assert not wait.done and rig.host.draft(rig.ref("c2")).cursor == 0
+    assert rig.ref("c1") not in rig.host.panel_port.tabs  # Database got the answer (SQLite)
+    assert not wait.done and rig.host.panel_port.draft(rig.ref("c2")).cursor == 0
 
 
 def test_a_one_row_window_shows_both_marks(rig: Rig) -> None:
@@ -474,12 +478,12 @@ def test_review_shows_what_was_answered_in_the_browser_and_where(rig: Rig) -> No
     )
     panel = make_panel(rig)
     first = rig.ref("c1", 0)
-    refusal = rig.host.answer_from_nowait(
+    refusal = rig.host.surface_port.answer_from_nowait(
         first.id, first.incarnation, Answer(AnswerKind.OPTION, (0,)), source="web"
     )
     assert refusal is None
     rig.clock.past_guard()
-    rig.host.settle_guard_nowait(rig.clock())
+    rig.host.panel_port.settle_guard_nowait(rig.clock())
     press(panel, "tab")  # to the Review tab (Target, then Review)
     text = "\n".join(screen(panel, 100))
     assert "→ Lint (in the browser)" in text
@@ -521,7 +525,7 @@ def test_review_takes_a_note_for_all_questions_with_alt_n(rig: Rig) -> None:
     press(panel, "meta n")
     assert panel.notes_open and panel.key_context == "reply"
     press(panel, *"for staging", "meta enter", *"not prod")
-    assert rig.host.group_note("c1") == "for staging\nnot prod"
+    assert rig.host.panel_port.group_note("c1") == "for staging\nnot prod"
     lines = screen(panel)
     assert "Alt+N close note" in " ".join(lines)
     check_golden("review_note", lines)
@@ -531,7 +535,7 @@ def test_review_takes_a_note_for_all_questions_with_alt_n(rig: Rig) -> None:
     text = "\n".join(screen(panel))
     assert "Note for all: for staging" in text and "not prod" in text
     press(panel, "shift tab", "tab")  # away and back: still the draft
-    assert rig.host.group_note("c1") == "for staging\nnot prod"
+    assert rig.host.panel_port.group_note("c1") == "for staging\nnot prod"
     press(panel, "enter")
     assert isinstance(wait.reply, ResultEnvelope)
     assert wait.reply.details["groupNote"] == "for staging\nnot prod"
@@ -547,7 +551,7 @@ def test_enter_in_the_review_note_submits_and_escapes_in_it_are_inert(rig: Rig) 
     panel = make_panel(rig)
     rig.clock.past_guard()
     press(panel, "enter", "tab")  # one staged, Size left unanswered; on Review
-    rig.host.set_group_note_nowait("red\x1b[31mX\x1b]0;title\x07 ok")
+    rig.host.panel_port.set_group_note_nowait("red\x1b[31mX\x1b]0;title\x07 ok")
     text = "\n".join(screen(panel))
     assert "\x1b" not in text and "Note for all: redX ok" in text
     press(panel, "meta n", "enter")  # Enter in the note editor submits, as in a question's

@@ -24,7 +24,7 @@ def rows(view: PromptView) -> list[str]:
 
 @pytest.fixture
 def broker(tmp_path: Path) -> PromptBroker:
-    return PromptBroker(Rig.create(tmp_path).host)
+    return PromptBroker(Rig.create(tmp_path).host.panel_port)
 
 
 @asynccontextmanager

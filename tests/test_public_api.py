@@ -4,6 +4,7 @@ getting a clear error — plus the minimal embedding demo, run under a real pty.
 from __future__ import annotations
 
 import ast
+import inspect
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +18,7 @@ from support.rig import Rig, call, q
 import asks
 from asks.core import events as ev
 from asks.core.model import Answer, AnswerKind, Outcome
+from asks.host.hub import HubPort
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "demos" / "embed_minimal.py"
@@ -67,6 +69,70 @@ def test_the_demo_imports_only_the_public_facade() -> None:
     assert {m for m in modules if m and m.startswith("asks")} == {"asks"}
 
 
+# ---------------------------------------------------------------------------- the facade
+FACADE = {
+    "agent_port",
+    "panel_port",
+    "surface_port",
+    "hub_port",
+    "session_id",
+    "subscribe",
+    "subscribe_events",
+    "subscribe_status",
+    "statistics",
+    "detach_ui_nowait",
+}
+# What only the host's own collaborators do (asks/host/state.py): journal an entry, save,
+# emit an event, open, settle or finish a wait, re-derive the tabs, reach the journal.
+INTERNALS = {
+    "append",
+    "save",
+    "emit",
+    "open_wait",
+    "settle_waits",
+    "finish_wait",
+    "recompute_tabs",
+    "changed",
+    "notify",
+    "asked",
+    "item",
+    "say",
+    "journal",
+    "outbox",
+    "waits",
+    "keys",
+    "announcer",
+}
+FACES = [asks.QuestionHost, asks.AgentPort, asks.SurfacePort, asks.PanelPort, HubPort]
+
+
+def public(cls: type) -> set[str]:
+    return {name for name in dir(cls) if not name.startswith("_")}
+
+
+def test_the_host_is_a_small_facade() -> None:
+    assert public(asks.QuestionHost) == FACADE
+
+
+@pytest.mark.parametrize("face", FACES, ids=lambda c: c.__name__)
+def test_no_public_name_journals_emits_or_opens_a_wait(face: type) -> None:
+    assert public(face) & INTERNALS == set()
+
+
+def test_an_embedder_cannot_reach_the_journal_through_the_host(tmp_path: Path) -> None:
+    rig = Rig.create(tmp_path)
+    for name in INTERNALS:
+        for face in (rig.host, rig.host.agent_port, rig.host.panel_port, rig.host.surface_port):
+            assert not hasattr(face, name), f"{type(face).__name__}.{name}"
+
+
+@pytest.mark.parametrize("face", FACES, ids=lambda c: c.__name__)
+def test_every_public_name_of_the_facade_and_the_ports_is_documented(face: type) -> None:
+    assert inspect.getdoc(face)
+    missing = sorted(name for name in public(face) if not inspect.getdoc(getattr(face, name)))
+    assert missing == []
+
+
 # ---------------------------------------------------------------------------- bad embedding
 def test_a_layer_outside_trio_says_how_to_run_it(tmp_path: Path) -> None:
     rig = Rig.create(tmp_path)
@@ -88,8 +154,8 @@ def test_two_hosts_on_one_journal_are_refused(tmp_path: Path) -> None:
 def test_a_bad_source_label_names_the_fix(tmp_path: Path, source: str, message: str) -> None:
     rig = Rig.create(tmp_path)
     with pytest.raises(ValueError, match=message):
-        rig.host.start_call_nowait("c1", call(q("Which?")), source=source)
-    assert rig.host.projection.calls == {}
+        rig.host.agent_port.start_call_nowait("c1", call(q("Which?")), source=source)
+    assert rig.host.surface_port.projection.calls == {}
 
 
 # ---------------------------------------------------------------------------- typed events
@@ -97,16 +163,16 @@ def test_typed_events_follow_the_journal(tmp_path: Path) -> None:
     rig = Rig.create(tmp_path)
     seen: list[tuple[ev.HostEvent, int]] = []
     rig.host.subscribe_events(lambda e: seen.append((e, len(rig.lines()))))
-    rig.host.start_call_nowait("c1", call(q("Async?"), blocking=False), source="planner")
-    rig.host.start_call_nowait("c2", call(q("Blocking?")), source="reviewer")
+    rig.host.agent_port.start_call_nowait("c1", call(q("Async?"), blocking=False), source="planner")
+    rig.host.agent_port.start_call_nowait("c2", call(q("Blocking?")), source="reviewer")
     rig.clock.past_guard()
     ref = rig.ref("c2")
     rig.answer_option(ref, 1)
-    rig.host.answer_from_nowait(
+    rig.host.surface_port.answer_from_nowait(
         rig.ref("c1").id, rig.ref("c1").incarnation, Answer(AnswerKind.OPTION, (0,)), source="web"
     )
-    rig.host.turn_ended_nowait()
-    assert rig.host.take_feedback_nowait() is not None
+    rig.host.agent_port.turn_ended_nowait()
+    assert rig.host.agent_port.take_feedback_nowait() is not None
 
     kinds = [type(e).__name__ for e, _ in seen]
     assert kinds == [
@@ -130,15 +196,15 @@ def test_typed_events_follow_the_journal(tmp_path: Path) -> None:
         if isinstance(event, ev.AnswerSaved):
             resolved = [r for r in rig.lines()[:lines_then] if r["type"] == "resolved"]
             assert any(r["resolutions"][0]["ref"]["id"] == event.refs[0].id for r in resolved)
-    questions = [q for q in rig.host.projection.by_ref.values()]
+    questions = [q for q in rig.host.surface_port.projection.by_ref.values()]
     assert {s.question.source for s in questions} == {"planner", "reviewer"}
 
 
 def test_source_labels_survive_a_resume(tmp_path: Path) -> None:
     rig = Rig.create(tmp_path)
-    rig.host.start_call_nowait("c1", call(q("Async?"), blocking=False), source="planner")
+    rig.host.agent_port.start_call_nowait("c1", call(q("Async?"), blocking=False), source="planner")
     host = rig.crash_and_reopen()
-    [state] = host.projection.by_ref.values()
+    [state] = host.surface_port.projection.by_ref.values()
     assert state.question.source == "planner"
 
 
@@ -147,9 +213,9 @@ def test_withdraw_and_storage_failure_events(tmp_path: Path) -> None:
     seen: list[ev.HostEvent] = []
     rig.host.subscribe_events(seen.append)
     ref = rig.async_question("c1", "Which?")
-    assert rig.host.withdraw_nowait([ref.id], "not needed") is None
+    assert rig.host.agent_port.withdraw_nowait([ref.id], "not needed") is None
     rig.ops.fail_next_append()
-    rig.host.start_call_nowait("c2", call(q("Another?"), blocking=False))
+    rig.host.agent_port.start_call_nowait("c2", call(q("Another?"), blocking=False))
     withdrawn = next(e for e in seen if isinstance(e, ev.QuestionsWithdrawn))
     assert withdrawn.refs == (ref,) and withdrawn.reason == "not needed"
     assert isinstance(seen[-1], ev.StorageFailed) and "Not saved" in seen[-1].message

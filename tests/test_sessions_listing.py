@@ -16,7 +16,8 @@ from pathlib import Path
 
 from support.pty_harness import ROOT, PtyApp
 
-from asks.host.host import PanelCommand, QuestionHost
+from asks.host.commands import PanelCommand
+from asks.host.host import QuestionHost
 from asks.store.entries import ChatMessage, SessionMode
 from asks.store.journal import Journal
 
@@ -93,15 +94,15 @@ def test_old_journals_hostile_text_and_unsent_answers(tmp_path: Path) -> None:
         host = QuestionHost(new)
         options = [{"label": "A"}, {"label": "B"}]
         for n in range(2):
-            host.start_call_nowait(
+            host.agent_port.start_call_nowait(
                 f"c{n}",
                 {
                     "blocking": False,
                     "questions": [{"question": f"Q{n}?", "header": "H", "options": options}],
                 },
             )
-        host.enter_panel_nowait()
-        host.command_nowait(PanelCommand.CONFIRM)  # saved, not yet delivered
+        host.panel_port.enter_panel_nowait()
+        host.panel_port.command_nowait(PanelCommand.CONFIRM)  # saved, not yet delivered
     os.utime(data / "old.jsonl", (1_000_000_000, 1_000_000_000))
     rows = listing(tmp_path)
     assert [row.split()[0] for row in rows] == ["new", "old"]  # newest first

@@ -11,7 +11,8 @@ import urwid
 from support.rig import Rig, call, q
 
 from asks.agent.loop import AgentState
-from asks.host.host import HostStatistics, PanelMode
+from asks.host.commands import PanelMode
+from asks.host.stats import HostStatistics
 from asks.store.journal import StorageState
 from asks.widgets.status import PALETTE, STORAGE_WARNING, StatusLine
 
@@ -135,7 +136,7 @@ def test_status_is_not_selectable(status: StatusLine) -> None:
 
 def test_from_a_real_host(tmp_path: Path, status: StatusLine) -> None:
     rig = Rig.create(tmp_path)
-    rig.host.start_call_nowait("c1", call(q("Which?"), q("Where?"), blocking=False))
+    rig.host.agent_port.start_call_nowait("c1", call(q("Which?"), q("Where?"), blocking=False))
     status.update(rig.host.statistics(), AgentState.IDLE)
     assert status.left_text == "Asks: 2 pending · /asks · keys: chat"
 

@@ -26,6 +26,7 @@ from asks.agent.tools import WorkTool, real_tools, scripted_tools
 from asks.agent.transcript import EntryKind, Transcript
 from asks.agent.withdraw import WithdrawTool
 from asks.core.model import Answer, AnswerKind
+from asks.host.agentport import AgentPort
 from asks.host.host import QuestionHost
 from asks.store.journal import Journal
 
@@ -36,7 +37,7 @@ GUARD = 60  # seconds: only against a hang, never asserted
 class Context:
     """A ToolContext with a scripted answer to the permission prompt."""
 
-    host: QuestionHost
+    host: AgentPort
     transcript: Transcript = attrs.Factory(Transcript)
     allow: bool = True
     asked: list[str] = attrs.Factory(list)
@@ -84,7 +85,7 @@ async def dies(pid: int) -> bool:
 async def test_an_allowed_command_runs_for_real_in_the_start_directory(
     tmp_path: Path, host: QuestionHost
 ) -> None:
-    context = Context(host)
+    context = Context(host.agent_port)
     text = await run(ShellTool(tmp_path), context, command="pwd; echo out; echo err >&2; exit 3")
     assert context.asked == ["Allow the agent to run: pwd; echo out; echo err >&2; exit 3"]
     assert text == f"Exit status 3. Output:\n{tmp_path}\nout\nerr\n"
@@ -93,7 +94,7 @@ async def test_an_allowed_command_runs_for_real_in_the_start_directory(
 
 
 async def test_a_denied_command_does_not_run(tmp_path: Path, host: QuestionHost) -> None:
-    context = Context(host, allow=False)
+    context = Context(host.agent_port, allow=False)
     text = await run(ShellTool(tmp_path), context, command="touch ran")
     assert text.startswith(
         'Error [permission_denied]: The user denied permission to run "touch ran"; it did not run.'
@@ -102,7 +103,7 @@ async def test_a_denied_command_does_not_run(tmp_path: Path, host: QuestionHost)
 
 
 async def test_bad_arguments_are_coded_and_ask_nothing(tmp_path: Path, host: QuestionHost) -> None:
-    context = Context(host)
+    context = Context(host.agent_port)
     for arguments in ({}, {"command": "  "}, {"command": 3}):
         text = await run(ShellTool(tmp_path), context, **arguments)
         assert text.startswith("Error [invalid_arguments]"), text
@@ -113,7 +114,7 @@ async def test_bad_arguments_are_coded_and_ask_nothing(tmp_path: Path, host: Que
 
 
 async def test_a_missing_command_and_no_output(tmp_path: Path, host: QuestionHost) -> None:
-    context = Context(host)
+    context = Context(host.agent_port)
     text = await run(ShellTool(tmp_path), context, command="no-such-command-xyz")
     assert text.startswith("Exit status 127. Output:\n") and "not found" in text
     assert await run(ShellTool(tmp_path), context, command="true") == "Exit status 0. No output."
@@ -122,7 +123,7 @@ async def test_a_missing_command_and_no_output(tmp_path: Path, host: QuestionHos
 
 
 async def test_megabytes_of_output_are_bounded(tmp_path: Path, host: QuestionHost) -> None:
-    context = Context(host)
+    context = Context(host.agent_port)
     text = await run(
         ShellTool(tmp_path),
         context,
@@ -137,7 +138,7 @@ async def test_megabytes_of_output_are_bounded(tmp_path: Path, host: QuestionHos
 async def test_a_command_that_never_ends_is_killed_with_its_group(
     tmp_path: Path, host: QuestionHost
 ) -> None:
-    context = Context(host)
+    context = Context(host.agent_port)
     pids = tmp_path / "pids"
     command = f"sleep 1000 & echo $! > {pids}; echo started; wait"
     text = await run(ShellTool(tmp_path, timeout=0.5), context, command=command)
@@ -152,7 +153,7 @@ async def test_a_background_child_cannot_keep_the_call_open(
     tmp_path: Path, host: QuestionHost
 ) -> None:
     """The shell exits; what it left running in its group holds the pipe: it is killed."""
-    context = Context(host)
+    context = Context(host.agent_port)
     pids = tmp_path / "pids"
     text = await run(
         ShellTool(tmp_path, timeout=GUARD * 2),
@@ -164,7 +165,7 @@ async def test_a_background_child_cannot_keep_the_call_open(
 
 
 async def test_ctrl_c_kills_the_whole_process_group(tmp_path: Path, host: QuestionHost) -> None:
-    context = Context(host)
+    context = Context(host.agent_port)
     pids = tmp_path / "pids"
     tool = ShellTool(tmp_path, timeout=GUARD * 2)
     with trio.fail_after(GUARD):
@@ -186,7 +187,7 @@ async def test_read_file_reads_text_under_the_working_directory(
 ) -> None:
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "notes.txt").write_text("one\ntwo\n")
-    context = Context(host)
+    context = Context(host.agent_port)
     tool = ReadFileTool(tmp_path)
     text = await run(tool, context, path="sub/notes.txt")
     assert text == '"sub/notes.txt": 8 bytes, 2 lines.\none\ntwo\n'
@@ -219,7 +220,7 @@ async def test_read_file_refusals_are_coded(
     (work / "binary.bin").write_bytes(b"PK\x03\x04\x00\x00data")
     (work / "latin1.txt").write_bytes("café".encode("latin-1"))
     (work / "huge.txt").write_text("x" * (MAX_BYTES + 1))
-    text = await run(ReadFileTool(work), Context(host), path=path)
+    text = await run(ReadFileTool(work), Context(host.agent_port), path=path)
     assert text.startswith(f"Error [{code}]"), text
     assert "secret" not in text
 
@@ -234,20 +235,20 @@ SIZE = {"question": "Size?", "header": "Size", "options": [{"label": "S"}, {"lab
 
 
 def ids(host: QuestionHost, call_id: str) -> list[str]:
-    return [r.id for r in host.projection.calls[call_id].refs]
+    return [r.id for r in host.surface_port.projection.calls[call_id].refs]
 
 
 async def test_withdraw_takes_pending_questions_back(host: QuestionHost) -> None:
-    host.start_call_nowait("a1", {"questions": [COLOUR, SIZE], "blocking": False})
+    host.agent_port.start_call_nowait("a1", {"questions": [COLOUR, SIZE], "blocking": False})
     colour, size = ids(host, "a1")
-    context = Context(host)
+    context = Context(host.agent_port)
     text = await run(WithdrawTool(), context, questionIds=[colour], reason="found it")
     assert text == (
         f'Withdrawn: "Colour?" (id {colour}). The user no longer sees them and no '
         "answer will arrive for them. Reason shown to the user: found it."
     )
-    assert [r.id for r in host.projection.pending] == [size]
-    assert [getattr(tab, "id", None) for tab in host.tabs] == [size]  # its tab closed
+    assert [r.id for r in host.surface_port.projection.pending] == [size]
+    assert [getattr(tab, "id", None) for tab in host.panel_port.tabs] == [size]  # its tab closed
     notices = [e.text for e in context.transcript.entries if e.kind is EntryKind.NOTICE]
     assert notices == ['The agent withdrew "Colour?" (found it).']
 
@@ -255,11 +256,16 @@ async def test_withdraw_takes_pending_questions_back(host: QuestionHost) -> None
 async def test_withdraw_refuses_unknown_and_answered_ids_all_or_nothing(
     host: QuestionHost,
 ) -> None:
-    host.start_call_nowait("a1", {"questions": [COLOUR, SIZE], "blocking": False})
+    host.agent_port.start_call_nowait("a1", {"questions": [COLOUR, SIZE], "blocking": False})
     colour, size = ids(host, "a1")
-    ref = host.projection.current[colour]
-    assert host.answer_from_nowait(colour, ref.incarnation, Answer(AnswerKind.OPTION, (1,))) is None
-    context = Context(host)
+    ref = host.surface_port.projection.current[colour]
+    assert (
+        host.surface_port.answer_from_nowait(
+            colour, ref.incarnation, Answer(AnswerKind.OPTION, (1,))
+        )
+        is None
+    )
+    context = Context(host.agent_port)
     text = await run(WithdrawTool(), context, questionIds=[size, "q-nope"])
     assert text.startswith('Error [unknown_question]: Nothing was withdrawn: the id "q-nope"')
     text = await run(WithdrawTool(), context, questionIds=[size, colour])
@@ -267,9 +273,9 @@ async def test_withdraw_refuses_unknown_and_answered_ids_all_or_nothing(
         f"Error [already_answered]: Nothing was withdrawn: the user already "
         f'answered (or declined) the id "{colour}"'
     )
-    assert [r.id for r in host.projection.pending] == [size]  # nothing was withdrawn
-    assert len(host.outbox) == 1  # the saved answer is still delivered, once, as feedback
-    feedback = host.take_feedback_nowait()
+    assert [r.id for r in host.surface_port.projection.pending] == [size]  # nothing was withdrawn
+    assert len(host._state.outbox) == 1  # the saved answer is still delivered, once, as feedback
+    feedback = host.agent_port.take_feedback_nowait()
     assert feedback is not None and 'answer "Blue"' in feedback.text
     assert await run(WithdrawTool(), context, questionIds=[size]) != ""
     again = await run(WithdrawTool(), context, questionIds=[size])
@@ -277,26 +283,26 @@ async def test_withdraw_refuses_unknown_and_answered_ids_all_or_nothing(
 
 
 async def test_withdraw_ends_a_blocking_wait_as_withdrawn(host: QuestionHost) -> None:
-    context = Context(host)
+    context = Context(host.agent_port)
     results: list[Any] = []
     with trio.fail_after(GUARD):
         async with trio.open_nursery() as nursery:
 
             async def blocking() -> None:
-                results.append(await host.ask("b1", {"questions": [COLOUR]}))
+                results.append(await host.agent_port.ask("b1", {"questions": [COLOUR]}))
 
             nursery.start_soon(blocking)
-            while not host.live_waits:
+            while not host.surface_port.live_waits:
                 await trio.sleep(0.001)
             (qid,) = ids(host, "b1")
             await run(WithdrawTool(), context, questionIds=[qid])
     (result,) = results
     assert isinstance(result, contract.ResultEnvelope)
-    assert result.outcome.value == "withdrawn" and not host.tabs
+    assert result.outcome.value == "withdrawn" and not host.panel_port.tabs
 
 
 async def test_withdraw_argument_errors(host: QuestionHost) -> None:
-    context = Context(host)
+    context = Context(host.agent_port)
     assert (await run(WithdrawTool(), context)).startswith("Error [invalid_arguments]")
     with trio.fail_after(GUARD):
         bad = await WithdrawTool().run(ToolCall("c", "withdraw_question", "{"), context)
@@ -309,7 +315,7 @@ async def test_withdraw_argument_errors(host: QuestionHost) -> None:
 )
 async def test_work_rejects_non_finite_seconds(host: QuestionHost, raw: str) -> None:
     with trio.fail_after(GUARD):
-        text = await WorkTool().run(ToolCall("w", "work", raw), Context(host))
+        text = await WorkTool().run(ToolCall("w", "work", raw), Context(host.agent_port))
     assert text.startswith('Error [invalid_arguments]: "seconds" must be a finite number')
 
 

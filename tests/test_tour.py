@@ -203,22 +203,22 @@ class Tour:
         blocking group, allow the command, and wait for the tour's last words."""
         async with trio.open_nursery() as nursery:
             nursery.start_soon(functools.partial(self.session.agent.run, opening_turn=True))
-            await self.until(lambda: self.host.projection.pending)
-            (ref,) = self.host.projection.pending
+            await self.until(lambda: self.host.surface_port.projection.pending)
+            (ref,) = self.host.surface_port.projection.pending
             assert (
                 self.host.surface_port.answer_from_nowait(ref.id, ref.incarnation, None, "web")
                 is None
             )
-            await self.until(lambda: self.host.live_waits)
-            assert self.host.enter_panel_nowait() is None
+            await self.until(lambda: self.host.surface_port.live_waits)
+            assert self.host.panel_port.enter_panel_nowait() is None
             if answer_blocker:
-                self.host.command_nowait(PanelCommand.CONFIRM)  # Target: Staging
-                self.host.command_nowait(PanelCommand.TOGGLE)  # Checks: Unit tests
-                self.host.command_nowait(PanelCommand.NEXT_TAB)
-                self.host.command_nowait(PanelCommand.NEXT_TAB)  # past Notes: Review
-                self.host.command_nowait(PanelCommand.CONFIRM)  # submit what is answered
+                self.host.panel_port.command_nowait(PanelCommand.CONFIRM)  # Target: Staging
+                self.host.panel_port.command_nowait(PanelCommand.TOGGLE)  # Checks: Unit tests
+                self.host.panel_port.command_nowait(PanelCommand.NEXT_TAB)
+                self.host.panel_port.command_nowait(PanelCommand.NEXT_TAB)  # past Notes: Review
+                self.host.panel_port.command_nowait(PanelCommand.CONFIRM)  # submit what is answered
             else:
-                self.host.command_nowait(PanelCommand.DEFER)
+                self.host.panel_port.command_nowait(PanelCommand.DEFER)
             await self.until(lambda: self.session.broker.current is not None)
             self.session.broker.answer_nowait(True)
             await self.until(
@@ -430,13 +430,14 @@ async def test_the_tour_speaks_the_persons_language_and_its_tabs_stay_distinct(
         with tour.journal:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(functools.partial(tour.session.agent.run, opening_turn=True))
-                await tour.until(lambda: tour.host.live_waits)
+                await tour.until(lambda: tour.host.surface_port.live_waits)
                 said = tour.said()
                 assert "你好！我是按脚本运行的演示代理" in said
                 assert "它在编辑器上方的面板里等着：按 Shift+Tab（或输入 /asks）随时回答。" in said
                 assert "work · seconds: 12 · label: 索引代码仓库" in said
                 headers = [
-                    tour.host.question(ref).spec.header for ref in tour.host.projection.pending
+                    tour.host.surface_port.question(ref).spec.header
+                    for ref in tour.host.surface_port.projection.pending
                 ]
                 assert headers == ["语言", "目标", "检查项", "备注"]
                 layer = AsksLayer(

@@ -25,7 +25,8 @@ from asks.agent.transcript import Entry, EntryKind, Transcript
 from asks.cli.session import build_session
 from asks.contract import ResultEnvelope
 from asks.core.model import Outcome
-from asks.host.host import PanelCommand, QuestionHost
+from asks.host.commands import PanelCommand
+from asks.host.host import QuestionHost
 from asks.store.entries import ChatMessage
 from asks.store.journal import Journal
 
@@ -60,9 +61,9 @@ class Rig:
         self.journal = Journal.create(data_dir=tmp)
         self.host = QuestionHost(self.journal, clock=trio.current_time)
         self.transcript = Transcript()
-        self.broker = PromptBroker(self.host)
+        self.broker = PromptBroker(self.host.panel_port)
         self.agent = Agent(
-            self.host,
+            self.host.agent_port,
             Replies(*replies),
             [WorkTool(), CommandTool()],
             self.transcript,
@@ -155,10 +156,10 @@ async def test_a_blocking_card_is_drawn_while_it_waits(tmp_path: Path) -> None:
     rig = Rig(tmp_path, [call("c1", "ask_user_question", questions=[COLOR])])
     async with trio.open_nursery() as nursery:
         nursery.start_soon(rig.turn)
-        await rig.until(lambda: rig.host.live_waits and rig.shown(EntryKind.QUESTION))
+        await rig.until(lambda: rig.host.surface_port.live_waits and rig.shown(EntryKind.QUESTION))
         assert rig.shown(EntryKind.QUESTION) == [(EntryKind.QUESTION, "Color?")]  # while waiting
-        rig.host.enter_panel_nowait()
-        rig.host.command_nowait(PanelCommand.CONFIRM)
+        rig.host.panel_port.enter_panel_nowait()
+        rig.host.panel_port.command_nowait(PanelCommand.CONFIRM)
     assert rig.shown(EntryKind.QUESTION) == [(EntryKind.QUESTION, "Color?")]  # drawn once
     assert rig.shown(EntryKind.RESULT) == [(EntryKind.RESULT, "Color? → Red")]
 
@@ -166,13 +167,13 @@ async def test_a_blocking_card_is_drawn_while_it_waits(tmp_path: Path) -> None:
 async def test_a_promoted_question_card_shows_the_question(tmp_path: Path) -> None:
     rig = Rig(tmp_path, [call("c1", "ask_user_question", blocking=False, questions=[COLOR])])
     await rig.turn()
-    qid = next(iter(rig.host.projection.current))
+    qid = next(iter(rig.host.surface_port.projection.current))
     rig.agent.model = Replies([call("c2", "ask_user_question", questions=[{"questionId": qid}])])
     async with trio.open_nursery() as nursery:
         nursery.start_soon(rig.turn)
-        await rig.until(lambda: rig.host.live_waits)
-        rig.host.enter_panel_nowait()
-        rig.host.command_nowait(PanelCommand.CONFIRM)
+        await rig.until(lambda: rig.host.surface_port.live_waits)
+        rig.host.panel_port.enter_panel_nowait()
+        rig.host.panel_port.command_nowait(PanelCommand.CONFIRM)
     cards = [text for _, text in rig.shown(EntryKind.QUESTION)]
     assert cards == ["Color?", f"Color? ({qid})"]
 
@@ -271,15 +272,17 @@ def test_resume_shows_cards_tool_lines_and_the_interrupted_tool(tmp_path: Path) 
         {"id": "c2", "name": "work", "arguments": json.dumps({"seconds": 9, "label": "index"})},
         {"id": "c3", "name": "run_command", "arguments": json.dumps({"command": "ls"})},
     )
-    host.record_message_nowait(ChatMessage("user", "go"))
-    host.record_message_nowait(ChatMessage("assistant", "On it.", calls))
+    host.agent_port.record_message_nowait(ChatMessage("user", "go"))
+    host.agent_port.record_message_nowait(ChatMessage("assistant", "On it.", calls))
     assert not isinstance(
-        host.start_call_nowait("c1", json.loads(calls[0]["arguments"])), Exception
+        host.agent_port.start_call_nowait("c1", json.loads(calls[0]["arguments"])), Exception
     )
-    host.record_message_nowait(ChatMessage("tool", "Ran 'ls'.", ({"tool_call_id": "c3"},)))
+    host.agent_port.record_message_nowait(
+        ChatMessage("tool", "Ran 'ls'.", ({"tool_call_id": "c3"},))
+    )
 
     shown = [(e.kind, e.text) for e in resumed_entries(tmp_path, journal)]
-    ref = host.projection.calls["c1"].refs[0]
+    ref = host.surface_port.projection.calls["c1"].refs[0]
     assert shown == [
         (EntryKind.USER, "go"),
         (EntryKind.AGENT, "On it."),
@@ -300,9 +303,9 @@ def test_resume_shows_a_refused_call_as_its_error(tmp_path: Path) -> None:
     journal = Journal.create(data_dir=tmp_path)
     host = QuestionHost(journal)
     bad = {"id": "c1", "name": "ask_user_question", "arguments": "{}"}
-    host.record_message_nowait(ChatMessage("assistant", "", (bad,)))
+    host.agent_port.record_message_nowait(ChatMessage("assistant", "", (bad,)))
     refusal = "Error [invalid_arguments]: questions is required."
-    host.record_message_nowait(ChatMessage("tool", refusal, ({"tool_call_id": "c1"},)))
+    host.agent_port.record_message_nowait(ChatMessage("tool", refusal, ({"tool_call_id": "c1"},)))
     shown = [(e.kind, e.text) for e in resumed_entries(tmp_path, journal)]
     assert shown[:-1] == [(EntryKind.ERROR, refusal)]
 

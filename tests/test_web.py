@@ -30,7 +30,7 @@ from asks.core.model import (
 )
 from asks.core.refusal import Refusal
 from asks.core.tabs import ReviewKey
-from asks.host.host import PanelCommand
+from asks.host.commands import PanelCommand
 from asks.surfaces.web import WebBridge
 from asks.surfaces.web_bind import binding_warning, is_loopback
 from asks.surfaces.web_forms import MAX_BODY
@@ -131,7 +131,7 @@ async def test_question_text_cannot_inject_markup(
     rig: Rig, bridge: WebBridge, client: httpx.AsyncClient
 ) -> None:
     evil = '<script>alert(1)</script>"><img src=x onerror=alert(2)>\x1b]0;title\x07'
-    rig.host.start_call_nowait(
+    rig.host.agent_port.start_call_nowait(
         "c1",
         {
             "blocking": False,
@@ -216,7 +216,7 @@ async def test_post_without_or_with_a_wrong_csrf_token_saves_nothing(
     data["csrf"] = bridge.token  # the session token is not the CSRF token
     assert (await post(client, bridge, data)).status_code == 403
     assert resolved_lines(rig) == []
-    assert list(rig.host.projection.pending) == [ref]
+    assert list(rig.host.surface_port.projection.pending) == [ref]
 
 
 @pytest.mark.parametrize(
@@ -298,7 +298,7 @@ async def test_bad_input_is_400_with_a_clear_message_and_nothing_saved(
     assert response.status_code == 400, response.text
     assert expected in response.text
     assert resolved_lines(rig) == []
-    assert list(rig.host.projection.pending) == [ref]
+    assert list(rig.host.surface_port.projection.pending) == [ref]
 
 
 async def test_multi_select_and_free_text_refuse_the_wrong_shape(
@@ -371,9 +371,9 @@ async def test_an_option_answer_is_saved_delivered_once_and_the_tab_disappears(
     rig: Rig, bridge: WebBridge, client: httpx.AsyncClient
 ) -> None:
     host = rig.host
-    host.turn_started_nowait()
+    host.agent_port.turn_started_nowait()
     ref = rig.async_question("c1", "Which database?")
-    assert host.tabs == (ref,)
+    assert host.panel_port.tabs == (ref,)
 
     response = await post(client, bridge, form(bridge, ref, choice="2", notes="  fast  "))
 
@@ -381,12 +381,12 @@ async def test_an_option_answer_is_saved_delivered_once_and_the_tab_disappears(
     assert response.headers["location"] == f"/?token={bridge.token}&flash=saved"
     [line] = resolved_lines(rig)
     assert line["source"] == "web"
-    assert host.tabs == ()
-    feedback = host.take_feedback_nowait()
+    assert host.panel_port.tabs == ()
+    feedback = host.agent_port.take_feedback_nowait()
     assert feedback is not None
     assert 'answer "MySQL"' in feedback.text
     assert "fast" in feedback.text
-    assert host.take_feedback_nowait() is None
+    assert host.agent_port.take_feedback_nowait() is None
     followed = await client.get(response.headers["location"])
     assert "Saved." in followed.text
     assert "No pending questions." in followed.text
@@ -401,8 +401,8 @@ async def test_decline_button_declines_that_question(
     response = await post(client, bridge, form(bridge, ref, action="decline"))
     assert response.status_code == 303
     assert response.headers["location"].endswith("flash=declined")
-    assert rig.host.projection.by_ref[ref].status is QuestionStatus.DECLINED
-    feedback = rig.host.take_feedback_nowait()
+    assert rig.host.surface_port.projection.by_ref[ref].status is QuestionStatus.DECLINED
+    feedback = rig.host.agent_port.take_feedback_nowait()
     assert feedback is not None and "declined" in feedback.text
 
 
@@ -413,13 +413,13 @@ async def test_a_blocking_question_answered_in_the_browser_ends_the_wait(
     replies: list[object] = []
 
     async def agent() -> None:
-        replies.append(await host.ask("c1", call(q("Why?", options=None))))
+        replies.append(await host.agent_port.ask("c1", call(q("Why?", options=None))))
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(agent)
         await trio.testing.wait_all_tasks_blocked()
         ref = rig.ref("c1")
-        assert host.focus.panel_focused
+        assert host.panel_port.focus.panel_focused
         response = await post(client, bridge, form(bridge, ref, custom="Because\r\nit is fast"))
         assert response.status_code == 303
 
@@ -427,8 +427,8 @@ async def test_a_blocking_question_answered_in_the_browser_ends_the_wait(
     assert isinstance(reply, ResultEnvelope)
     assert reply.outcome is Outcome.ANSWERED
     assert reply.details["answers"][0]["answer"] == "Because\nit is fast"
-    assert host.take_feedback_nowait() is None
-    assert not host.focus.panel_focused  # focus went back to the chat (rule 5)
+    assert host.agent_port.take_feedback_nowait() is None
+    assert not host.panel_port.focus.panel_focused  # focus went back to the chat (rule 5)
     assert_exactly_once(rig)
 
 
@@ -438,20 +438,22 @@ async def test_staged_group_one_web_answer_keeps_the_wait_and_the_terminal_draft
     host = rig.host
     wait = rig.blocker("c1", q("Which caches?", multi=True), q("Why?", options=None))
     multi, free = rig.ref("c1", 0), rig.ref("c1", 1)
-    host.set_custom_text_nowait("half-typed reason", tab=free)  # a terminal draft
-    draft = host.draft(free)
+    host.panel_port.set_custom_text_nowait("half-typed reason", tab=free)  # a terminal draft
+    draft = host.panel_port.draft(free)
 
     response = await post(client, bridge, form(bridge, multi, option=["2", "0"]))
 
     assert response.status_code == 303
     assert not wait.done  # the other question is still open
-    assert host.draft(free) == draft
-    assert host.take_feedback_nowait() is None  # claimed by the wait, not steered
-    assert multi not in host.tabs and free in host.tabs
+    assert host.panel_port.draft(free) == draft
+    assert host.agent_port.take_feedback_nowait() is None  # claimed by the wait, not steered
+    assert multi not in host.panel_port.tabs and free in host.panel_port.tabs
 
     rig.move_to(free, 0)
-    host.command_nowait(PanelCommand.CONFIRM, free)  # Type something. row: stages the answer
-    host.command_nowait(PanelCommand.CONFIRM, ReviewKey("c1"))
+    host.panel_port.command_nowait(
+        PanelCommand.CONFIRM, free
+    )  # Type something. row: stages the answer
+    host.panel_port.command_nowait(PanelCommand.CONFIRM, ReviewKey("c1"))
     assert wait.done
     reply = await wait.result()
     assert isinstance(reply, ResultEnvelope)
@@ -459,7 +461,7 @@ async def test_staged_group_one_web_answer_keeps_the_wait_and_the_terminal_draft
     answers = {a["questionId"]: a for a in reply.details["answers"]}
     assert answers[multi.id]["optionIndices"] == [0, 2]
     assert answers[free.id]["answer"] == "half-typed reason"
-    assert host.take_feedback_nowait() is None
+    assert host.agent_port.take_feedback_nowait() is None
     assert_exactly_once(rig)
 
 
@@ -475,7 +477,7 @@ async def test_staged_group_answered_entirely_in_the_browser_ends_answered(
     assert isinstance(reply, ResultEnvelope) and reply.outcome is Outcome.ANSWERED
     [result] = rig.tool_results("c1")
     assert {r["id"] for r in result["delivered"]} == {multi.id, free.id}
-    assert rig.host.take_feedback_nowait() is None
+    assert rig.host.agent_port.take_feedback_nowait() is None
     assert_exactly_once(rig)
 
 
@@ -486,9 +488,11 @@ async def test_staged_wait_deferred_after_a_web_answer_delivers_it_as_feedback(
     wait = rig.blocker("c1", q("Which caches?", multi=True), q("Why?", options=None))
     multi = rig.ref("c1", 0)
     assert (await post(client, bridge, form(bridge, multi, option="1"))).status_code == 303
-    host.command_nowait(PanelCommand.DEFER, multi if multi in host.tabs else rig.ref("c1", 1))
+    host.panel_port.command_nowait(
+        PanelCommand.DEFER, multi if multi in host.panel_port.tabs else rig.ref("c1", 1)
+    )
     assert wait.done
-    feedback = host.take_feedback_nowait()
+    feedback = host.agent_port.take_feedback_nowait()
     assert feedback is not None and feedback.refs == (multi,)
     assert_exactly_once(rig)
 
@@ -505,8 +509,8 @@ async def test_answering_twice_gives_409_and_one_delivery(
     assert (first.status_code, second.status_code) == (303, 409)
     assert "already answered" in second.text
     assert len(resolved_lines(rig)) == 1
-    assert rig.host.take_feedback_nowait() is not None
-    assert rig.host.take_feedback_nowait() is None
+    assert rig.host.agent_port.take_feedback_nowait() is not None
+    assert rig.host.agent_port.take_feedback_nowait() is None
     assert_exactly_once(rig)
 
 
@@ -526,7 +530,7 @@ async def test_withdrawn_question_gives_409_saying_so(
     rig: Rig, bridge: WebBridge, client: httpx.AsyncClient
 ) -> None:
     ref = rig.async_question("c1", "Which database?")
-    assert rig.host.withdraw_nowait([ref.id], "not needed") is None
+    assert rig.host.agent_port.withdraw_nowait([ref.id], "not needed") is None
     response = await post(client, bridge, form(bridge, ref, choice="0"))
     assert response.status_code == 409
     assert "withdrawn by the agent" in response.text
@@ -543,8 +547,8 @@ async def test_storage_failure_is_503_and_the_question_stays_pending(
     assert "Not saved: storage error" in response.text
     assert "Not saved: Not saved" not in response.text  # the terminal's notice is not repeated
     assert "draft is kept" not in response.text  # true of the panel, not of the page
-    assert list(rig.host.projection.pending) == [ref]
-    assert rig.host.outbox.refs() == ()
+    assert list(rig.host.surface_port.projection.pending) == [ref]
+    assert rig.host._state.outbox.refs() == ()
     assert (await post(client, bridge, form(bridge, ref, choice="0"))).status_code == 303
 
 
@@ -563,7 +567,7 @@ async def test_panel_and_browser_race_for_the_same_question_exactly_once(
             if blocking:
 
                 async def agent(call_id: str = call_id, replies: list[object] = replies) -> None:
-                    replies.append(await host.ask(call_id, call(q(f"Round {call_id}?"))))
+                    replies.append(await host.agent_port.ask(call_id, call(q(f"Round {call_id}?"))))
 
                 nursery.start_soon(agent)
                 await trio.testing.wait_all_tasks_blocked()
@@ -580,8 +584,10 @@ async def test_panel_and_browser_race_for_the_same_question_exactly_once(
                     for _ in range(rng.randint(0, 6)):
                         await trio.sleep(0)
                     await trio.sleep(rng.random() * 0.003)
-                if ref in host.tabs:  # the widget acts on the tab it shows, if still there
-                    host.command_nowait(PanelCommand.CONFIRM, ref)  # cursor on option 0
+                if (
+                    ref in host.panel_port.tabs
+                ):  # the widget acts on the tab it shows, if still there
+                    host.panel_port.command_nowait(PanelCommand.CONFIRM, ref)  # cursor on option 0
 
             async def browser(ref: QuestionRef = ref) -> None:
                 response = await post(client, bridge, form(bridge, ref, choice="1"))
@@ -593,9 +599,9 @@ async def test_panel_and_browser_race_for_the_same_question_exactly_once(
             [reply] = replies
             assert isinstance(reply, ResultEnvelope) and reply.outcome is Outcome.ANSWERED
         else:
-            feedback = host.take_feedback_nowait()
+            feedback = host.agent_port.take_feedback_nowait()
             assert feedback is not None and feedback.refs == (ref,)
-        assert host.take_feedback_nowait() is None
+        assert host.agent_port.take_feedback_nowait() is None
         lines = [
             line
             for line in resolved_lines(rig)
@@ -609,7 +615,7 @@ async def test_panel_and_browser_race_for_the_same_question_exactly_once(
     assert 303 in statuses and 409 in statuses  # both sides won some rounds
     assert len(rig.saved_units()) == rounds
     assert_exactly_once(rig)
-    assert host.projection.duplicate_receipts == 0
+    assert host.surface_port.projection.duplicate_receipts == 0
 
 
 async def test_host_answer_from_refuses_bad_answers_without_saving(rig: Rig) -> None:
@@ -623,11 +629,16 @@ async def test_host_answer_from_refuses_bad_answers_without_saving(rig: Rig) -> 
         Answer(AnswerKind.CUSTOM, (), "x" * (MAX_CUSTOM_TEXT + 1)),
     ]
     for answer in bad:
-        assert host.answer_from_nowait(ref.id, ref.incarnation, answer) is (Refusal.INVALID_ANSWER)
-    assert host.answer_from_nowait("q-nope", 1, None) is Refusal.UNKNOWN_QUESTION
+        assert host.surface_port.answer_from_nowait(ref.id, ref.incarnation, answer) is (
+            Refusal.INVALID_ANSWER
+        )
+    assert host.surface_port.answer_from_nowait("q-nope", 1, None) is Refusal.UNKNOWN_QUESTION
     assert resolved_lines(rig) == []
-    assert host.answer_from_nowait(ref.id, ref.incarnation, None) is None
-    assert host.answer_from_nowait(ref.id, ref.incarnation, None) is Refusal.ALREADY_ANSWERED
+    assert host.surface_port.answer_from_nowait(ref.id, ref.incarnation, None) is None
+    assert (
+        host.surface_port.answer_from_nowait(ref.id, ref.incarnation, None)
+        is Refusal.ALREADY_ANSWERED
+    )
 
 
 # =========================================================================== live updates
@@ -662,7 +673,7 @@ async def test_events_announce_new_answered_and_withdrawn_questions(
         fragment = (await client.get(ok(bridge, "/fragment"))).text
         assert f'data-version="{first + 1}"' in fragment and ref.id in fragment
 
-        host.set_custom_text_nowait("typing…", tab=ref)  # a keystroke: no event
+        host.panel_port.set_custom_text_nowait("typing…", tab=ref)  # a keystroke: no event
         other = rig.async_question("c2", "Which cache?")
         assert int(await next_event(lines)) == first + 2  # the next event is the new question
 
@@ -670,7 +681,7 @@ async def test_events_announce_new_answered_and_withdrawn_questions(
         assert int(await next_event(lines)) == first + 3  # answered: gone
         assert ref.id not in (await client.get(ok(bridge, "/fragment"))).text
 
-        host.withdraw_nowait([other.id], "no longer needed")
+        host.agent_port.withdraw_nowait([other.id], "no longer needed")
         assert int(await next_event(lines)) == first + 4
         fragment = (await client.get(ok(bridge, "/fragment"))).text
         assert "withdrawn by the agent" in fragment and other.id in fragment
@@ -746,7 +757,7 @@ async def test_a_section_of_several_questions_has_one_note_field_bound_to_its_la
     rig.async_question("c1", "Which database?", header="DB")
     rig.blocker("c2", q("Which cache?", header="Cache"), q("Why?", options=None))
     last = rig.ref("c2", 1)
-    group = rig.host.question(last).group_id
+    group = rig.host.surface_port.question(last).group_id
     page = (await client.get(ok(bridge))).text
     assert page.count('name="group_note"') == 1  # the single async question has none
     assert (

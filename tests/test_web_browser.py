@@ -76,11 +76,11 @@ async def test_browser_answers_multi_select_and_free_text_and_sees_live_updates(
     rig: Rig,
 ) -> None:
     host = rig.host
-    host.turn_started_nowait()
+    host.agent_port.turn_started_nowait()
     multi = rig.async_question("c1", "Which caches?", header="Caches", options=CACHES, multi=True)
     free = rig.async_question("c2", "Why that <b>choice</b>?", header="Why", options=None)
     keep = rig.async_question("c3", "Which region?", header="Region")
-    assert host.tabs == (multi, free, keep)
+    assert host.panel_port.tabs == (multi, free, keep)
 
     def browse(url: str) -> None:
         with sync_playwright() as playwright:
@@ -100,14 +100,14 @@ async def test_browser_answers_multi_select_and_free_text_and_sees_live_updates(
                 card.get_by_role("button", name="Submit").click()
             assert "flash=saved" in page.url
             assert "Saved." in page.locator(".flash").inner_text()
-            assert on_trio(lambda: multi not in host.tabs)  # the panel's tab is gone
+            assert on_trio(lambda: multi not in host.panel_port.tabs)  # the panel's tab is gone
 
             card = article(page, free)
             card.locator("textarea[name=custom]").fill("Because it\nis fast")
             with page.expect_navigation():
                 card.get_by_role("button", name="Submit").click()
             assert article(page, free).count() == 0
-            assert on_trio(lambda: host.tabs) == (keep,)
+            assert on_trio(lambda: host.panel_port.tabs) == (keep,)
 
             # Live: type a draft, then the agent asks and withdraws; no reload happens.
             article(page, keep).locator("textarea[name=notes]").fill("draft in the browser")
@@ -119,7 +119,7 @@ async def test_browser_answers_multi_select_and_free_text_and_sees_live_updates(
             assert notes == "draft in the browser"
             article(page, keep).locator("textarea[name=custom]").fill("eu-west")
             assert article(page, keep).locator("input[value=custom]").is_checked()  # app.js
-            on_trio(lambda: host.withdraw_nowait([arrived.id], "not needed"))
+            on_trio(lambda: host.agent_port.withdraw_nowait([arrived.id], "not needed"))
             page.locator("li.withdrawn").wait_for()
             assert "withdrawn by the agent" in page.locator("li.withdrawn").inner_text()
             assert article(page, arrived).count() == 0
@@ -132,15 +132,15 @@ async def test_browser_answers_multi_select_and_free_text_and_sees_live_updates(
         await trio.to_thread.run_sync(browse, url)
         bridge.close()
 
-    feedback = host.take_feedback_nowait()  # what the agent's next model request carries
+    feedback = host.agent_port.take_feedback_nowait()  # what the agent's next model request carries
     assert feedback is not None
     assert feedback.refs == (multi, free)
     assert 'answer "Redis, Varnish"' in feedback.text
     assert "both, please" in feedback.text
     assert "Because it\nis fast" in feedback.text
-    assert host.take_feedback_nowait() is None
-    assert host.tabs == (keep,)
-    assert host.draft(keep).notes == ""  # the browser's typing is not a terminal draft
+    assert host.agent_port.take_feedback_nowait() is None
+    assert host.panel_port.tabs == (keep,)
+    assert host.panel_port.draft(keep).notes == ""  # the browser's typing is not a terminal draft
     assert {line["source"] for line in rig.lines_of("resolved")} == {"web"}
 
 
@@ -150,7 +150,7 @@ async def test_browser_answers_a_blocking_group_and_the_tool_call_returns(rig: R
 
     async def agent() -> None:
         replies.append(
-            await host.ask(
+            await host.agent_port.ask(
                 "c1",
                 call(
                     q("Which caches?", header="Caches", options=CACHES, multi=True),
@@ -170,7 +170,7 @@ async def test_browser_answers_a_blocking_group_and_the_tool_call_returns(rig: R
             card.get_by_label("Memcached").check()
             with page.expect_navigation():
                 card.get_by_role("button", name="Submit").click()
-            assert on_trio(lambda: host.wait_of_call("c1")) is not None  # one still open
+            assert on_trio(lambda: host.panel_port.wait_of_call("c1")) is not None  # one still open
             card = article(page, refs[1])
             card.locator("textarea[name=custom]").fill("no")
             with page.expect_navigation():
@@ -183,7 +183,7 @@ async def test_browser_answers_a_blocking_group_and_the_tool_call_returns(rig: R
         bridge, url = await serve(rig, nursery)
         nursery.start_soon(agent)
         await trio.testing.wait_all_tasks_blocked()
-        refs = host.projection.calls["c1"].refs
+        refs = host.surface_port.projection.calls["c1"].refs
         await trio.to_thread.run_sync(browse, url, refs)
         bridge.close()
 
@@ -191,8 +191,8 @@ async def test_browser_answers_a_blocking_group_and_the_tool_call_returns(rig: R
     assert isinstance(reply, ResultEnvelope)
     assert reply.outcome is Outcome.ANSWERED
     assert [a["answer"] for a in reply.details["answers"]] == ["Memcached", "no"]
-    assert host.take_feedback_nowait() is None  # delivered once, in the tool result
-    assert host.tabs == ()
+    assert host.agent_port.take_feedback_nowait() is None  # delivered once, in the tool result
+    assert host.panel_port.tabs == ()
 
 
 async def test_without_javascript_plain_forms_work_and_a_second_tab_gets_409(rig: Rig) -> None:
@@ -223,9 +223,9 @@ async def test_without_javascript_plain_forms_work_and_a_second_tab_gets_409(rig
         await trio.to_thread.run_sync(browse, url)
         bridge.close()
 
-    feedback = rig.host.take_feedback_nowait()
+    feedback = rig.host.agent_port.take_feedback_nowait()
     assert feedback is not None and 'answer "SQLite"' in feedback.text
-    assert rig.host.take_feedback_nowait() is None
+    assert rig.host.agent_port.take_feedback_nowait() is None
     assert len(rig.lines_of("resolved")) == 1
 
 
@@ -238,7 +238,7 @@ async def test_the_note_for_a_group_goes_with_the_next_answer_and_survives_live_
 
     async def agent() -> None:
         replies.append(
-            await host.ask(
+            await host.agent_port.ask(
                 "c1",
                 call(
                     q("Which caches?", header="Caches", options=CACHES, multi=True),
@@ -283,7 +283,7 @@ async def test_the_note_for_a_group_goes_with_the_next_answer_and_survives_live_
         bridge, url = await serve(rig, nursery)
         nursery.start_soon(agent)
         await trio.testing.wait_all_tasks_blocked()
-        refs = host.projection.calls["c1"].refs
+        refs = host.surface_port.projection.calls["c1"].refs
         await trio.to_thread.run_sync(browse, url, refs)
         bridge.close()
 

@@ -125,7 +125,7 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
             return self.session.agent.addressees()
         if command != "/asks":
             return ()
-        return tuple(ref.id for ref in self.session.host.projection.pending)
+        return tuple(ref.id for ref in self.session.host.surface_port.projection.pending)
 
     def _say(self, hint: str) -> None:
         self.hint = hint
@@ -134,7 +134,7 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
     def _host_event(self, event: HostEvent) -> None:
         """An answer saved on another surface leaves the panel: say so in the transcript."""
         if isinstance(event, AnswerSaved) and event.source != "panel":
-            for line in elsewhere_lines(self.session.host.projection, event):
+            for line in elsewhere_lines(self.session.host.surface_port.projection, event):
                 self.session.transcript.add(EntryKind.NOTICE, line)
 
     @property
@@ -181,7 +181,7 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
     def _panel_rows(self, screen_rows: int) -> int:
         """Half the screen while the panel is passive; while it has the keyboard, all but the
         chat editor, the status line and one transcript line (small screens need it)."""
-        if self.session.host.focus.panel_focused:
+        if self.session.host.panel_port.focus.panel_focused:
             return max(3, screen_rows - 3)
         return max(3, screen_rows // 2)
 

@@ -17,7 +17,7 @@ import trio
 import urwid
 
 from asks.core.model import QuestionRef
-from asks.host.ports import PanelPort
+from asks.host.panelport import PanelPort
 from asks.sanitize import sanitize_text
 from asks.widgets.panel import QuestionPanel
 

@@ -60,7 +60,7 @@ from asks.core.focus import FocusTarget, KeysTo
 from asks.core.i18n import _
 from asks.core.refusal import Refusal
 from asks.core.restore import Restored
-from asks.host.ports import PanelPort
+from asks.host.panelport import PanelPort
 from asks.widgets.external import edit_externally
 from asks.widgets.keymap import PANEL_COMMANDS, Command, Context, Keymap, build_keymap
 from asks.widgets.keys import KeyCommands, KeyHandler, KeyPress, used

@@ -33,8 +33,7 @@ import urwid
 from asks.agent.loop import AgentState
 from asks.core.focus import KeysTo
 from asks.core.i18n import N_, _, ngettext
-from asks.host.host import HostStatistics
-from asks.host.stats import KeysStatus
+from asks.host.stats import HostStatistics, KeysStatus
 from asks.sanitize import sanitize_line
 from asks.store.journal import StorageState
 

@@ -42,11 +42,13 @@ def resume_transcript(
 ) -> None:
     """Give ``transcript`` the history of ``host``'s journal, its last :data:`TAIL` entries
     loaded, then the resumed notice."""
-    history = TranscriptHistory(host.projection, model_name, unfinished=unfinished, hints=hints)
+    history = TranscriptHistory(
+        host.surface_port.projection, model_name, unfinished=unfinished, hints=hints
+    )
     transcript.history = history
     transcript.load_older(TAIL)
     stats = host.statistics()
-    notice = resumed_notice(host.journal.session_id, stats.pending, stats.saved_undelivered)
+    notice = resumed_notice(host.session_id, stats.pending, stats.saved_undelivered)
     transcript.add(EntryKind.NOTICE, notice)
 
 

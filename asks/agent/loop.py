@@ -66,7 +66,7 @@ from asks.agent.transcript import Entry, EntryKind, Transcript
 from asks.core import diagnostics
 from asks.core.i18n import _
 from asks.core.listeners import Signal
-from asks.host.ports import AgentPort
+from asks.host.agentport import AgentPort
 from asks.store.entries import ChatMessage
 
 WAKE_RETRY = 1.0  # seconds before retrying a wake whose receipt could not be written

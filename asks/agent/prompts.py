@@ -15,7 +15,7 @@ import trio
 
 from asks.core.focus import FocusTarget
 from asks.core.listeners import Signal
-from asks.host.ports import PanelPort
+from asks.host.panelport import PanelPort
 
 
 @attrs.define(eq=False)

@@ -30,7 +30,7 @@ from asks.agent.events import Message, ToolCall
 from asks.agent.hints import AnswerHints
 from asks.agent.lines import call_summary, outcome_summary, questions_summary, result_summary
 from asks.agent.transcript import EntryKind, Transcript
-from asks.host.ports import AgentPort
+from asks.host.agentport import AgentPort
 from asks.store.entries import PermissionDecided, ToolResult
 
 if TYPE_CHECKING:

@@ -154,13 +154,13 @@ async def _serve(
     from asks.hub.server import HubServer  # noqa: PLC0415
 
     def told(event: ev.HostEvent) -> None:
-        for line in narrate(event, host.projection):
+        for line in narrate(event, host.surface_port.projection):
             transcript.add(EntryKind.NOTICE, line)
 
     unsubscribe = host.subscribe_events(told)
     try:
         async with trio.open_nursery() as nursery:
-            server = HubServer(plan.port or HubPort(host), plan.token, plan.listener)
+            server = HubServer(plan.port or host.hub_port, plan.token, plan.listener)
             url: str = await nursery.start(server.run)
             transcript.add(
                 EntryKind.NOTICE,
@@ -199,9 +199,9 @@ def hub_session(
 
     host = QuestionHost(journal, records, clock=trio.current_time)
     transcript = Transcript()
-    plan.port = HubPort(host)
+    plan.port = host.hub_port
     if resumed:
-        for line in retold(records, host.projection):
+        for line in retold(records, host.surface_port.projection):
             transcript.add(EntryKind.USER if line.by_person else EntryKind.NOTICE, line.text)
         stats = host.statistics()
         transcript.add(

@@ -272,7 +272,7 @@ def running_hooks(
 
     return hooks.running(
         session.host.surface_port,
-        session.host.journal.session_id,
+        session.host.session_id,
         commands,
         config.hooks.timeout,
         report=report,

@@ -165,7 +165,7 @@ def build_session(
     default when ``None``). ``hints``: how the person answers on the surface (its keys)."""
     host = QuestionHost(journal, records, clock=trio.current_time, ui_attached=ui_attached)
     transcript = Transcript()
-    context = ResumedContext(host.projection.conversation)  # built at the first turn
+    context = ResumedContext(host.surface_port.projection.conversation)  # built at the first turn
     model = build_model(source, guidance, seen=context.count, hints=hints)
     if resumed:  # the end of the visible chat, the rest on demand; imported late (launch)
         from asks.agent.history import resume_transcript  # noqa: PLC0415

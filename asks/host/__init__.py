@@ -1,2 +1,3 @@
-"""The question host: one orchestrator that keeps save-before-notify in one place, and the
-narrow ports the agent, the panel and other surfaces hold instead of the whole host."""
+"""The question host: the :class:`~asks.host.host.QuestionHost` facade an embedder holds, the
+ports each consumer holds instead, and the private shared state behind them that keeps
+save-before-notify in one place (:mod:`asks.host.state`, :mod:`asks.host.announce`)."""

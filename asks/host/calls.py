@@ -12,24 +12,38 @@
 * Resume: a call without a result gets one (``interrupted`` if it was blocking).
 * The asker (:class:`Asker`): its source label is shown; its recipient gets the answers, and
   ``{questionId}`` entries may only name its own questions (another recipient's are unknown).
+* :func:`ask` and :func:`withdraw` are the operations the agent's and the hub's ports share:
+  a call is one operation of the host's state until its wait (if any) is live; awaiting the
+  wait is outside any operation; a cancelled call ends its wait ``interrupted`` (journaled).
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import attrs
 
 from asks import contract
 from asks.contract import NewQuestions, ResultEnvelope
-from asks.core.model import Question, QuestionRef, QuestionStatus, question_id
+from asks.core import events as ev
+from asks.core.model import (
+    Outcome,
+    Question,
+    QuestionRef,
+    QuestionStatus,
+    check_source,
+    question_id,
+)
 from asks.host.waits import ToolReply, Wait, WaitBook
-from asks.store.entries import Entry, GroupAsked, Record, ToolResult, WaitOpened
+from asks.store.entries import Entry, GroupAsked, Record, ToolResult, WaitOpened, Withdrawn
 from asks.store.journal import Journal
 from asks.store.outbox import Outbox
 from asks.store.projection import CallState, Projection
+
+if TYPE_CHECKING:
+    from asks.host.state import HostState
 
 
 class IntakeCore(Protocol):
@@ -51,6 +65,53 @@ class Asker:
 
     source: str | None = None
     recipient: str | None = None
+
+
+async def ask(state: HostState, call_id: str, arguments: object, asker: Asker) -> ToolReply:
+    """Run one ``ask_user_question`` call; returns once a blocking call's wait ended."""
+    started = start(state, call_id, arguments, asker)
+    if not isinstance(started, Wait):
+        return started
+    try:
+        return await started.result()
+    finally:
+        if not started.done:
+            with state.operation():
+                state.finish_wait(started, Outcome.INTERRUPTED, "the tool call was cancelled")
+                state.changed()
+
+
+def start(state: HostState, call_id: str, arguments: object, asker: Asker) -> ToolReply | Wait:
+    """Validate and save a call (one operation); its immediate reply or the live wait."""
+    with state.operation():
+        label = check_source(asker.source)
+        if not state.ui_attached:
+            return contract.no_ui()
+        call = contract.validate_call(arguments)
+        if isinstance(call, contract.ToolError):
+            return call
+        reply = start_call(state, call_id, call, Asker(label, asker.recipient))
+        state.changed()
+        return reply
+
+
+def withdraw(
+    state: HostState, question_ids: Sequence[str], reason: str, recipient: str | None
+) -> contract.ToolError | None:
+    """Take pending questions back (journaled, drafts dropped), then end the waits they
+    closed; the event is told once those waits ended too (:mod:`asks.host.announce`)."""
+    with state.operation():
+        known = withdrawable(state.projection, question_ids, recipient)
+        if isinstance(known, contract.ToolError):
+            return known
+        if state.append(Withdrawn(known, reason)) is None:
+            return contract.storage_failed(state.journal.state.value)
+        for ref in known:
+            state.drafts.drop(ref)
+        state.emit(ev.QuestionsWithdrawn(known, reason))
+        state.settle_waits(known)
+        state.changed()
+        return None
 
 
 def group_id(session_id: str, call_id: str) -> str:

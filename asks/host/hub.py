@@ -32,9 +32,10 @@ import attrs
 from asks import contract
 from asks.core import events as ev
 from asks.core.model import QuestionRef
-from asks.host.host import QuestionHost
+from asks.host import calls
 from asks.host.notes import feedback_of, send_note, split
-from asks.host.waits import ToolReply
+from asks.host.state import HostState
+from asks.host.waits import ToolReply, Wait
 from asks.store.entries import FeedbackOffered, OfferDelivered, OfferReleased
 
 RECIPIENT_PREFIX = "mcp:"
@@ -62,10 +63,10 @@ class Offer:
 class HubPort:
     """The MCP server's view of the host (see module docstring)."""
 
-    __slots__ = ("_host", "_seen", "_serial")
+    __slots__ = ("_seen", "_serial", "_state")
 
-    def __init__(self, host: QuestionHost) -> None:
-        self._host = host
+    def __init__(self, state: HostState) -> None:
+        self._state = state
         self._serial = 0
         self._seen: dict[str, None] = {}  # labels that called a tool since start, in order
 
@@ -77,10 +78,10 @@ class HubPort:
     def agents(self) -> tuple[str, ...]:
         """The labels of the agents seen (module docstring), in the order first seen."""
         found: dict[str, None] = {}
-        for call_id in self._host.projection.calls:  # a hub call's id is mcp:<label>:<id>
+        for call_id in self._state.projection.calls:  # a hub call's id is mcp:<label>:<id>
             if call_id.startswith(RECIPIENT_PREFIX):
                 found[call_id[len(RECIPIENT_PREFIX) :].partition(":")[0]] = None
-        for state in self._host.projection.notes.values():
+        for state in self._state.projection.notes.values():
             found[state.note.recipient.removeprefix(RECIPIENT_PREFIX)] = None
         found.update(self._seen)
         return tuple(found)
@@ -88,28 +89,30 @@ class HubPort:
     def note(self, label: str, text: str) -> QuestionRef | None:
         """Save the person's note to agent ``label``: it starts the result of that agent's next
         asks call (:mod:`asks.host.notes`). ``None`` if it could not be saved."""
-        return send_note(self._host, recipient_of(label), text)
+        return send_note(self._state, recipient_of(label), text)
 
     # -- calls ---------------------------------------------------------------------------
     async def ask(self, label: str, call_id: str, arguments: object) -> ToolReply:
         """Run ``ask_user_question`` for agent ``label``; ``call_id`` is namespaced by it, so
         a retry of the same call maps to the same questions and two agents never collide."""
-        return await self._host.ask(
-            f"{recipient_of(label)}:{call_id}",
-            arguments,
-            source=label,
-            recipient=recipient_of(label),
-        )
+        asker = calls.Asker(label, recipient_of(label))
+        return await calls.ask(self._state, f"{recipient_of(label)}:{call_id}", arguments, asker)
+
+    def start_call_nowait(self, label: str, call_id: str, arguments: object) -> ToolReply | Wait:
+        """:meth:`ask` without waiting: the immediate reply, or the live wait."""
+        asker = calls.Asker(label, recipient_of(label))
+        return calls.start(self._state, f"{recipient_of(label)}:{call_id}", arguments, asker)
 
     def withdraw(
         self, label: str, question_ids: list[str], reason: str = ""
     ) -> contract.ToolError | None:
-        return self._host.withdraw_nowait(question_ids, reason, recipient_of(label))
+        """Agent ``label`` takes its pending questions back (another agent's are unknown to it)."""
+        return calls.withdraw(self._state, question_ids, reason, recipient_of(label))
 
     def pending_ids(self, label: str) -> tuple[str, ...]:
         """The agent's questions still pending, in arrival order."""
         recipient = recipient_of(label)
-        projection = self._host.projection
+        projection = self._state.projection
         return tuple(
             ref.id for ref in projection.pending if projection.question(ref).recipient == recipient
         )
@@ -117,11 +120,16 @@ class HubPort:
     # -- offers --------------------------------------------------------------------------
     def offer_feedback(self, label: str) -> Offer | None:
         """Offer the agent's undelivered answers as one feedback message (journaled first)."""
-        host = self._host
+        host = self._state
         recipient = recipient_of(label)
         refs = host.outbox.refs(recipient)
         if not refs:
             return None
+        with host.operation():
+            return self._offer(recipient, refs)
+
+    def _offer(self, recipient: str, refs: tuple[QuestionRef, ...]) -> Offer | None:
+        host = self._state
         repeated = any(ref in host.projection.offered for ref in refs)
         text = feedback_of(host.projection, refs)
         if repeated:
@@ -137,29 +145,31 @@ class HubPort:
     def result_offer(self, label: str, call_id: str) -> Offer | None:
         """The offer a finished blocking call's tool result wrote for its answers, if any."""
         offer_id = f"{recipient_of(label)}:{call_id}"
-        refs = tuple(r for r, o in self._host.projection.offered.items() if o == offer_id)
+        refs = tuple(r for r, o in self._state.projection.offered.items() if o == offer_id)
         return Offer(offer_id, refs, "") if refs else None
 
     def delivered(self, offer: Offer) -> bool:
         """The response carrying ``offer`` was handed to the connection: journal the receipt.
         False if it could not be saved (the answers are then offered again later)."""
-        host = self._host
-        record = host.append(OfferDelivered(offer.offer_id, offer.refs))
-        self._unclaim(offer)
-        if record is not None:
-            questions, notes = split(host.projection, offer.refs)
-            host.emit(ev.Delivered(questions, ev.DeliveryChannel.HUB, notes))
-        host.changed_nowait()
-        return record is not None
+        host = self._state
+        with host.operation():
+            record = host.append(OfferDelivered(offer.offer_id, offer.refs))
+            self._unclaim(offer)
+            if record is not None:
+                questions, notes = split(host.projection, offer.refs)
+                host.emit(ev.Delivered(questions, ev.DeliveryChannel.HUB, notes))
+            host.changed()
+            return record is not None
 
     def released(self, offer: Offer) -> None:
         """The response never reached the connection: the answers are undelivered again."""
-        self._host.append(OfferReleased(offer.offer_id, offer.refs))
-        self._unclaim(offer)
-        self._host.changed_nowait()
+        with self._state.operation():
+            self._state.append(OfferReleased(offer.offer_id, offer.refs))
+            self._unclaim(offer)
+            self._state.changed()
 
     def _unclaim(self, offer: Offer) -> None:
-        outbox = self._host.outbox
+        outbox = self._state.outbox
         for ref in offer.refs:
             outbox.release(ref)
         outbox.signal()

@@ -5,12 +5,15 @@
 told (save before notify); then the wait's caller gets its reply, the outbox may release
 claimed answers, and, when the last wait ended, focus goes back where the claim took it from
 (focus rule 5): the async tab the panel showed, if still pending, else the loan origin.
+
+:func:`interrupt` ends every live wait ``interrupted`` (Ctrl+C, shutdown); :func:`detach_ui`
+does so because the UI went away, after which every call gets ``no_ui``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import attrs
 
@@ -26,6 +29,9 @@ from asks.store.entries import Entry, FeedbackOffered, Record, ToolResult
 from asks.store.journal import Journal
 from asks.store.outbox import Outbox
 from asks.store.projection import Projection
+
+if TYPE_CHECKING:
+    from asks.host.state import HostState
 
 
 class WaitCore(Protocol):
@@ -190,3 +196,18 @@ class WaitLife:
             return Refusal.NOTHING_ANSWERED
         self.finish_wait(wait, Outcome.PARTIAL)
         return None
+
+
+def interrupt(state: HostState, reason: str) -> None:
+    """End every live wait ``interrupted`` (one operation); questions stay pending."""
+    with state.operation():
+        for wait in state.waits:
+            state.finish_wait(wait, Outcome.INTERRUPTED, reason)
+        state.changed()
+
+
+def detach_ui(state: HostState) -> None:
+    """No UI any more: live waits end ``interrupted``; later calls get ``no_ui``."""
+    with state.operation():
+        state.ui_attached = False
+        interrupt(state, "the question panel was detached")

@@ -27,7 +27,7 @@ from asks.store.entries import NoteSent
 from asks.store.projection import Projection
 
 if TYPE_CHECKING:
-    from asks.host.host import QuestionHost
+    from asks.host.state import HostState
 
 NOTE_PREFIX: Final = "n-"
 MAX_NOTE: Final = MAX_CUSTOM_TEXT  # characters: as much as a typed answer
@@ -53,16 +53,17 @@ def feedback_of(projection: Projection, refs: Sequence[QuestionRef]) -> str:
     return contract.feedback_text(items, group_notes(projection, questions), messages)
 
 
-def send_note(host: QuestionHost, recipient: str, text: str) -> QuestionRef | None:
+def send_note(host: HostState, recipient: str, text: str) -> QuestionRef | None:
     """Save a note to ``recipient`` and put it in its outbox; its ref, or ``None`` when it
     could not be saved (the host's notice says why)."""
-    seq = host.journal.next_seq
-    ref = QuestionRef(f"{NOTE_PREFIX}{seq}", seq)
-    if host.append(NoteSent(ref, recipient, text)) is None:
-        return None
-    host.outbox.signal()
-    host.changed_nowait()
-    return ref
+    with host.operation():
+        seq = host.journal.next_seq
+        ref = QuestionRef(f"{NOTE_PREFIX}{seq}", seq)
+        if host.append(NoteSent(ref, recipient, text)) is None:
+            return None
+        host.outbox.signal()
+        host.changed()
+        return ref
 
 
 def saved_text(label: str) -> str:

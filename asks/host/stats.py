@@ -19,7 +19,7 @@ from asks.host.commands import PanelMode
 from asks.store.journal import StorageState
 
 if TYPE_CHECKING:
-    from asks.host.host import QuestionHost
+    from asks.host.state import HostState
 
 
 @attrs.frozen
@@ -50,7 +50,7 @@ class HostStatistics:
     saved_for_agent: int = 0
 
 
-def snapshot(host: QuestionHost) -> HostStatistics:
+def snapshot(host: HostState) -> HostStatistics:
     return HostStatistics(
         pending=len(host.projection.pending),
         saved_undelivered=len(host.outbox),
@@ -58,8 +58,8 @@ def snapshot(host: QuestionHost) -> HostStatistics:
         storage=host.journal.state,
         agent_running=host.agent_running,
         focus_owner=host.focus.owner.name,
-        mode=host.mode,
-        notice=host.notice,
+        mode=host.panel.mode,
+        notice=host.keys.notice,
         keys=host.keys.status(),
         pending_agents=host.projection.pending_senders(),
         saved_for_agent=host.outbox.count(),

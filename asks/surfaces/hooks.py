@@ -46,7 +46,7 @@ import trio
 from asks.core import diagnostics
 from asks.core.events import EventKind, HostEvent
 from asks.core.model import QuestionRef
-from asks.host.ports import SurfacePort
+from asks.host.surfaceport import SurfacePort
 from asks.sanitize import sanitize_line
 
 QUEUE_SIZE: Final = 256

@@ -2,7 +2,7 @@
 be drawn (stdin or stdout not a terminal, ``TERM=dumb``, or ``--line``).
 
 Same host, journal, delivery, resume and models as the REPL; only the surface differs. Answers
-are saved through the :class:`~asks.host.ports.SurfacePort` with source ``line``, so they are
+are saved through the :class:`~asks.host.surfaceport.SurfacePort` with source ``line``, so they are
 journaled and delivered exactly once like every other answer.
 
 What it prints (asks/surfaces/line_io.py, line_prompts.py): the transcript as plain lines
@@ -65,7 +65,7 @@ from asks.core.events import (
 )
 from asks.core.i18n import N_, _
 from asks.core.model import QuestionRef
-from asks.host.ports import PanelPort
+from asks.host.panelport import PanelPort
 from asks.sanitize import sanitize_line
 from asks.store.journal import StorageState
 from asks.surfaces.elsewhere import elsewhere_lines

@@ -30,7 +30,7 @@ import attrs
 from asks.core.i18n import N_, _
 from asks.core.model import Answer, QuestionRef
 from asks.core.refusal import Refusal
-from asks.host.ports import SurfacePort
+from asks.host.surfaceport import SurfacePort
 from asks.sanitize import sanitize_line
 from asks.surfaces.line_io import Output
 from asks.surfaces.line_prompts import parse_answer, parse_yes_no

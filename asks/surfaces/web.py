@@ -9,9 +9,10 @@ stops it. Routes (all need ``?token=…``):
 * ``GET /`` — the pending questions, grouped by tool call, blocking ones marked; each question
   is its own plain POST form (works without JavaScript). ``GET /fragment`` — the live list
   alone. ``GET /app.js``, ``GET /app.css`` — the page's only script and style.
-* ``POST /answer`` — saves through :meth:`~asks.host.host.QuestionHost.answer_from_nowait`, the
-  panel's save → settle waits → outbox path, with the group's note (``group_note``, the
-  note field of a section of several questions) if one was typed: 303 back to the list on
+* ``POST /answer`` — saves through
+  :meth:`~asks.host.surfaceport.SurfacePort.answer_from_nowait`, the panel's save → settle
+  waits → outbox path, with the group's note (``group_note``, the note field of a section of
+  several questions) if one was typed: 303 back to the list on
   success; 409 when the question was already answered elsewhere (terminal, another tab) or
   withdrawn — never a second delivery; 400 for bad input, 413 for a body over
   :data:`MAX_BODY`; nothing saved.
@@ -57,7 +58,7 @@ from asks.core.model import (
     QuestionStatus,
 )
 from asks.core.refusal import Refusal
-from asks.host.ports import SurfacePort
+from asks.host.surfaceport import SurfacePort
 from asks.surfaces import web_page
 from asks.surfaces.web_bind import UNBOUND, Address, bind_spec, binding_warning
 from asks.surfaces.web_events import EventStreams

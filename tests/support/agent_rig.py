@@ -12,7 +12,8 @@ from asks.agent.prompts import PromptBroker
 from asks.agent.scripted import ScriptedModel, parse_script
 from asks.agent.tools import CommandTool, WorkTool
 from asks.agent.transcript import EntryKind, Transcript
-from asks.host.host import PanelCommand, QuestionHost
+from asks.host.commands import PanelCommand
+from asks.host.host import QuestionHost
 from asks.store.journal import Journal
 
 
@@ -24,10 +25,14 @@ class AgentRig:
         self.journal = Journal.create(data_dir=tmp)
         self.host = QuestionHost(self.journal, clock=trio.current_time)
         self.transcript = Transcript()
-        self.broker = PromptBroker(self.host)
+        self.broker = PromptBroker(self.host.panel_port)
         self.model = ScriptedModel(parse_script(script, "test"))
         self.agent = Agent(
-            self.host, self.model, [WorkTool(), CommandTool()], self.transcript, self.broker.confirm
+            self.host.agent_port,
+            self.model,
+            [WorkTool(), CommandTool()],
+            self.transcript,
+            self.broker.confirm,
         )
 
     def texts(self, kind: EntryKind) -> list[str]:
@@ -40,6 +45,6 @@ class AgentRig:
                 await trio.sleep(0.01)
 
     def answer_first_tab(self, row: int = 0) -> None:
-        assert self.host.enter_panel_nowait() is None
-        self.host.set_cursor_nowait(row)
-        self.host.command_nowait(PanelCommand.CONFIRM)
+        assert self.host.panel_port.enter_panel_nowait() is None
+        self.host.panel_port.set_cursor_nowait(row)
+        self.host.panel_port.command_nowait(PanelCommand.CONFIRM)

@@ -13,7 +13,8 @@ import sys
 from pathlib import Path
 
 from asks.core.model import QuestionRef
-from asks.host.host import PanelCommand, QuestionHost
+from asks.host.commands import PanelCommand
+from asks.host.host import QuestionHost
 from asks.store.journal import Journal, SessionNotFound
 
 
@@ -27,12 +28,12 @@ def main(data_dir: Path, session_id: str) -> None:
     except SessionNotFound:
         journal, records = Journal.create(data_dir=data_dir, session_id=session_id), []
     host = QuestionHost(journal, records)
-    host.turn_started_nowait()
+    host.agent_port.turn_started_nowait()
     out = sys.stdout
     out.write("ready\n")
     out.flush()
     while True:
-        feedback = host.take_feedback_nowait()
+        feedback = host.agent_port.take_feedback_nowait()
         if feedback is not None:
             out.write("delivered " + " ".join(label(r) for r in feedback.refs) + "\n")
             out.flush()
@@ -42,12 +43,12 @@ def main(data_dir: Path, session_id: str) -> None:
             "header": "Ship",
             "options": [{"label": "Yes"}, {"label": "No"}],
         }
-        host.start_call_nowait(call_id, {"blocking": False, "questions": [question]})
-        ref = host.tabs[-1]
+        host.agent_port.start_call_nowait(call_id, {"blocking": False, "questions": [question]})
+        ref = host.panel_port.tabs[-1]
         assert isinstance(ref, QuestionRef)
-        host.enter_panel_nowait(ref.id)
-        host.command_nowait(PanelCommand.CONFIRM)
-        assert ref not in host.projection.pending, host.notice
+        host.panel_port.enter_panel_nowait(ref.id)
+        host.panel_port.command_nowait(PanelCommand.CONFIRM)
+        assert ref not in host.surface_port.projection.pending, host.surface_port.notice
         out.write(f"answered {label(ref)}\n")
         out.flush()
 

@@ -93,12 +93,7 @@ def receipts(rig: Rig) -> list[list[str]]:
 
 def hub_ask(rig: Rig, label: str, call_id: str, text: str) -> QuestionRef:
     """Agent ``label`` asks one async question; its ref."""
-    reply = rig.host.start_call_nowait(
-        f"{recipient_of(label)}:{call_id}",
-        call(q(text), blocking=False),
-        source=label,
-        recipient=recipient_of(label),
-    )
+    reply = rig.host.hub_port.start_call_nowait(label, call_id, call(q(text), blocking=False))
     assert isinstance(reply, ResultEnvelope), reply
     return rig.ref(f"{recipient_of(label)}:{call_id}")
 

@@ -86,4 +86,4 @@ def ask_async(rig: Rig, call_id: str, *questions: dict[str, Any]) -> None:
 
 
 def focused(rig: Rig) -> None:
-    assert rig.host.enter_panel_nowait() is None
+    assert rig.host.panel_port.enter_panel_nowait() is None

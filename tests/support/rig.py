@@ -19,7 +19,9 @@ import attrs
 
 from asks.core.focus import TYPING_GUARD, FocusTarget
 from asks.core.model import QuestionRef
-from asks.host.host import PanelCommand, QuestionHost, Wait
+from asks.host.commands import PanelCommand
+from asks.host.host import QuestionHost
+from asks.host.waits import Wait
 from asks.store.journal import FileOps, Journal
 
 SESSION = "test-session"
@@ -110,45 +112,45 @@ class Rig:
 
     # -- the agent side --------------------------------------------------------------------
     def ask_nowait(self, call_id: str, arguments: object) -> Any:
-        return self.host.start_call_nowait(call_id, arguments)
+        return self.host.agent_port.start_call_nowait(call_id, arguments)
 
     def blocker(self, call_id: str, *questions: dict[str, Any]) -> Wait:
-        started = self.host.start_call_nowait(call_id, call(*questions))
+        started = self.host.agent_port.start_call_nowait(call_id, call(*questions))
         assert isinstance(started, Wait), started
         return started
 
     def async_question(self, call_id: str, text: str, **kwargs: Any) -> QuestionRef:
         """Ask one non-blocking question; return its ref."""
-        self.host.start_call_nowait(call_id, call(q(text, **kwargs), blocking=False))
+        self.host.agent_port.start_call_nowait(call_id, call(q(text, **kwargs), blocking=False))
         return self.ref(call_id)
 
     def ref(self, call_id: str, index: int = 0) -> QuestionRef:
-        return self.host.projection.calls[call_id].refs[index]
+        return self.host.surface_port.projection.calls[call_id].refs[index]
 
     # -- the person ------------------------------------------------------------------------
     def move_to(self, ref: QuestionRef, row: int) -> None:
         """Arrow to ``row`` on tab ``ref`` (moves neither focus nor the selected tab)."""
         for _ in range(8):
-            if self.host.draft(ref).cursor == row:
+            if self.host.panel_port.draft(ref).cursor == row:
                 return
-            self.host.command_nowait(PanelCommand.DOWN, ref)
+            self.host.panel_port.command_nowait(PanelCommand.DOWN, ref)
         raise AssertionError(f"row {row} is not reachable on {ref}")
 
     def answer_option(self, ref: QuestionRef, option: int) -> None:
         """Arrow to ``option`` on tab ``ref`` and press Enter there."""
         self.move_to(ref, option)
-        self.host.command_nowait(PanelCommand.CONFIRM, ref)
+        self.host.panel_port.command_nowait(PanelCommand.CONFIRM, ref)
 
     def press(self, command: PanelCommand) -> None:
         """A key read now, routed like a widget does it (through the arrival guard)."""
-        route = self.host.key_route(self.clock())
-        assert route.target is self.host.focus.panel, f"the key went to {route.target}"
-        self.host.command_nowait(command, route.tab)  # type: ignore[arg-type]
+        route = self.host.panel_port.key_route(self.clock())
+        assert route.target is self.host.panel_port.focus.panel, f"the key went to {route.target}"
+        self.host.panel_port.command_nowait(command, route.tab)  # type: ignore[arg-type]
 
     def give_focus(self, target: FocusTarget) -> FocusTarget:
         """The embedding app mounts another editor and focuses it."""
-        self.host.mount_nowait(target)
-        assert self.host.focus_target_nowait(target) is None
+        self.host.panel_port.mount_nowait(target)
+        assert self.host.panel_port.focus_target_nowait(target) is None
         return target
 
     # -- the disk --------------------------------------------------------------------------

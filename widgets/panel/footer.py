@@ -21,7 +21,7 @@ from asks.core.i18n import N_, _, language
 from asks.core.model import QuestionRef
 from asks.core.tabs import ReviewKey, TabKey
 from asks.host.commands import Armed, Confirm, PanelCommand
-from asks.host.ports import PanelPort
+from asks.host.panelport import PanelPort
 from asks.sanitize import sanitize_line
 from asks.widgets.keymap import Command, Context, Keymap, pretty_key
 from asks.widgets.panel.markup import text_widget, unbreakable

@@ -21,7 +21,7 @@ import urwid
 from asks.core.i18n import N_, _, ngettext
 from asks.core.model import QuestionRef
 from asks.core.tabs import ReviewKey
-from asks.host.ports import PanelPort
+from asks.host.panelport import PanelPort
 from asks.host.waits import Wait
 from asks.sanitize import sanitize_line, sanitize_text
 from asks.widgets.keymap import Command, Context, Keymap, pretty_key

@@ -44,7 +44,7 @@ from asks.core.i18n import N_, _, language, ngettext
 from asks.core.model import QuestionRef
 from asks.core.tabs import ReviewKey, TabKey
 from asks.host.commands import PanelCommand, PanelMode
-from asks.host.ports import PanelPort
+from asks.host.panelport import PanelPort
 from asks.sanitize import sanitize_line
 from asks.widgets.keymap import PANEL_COMMANDS, ROW_JUMPS, Command, Context, Keymap
 from asks.widgets.keys import KeyHandler, KeyPress, handle

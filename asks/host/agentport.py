@@ -1,0 +1,123 @@
+"""The agent loop's port: run ``ask_user_question``, withdraw, take feedback, say turns.
+
+What an agent loop does with it (NOTES, "The agent-facing interface"):
+
+* ``await port.ask(call_id, arguments, source=...)`` runs one tool call and returns its
+  :data:`~asks.host.waits.ToolReply` (a result envelope for the model, or a coded error); a
+  blocking call returns when its wait ends; cancelling it ends the wait ``interrupted``.
+  :meth:`AgentPort.start_call_nowait` is the same without waiting: the reply, or the live
+  :class:`~asks.host.waits.Wait`.
+* Before **each** model call, :meth:`AgentPort.take_feedback_nowait`: the answers saved since,
+  as one user-role message whose receipt is already durable (mode ``steer`` while a turn runs,
+  ``wake`` otherwise); an idle agent awaits :meth:`AgentPort.wait_for_feedback` first.
+* :meth:`AgentPort.turn_started_nowait` / :meth:`AgentPort.turn_ended_nowait` say whether a
+  turn runs; :meth:`AgentPort.interrupt_nowait` ends every live wait ``interrupted`` (Ctrl+C).
+* :meth:`AgentPort.record_message_nowait` journals the conversation's messages and the
+  person's permission decisions, so a resumed session rebuilds the conversation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from asks.contract import ToolError
+from asks.core import events as ev
+from asks.core.model import Question, QuestionRef
+from asks.host import calls
+from asks.host.lifecycle import interrupt
+from asks.host.notes import feedback_of, split
+from asks.host.port import Port
+from asks.host.waits import ToolReply, Wait
+from asks.store.entries import AgentRecord, FeedbackDelivered
+from asks.store.outbox import DeliveryMode, Feedback
+from asks.store.projection import Projection
+
+
+class AgentPort(Port):
+    """The agent loop's view of the host (see module docstring)."""
+
+    __slots__ = ()
+
+    @property
+    def ui_attached(self) -> bool:
+        """False once the UI detached: calls then get ``no_ui``."""
+        return self._state.ui_attached
+
+    @property
+    def projection(self) -> Projection:
+        """Read-only use: the conversation and questions on disk (e.g. for replies to retries)."""
+        return self._state.projection
+
+    def question(self, ref: QuestionRef) -> Question:
+        """The question ``ref`` (any state: pending, answered, withdrawn)."""
+        return self._state.question(ref)
+
+    def wait_of_call(self, call_id: str) -> Wait | None:
+        """The live wait of a tool call (its ``? asked:`` card shows once it waits)."""
+        return self._state.waits.of_call(call_id)
+
+    # -- tool calls ----------------------------------------------------------------------
+    async def ask(self, call_id: str, arguments: object, *, source: str | None = None) -> ToolReply:
+        """Run one ``ask_user_question`` call (``arguments``: the tool's JSON arguments);
+        ``source`` labels who asks (several agents on one host), shown and journaled.
+        Returns when a blocking call's wait ends; cancelling it ends the wait ``interrupted``."""
+        return await calls.ask(self._state, call_id, arguments, calls.Asker(source))
+
+    def start_call_nowait(
+        self, call_id: str, arguments: object, *, source: str | None = None
+    ) -> ToolReply | Wait:
+        """Validate and save a call; its immediate reply, or the live :class:`Wait` (await
+        ``wait.result()``). A bad ``source`` raises :class:`ValueError` naming the fix."""
+        return calls.start(self._state, call_id, arguments, calls.Asker(source))
+
+    def withdraw_nowait(self, question_ids: Sequence[str], reason: str = "") -> ToolError | None:
+        """Take pending questions back (journaled; their drafts dropped; a wait on them ends
+        ``withdrawn``); a coded error if one is unknown or the line could not be saved."""
+        return calls.withdraw(self._state, question_ids, reason, None)
+
+    def interrupt_nowait(self, reason: str = "the turn was interrupted") -> None:
+        """End every live wait as ``interrupted``; questions stay pending (Ctrl+C, shutdown)."""
+        interrupt(self._state, reason)
+
+    # -- turns and feedback --------------------------------------------------------------
+    def turn_started_nowait(self) -> None:
+        """A turn runs: feedback is now delivered as ``steer`` (into the running turn)."""
+        with self._state.operation():
+            self._state.agent_running = True
+            self._state.notify()
+
+    def turn_ended_nowait(self) -> None:
+        """The turn ended: what is saved meanwhile wakes the agent (``wake``)."""
+        state = self._state
+        with state.operation():
+            state.agent_running = False
+            state.outbox.signal()
+            state.notify()
+
+    def take_feedback_nowait(self) -> Feedback | None:
+        """Drain this agent's outbox into one feedback message; its receipt is durable."""
+        state = self._state
+        refs = state.outbox.refs()
+        if not refs:
+            return None
+        with state.operation():
+            text = feedback_of(state.projection, refs)
+            mode = DeliveryMode.STEER if state.agent_running else DeliveryMode.WAKE
+            record = state.append(FeedbackDelivered(refs, text, mode.value))
+            if record is None:
+                return None
+            questions, notes = split(state.projection, refs)
+            state.emit(ev.Delivered(questions, ev.DeliveryChannel(mode.value), notes))
+            state.notify()
+            return Feedback(text, refs, mode, record.seq)
+
+    async def wait_for_feedback(self) -> None:
+        """Return once something is deliverable (an idle agent awaits this to be woken)."""
+        await self._state.outbox.wait_ready()
+
+    def record_message_nowait(self, message: AgentRecord) -> bool:
+        """Journal a chat message, or the person's decision at a permission prompt (a line of
+        the visible chat, so a resumed transcript shows it; not in the model's context);
+        False if it could not be saved."""
+        with self._state.operation():
+            return self._state.append(message) is not None

@@ -1,0 +1,42 @@
+"""What every port of the host offers: change and status subscriptions, the statistics.
+
+A port is one consumer's view of a :class:`~asks.host.state.HostState` — like trio's channel
+ends over their shared state, it implements its operations on that state (through the host's
+collaborators) and holds nothing else. The ports: :class:`~asks.host.agentport.AgentPort`
+(the agent loop), :class:`~asks.host.surfaceport.SurfacePort` (other surfaces),
+:class:`~asks.host.panelport.PanelPort` (the terminal panel and its layer) and
+:class:`~asks.host.hub.HubPort` (asks' MCP server). Each port call that changes something runs
+as one operation of the state: what it has to tell is told once the state is consistent
+(:mod:`asks.host.announce`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from asks.host.state import HostState
+from asks.host.stats import HostStatistics, snapshot
+
+
+class Port:
+    """The part every port shares (module docstring)."""
+
+    __slots__ = ("_state",)
+
+    def __init__(self, state: HostState) -> None:
+        self._state = state
+
+    def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call ``listener()`` after every change of what the views show (once per operation,
+        after its events); returns an unsubscribe function."""
+        return self._state.subscribe(listener)
+
+    def subscribe_status(self, listener: Callable[[HostStatistics], None]) -> Callable[[], None]:
+        """Call ``listener(statistics)`` whenever :meth:`statistics` — what a status line shows
+        (pending, saved feedback, the notice, where the keys are, …) — changed; returns an
+        unsubscribe function. No polling: it is told at the end of the change."""
+        return self._state.announcer.status.add(listener)
+
+    def statistics(self) -> HostStatistics:
+        """The host's state now, for a status line (:class:`~asks.host.stats.HostStatistics`)."""
+        return snapshot(self._state)
