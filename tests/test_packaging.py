@@ -61,9 +61,15 @@ SDIST_TESTS = (  # run from the unpacked sdist: conftest, helpers, pty harness, 
 )
 
 
+LAUNCH_LEFTOVER = "asks/core/__pycache__/attrs-methods.bin"  # asks/core/codecache.py's file
+
+
 def copy_tree(dest: Path) -> Path:
-    """The source tree as a clone has it (the link kept a link), without what is ignored."""
+    """The source tree as a clone has it (the link kept a link), without what is ignored, and
+    with what a launch leaves in it beside the .pyc files (the sdist must not carry it)."""
     shutil.copytree(ROOT, dest, symlinks=True, ignore=NOT_SOURCE)
+    (dest / LAUNCH_LEFTOVER).parent.mkdir(exist_ok=True)
+    (dest / LAUNCH_LEFTOVER).write_bytes(b"not a source")
     return dest
 
 
@@ -252,6 +258,10 @@ def test_the_sdist_carries_what_its_tests_need(tree: Path, sdist: Path) -> None:
 def test_the_sdist_holds_every_tracked_file(sdist: Path) -> None:
     missing = tracked_files() - set(sdist_members(sdist))
     assert not missing, f"add them to MANIFEST.in: {sorted(missing)}"
+
+
+def test_the_sdist_leaves_out_what_a_launch_wrote(sdist: Path) -> None:
+    assert LAUNCH_LEFTOVER not in sdist_members(sdist)
 
 
 def test_the_unpacked_sdist_runs_its_tests(venv: Path, unpacked: Path) -> None:
