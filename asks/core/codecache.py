@@ -115,9 +115,9 @@ def _write(path: Path, table: dict[str, Entry]) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
         try:
-            os.fchmod(fd, Path(__file__).stat().st_mode & 0o666)  # as a .pyc: the source's mode
             with os.fdopen(fd, "wb") as out:
                 out.write(data)
+            os.chmod(tmp, Path(__file__).stat().st_mode & 0o666)  # as a .pyc: the source's mode
             os.replace(tmp, path)
         except BaseException:
             with contextlib.suppress(OSError):
