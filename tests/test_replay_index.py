@@ -7,10 +7,13 @@ from __future__ import annotations
 import hashlib
 import itertools
 import random
+import shutil
+import tempfile
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import attrs
 import orjson
@@ -30,6 +33,7 @@ from asks.core.model import (
     ResolutionKind,
 )
 from asks.store import index as index_file
+from asks.store import indexer
 from asks.store import lazy as lazy_records
 from asks.store.deferred import pending_of
 from asks.store.entries import (
@@ -307,6 +311,20 @@ def write_big_journal(data_dir: Path) -> Path:
     return path
 
 
+def test_a_closed_journal_lets_go_of_its_lock_while_its_lazy_records_live(tmp_path: Path) -> None:
+    """The lazy records keep views of the mapped journal; the mapping must not hold the
+    writer's lock: the session reopens at once (the REPL's --resume after a close, an
+    embedding program reopening a session)."""
+    write_big_journal(tmp_path)
+    Journal.open(SID, data_dir=tmp_path)[0].close()  # writes the index
+    journal, records = Journal.open(SID, data_dir=tmp_path)
+    journal.close()
+    assert any(pending_of(r.entry) is not None for r in records)  # views of the mapping
+    again, replayed = Journal.open(SID, data_dir=tmp_path)
+    again.close()
+    assert replayed == records
+
+
 def test_open_writes_the_index_and_the_next_open_uses_it(tmp_path: Path) -> None:
     path = write_big_journal(tmp_path)
     side = index_file.index_path(path)
@@ -426,3 +444,48 @@ def test_a_failed_fill_changes_nothing_and_the_read_raises() -> None:
         assert pending_of(entry) is not None
     good = lazy_records.chat_message(encode(1, 1.0, ChatMessage("user", "hi"))[:-1])
     assert good == ChatMessage("user", "hi") and pending_of(good) is None
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    cycles=st.integers(1, 50),
+    threshold=st.integers(300, 30_000),
+    resumes=st.lists(st.integers(0, 400), max_size=3),
+    seed=st.integers(0, 100),
+)
+def test_after_a_crash_the_index_is_current_and_the_replay_the_full_one(
+    cycles: int, threshold: int, resumes: list[int], seed: int
+) -> None:
+    """Appends one by one (closed and resumed now and then), then a crash: the files as it
+    leaves them have an index covering all but less than the threshold, and opening them
+    (mapped, the index trusted) gives the records, warnings and projection of a full replay."""
+    rng = random.Random(seed)
+    entries = list(itertools.chain(*(cycle(n, rng) for n in range(cycles))))
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        mock.patch.object(indexer, "INDEX_MIN_BYTES", threshold),
+    ):
+        data_dir, crashed = Path(tmp) / "data", Path(tmp) / "crashed"
+        crashed.mkdir()
+        journal = Journal.create(data_dir=data_dir, session_id=SID, file_ops=NoFsync())
+        for number, entry in enumerate(entries):
+            journal.append(entry)
+            if number in resumes:
+                journal.close()
+                journal, _ = Journal.open(SID, data_dir=data_dir, file_ops=NoFsync())
+        for path in data_dir.iterdir():  # what a crash leaves: the files before any close
+            shutil.copy(path, crashed / path.name)
+        journal.close()
+        path = crashed / f"{SID}.jsonl"
+        data = path.read_bytes()
+        if len(data) >= threshold:
+            assert covered(path) > len(data) - threshold
+        opened, records = Journal.open(SID, data_dir=crashed)
+        opened.close()
+        cold = replay_lines(data)
+        assert records == cold.records
+        assert list(opened.warnings) == cold.warnings
+        lazy, eager = Projection(), Projection()
+        lazy.apply_all(records)
+        eager.apply_all(cold.records)
+        assert state(lazy) == state(eager)

@@ -131,15 +131,25 @@ class FileOps:
                 str(path),
             ) from exc
 
-    def map_all(self, fd: int) -> Data:
-        """The whole file, mapped read-only: no copy, its pages read as they are touched
-        (slices are ``bytes``). For a replay whose lazy records keep views of their lines
-        (:mod:`asks.store.replay`): they cost no memory of their own, and once
-        :meth:`release` drops the pages from this process, a line is paged in again (from
-        the page cache) only when its record is first read. An empty file is ``b""``."""
+    def map_all(self, fd: int, path: Path) -> Data:
+        """The whole file open as ``fd`` at ``path``, mapped read-only: no copy, its pages
+        read as they are touched (slices are ``bytes``). For a replay whose lazy records keep
+        views of their lines (:mod:`asks.store.replay`): they cost no memory of their own,
+        and once :meth:`release` drops the pages from this process, a line is paged in again
+        (from the page cache) only when its record is first read. An empty file is ``b""``.
+
+        Mapped through a descriptor of its own, opened read-only and closed at once: a
+        mapping keeps a duplicate of the descriptor it was made from, and one sharing
+        ``fd``'s open file would hold the writer's lock (``flock``) for as long as any record
+        lives, past :meth:`close`. If ``path`` is no longer that file, the bytes are read."""
         if not os.fstat(fd).st_size:
             return b""
-        return mmap.mmap(fd, 0, prot=mmap.PROT_READ)
+        reader = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            same = os.path.samestat(os.fstat(reader), os.fstat(fd))
+            return mmap.mmap(reader, 0, prot=mmap.PROT_READ) if same else self.read_all(fd)
+        finally:
+            os.close(reader)
 
     def release(self, data: Data) -> None:
         """Drop the mapped pages of ``data`` (from :meth:`map_all`) from this process's

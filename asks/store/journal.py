@@ -132,7 +132,7 @@ def read_records(
             errno.ENOENT, f"no session {session_id!r} in {data_dir}", str(path)
         ) from exc
     try:
-        data = ops.map_all(fd)
+        data = ops.map_all(fd, path)
     finally:
         os.close(fd)
     records = replay_lines(data, _read_index(ops, path)).records
@@ -281,7 +281,7 @@ class Journal:
             ) from exc
         try:
             ops.lock(fd, path)
-            data = ops.map_all(fd)
+            data = ops.map_all(fd, path)
             replay = replay_lines(data, _read_index(ops, path))
             ops.release(data)  # lazy records page their lines in again when first read
             next_seq = replay.records[-1].seq + 1 if replay.records else 0
