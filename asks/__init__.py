@@ -40,9 +40,11 @@ if TYPE_CHECKING:
     from asks.host.agentport import AgentPort
     from asks.host.commands import PanelCommand, PanelMode
     from asks.host.host import QuestionHost
+    from asks.host.keeper import DraftKeeper
     from asks.host.panelport import PanelPort
     from asks.host.stats import HostStatistics
     from asks.host.surfaceport import SurfacePort
+    from asks.host.waits import ToolReply
     from asks.store.journal import Journal, StorageError, StorageState
     from asks.store.outbox import DeliveryMode, Feedback
     from asks.surfaces.web import WebBridge
@@ -85,6 +87,8 @@ _WHERE = {
     "PanelPort": "asks.host.panelport",
     "SurfacePort": "asks.host.surfaceport",
     "HostStatistics": "asks.host.stats",
+    "DraftKeeper": "asks.host.keeper",
+    "ToolReply": "asks.host.waits",
     "Journal": "asks.store.journal",
     "StorageError": "asks.store.journal",
     "StorageState": "asks.store.journal",
@@ -110,6 +114,7 @@ __all__ = [
     "Delivered",
     "DeliveryChannel",
     "DeliveryMode",
+    "DraftKeeper",
     "EventKind",
     "Feedback",
     "FocusTarget",
@@ -135,6 +140,7 @@ __all__ = [
     "StorageState",
     "SurfacePort",
     "ToolError",
+    "ToolReply",
     "WaitEnded",
     "WaitOpened",
     "WebBridge",

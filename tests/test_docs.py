@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import builtins
 import contextlib
 import importlib
 import inspect
@@ -72,7 +73,7 @@ _EXTENSIONS = frozenset({"py", "md", "toml", "txt", "json", "po", "pot", "in", "
 _TOP = frozenset(p.name for p in ROOT.iterdir()) | {".."}
 _PATH = re.compile(r"(?<![\w$~/.{}*-])[\w.*{},-]+(?:/[\w.*{},-]*)+(?:::\w+)?")
 _FILE = re.compile(r"^[\w.-]+\.(?:" + "|".join(sorted(_EXTENSIONS)) + r")$")
-_NAMED = re.compile(r"^([A-Za-z_]\w*)((?:\.[A-Za-z_]\w*(?:\([^()]*\))?)+)")
+_NAMED = re.compile(r"^(?:await\s+)?([A-Za-z_]\w*)((?:\.[A-Za-z_]\w*(?:\([^()]*\))?)+)")
 _ATTR = re.compile(r"\.([A-Za-z_]\w*)(\([^()]*\))?")
 
 
@@ -202,11 +203,61 @@ def _called(value: object, arguments: str | None) -> object:
     return _returned(value) if callable(value) else value
 
 
-def resolve_chain(start: object, chain: str) -> object:
+Called = list[tuple[object, str | None]]
+
+
+def resolve_chain(start: object, chain: str, called: Called | None = None) -> object:
+    """Follow ``.a.b(x).c`` from ``start``; the functions and properties met go to ``called``
+    with the arguments the mention gives them."""
     value = start
     for attribute, arguments in _ATTR.findall(chain):
-        value = _called(_member(value, attribute), arguments or None)
+        member = _member(value, attribute)
+        if isinstance(value, type) and called is not None:
+            static = inspect.getattr_static(value, attribute, None)
+            function = static.fget if isinstance(static, property) else member
+            called.append((function, arguments or None))
+        value = _called(member, arguments or None)
     return value
+
+
+_BUILTIN_NAMES = frozenset(dir(builtins)) | {"None"}
+
+
+def _used_annotations(function: object, arguments: str | None) -> list[object]:
+    """The annotations a call as mentioned meets: its return, its parameters without a
+    default, and the keywords it names."""
+    annotations: dict[str, object] = getattr(function, "__annotations__", {})
+    try:
+        parameters = inspect.signature(function).parameters  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return list(annotations.values())
+    named = set(re.findall(r"([A-Za-z_]\w*)\s*=", arguments or ""))
+    used = {p.name for p in parameters.values() if p.default is p.empty} | named | {"return"}
+    return [annotation for name, annotation in annotations.items() if name in used]
+
+
+def unexported_annotation_names(function: object, arguments: str | None = None) -> set[str]:
+    """Names in the annotations a call of ``function`` meets that an embedder cannot import
+    from asks: defined in asks (or an alias of asks' types) and not in ``asks.__all__``;
+    names of other libraries (``urwid.MainLoop``, ``Callable``) are fine."""
+    function = inspect.unwrap(function)  # type: ignore[arg-type]
+    namespace = getattr(function, "__globals__", {})
+    found = set()
+    for annotation in _used_annotations(function, arguments):
+        for name in re.findall(r"(?<![.\w])[A-Za-z_]\w*", str(annotation)):
+            if name in asks.__all__ or name in _BUILTIN_NAMES:
+                continue
+            value = namespace.get(name)
+            module = getattr(value, "__module__", None) or ""
+            if value is None or module.startswith("asks") or _is_alias_of_asks(value):
+                found.add(name)
+    return found
+
+
+def _is_alias_of_asks(value: object) -> bool:
+    return isinstance(value, types.UnionType) and any(
+        a.__module__.startswith("asks") for a in typing.get_args(value)
+    )
 
 
 def _public() -> dict[str, object]:
@@ -320,20 +371,40 @@ def test_every_name_imported_from_asks_is_public() -> None:
     assert not problems, "\n".join(problems)
 
 
-def test_every_public_object_and_attribute_mentioned_exists() -> None:
-    problems = []
+def named_mentions() -> Iterator[tuple[Mention, object, str]]:
+    """(mention, the object it starts from, the attribute chain) for every mention of a
+    public object's attributes."""
     for mention in mentions(_NAMED, blocks=False):
         found = _NAMED.match(mention.text)
         assert found is not None
         start = _objects(mention.where).get(found.group(1))
-        if _FILE.match(mention.text):
-            continue
-        if start is None:
-            continue
+        if start is not None and not _FILE.match(mention.text):
+            yield mention, start, found.group(2)
+
+
+def test_every_public_object_and_attribute_mentioned_exists() -> None:
+    problems = []
+    for mention, start, chain in named_mentions():
         try:
-            resolve_chain(start, found.group(2))
+            resolve_chain(start, chain)
         except AssertionError as exc:
             problems.append(f"{mention.where}: `{mention.text}`: {exc}")
+    assert not problems, "\n".join(problems)
+
+
+def test_what_the_readme_tells_an_embedder_to_call_is_typed_in_public_names() -> None:
+    """``ask()`` returned ``ToolReply``, which ``asks`` did not export."""
+    problems = []
+    for mention, start, chain in named_mentions():
+        if not mention.where.startswith("README.md"):
+            continue
+        called: Called = []
+        resolve_chain(start, chain, called)
+        for function, arguments in called:
+            hidden = unexported_annotation_names(function, arguments)
+            if hidden:
+                name = getattr(function, "__qualname__", function)
+                problems.append(f"{mention.where}: `{mention.text}`: {name} uses {sorted(hidden)}")
     assert not problems, "\n".join(problems)
 
 

@@ -18,6 +18,9 @@ from asks.core.model import QuestionRef
 from asks.core.tabs import ReviewKey, TabKey
 
 ToolReply = ResultEnvelope | ToolError
+"""What a tool call returns to the model: a result envelope (``outcome``, ``text``,
+``details``), or a coded error (``code``, ``text``); either way ``reply.text`` is the tool
+result to send."""
 
 
 @attrs.define(eq=False)
