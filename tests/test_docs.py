@@ -609,3 +609,19 @@ def test_every_flag_an_asks_command_in_the_readme_uses_exists() -> None:
         command = mention.text.split("#")[0]
         problems += [f"{mention.where}: {flag}" for flag in set(_FLAG.findall(command)) - known]
     assert not problems, "\n".join(problems)
+
+
+def test_every_public_method_and_property_of_a_public_class_has_a_docstring() -> None:
+    """What ``help()`` shows an embedder: own members only (urwid's are urwid's)."""
+    missing = []
+    for name, value in _public().items():
+        if not isinstance(value, type):
+            continue
+        for member_name, member in vars(value).items():
+            function = member.fget if isinstance(member, property) else member
+            function = getattr(function, "__func__", function)  # classmethod, staticmethod
+            if member_name.startswith("_") or isinstance(function, type) or not callable(function):
+                continue
+            if not (function.__doc__ or "").strip():
+                missing.append(f"{name}.{member_name}")
+    assert missing == []

@@ -261,6 +261,7 @@ class Keymap:
         return self._keys.get(command, ())
 
     def label(self, command: Command) -> str:
+        """What the footer and ``/help`` call ``command`` (untranslated; drawn translated)."""
         return self._labels.get(command, command.value)
 
     def keys_in(self, context: Context, command: Command) -> tuple[str, ...]:

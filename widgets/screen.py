@@ -169,6 +169,7 @@ class AsksScreen(urwid.display.raw.Screen):
         return [fd for fd, _events in poller.poll(wait)]
 
     def draw_screen(self, size: tuple[int, int], canvas: urwid.Canvas) -> None:
+        """urwid's draw, handed a canvas whose unchanged rows are last frame's (same bytes)."""
         given, drawn = self._last
         if canvas is not given:
             if isinstance(canvas, urwid.CompositeCanvas) and reusable(canvas):

@@ -60,6 +60,7 @@ class ToolError:
 
     @property
     def text(self) -> str:
+        """The tool result the model reads: ``Error [code]: message``."""
         return f"Error [{self.code}]: {self.message}"
 
 

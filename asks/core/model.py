@@ -94,6 +94,7 @@ class Question:
 
     @property
     def id(self) -> str:
+        """The question's stable id (``q-`` and 10 hex digits)."""
         return self.ref.id
 
 
@@ -122,9 +123,11 @@ class Answer:
         return chosen
 
     def text(self, spec: QuestionSpec) -> str:
+        """The answer as the person sees it: the chosen labels (and free text), comma-joined."""
         return ", ".join(self.labels(spec))
 
     def preview(self, spec: QuestionSpec) -> str | None:
+        """The preview of the one option chosen (single select), if it has one."""
         if self.kind is AnswerKind.OPTION and len(self.option_indices) == 1:
             return spec.options[self.option_indices[0]].preview
         return None

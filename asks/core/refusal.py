@@ -30,6 +30,7 @@ class Refusal(enum.StrEnum):
 
     @property
     def text(self) -> str:
+        """The sentence for the person, in their language."""
         return _(_TEXT[self])
 
 

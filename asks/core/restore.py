@@ -41,6 +41,7 @@ class Restored:
 
     @property
     def refs(self) -> tuple[QuestionRef, ...]:
+        """The questions whose drafts came back."""
         return tuple(saved.ref for saved in self.drafts)
 
     @property

@@ -90,9 +90,11 @@ class DraftKeeper:
 
     @property
     def path(self) -> Path:
+        """The drafts file (``<session>.drafts.json`` beside the journal)."""
         return self._file.path
 
     def statistics(self) -> KeeperStatistics:
+        """Writes and failures so far, and whether unsaved changes are pending."""
         return KeeperStatistics(self._writes, self._failures, self._dirty)
 
     # -- the chat line -------------------------------------------------------------------

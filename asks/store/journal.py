@@ -324,6 +324,7 @@ class Journal:
 
     @property
     def state(self) -> StorageState:
+        """``ok``, or ``unconfirmed`` once an append could not be rolled back."""
         return self._state
 
     @property
@@ -333,6 +334,7 @@ class Journal:
 
     @property
     def closed(self) -> bool:
+        """Whether :meth:`close` ran (the lock is released; appends are refused)."""
         return self._closed
 
     @property

@@ -125,13 +125,16 @@ class WebBridge:
 
     @property
     def warning(self) -> str | None:
+        """What binding beyond loopback means, to show the person (``None`` on loopback)."""
         return binding_warning(self.bind_host)
 
     @property
     def csrf_token(self) -> str:
+        """The forms' CSRF field: an HMAC of the URL's token."""
         return hmac.new(self.token.encode(), b"asks-web csrf", hashlib.sha256).hexdigest()
 
     def statistics(self) -> WebStatistics:
+        """The URL, open event streams, answers saved, requests refused and errors so far."""
         return WebStatistics(
             self.url, self._streams.open, self._answers, self._app.refused, self._app.errors
         )
