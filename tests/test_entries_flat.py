@@ -54,7 +54,7 @@ def field_values(hint: Any) -> st.SearchStrategy[Any]:
     return {
         str: st.text(alphabet=st.characters(exclude_categories=("Cs",))),
         int: st.integers(),
-        float: st.floats(allow_nan=False),
+        float: st.floats(allow_nan=False, allow_infinity=False),  # JSON has neither
         bool: st.booleans(),
     }[hint]
 
