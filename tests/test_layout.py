@@ -61,3 +61,14 @@ def test_the_checks_see_a_test_file_importing_another(tmp_path: Path) -> None:
     one.write_text("from test_two import helper\nimport support.rig\n")
     assert offenders([one], {"test_two", "rig"}) == {"test_one.py": ["test_two"]}
     assert offenders([one], {"support"}) == {"test_one.py": ["support.rig"]}
+
+
+def test_the_support_index_names_every_module() -> None:
+    index = ast.get_docstring(ast.parse((SUPPORT / "__init__.py").read_text(encoding="utf-8")))
+    assert index is not None
+    unlisted = sorted(
+        p.name
+        for p in SUPPORT.glob("*.py")
+        if p.stem != "__init__" and f"support.{p.stem}`" not in index and p.name not in index
+    )
+    assert not unlisted, f"say what they are in tests/support/__init__.py: {unlisted}"
