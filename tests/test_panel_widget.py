@@ -1,4 +1,4 @@
-"""The question panel widget (widgets/panel.py) over a real host on a temporary journal.
+"""The question panel widget (widgets/panel/) over a real host on a temporary journal.
 
 Golden screens: each main state is rendered to text and compared exactly with
 ``tests/golden/panel_<name>.txt`` (trailing spaces stripped; the footer's no-break spaces,
