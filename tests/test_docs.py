@@ -629,3 +629,21 @@ def test_every_public_method_and_property_of_a_public_class_has_a_docstring() ->
             if not (function.__doc__ or "").strip():
                 missing.append(f"{name}.{member_name}")
     assert missing == []
+
+
+_ROLE = re.compile(r":(?:mod|class|func|meth|attr|data|exc|obj):`~?(asks(?:\.\w+)+)`")
+
+
+def test_every_dotted_name_a_docstring_role_names_resolves() -> None:
+    """``:class:`~asks.host.ports.AgentPort``` outlives a move unless something reads it."""
+    problems, seen = [], 0
+    for source in SOURCES:
+        for number, line in enumerate(source.read_text(encoding="utf-8").splitlines(), 1):
+            for found in _ROLE.finditer(line):
+                seen += 1
+                try:
+                    _resolve_dotted(found.group(1))
+                except AssertionError as exc:
+                    problems.append(f"{source.relative_to(ROOT)}:{number}: {exc}")
+    assert seen > 100
+    assert not problems, "\n".join(problems)
