@@ -120,6 +120,19 @@ def test_the_rows_in_view_stay_when_older_entries_go_in_front() -> None:
     assert view._listbox.focus is view.entry_widgets[-1]  # still the newest entry
 
 
+def test_the_mouse_wheel_loads_the_history_too() -> None:
+    projection = session(20, 4, hub=False)
+    history = TranscriptHistory(projection, "model", unfinished=UNFINISHED, window=4)
+    transcript = Transcript(history=history)
+    transcript.load_older(3)
+    view = TranscriptView(transcript)
+    visible(view, 200)  # all that is loaded is in view
+    before = len(transcript.entries)
+    view.mouse_event((60, 200), "mouse press", 4, 0, 0, focus=True)
+    assert len(transcript.entries) > before
+    assert len(view.entry_widgets) == len(transcript.entries)
+
+
 def test_a_late_context_is_the_eager_one() -> None:
     projection = session(30, 2, hub=True)
     conversation = list(projection.conversation)

@@ -27,9 +27,9 @@ Semantics:
   a marker saying so: ``↓ scrolled up · PgDn for the newest`` or, once entries arrived below,
   ``↓ N new below · PgDn``.
 * History: a transcript that starts with only the end of a resumed conversation
-  (``Transcript.history``) is extended from it when scrolling up finds the top of what is
-  loaded in view: the older entries' widgets go in front, and the rows in view stay where
-  they were (the list's focus moves with its entry), so PgUp goes on scrolling through them.
+  (``Transcript.history``) is extended from it when scrolling up (a page up, the wheel) finds
+  the top of what is loaded in view: the older entries' widgets go in front, and the rows in
+  view stay where they were (the list's focus moves with its entry), so scrolling goes on.
 * The view is not selectable (a container never moves the keyboard onto it, e.g. on ``up``
   from the editor); the app runs :meth:`TranscriptView.scroll` for the keymap's
   ``CHAT_SCROLL_UP``/``CHAT_SCROLL_DOWN`` (PgUp/PgDn). If keys are sent to it anyway, those
@@ -54,6 +54,7 @@ BoxSize = tuple[int, int]
 Markup = list[tuple[str, str] | str]
 
 STREAMING_MARK: Final = " …"
+WHEEL_UP: Final = 4  # urwid's button number for the mouse wheel turned up
 CARD_INDENT: Final = 2
 SCROLLED_MARK: Final = N_("↓ scrolled up · PgDn for the newest")
 # entry titles that are words of ours (outcomes, delivery modes, decisions), for extraction
@@ -294,6 +295,8 @@ class TranscriptView(urwid.WidgetWrap["urwid.ListBox[int]"]):
         body = self._body_size(size)
         if row >= body[1]:
             return False  # the marker row
+        if button == WHEEL_UP and event == "mouse press":
+            self._load_older(body)  # as a page up does
         handled = self._listbox.mouse_event(body, event, button, col, row, focus)
         self._update_following(body)
         return handled
