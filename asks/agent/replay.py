@@ -137,10 +137,12 @@ class Renderer:
     more: Callable[[], bool] = attrs.field(default=lambda: False)
 
     def run(self, records: Sequence[Record]) -> None:
+        """Draw ``records``, in order."""
         for record in records:
             self.render(record)
 
     def render(self, record: Record) -> None:
+        """Add the transcript entries of one conversation record (none for some)."""
         add, entry = self.transcript.add, record.entry
         if isinstance(entry, ChatMessage):
             self._chat(entry)
