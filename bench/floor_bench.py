@@ -38,6 +38,7 @@ BARE = [sys.executable, "-m", "bench.bare_app"]
 PENDING = (1, 100, 1000)
 LONG_ENTRIES = 100_000
 RATIO = 1.15
+LAUNCH_TIMEOUT = 120  # s: the first resume of the long session indexes its 100k lines
 Keys = dict[str, tuple[list[float], float]]
 
 
@@ -87,7 +88,7 @@ def bare_keys(env: dict[str, str], count: int) -> Keys:
 
 def asks_keys(argv: list[str], env: dict[str, str], pending: int, count: int) -> Keys:
     with rb.running(argv, env) as term:
-        term.until(rb.settled_with(pending))
+        term.until(rb.settled_with(pending), LAUNCH_TIMEOUT)
         term.settle(0.05)
         before = term.nbytes
         term.write(rb.SHIFT_TAB)  # into the panel and back: its first frames are drawn once
