@@ -22,7 +22,6 @@ from collections.abc import Sequence
 
 from asks.contract import ToolError
 from asks.core import events as ev
-from asks.core.model import Question, QuestionRef
 from asks.host import calls
 from asks.host.lifecycle import interrupt
 from asks.host.notes import feedback_of, split
@@ -30,7 +29,6 @@ from asks.host.port import Port
 from asks.host.waits import ToolReply, Wait
 from asks.store.entries import AgentRecord, FeedbackDelivered
 from asks.store.outbox import DeliveryMode, Feedback
-from asks.store.projection import Projection
 
 
 class AgentPort(Port):
@@ -42,15 +40,6 @@ class AgentPort(Port):
     def ui_attached(self) -> bool:
         """False once the UI detached: calls then get ``no_ui``."""
         return self._state.ui_attached
-
-    @property
-    def projection(self) -> Projection:
-        """Read-only use: the conversation and questions on disk (e.g. for replies to retries)."""
-        return self._state.projection
-
-    def question(self, ref: QuestionRef) -> Question:
-        """The question ``ref`` (any state: pending, answered, withdrawn)."""
-        return self._state.question(ref)
 
     def wait_of_call(self, call_id: str) -> Wait | None:
         """The live wait of a tool call (its ``? asked:`` card shows once it waits)."""

@@ -69,7 +69,7 @@ class Announcer:
         traceback: TracebackType | None,
     ) -> None:
         self._depth -= 1
-        if not self._depth:
+        if not self._depth and (self._changed or self._queue):
             self._deliver()
 
     def emit(self, event: HostEvent) -> None:

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from asks.core.model import Question, QuestionRef
 from asks.host.state import HostState
 from asks.host.stats import HostStatistics, snapshot
+from asks.store.projection import Projection
 
 
 class Port:
@@ -25,6 +27,15 @@ class Port:
 
     def __init__(self, state: HostState) -> None:
         self._state = state
+
+    @property
+    def projection(self) -> Projection:
+        """Read-only use: what is on disk (the questions, their resolutions, the conversation)."""
+        return self._state.projection
+
+    def question(self, ref: QuestionRef) -> Question:
+        """The question ``ref`` (any state: pending, answered, withdrawn)."""
+        return self._state.question(ref)
 
     def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
         """Call ``listener()`` after every change of what the views show (once per operation,

@@ -16,7 +16,7 @@ journals then projects (on failure: a sticky notice, ``StorageFailed``, ``None``
 :meth:`HostState.save` saves resolutions; :meth:`HostState.emit` queues an event;
 :meth:`HostState.changed` re-derives tabs and focus consistency (a lost panel focus goes back,
 live waits claim) and marks the views stale. Events and notices are told when the outermost
-:meth:`HostState.operation` ends (:mod:`.announce`), so a listener sees the state consistent
+``state.operation()`` ends (:mod:`.announce`), so a listener sees the state consistent
 and a raising one changes nothing.
 """
 
@@ -69,6 +69,8 @@ class HostState:
         self.drafts = DraftBook()
         self.strip = TabStrip()
         self.announcer = Announcer(self._listener_failed, lambda: snapshot(self))
+        # ``with state.operation():`` around every port call (asks/host/announce.py)
+        self.operation: Callable[[], Announcer] = self.announcer.operation
         self.panel = PanelCommands(self, self.waits, self.drafts, self.strip)
         self.life = WaitLife(self, self.waits, self.strip)
         self.keys = KeyDesk(self, self.panel, clock, self.notify, self.changed)
@@ -151,10 +153,6 @@ class HostState:
         self.life.finish_wait(wait, outcome, reason)
 
     # -- telling -------------------------------------------------------------------------------
-    def operation(self) -> Announcer:
-        """``with state.operation():`` around every port call (:mod:`.announce`)."""
-        return self.announcer.operation()
-
     def emit(self, event: ev.HostEvent) -> None:
         self.announcer.emit(event)
 

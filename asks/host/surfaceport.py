@@ -14,23 +14,17 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from asks.core.events import HostEvent
-from asks.core.model import Answer, Question, QuestionRef
+from asks.core.model import Answer, QuestionRef
 from asks.core.refusal import Refusal
 from asks.host import answering
 from asks.host.port import Port
 from asks.host.waits import Wait
-from asks.store.projection import Projection
 
 
 class SurfacePort(Port):
     """The view of other surfaces (see module docstring)."""
 
     __slots__ = ()
-
-    @property
-    def projection(self) -> Projection:
-        """Read-only use: what is on disk (pending questions, resolutions, records)."""
-        return self._state.projection
 
     @property
     def notice(self) -> str | None:
@@ -41,10 +35,6 @@ class SurfacePort(Port):
     def live_waits(self) -> tuple[Wait, ...]:
         """The blocking calls waiting now, oldest first."""
         return tuple(self._state.waits)
-
-    def question(self, ref: QuestionRef) -> Question:
-        """The question ``ref`` (any state: pending, answered, withdrawn)."""
-        return self._state.question(ref)
 
     def wait_for(self, ref: QuestionRef) -> Wait | None:
         """The live wait holding question ``ref`` (``None``: it is async, or answered)."""

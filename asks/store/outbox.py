@@ -4,7 +4,7 @@ The **outbox** is every unit the projection holds as undelivered — resolutions
 person's notes to hub agents — minus those claimed by a live blocking wait or an open hub
 offer (their response will deliver them). Its order is save order.
 
-The agent-facing protocol (implemented by :class:`asks.host.host.QuestionHost`):
+The agent-facing protocol (implemented by :class:`asks.host.agentport.AgentPort`):
 
 * ``turn_started_nowait()`` / ``turn_ended_nowait()`` — the agent loop says whether a turn runs.
 * Before **every** model call of a running turn the loop calls ``take_feedback_nowait()``; a

@@ -1,4 +1,4 @@
-"""The question panel: an urwid view of a :class:`~asks.host.host.QuestionHost`.
+"""The question panel: an urwid view of the host's :class:`~asks.host.panelport.PanelPort`.
 
 :class:`QuestionPanel` renders the host's state and turns keys into host commands; it keeps no
 policy of its own (DESIGN §2, §5). The app subscribes :meth:`QuestionPanel.refresh` to the host
