@@ -158,6 +158,15 @@ def test_golden_paused_card(rig: Rig) -> None:
     check_golden("paused", lines)
 
 
+def test_a_paused_card_names_three_questions_then_counts_the_rest(rig: Rig) -> None:
+    for n in range(5):
+        rig.async_question(f"c{n}", f"Question {n}?", header=f"Q{n}")
+    panel = make_panel(rig)
+    focused(rig)
+    press(panel, "esc")
+    assert screen(panel)[0].rstrip() == "‖ 5 questions pending: Q0 · Q1 · Q2 · +2"
+
+
 def test_golden_body_scrolls_with_a_down_mark_in_a_short_panel(rig: Rig) -> None:
     ask_async(rig, "c1", database_question())
     panel = make_panel(rig, max_rows=9)

@@ -13,7 +13,8 @@ What it shows, by ``host.mode`` and focus:
   panel has the keyboard, dotted while it does not, and carries the warning attribute and
   ``⚠ required`` while a blocking question is pending. When taller than ``max_rows`` the middle
   scrolls (see :mod:`~asks.widgets.panel.frame`).
-* **collapsed** — one dim hint row. **paused** — a two-row pending card.
+* **collapsed** — one dim hint row. **paused** — a two-row pending card
+  (:mod:`~asks.widgets.panel.compact`).
 
 The panel owns the view state the host does not: the reply and notes editors, whether notes
 are open, and each tab's scroll position. Widgets are reused across refreshes when their inputs
@@ -40,7 +41,7 @@ from collections.abc import Callable, Hashable, Mapping
 import urwid
 
 from asks.core.drafts import Draft, custom_row, row_count
-from asks.core.i18n import N_, _, language, ngettext
+from asks.core.i18n import _, language
 from asks.core.model import QuestionRef
 from asks.core.tabs import ReviewKey, TabKey
 from asks.host.commands import PanelCommand, PanelMode
@@ -48,8 +49,9 @@ from asks.host.panelport import PanelPort
 from asks.sanitize import sanitize_line
 from asks.widgets.keymap import PANEL_COMMANDS, ROW_JUMPS, Command, Context, Keymap
 from asks.widgets.keys import KeyHandler, KeyPress, handle
+from asks.widgets.panel import compact
 from asks.widgets.panel.body import Body
-from asks.widgets.panel.footer import Footer, localized_hints
+from asks.widgets.panel.footer import Footer
 from asks.widgets.panel.frame import DOTTED, SOLID, Border, Frame, Scroll
 from asks.widgets.panel.markup import (
     BORDER_COLS,
@@ -57,7 +59,6 @@ from asks.widgets.panel.markup import (
     PLACEHOLDER,
     Markup,
     Size,
-    text_widget,
     width_of,
 )
 from asks.widgets.panel.memo import Memo
@@ -144,9 +145,9 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         if not host.tabs:
             self._w = urwid.Pile([])
         elif host.mode is PanelMode.COLLAPSED:
-            self._w = self._collapsed()
+            self._w = compact.collapsed(self._keymap, self._pending_count())
         elif host.mode is PanelMode.PAUSED and not host.focus.panel_focused:
-            self._w = self._paused()
+            self._w = compact.paused(host, self._keymap, self._pending_count())
         else:
             self._frame = self._expanded()
             self._w = self._frame
@@ -183,43 +184,6 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         if self._counted[0] is not tabs:
             self._counted = (tabs, sum(isinstance(t, QuestionRef) for t in tabs))
         return self._counted[1]
-
-    def _collapsed(self) -> urwid.Widget:
-        count = self._pending_count()
-        pending = ngettext("{count} question pending", "{count} questions pending", count)
-        keymap = self._keymap
-        hint = localized_hints(
-            keymap, Context.CHAT, [Command.COLLAPSE], {Command.COLLAPSE: N_("expand")}
-        )
-        hint = hint or localized_hints(
-            keymap, Context.CHAT, [Command.FOCUS_TOGGLE], {Command.FOCUS_TOGGLE: N_("open")}
-        )
-        line = f"▸ {pending.format(count=count)} · {hint}"
-        return text_widget(("panel.dim", line), "ellipsis")
-
-    def _paused(self) -> urwid.Widget:
-        refs = [t for t in self._host.tabs if isinstance(t, QuestionRef)]
-        headers = " · ".join(sanitize_line(self._host.question(r).spec.header) for r in refs[:3])
-        more = f" · +{len(refs) - 3}" if len(refs) > 3 else ""
-        pending = ngettext("{count} question pending:", "{count} questions pending:", len(refs))
-        hint = localized_hints(
-            self._keymap,
-            Context.CHAT,
-            [Command.FOCUS_TOGGLE, Command.COLLAPSE],
-            {Command.FOCUS_TOGGLE: N_("to answer")},
-        )
-        return urwid.Pile(
-            [
-                text_widget(
-                    [
-                        ("panel.card", f"‖ {pending.format(count=len(refs))} "),
-                        ("panel.title", headers + more),
-                    ],
-                    "ellipsis",
-                ),
-                text_widget(("panel.hint", f"  {hint}"), "ellipsis"),
-            ]
-        )
 
     # ------------------------------------------------------------------ expanded
     def _expanded(self) -> Frame:
