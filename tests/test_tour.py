@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import json
 import re
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ import pytest
 import trio
 import urwid
 from support.pty_harness import PtyApp
+from support.typist import after_claim_guard
 from urwid.testing import render_text
 
 from asks import contract
@@ -37,7 +37,6 @@ from asks.agent.scripted import (
 from asks.agent.transcript import EntryKind
 from asks.cli.session import build_session
 from asks.core import i18n
-from asks.core.focus import TYPING_GUARD
 from asks.core.model import (
     Answer,
     AnswerKind,
@@ -400,7 +399,7 @@ def test_resume_draws_the_transcript_the_live_session_drew(home: Path, apps: lis
     app = start(home, "--script", script, cols=100, rows=40)
     apps.append(app)
     app.wait_for(r"│ Where to\?")
-    time.sleep(TYPING_GUARD + 0.15)  # the claim's typing guard (focus rule 7): keys reach it
+    after_claim_guard()  # the claim's typing guard (focus rule 7): keys reach it then
     app.press("enter")  # Staging
     app.wait_for(r"Allow the agent to run: make deploy")
     app.press("y")

@@ -7,12 +7,11 @@ planner, a blocking one from the reviewer answered in the panel, a withdrawal, t
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
-from asks.core.focus import TYPING_GUARD
 from asks.store.journal import read_records
 from support.pty_harness import PtyApp
+from support.typist import after_claim_guard
 
 
 def play_the_demo(app: PtyApp) -> None:
@@ -26,7 +25,7 @@ def play_the_demo(app: PtyApp) -> None:
     app.press("enter")
     app.wait_for(r"Questions \(2\) ⚠ required")
     app.wait_for(r"Ship \(reviewer\)")
-    time.sleep(TYPING_GUARD + 0.2)  # the typing guard: a pause before the panel takes keys
+    after_claim_guard()  # the typing guard: a pause before the panel takes keys
     app.wait_for(r"│ › 1\. Yes")
     app.press("down")
     app.wait_for(r"│ › 2\. Not yet")
