@@ -47,11 +47,12 @@ def cpu_seconds(pid: int) -> float:
     return int(Path(f"/proc/{pid}/schedstat").read_text().split()[0]) / 1e9
 
 
-def idle(term: rb.Term) -> None:
-    """Wait until the program is idle: past asks' background warm-up (``WARM_UP_DELAY`` after
-    start: the journal's encoders, the provider's client), then until it uses under 2 ms of
+def idle(term: rb.Term, ready_ns: int) -> None:
+    """Wait until the program is idle: past asks' background warm-up (it starts
+    ``WARM_UP_DELAY`` after the loop, which runs by ``ready_ns``, when the screen was first
+    complete: the journal's encoders, the provider's client), then until it uses under 2 ms of
     CPU in 100 ms. Work left from the launch is not a key's (both programs wait alike)."""
-    while time.perf_counter_ns() - term.spawn_ns < (WARM_UP_DELAY + 0.3) * 1e9:
+    while time.perf_counter_ns() - ready_ns < (WARM_UP_DELAY + 0.5) * 1e9:
         time.sleep(0.05)
     for _ in range(100):
         before = cpu_seconds(term.pid)
@@ -66,9 +67,9 @@ def measured(term: rb.Term, keys: Callable[[rb.Term, int], list[float]], count: 
     return {"": (lat, (cpu_seconds(term.pid) - before) * 1000 / count)}
 
 
-def both_keys(term: rb.Term, count: int) -> dict[str, tuple[list[float], float]]:
+def both_keys(term: rb.Term, count: int, ready_ns: int) -> dict[str, tuple[list[float], float]]:
     """Once idle, the chat key, then Shift+Tab and the panel key (option 1 shown first)."""
-    idle(term)
+    idle(term, ready_ns)
     chat = measured(term, rb.type_keys, count)[""]
     term.write(rb.SHIFT_TAB)
     term.until(rb.cursor_on(1))
@@ -80,8 +81,9 @@ def both_keys(term: rb.Term, count: int) -> dict[str, tuple[list[float], float]]
 def bare_keys(env: dict[str, str], count: int) -> Keys:
     with rb.running(BARE, env) as term:
         term.until(rb.editor_drawn)
+        ready_ns = time.perf_counter_ns()
         term.settle(0.05)
-        out = both_keys(term, count)
+        out = both_keys(term, count, ready_ns)
         term.end([rb.CTRL_C])
     return out
 
@@ -89,13 +91,14 @@ def bare_keys(env: dict[str, str], count: int) -> Keys:
 def asks_keys(argv: list[str], env: dict[str, str], pending: int, count: int) -> Keys:
     with rb.running(argv, env) as term:
         term.until(rb.settled_with(pending), LAUNCH_TIMEOUT)
+        ready_ns = time.perf_counter_ns()
         term.settle(0.05)
         before = term.nbytes
         term.write(rb.SHIFT_TAB)  # into the panel and back: its first frames are drawn once
         term.until(lambda t: t.nbytes > before and rb.panel_focused(t))
         term.write(rb.SHIFT_TAB)
         term.settle(0.1)
-        out = both_keys(term, count)
+        out = both_keys(term, count, ready_ns)
         rb.quit_asks(term, rb.Samples())
     return out
 
