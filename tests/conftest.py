@@ -9,6 +9,9 @@ Fixtures (the code behind them is in tests/support/, see its ``__init__``):
   (:class:`support.rig.Rig`), closed at the end;
 * ``launch`` — starts the real ``asks`` under a pty with private folders
   (:class:`support.launcher.Launcher`); every app it started is closed at the end;
+* ``server`` — a fake OpenAI-compatible provider on 127.0.0.1
+  (:class:`support.fake_openai.FakeOpenAI`; tests/test_anthropic_model.py has its own, the
+  Anthropic one), stopped at the end;
 * ``hub`` — the hub's MCP server on a free 127.0.0.1 port in the test's nursery, in front of
   the ``rig``'s host (token :data:`support.hub.TOKEN`).
 """
@@ -21,6 +24,7 @@ from typing import TYPE_CHECKING
 import pytest
 import trio
 from hypothesis import HealthCheck, settings
+from support.fake_openai import FakeOpenAI
 from support.launcher import Launcher
 from support.rig import Rig
 
@@ -50,6 +54,12 @@ def launch(tmp_path: Path) -> Iterator[Launcher]:
         yield launcher
     finally:
         launcher.close()
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI() as fake:
+        yield fake
 
 
 @pytest.fixture

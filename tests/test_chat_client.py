@@ -11,7 +11,6 @@ import json
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from email.utils import formatdate
 from pathlib import Path
 from typing import Any
@@ -27,12 +26,6 @@ from asks.agent.openai_model import OpenAIModel, Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 HI = [Message("user", "hi")]
-
-
-@pytest.fixture
-def server() -> Iterator[FakeOpenAI]:
-    with FakeOpenAI() as fake:
-        yield fake
 
 
 def sse(*chunks: dict[str, Any], done: bool = True, sep: bytes = b"\n") -> bytes:

@@ -32,12 +32,6 @@ SETTING = "([model] base_url or --base-url)"
 
 
 @pytest.fixture
-def server() -> Iterator[FakeOpenAI]:
-    with FakeOpenAI() as fake:
-        yield fake
-
-
-@pytest.fixture
 def other() -> Iterator[FakeOpenAI]:
     """Where a redirect points: it must never be asked."""
     with FakeOpenAI() as fake:

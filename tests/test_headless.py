@@ -10,7 +10,6 @@ import shlex
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -39,12 +38,6 @@ on = "message"
 say = "You said: {user}"
 delay = 0
 """
-
-
-@pytest.fixture
-def server() -> Iterator[FakeOpenAI]:
-    with FakeOpenAI() as fake:
-        yield fake
 
 
 class Cli:

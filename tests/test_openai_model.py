@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -118,12 +118,6 @@ class Rig:
             assert self.host.panel_port.enter_panel_nowait() is None
         self.host.panel_port.set_cursor_nowait(row)
         self.host.panel_port.command_nowait(PanelCommand.CONFIRM)
-
-
-@pytest.fixture
-def server() -> Iterator[FakeOpenAI]:
-    with FakeOpenAI() as fake:
-        yield fake
 
 
 @asynccontextmanager

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -111,12 +110,6 @@ def test_any_cutting_gives_the_same_events(
 
 
 # ------------------------------------------------------------ through the client, real server
-@pytest.fixture
-def server() -> Iterator[FakeOpenAI]:
-    with FakeOpenAI() as fake:
-        yield fake
-
-
 def event(sep: bytes = b"\n", **delta: Any) -> bytes:
     chunk = {"choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
     return b"data: " + json.dumps(chunk, ensure_ascii=False).encode() + sep + sep
