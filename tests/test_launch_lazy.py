@@ -10,7 +10,9 @@ it). The same capture
 finds the screen's own modules, so it sees what it looks for; the session then goes on normally
 and ``/quit`` ends it. With ``--mcp`` the same holds: the hub's listener is bound before the
 screen, its server (the MCP SDK, hypercorn: 0.6–1.4 s to import) starts after the first frame,
-and the transcript then says where agents connect. Time is measured in
+and the transcript then says where agents connect. With no flags at all (the README's command,
+sessions in the XDG data dir) the command line is not parsed by argparse either
+(:data:`NOT_FOR_THE_BARE_COMMAND`, asks/cli/args.py). Time is measured in
 ``bench/launch_bench.py`` and ``bench/hub_bench.py``, never here.
 """
 
@@ -51,6 +53,8 @@ NEVER_BEFORE_FIRST_FRAME = (
     # the journal's converter: a new session's first lines are flat (asks/store/entries.py)
     "cattrs",
 )
+# the bare ``asks``: no words to parse (argparse's defaults are asks.cli.args.DEFAULTS)
+NOT_FOR_THE_BARE_COMMAND = ("argparse",)
 DRAWN_BY_THE_FIRST_FRAME = ("urwid", "asks.widgets.app", "asks.agent.scripted", "asks.host.host")
 WRAP = (
     "import sys\n"
@@ -67,13 +71,20 @@ WRAP = (
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("hub", [False, True], ids=["plain", "--mcp"])
-def test_the_tours_first_frame_loads_only_what_it_draws(tmp_path: Path, hub: bool) -> None:
+@pytest.mark.parametrize(
+    ("hub", "bare"),
+    [(False, True), (False, False), (True, False)],
+    ids=["no flags", "--data-dir", "--mcp"],
+)
+def test_the_tours_first_frame_loads_only_what_it_draws(
+    tmp_path: Path, hub: bool, bare: bool
+) -> None:
     out = tmp_path / "first-frame-modules.txt"
     (tmp_path / "config").mkdir()
+    flags = [] if bare else ["--data-dir", str(tmp_path / "data")]
     app = PtyApp(
-        [str(out), "--data-dir", str(tmp_path / "data"), *(["--mcp", "--mcp-port", "0"] * hub)],
-        env={"XDG_CONFIG_HOME": str(tmp_path / "config")},
+        [str(out), *flags, *(["--mcp", "--mcp-port", "0"] * hub)],
+        env={"XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_DATA_HOME": str(tmp_path / "xdg")},
         program=("-c", WRAP),
     )
     try:
@@ -90,4 +101,7 @@ def test_the_tours_first_frame_loads_only_what_it_draws(tmp_path: Path, hub: boo
     assert ("asks.cli.hub" in loaded) == hub  # the hub's plan was made before the screen
     assert sorted(loaded.intersection(NEVER_BEFORE_FIRST_FRAME)) == []
     assert not any(name.split(".")[0] in NEVER_BEFORE_FIRST_FRAME for name in loaded)
-    assert os.listdir(tmp_path / "data")  # a session was saved: the launch was a real one
+    # the flags' runs load argparse, so the capture sees it when it is there
+    assert sorted(loaded.intersection(NOT_FOR_THE_BARE_COMMAND)) == ([] if bare else ["argparse"])
+    # a session was saved (in the default data dir without flags): the launch was a real one
+    assert os.listdir(tmp_path / "data") if not bare else os.listdir(tmp_path / "xdg" / "asks")

@@ -52,17 +52,17 @@ from asks.core.gcpause import paused_gc
 # The imports build ~80k long-lived objects (no young collections over them) and ~160 attrs
 # classes, whose generated methods come compiled from the last launch (asks/core/codecache.py).
 with paused_gc(), cached_attrs_methods():
-    import argparse
     import os
     import sys
     from collections.abc import Sequence
     from pathlib import Path
+    from typing import TYPE_CHECKING
 
     from asks.agent.choice import ChoiceError
     from asks.agent.provider import SettingsError
     from asks.agent.scripted import ScriptError
     from asks.cli import run
-    from asks.cli.args import build_parser
+    from asks.cli.args import parse_args
     from asks.cli.journal import StartupError, UsageError, storage_problem
     from asks.cli.readconfig import keymap_from, read_config
     from asks.core import diagnostics, i18n
@@ -71,6 +71,9 @@ with paused_gc(), cached_attrs_methods():
     from asks.store.files import InvalidSessionId
     from asks.store.journal import SessionLocked, SessionNotFound, default_data_dir
     from asks.surfaces.terminal import line_mode_wanted
+
+if TYPE_CHECKING:
+    import argparse
 
 EXIT_USAGE = 2
 EXIT_STORAGE = 1
@@ -83,7 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from asks.cli.hub import mcp_main  # noqa: PLC0415 (the hub's modules load only for it)
 
         return mcp_main(words[1:])
-    args = build_parser().parse_args(words)
+    args = parse_args(words)
     translator = i18n.Translator(i18n.choose_language(args.locale, None, os.environ))
     with i18n.use(translator):
         try:

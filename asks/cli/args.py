@@ -1,18 +1,66 @@
 """The command line's grammar: the flags and commands of ``asks`` (see :mod:`asks.cli` for
 what each does; ``asks mcp …`` has its own, :mod:`asks.cli.hub`). Parsing only: nothing here
-reads a file or starts anything, and nothing of the hub is imported for its flags."""
+reads a file or starts anything, and nothing of the hub is imported for its flags.
+
+:func:`parse_args` is what the command runs: with no words at all (the README's ``asks``) the
+parser's defaults are :data:`DEFAULTS`, and neither argparse nor the parser is built (about
+13 M instructions, ~2.5 ms of the launch: issue 21, NOTES "## Floors (issue 21): launch");
+tests/test_cli_args.py pins that they are what ``build_parser().parse_args([])`` gives.
+"""
 
 from __future__ import annotations
 
-import argparse
+import types
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from asks.agent.provider import Provider
 from asks.core import diagnostics, i18n
 from asks.core.version import __version__
 
+if TYPE_CHECKING:
+    import argparse
+
+# What ``build_parser().parse_args([])`` sets, dest by dest (``--version`` and ``-h`` set none).
+DEFAULTS: Final[Mapping[str, Any]] = types.MappingProxyType(
+    {
+        "script": None,
+        "data_dir": None,
+        "config": None,
+        "debug_log": None,
+        "locale": None,
+        "model": None,
+        "provider": None,
+        "base_url": None,
+        "allow_commands": False,
+        "prompt": None,
+        "line": False,
+        "web": False,
+        "web_host": "127.0.0.1",
+        "web_port": 0,
+        "mcp": False,
+        "mcp_port": None,
+        "mcp_host": None,
+        "resume": None,
+        "cont": False,
+        "command": None,
+    }
+)
+
+
+def parse_args(words: Sequence[str]) -> argparse.Namespace:
+    """The command line ``words`` parsed (argparse's errors and exits for bad ones). No words:
+    a namespace of :data:`DEFAULTS` (attribute access and ``vars`` as argparse's), without
+    loading argparse."""
+    if not words:
+        return cast("argparse.Namespace", types.SimpleNamespace(**DEFAULTS))
+    return build_parser().parse_args(words)
+
 
 def build_parser() -> argparse.ArgumentParser:
+    import argparse  # noqa: PLC0415 (not for the bare command: parse_args)
+
     parser = argparse.ArgumentParser(
         prog="asks",
         description="A chat REPL whose agent asks you questions without blocking you.",
@@ -115,6 +163,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _port(text: str) -> int:
+    import argparse  # noqa: PLC0415 (loaded by build_parser already)
+
     try:
         port = int(text)
     except ValueError:

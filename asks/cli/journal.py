@@ -15,9 +15,9 @@
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from asks.core.i18n import _
 from asks.store.entries import Entry, Record, SessionMode, session_mode
@@ -29,6 +29,9 @@ from asks.store.journal import (
     list_sessions,
     started_mode,
 )
+
+if TYPE_CHECKING:
+    import argparse
 
 
 class UsageError(Exception):

@@ -19,13 +19,12 @@ closed at the end, and the line that says how to resume. What differs is the :cl
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import gc
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
 import trio
@@ -44,6 +43,9 @@ from asks.surfaces import headless
 from asks.widgets.app import Session, WebOptions, run_repl
 from asks.widgets.hints import panel_hints
 from asks.widgets.keymap import Keymap
+
+if TYPE_CHECKING:
+    import argparse
 
 WARM_UP_DELAY = 1.0  # seconds after start before httpx is imported in the background
 

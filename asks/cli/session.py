@@ -16,12 +16,11 @@ Whatever fails after the journal is open closes it again before the error goes u
 
 from __future__ import annotations
 
-import argparse
 import functools
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import trio
@@ -52,6 +51,9 @@ from asks.store.entries import ModelChosen, Record, SessionMode
 from asks.store.journal import Journal, StorageError
 from asks.surfaces import headless
 from asks.widgets.app import Session
+
+if TYPE_CHECKING:
+    import argparse
 
 RESTARTED = "the session was restarted before this tool finished"  # a resumed, unfinished call
 
