@@ -1,9 +1,12 @@
 """asks: an inline async-question panel for terminal chat REPLs — the public API.
 
 Everything an embedder needs is importable from here (``from asks import QuestionHost``);
-:data:`__all__` is the list. Names are loaded lazily (PEP 562), so ``import asks.core.model``
-never pays for trio, urwid or the store, and the pure core never imports urwid: only
-:mod:`asks.widgets` (the urwid layer) and :mod:`asks.cli` (our REPL's composition root) do.
+:data:`__all__` is the list. The names are declared once, in ``asks/__init__.pyi``: type
+checkers read their types there, and this module reads the same ``from M import N as N`` lines
+on first use to load ``asks.N`` from ``M`` (PEP 562) and to build :data:`__all__`. So
+``import asks.core.model`` never pays for trio, urwid or the store, the pure core never imports
+urwid (only :mod:`asks.widgets`, the urwid layer, and :mod:`asks.cli`, our REPL's composition
+root, do), and our REPL, which imports its modules directly, never reads the stub.
 
 The layers (DESIGN §2): ``asks.core`` (pure values and state machines) ← ``asks.store``,
 ``asks.contract`` ← ``asks.host`` (the question host and its ports) ← ``asks.agent`` ←
@@ -13,149 +16,44 @@ The README's "Embedding the panel" section is the guide; NOTES.md has the state 
 
 from __future__ import annotations
 
+import functools
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from asks.core.version import __version__
+from asks.core.version import __version__ as __version__
 
-if TYPE_CHECKING:
-    from asks.contract import Guidance, ResultEnvelope, ToolError, anthropic_tool, openai_tool
-    from asks.core.drafts import ChatLine
-    from asks.core.events import (
-        AnswerSaved,
-        Delivered,
-        DeliveryChannel,
-        EventKind,
-        HostEvent,
-        QuestionAsked,
-        QuestionsWithdrawn,
-        StorageFailed,
-        WaitEnded,
-        WaitOpened,
-    )
-    from asks.core.focus import FocusTarget
-    from asks.core.model import Answer, AnswerKind, Outcome, Question, QuestionRef
-    from asks.core.refusal import Refusal
-    from asks.core.restore import Restored
-    from asks.host.agentport import AgentPort
-    from asks.host.commands import PanelCommand, PanelMode
-    from asks.host.host import QuestionHost
-    from asks.host.keeper import DraftKeeper
-    from asks.host.panelport import PanelPort
-    from asks.host.stats import HostStatistics
-    from asks.host.surfaceport import SurfacePort
-    from asks.host.waits import ToolReply
-    from asks.store.journal import Journal, StorageError, StorageState
-    from asks.store.outbox import DeliveryMode, Feedback
-    from asks.surfaces.web import WebBridge
-    from asks.widgets.keymap import Keymap, build_keymap
-    from asks.widgets.layer import LAYER_PALETTE, AsksLayer
-    from asks.widgets.screen import AsksScreen
 
-_WHERE = {
-    "Guidance": "asks.contract",
-    "ResultEnvelope": "asks.contract",
-    "ToolError": "asks.contract",
-    "anthropic_tool": "asks.contract",
-    "openai_tool": "asks.contract",
-    **dict.fromkeys(
-        (
-            "AnswerSaved",
-            "Delivered",
-            "DeliveryChannel",
-            "EventKind",
-            "HostEvent",
-            "QuestionAsked",
-            "QuestionsWithdrawn",
-            "StorageFailed",
-            "WaitEnded",
-            "WaitOpened",
-        ),
-        "asks.core.events",
-    ),
-    "ChatLine": "asks.core.drafts",
-    "FocusTarget": "asks.core.focus",
-    **dict.fromkeys(
-        ("Answer", "AnswerKind", "Outcome", "Question", "QuestionRef"), "asks.core.model"
-    ),
-    "Refusal": "asks.core.refusal",
-    "Restored": "asks.core.restore",
-    "PanelCommand": "asks.host.commands",
-    "PanelMode": "asks.host.commands",
-    "QuestionHost": "asks.host.host",
-    "AgentPort": "asks.host.agentport",
-    "PanelPort": "asks.host.panelport",
-    "SurfacePort": "asks.host.surfaceport",
-    "HostStatistics": "asks.host.stats",
-    "DraftKeeper": "asks.host.keeper",
-    "ToolReply": "asks.host.waits",
-    "Journal": "asks.store.journal",
-    "StorageError": "asks.store.journal",
-    "StorageState": "asks.store.journal",
-    "DeliveryMode": "asks.store.outbox",
-    "Feedback": "asks.store.outbox",
-    "WebBridge": "asks.surfaces.web",
-    "Keymap": "asks.widgets.keymap",
-    "build_keymap": "asks.widgets.keymap",
-    "AsksLayer": "asks.widgets.layer",
-    "LAYER_PALETTE": "asks.widgets.layer",
-    "AsksScreen": "asks.widgets.screen",
-}
+@functools.cache
+def public_names() -> dict[str, str]:
+    """Each public name and the module it comes from, as ``asks/__init__.pyi`` declares them.
 
-__all__ = [
-    "LAYER_PALETTE",
-    "AgentPort",
-    "Answer",
-    "AnswerKind",
-    "AnswerSaved",
-    "AsksLayer",
-    "AsksScreen",
-    "ChatLine",
-    "Delivered",
-    "DeliveryChannel",
-    "DeliveryMode",
-    "DraftKeeper",
-    "EventKind",
-    "Feedback",
-    "FocusTarget",
-    "Guidance",
-    "HostEvent",
-    "HostStatistics",
-    "Journal",
-    "Keymap",
-    "Outcome",
-    "PanelCommand",
-    "PanelMode",
-    "PanelPort",
-    "Question",
-    "QuestionAsked",
-    "QuestionHost",
-    "QuestionRef",
-    "QuestionsWithdrawn",
-    "Refusal",
-    "Restored",
-    "ResultEnvelope",
-    "StorageError",
-    "StorageFailed",
-    "StorageState",
-    "SurfacePort",
-    "ToolError",
-    "ToolReply",
-    "WaitEnded",
-    "WaitOpened",
-    "WebBridge",
-    "__version__",
-    "anthropic_tool",
-    "build_keymap",
-    "openai_tool",
-]
+    Written by hand rather than with ``lazy_loader.attach_stub`` (which does the same): that
+    parses the stub when ``asks`` is imported, so every launch of our REPL would pay for it.
+    """
+    import ast  # noqa: PLC0415 (only when an embedder first reads a public name)
+    from pathlib import Path  # noqa: PLC0415
+
+    tree = ast.parse(Path(__file__).with_suffix(".pyi").read_text(encoding="utf-8"))
+    return {
+        alias.name: node.module
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom) and node.module
+        for alias in node.names
+    }
 
 
 def __getattr__(name: str) -> Any:
     """Load a public name on first use (see the module docstring)."""
-    module = _WHERE.get(name)
+    if name == "__all__":
+        return sorted(public_names())
+    module = public_names().get(name)
     if module is None:
         raise AttributeError(f"module 'asks' has no attribute {name!r}")
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
+
+
+def __dir__() -> list[str]:
+    """The public names, and this module's own (what ``dir(asks)`` and completion show)."""
+    return sorted({*globals(), *public_names()})

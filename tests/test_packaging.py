@@ -158,6 +158,7 @@ def expected_wheel_files(tree: Path) -> set[str]:
     assert "asks/widgets/panel/view.py" in widgets
     extras = {
         "asks/py.typed",
+        "asks/__init__.pyi",  # the public names (asks/__init__.py reads it)
         "asks/widgets/py.typed",
         "asks/agent/tour.toml",
         "asks/locale/de/LC_MESSAGES/asks.mo",

@@ -4,6 +4,7 @@ getting a clear error — plus the minimal embedding demo, run under a real pty.
 from __future__ import annotations
 
 import ast
+import importlib
 import inspect
 import subprocess
 import sys
@@ -29,6 +30,23 @@ def test_every_public_name_resolves() -> None:
         assert getattr(asks, name) is not None, name
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         _ = asks.nothing  # type: ignore[attr-defined]
+
+
+def test_the_stub_is_the_one_list_of_public_names() -> None:
+    """``asks/__init__.pyi`` declares each public name once; the module serves exactly those,
+    each the very object of the module the stub names, and ``__all__``/``dir()`` list them."""
+    declared = {
+        alias.name: node.module
+        for node in ast.parse(Path(asks.__file__).with_suffix(".pyi").read_text()).body
+        if isinstance(node, ast.ImportFrom) and node.module
+        for alias in node.names
+        if alias.asname == alias.name  # the explicit re-export, which type checkers honour
+    }
+    assert len(declared) > 30
+    assert asks.__all__ == sorted(declared)
+    assert set(declared) <= set(dir(asks))
+    for name, module in declared.items():
+        assert getattr(asks, name) is getattr(importlib.import_module(module), name), name
 
 
 def test_the_core_and_the_facade_import_no_ui() -> None:
