@@ -647,3 +647,22 @@ def test_every_dotted_name_a_docstring_role_names_resolves() -> None:
                     problems.append(f"{source.relative_to(ROOT)}:{number}: {exc}")
     assert seen > 100
     assert not problems, "\n".join(problems)
+
+
+_LISTED = re.compile(r"`((?:host|layer|journal|port)(?:\.\w+)*)`\s+\(((?:[^()]|\([^()]*\))*)\)")
+
+
+def test_the_methods_the_readme_lists_for_an_object_exist() -> None:
+    """``host.agent_port`` (``ask``, ``withdraw_nowait``, …): each listed name is an attribute
+    of what the object resolves to."""
+    objects, problems, seen = _objects(), [], 0
+    text = (ROOT / "README.md").read_text(encoding="utf-8").replace("\n", " ")
+    for found in _LISTED.finditer(text):
+        head, _, chain = found.group(1).partition(".")
+        owner = resolve_chain(objects[head], "." + chain if chain else "")
+        for name in re.findall(r"`\.?([a-z_]\w*)(?:\([^`]*\))?`", found.group(2)):
+            seen += 1
+            if not hasattr(owner, name):
+                problems.append(f"`{found.group(1)}` lists `{name}`, which it does not have")
+    assert seen >= 10
+    assert not problems, "\n".join(problems)
