@@ -10,7 +10,6 @@ import random
 import shutil
 import tempfile
 import zlib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -20,18 +19,9 @@ import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.journals import SID, cycle, damage, journal_bytes
 
-from asks.core.model import (
-    Answer,
-    AnswerKind,
-    Option,
-    Outcome,
-    Question,
-    QuestionRef,
-    QuestionSpec,
-    Resolution,
-    ResolutionKind,
-)
+from asks.core.model import Resolution
 from asks.store import index as index_file
 from asks.store import indexer
 from asks.store import lazy as lazy_records
@@ -39,13 +29,10 @@ from asks.store.deferred import pending_of
 from asks.store.entries import (
     ChatMessage,
     DecodeError,
-    Entry,
-    FeedbackDelivered,
     GroupAsked,
     ModelChosen,
     Resolved,
     SessionStarted,
-    ToolResult,
     WaitOpened,
     Withdrawn,
     encode,
@@ -53,60 +40,6 @@ from asks.store.entries import (
 from asks.store.journal import FileOps, Journal, read_records
 from asks.store.projection import Projection
 from asks.store.replay import Replay, replay_lines
-
-SID = "index-session"
-
-
-def cycle(n: int, rng: random.Random) -> Iterator[Entry]:
-    """One question cycle, with every lazy kind and the eager ones now and then."""
-    refs = [QuestionRef(f"q-{n}-{i}", n) for i in range(rng.randint(1, 3))]
-    spec = QuestionSpec(f"Question {n} — ünïcode?", f"H{n}", (Option("A", "a"), Option("B")))
-    questions = tuple(Question(ref, f"g-{n}", i, spec) for i, ref in enumerate(refs))
-    calls = ({"id": f"call-{n}", "name": "ask_user_question", "arguments": "{}"},)
-    yield ChatMessage("user", f'message {n}\nwith a newline and a "quote"')
-    yield ChatMessage("assistant", "", calls)
-    yield GroupAsked(f"call-{n}", f"g-{n}", questions, blocking=n % 2 == 0)
-    if n % 7 == 3:
-        yield Withdrawn(tuple(refs[:1]), "no longer needed")
-    if n % 5 == 1:
-        yield WaitOpened(f"wait-{n}", tuple(refs))
-    answer = Answer(AnswerKind.CUSTOM, (), f"custom {n}", "notes")
-    kinds = [
-        ResolutionKind.DECLINED if rng.random() < 0.2 else ResolutionKind.ANSWERED for _ in refs
-    ]
-    yield Resolved(
-        tuple(
-            Resolution(ref, kind, answer if kind is ResolutionKind.ANSWERED else None)
-            for ref, kind in zip(refs, kinds, strict=True)
-        ),
-        source="web" if n % 3 else "panel",
-        group_note=f"note for all of {n}" if n % 4 == 0 else "",
-    )
-    delivered = tuple(ref for ref in refs if rng.random() < 0.8)  # some stay undelivered
-    if n % 2 == 0:
-        yield ToolResult(f"call-{n}", Outcome.ANSWERED, f"result {n}", {"n": [n]}, delivered)
-    else:
-        yield ToolResult(f"call-{n}", Outcome.QUEUED, "queued", {})
-        yield FeedbackDelivered(delivered, f"feedback {n}", "steer")
-    if n % 11 == 0:
-        yield ModelChosen("scripted", f"model-{n}")
-
-
-def journal_bytes(cycles: int, seed: int = 1) -> bytes:
-    rng = random.Random(seed)
-    entries = itertools.chain(
-        [SessionStarted(SID, 1.0, "0.1.0")], *(cycle(n, rng) for n in range(cycles))
-    )
-    return b"".join(encode(seq, 100.0 + seq / 4, entry) for seq, entry in enumerate(entries))
-
-
-def damage(data: bytes) -> bytes:
-    """A corrupt line, an unknown type, a non-increasing seq and a torn tail, mid-journal."""
-    lines = data.split(b"\n")
-    lines[5] = lines[5][:-3]  # not JSON any more
-    lines[9] = b'{"v":1,"seq":9,"ts":1.0,"type":"from_the_future"}'
-    lines[14] = lines[14].replace(b'"seq":14', b'"seq":2')
-    return b"\n".join(lines) + b'{"v":1,"seq":'
 
 
 def index_of(data: bytes, length: int | None = None) -> index_file.Index:
@@ -489,3 +422,37 @@ def test_after_a_crash_the_index_is_current_and_the_replay_the_full_one(
         lazy.apply_all(records)
         eager.apply_all(cold.records)
         assert state(lazy) == state(eager)
+
+
+def test_only_lines_of_kinds_without_rows_are_decoded_at_a_trusted_replay() -> None:
+    """Wait and withdrawal lines have rows (FORMAT 4): their entries are built whole from
+    the index, with nothing left in the line; session and model lines are still decoded."""
+    data = journal_bytes(60)
+    indexed = replay_lines(data, index_of(data))
+    decoded = {type(record.entry) for _, _, _, record in indexed.fresh}
+    assert decoded == {SessionStarted, ModelChosen}
+    built = [r.entry for r in indexed.records if isinstance(r.entry, WaitOpened | Withdrawn)]
+    assert len(built) > 5 and all(pending_of(entry) is None for entry in built)
+    assert_same_replay(indexed, replay_lines(data))
+
+
+def test_an_index_of_an_older_format_is_replaced_after_a_full_replay(tmp_path: Path) -> None:
+    """An index an older asks wrote (FORMAT 3: no rows for waits and withdrawals) is never
+    trusted: the open replays in full, gives what a full replay gives, and writes a current
+    index that the next open trusts."""
+    path = write_big_journal(tmp_path)
+    side = index_file.index_path(path)
+    cold = replay_lines(path.read_bytes())
+    current = good_blob(path.read_bytes())
+    older = current.replace(b"asks-replay-index 4 ", b"asks-replay-index 3 ", 1)
+    assert current.startswith(b"asks-replay-index 4 ") and index_file.parse(older) is None
+    side.write_bytes(older)
+    journal, records = Journal.open(SID, data_dir=tmp_path)
+    journal.close()
+    assert records == cold.records and list(journal.warnings) == cold.warnings
+    assert not any(pending_of(r.entry) is not None for r in records)
+    assert side.read_bytes() == current
+    again, lazy = Journal.open(SID, data_dir=tmp_path)
+    again.close()
+    assert is_lazy(Replay(lazy, [], 0))  # before the comparison reads every field
+    assert lazy == cold.records

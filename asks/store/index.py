@@ -66,7 +66,7 @@ from asks.store.lazy import CHAT, RefTable, Row, row_of
 
 __all__ = ["INDEX_MIN_BYTES", "Index", "build", "index_path", "parse"]
 
-FORMAT: Final = 3
+FORMAT: Final = 4  # 4: rows for wait_opened and withdrawn lines
 INDEX_SUFFIX: Final = ".idx"
 # A replay writes a new index when it decoded at least this many bytes the old one did not
 # cover (below that, a full decode costs ~10 ms and a file is not worth it).

@@ -165,13 +165,19 @@ class Projection:
     def apply_all(self, records: Iterable[Record]) -> None:
         """Replay: fold many records (with the cyclic GC paused while they pile up)."""
         with paused_gc():
-            fold = self._fold
-            for record in records:
-                fold(record)
+            fold, conversation, count = self._fold, self.conversation.append, 0
+            for record in records:  # chat messages (~half a session) without a call
+                count += 1
+                if type(record.entry) is ChatMessage:
+                    conversation(record)
+                else:
+                    fold(record)
+            self.records += count
             self._settle()
 
     def apply(self, record: Record) -> None:
         """Fold one record into the state. O(1)."""
+        self.records += 1
         self._fold(record)
         if self._unsettled:
             self._settle()
@@ -185,7 +191,6 @@ class Projection:
         self._unsettled.clear()
 
     def _fold(self, record: Record) -> None:
-        self.records += 1
         entry = record.entry
         # Most frequent first: the cases are tried in order (chat messages are ~half a session).
         match entry:

@@ -1,0 +1,89 @@
+"""Journals for the replay tests: question cycles with every kind of line the replay index
+has rows for (and some it has none for), as bytes, and the damage a replay must survive."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Iterator
+
+from asks.core.model import (
+    Answer,
+    AnswerKind,
+    Option,
+    Outcome,
+    Question,
+    QuestionRef,
+    QuestionSpec,
+    Resolution,
+    ResolutionKind,
+)
+from asks.store.entries import (
+    ChatMessage,
+    Entry,
+    FeedbackDelivered,
+    GroupAsked,
+    ModelChosen,
+    Resolved,
+    SessionStarted,
+    ToolResult,
+    WaitOpened,
+    Withdrawn,
+    encode,
+)
+
+__all__ = ["SID", "cycle", "damage", "journal_bytes"]
+
+SID = "index-session"
+
+
+def cycle(n: int, rng: random.Random) -> Iterator[Entry]:
+    """One question cycle, with every lazy kind and the eager ones now and then."""
+    refs = [QuestionRef(f"q-{n}-{i}", n) for i in range(rng.randint(1, 3))]
+    spec = QuestionSpec(f"Question {n} — ünïcode?", f"H{n}", (Option("A", "a"), Option("B")))
+    questions = tuple(Question(ref, f"g-{n}", i, spec) for i, ref in enumerate(refs))
+    calls = ({"id": f"call-{n}", "name": "ask_user_question", "arguments": "{}"},)
+    yield ChatMessage("user", f'message {n}\nwith a newline and a "quote"')
+    yield ChatMessage("assistant", "", calls)
+    yield GroupAsked(f"call-{n}", f"g-{n}", questions, blocking=n % 2 == 0)
+    if n % 7 == 3:
+        yield Withdrawn(tuple(refs[:1]), "no longer needed")
+    if n % 5 == 1:
+        yield WaitOpened(f"wait-{n}", tuple(refs))
+    answer = Answer(AnswerKind.CUSTOM, (), f"custom {n}", "notes")
+    kinds = [
+        ResolutionKind.DECLINED if rng.random() < 0.2 else ResolutionKind.ANSWERED for _ in refs
+    ]
+    yield Resolved(
+        tuple(
+            Resolution(ref, kind, answer if kind is ResolutionKind.ANSWERED else None)
+            for ref, kind in zip(refs, kinds, strict=True)
+        ),
+        source="web" if n % 3 else "panel",
+        group_note=f"note for all of {n}" if n % 4 == 0 else "",
+    )
+    delivered = tuple(ref for ref in refs if rng.random() < 0.8)  # some stay undelivered
+    if n % 2 == 0:
+        yield ToolResult(f"call-{n}", Outcome.ANSWERED, f"result {n}", {"n": [n]}, delivered)
+    else:
+        yield ToolResult(f"call-{n}", Outcome.QUEUED, "queued", {})
+        yield FeedbackDelivered(delivered, f"feedback {n}", "steer")
+    if n % 11 == 0:
+        yield ModelChosen("scripted", f"model-{n}")
+
+
+def journal_bytes(cycles: int, seed: int = 1) -> bytes:
+    rng = random.Random(seed)
+    entries = itertools.chain(
+        [SessionStarted(SID, 1.0, "0.1.0")], *(cycle(n, rng) for n in range(cycles))
+    )
+    return b"".join(encode(seq, 100.0 + seq / 4, entry) for seq, entry in enumerate(entries))
+
+
+def damage(data: bytes) -> bytes:
+    """A corrupt line, an unknown type, a non-increasing seq and a torn tail, mid-journal."""
+    lines = data.split(b"\n")
+    lines[5] = lines[5][:-3]  # not JSON any more
+    lines[9] = b'{"v":1,"seq":9,"ts":1.0,"type":"from_the_future"}'
+    lines[14] = lines[14].replace(b'"seq":14', b'"seq":2')
+    return b"\n".join(lines) + b'{"v":1,"seq":'
