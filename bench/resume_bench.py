@@ -4,7 +4,8 @@ Run: ``.venv/bin/python -m bench.resume_bench [--quick] [--before DIR] [--after 
 benchmarks: ``-m bench.run``). ``--before DIR`` runs every figure a second time, interleaved,
 against the ``asks/`` and ``widgets/`` found in DIR (e.g. ``git archive REV asks widgets |
 tar -x -C DIR``); ``--after DIR`` likewise for the tree after (default: this one). The
-before/after table of NOTES "Long sessions (issue 21)" comes from one such run.
+before/after table of NOTES "Long sessions (issue 21)" comes from one such run. Each tree
+resumes its own copy of the session (an index is written per format).
 
 * **Resume → first frame.** The real ``asks --resume`` of a generated 100,000-entry session
   (bench/workload.py, its replay index current, one question pending) under a pty, against a
@@ -218,22 +219,27 @@ def main(
         print(
             f"session written and indexed in {time.perf_counter() - t0:.1f} s: {size / 1e6:.0f} MB"
         )
-        resume = ["--data-dir", str(data), "--resume", SESSION]
+        # Each tree resumes its own copy: an index is per format, and trees of different
+        # formats sharing one would each find the other's, replay in full and rewrite it.
+        resumes: dict[str, list[str]] = {}
+        for name in trees:
+            shutil.copytree(data, work / f"data-{name}")
+            resumes[name] = ["--data-dir", str(work / f"data-{name}"), "--resume", SESSION]
         samples = {
             name: {
                 key: [] for key in ("fresh", "resume", "rss fresh", "rss resume", "crash", "close")
             }
             for name in trees
         }
-        for tree in trees.values() if launches else ():  # warm-up: cache, .pyc, a first line
-            probe(work, resume, tree_env(work, tree))
+        for name, tree in trees.items() if launches else ():  # warm-up: .pyc, its own index
+            probe(work, resumes[name], tree_env(work, tree))
         for _ in range(runs):
             for name, tree in trees.items():
                 env = tree_env(work, tree)
                 cpu, rss = probe(work, ["--data-dir", str(fresh)], env)
                 samples[name]["fresh"].append(cpu)
                 samples[name]["rss fresh"].append(rss)
-                cpu, rss = probe(work, resume, env)
+                cpu, rss = probe(work, resumes[name], env)
                 samples[name]["resume"].append(cpu)
                 samples[name]["rss resume"].append(rss)
         for _ in range(crash_runs):
