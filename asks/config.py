@@ -67,7 +67,6 @@ from __future__ import annotations
 
 import math
 import os
-import tomllib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import MappingProxyType
@@ -334,6 +333,8 @@ def _read(path: Path, *, explicit: bool) -> tuple[dict[str, Any] | None, str | N
         return None, _warn(
             path, _("cannot be read ({reason}); using the defaults").format(reason=reason)
         )
+    import tomllib  # noqa: PLC0415 (only with a config file: the bare asks has none to parse)
+
     try:
         return tomllib.loads(data.decode("utf-8")), None
     except UnicodeDecodeError:

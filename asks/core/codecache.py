@@ -49,7 +49,7 @@ from pathlib import Path
 from types import CodeType
 from typing import Any
 
-__all__ = ["MethodCache", "cache_file", "cached_attrs_methods", "salt_of"]
+__all__ = ["MethodCache", "cache_file", "cached_attrs_methods", "replace_file", "salt_of"]
 
 HEADER = b"asks attrs methods\n"
 SALT = "__asks_attrs_salt__"
@@ -111,6 +111,13 @@ def _write(path: Path, table: dict[str, Entry]) -> None:
         data = importlib.util.MAGIC_NUMBER + HEADER + marshal.dumps(table)
     except ValueError:  # a constant marshal cannot write: no cache, as before
         return
+    replace_file(path, data)
+
+
+def replace_file(path: Path, data: bytes) -> None:
+    """Replace the cache file ``path`` with ``data``, atomically (a temporary file renamed
+    over), with the mode of this module's source, as a .pyc; a failure (OSError) leaves the
+    old file or none and is not raised: a cache that cannot be written is only not used."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
