@@ -261,6 +261,8 @@ def bench_screen(rows: list[Row], work: Path, count: int, runs: int) -> None:
         data_dir = work / f"data-{run}"
         with running(hub_argv(data_dir, "--mcp", "--mcp-port", "0"), env) as term:
             term.until(on_screen("QUIET-READY"), TIMEOUT)
+            # The hub's server starts after the first frame (NOTES "Floors (issue 21): launch").
+            term.until(on_screen("Hub on http://127.0.0.1:"), TIMEOUT)
             found = re.search(r"Hub on (http://127\.0\.0\.1:\d+/mcp)", term.text())
             assert found is not None, term.text()
             url, token = found.group(1), token_of(data_dir, env)
@@ -339,7 +341,7 @@ def bench_screen(rows: list[Row], work: Path, count: int, runs: int) -> None:
 # ---------------------------------------------------------------------------- saved → written
 async def bench_written(rows: list[Row], work: Path, count: int) -> None:
     from asks.core import events as ev  # noqa: PLC0415
-    from asks.core.model import Answer, AnswerKind  # noqa: PLC0415
+    from asks.core.model import Answer, AnswerKind, QuestionRef  # noqa: PLC0415
     from asks.host.host import QuestionHost  # noqa: PLC0415
     from asks.hub.listen import bind_listener  # noqa: PLC0415
     from asks.hub.server import HubServer  # noqa: PLC0415
@@ -368,15 +370,11 @@ async def bench_written(rows: list[Row], work: Path, count: int) -> None:
             while not host.surface_port.live_waits:
                 await trio.sleep(0.001)
             [ref] = host.panel_port.tabs
+            assert isinstance(ref, QuestionRef)
             before = len(written)
             answer = Answer(AnswerKind.OPTION, (1,))
             assert (
-                host.surface_port.answer_from_nowait(
-                    ref.id,
-                    ref.incarnation,
-                    answer,  # type: ignore[union-attr]
-                    "bench",
-                )
+                host.surface_port.answer_from_nowait(ref.id, ref.incarnation, answer, "bench")
                 is None
             )
             saved = time.perf_counter_ns()

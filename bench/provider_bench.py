@@ -187,7 +187,11 @@ async def agent_turns(
     with Journal.create(data_dir=data_dir) as journal:
         host = QuestionHost(journal, clock=trio.current_time)
         agent = Agent(
-            host, model, [WorkTool(), CommandTool()], Transcript(), PromptBroker(host).confirm
+            host.agent_port,
+            model,
+            [WorkTool(), CommandTool()],
+            Transcript(),
+            PromptBroker(host.panel_port).confirm,
         )
         try:
             await model.warm_up()

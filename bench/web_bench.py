@@ -70,26 +70,34 @@ STAMP_SUBMIT = """form => form.addEventListener("submit", () => sessionStorage.s
     "submitted", String(performance.timeOrigin + performance.now())), { once: true })"""
 
 
+class TimedSaves:
+    """The surface port, recording when ``answer_from_nowait`` is called (ns) per question."""
+
+    def __init__(self, port: Any, saving: dict[QuestionRef, int]) -> None:
+        self._port, self._saving = port, saving
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._port, name)
+
+    def answer_from_nowait(self, question_id: str, incarnation: int, *args: Any, **kw: Any) -> Any:
+        self._saving[QuestionRef(question_id, incarnation)] = time.perf_counter_ns()
+        return self._port.answer_from_nowait(question_id, incarnation, *args, **kw)
+
+
 class Session:
     """Host + bridge + an idle agent that records when each answer reaches it (ns)."""
 
     def __init__(self, data_dir: Path, tag: str) -> None:
         self.journal = Journal.create(data_dir=data_dir, session_id=f"web-{tag}")
         self.host = QuestionHost(self.journal)
-        self.bridge = WebBridge(self.host.surface_port)
         self.received: dict[QuestionRef, int] = {}
         self.received_wall: dict[QuestionRef, int] = {}  # time.time_ns(), to compare with
         # the browser's own clock (performance.timeOrigin + now(): Unix ms)
         self.arrived: dict[QuestionRef, trio.Event] = {}
         self.calls = 0
         self.saving: dict[QuestionRef, int] = {}  # when the bridge called the host to save
-        save = self.host.surface_port.answer_from_nowait
-
-        def timed_save(question_id: str, incarnation: int, *args: Any, **kwargs: Any) -> Any:
-            self.saving[QuestionRef(question_id, incarnation)] = time.perf_counter_ns()
-            return save(question_id, incarnation, *args, **kwargs)
-
-        self.host.answer_from_nowait = timed_save  # type: ignore[method-assign]
+        # The bridge's port, with the moment it asks the host to save an answer recorded.
+        self.bridge = WebBridge(TimedSaves(self.host.surface_port, self.saving))  # type: ignore[arg-type]
 
     def ask(self) -> QuestionRef:
         call_id = f"c{self.calls}"
