@@ -31,7 +31,6 @@ Run: ``.venv/bin/python -m bench.provider_bench [--quick]`` (or all benchmarks: 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
@@ -313,8 +312,19 @@ def import_figures(rows: list[Row], env: dict[str, str], repeats: int) -> None:
             )
 
 
+# Runs argv[1:] and prints its exit code and peak RSS (KiB): its child is forked from it, small.
+WAIT4 = (
+    "import os, subprocess, sys\n"
+    "child = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+    "_, status, usage = os.wait4(child.pid, 0)\n"
+    "print(os.waitstatus_to_exitcode(status), usage.ru_maxrss)\n"
+)
+
+
 def headless_rss_mib(url: str, env: dict[str, str], data: Path, provider: str = "openai") -> float:
-    """Peak RSS (wait4) of ``asks -p`` for one streamed turn."""
+    """Peak RSS (wait4) of ``asks -p`` for one streamed turn, started by a small Python process
+    (:data:`WAIT4`): a child forked from this bench process would carry its RSS (hundreds of MiB
+    after the journal benchmarks) into its ``ru_maxrss``, which Linux keeps across ``exec``."""
     argv = [
         sys.executable,
         "-m",
@@ -330,14 +340,18 @@ def headless_rss_mib(url: str, env: dict[str, str], data: Path, provider: str = 
         "-p",
         "hi",
     ]
-    child = subprocess.Popen(
-        argv, env=env, cwd=PROJECT_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    done = subprocess.run(
+        [sys.executable, "-c", WAIT4, *argv],
+        env=env,
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
     )
-    _, status, usage = os.wait4(child.pid, 0)
-    child.returncode = os.waitstatus_to_exitcode(status)
-    if child.returncode:
-        print(f"  NOTE: asks -p exited {child.returncode}")
-    return usage.ru_maxrss / 1024
+    returncode, maxrss_kib = (int(word) for word in done.stdout.split())
+    if returncode:
+        print(f"  NOTE: asks -p exited {returncode}")
+    return maxrss_kib / 1024
 
 
 def question_open(server: FakeOpenAI, env: dict[str, str], data: Path) -> tuple[float, float]:
