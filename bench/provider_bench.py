@@ -321,25 +321,17 @@ WAIT4 = (
 )
 
 
+def model_argv(data: Path, url: str, *extra: str) -> list[str]:
+    """``asks`` on the fake server's model ``test``, with its own data dir."""
+    return [sys.executable, "-m", "asks", "--data-dir", str(data), "--model", "test",
+            "--base-url", url, *extra]  # fmt: skip
+
+
 def headless_rss_mib(url: str, env: dict[str, str], data: Path, provider: str = "openai") -> float:
     """Peak RSS (wait4) of ``asks -p`` for one streamed turn, started by a small Python process
     (:data:`WAIT4`): a child forked from this bench process would carry its RSS (hundreds of MiB
     after the journal benchmarks) into its ``ru_maxrss``, which Linux keeps across ``exec``."""
-    argv = [
-        sys.executable,
-        "-m",
-        "asks",
-        "--data-dir",
-        str(data),
-        "--model",
-        "test",
-        "--provider",
-        provider,
-        "--base-url",
-        url,
-        "-p",
-        "hi",
-    ]
+    argv = model_argv(data, url, "--provider", provider, "-p", "hi")
     done = subprocess.run(
         [sys.executable, "-c", WAIT4, *argv],
         env=env,
@@ -357,18 +349,7 @@ def headless_rss_mib(url: str, env: dict[str, str], data: Path, provider: str = 
 def question_open(server: FakeOpenAI, env: dict[str, str], data: Path) -> tuple[float, float]:
     """REPL with --model: type a message, the reply asks a question; (ms from the server's last
     byte of that reply to the question on screen, VmRSS MiB with the question open)."""
-    argv = [
-        sys.executable,
-        "-m",
-        "asks",
-        "--data-dir",
-        str(data),
-        "--model",
-        "test",
-        "--base-url",
-        server.url,
-    ]
-    with running(argv, env) as term:
+    with running(model_argv(data, server.url), env) as term:
         term.watch({"editor": editor_drawn})
         term.wait()
         term.write(b"go")
