@@ -4,10 +4,10 @@ The README's run command (``asks``: the built-in tour, scripted, offline, full s
 pty, in a fresh interpreter wrapped so that urwid's first ``draw_screen`` writes the names in
 ``sys.modules`` before drawing. Everything in :data:`NEVER_BEFORE_FIRST_FRAME` is code the tour's
 first frame does not show and the launch must not pay for: the provider HTTP stack, the hub and
-the MCP SDK, the web bridge, other surfaces, the real model's tools, the resume replay and
-the journal's converter (cattrs: a new session's first lines are flat entries, written without
-it). The same capture
-finds the screen's own modules, so it sees what it looks for; the session then goes on normally
+the MCP SDK, the web bridge, other surfaces, the real model's tools, the resume replay,
+platformdirs (on Linux its XDG rule is applied by hand) and the journal's converter (cattrs: a
+new session's first lines are flat entries, written without it). The same capture finds the
+screen's own modules, so it sees what it looks for; the session then goes on normally
 and ``/quit`` ends it. With ``--mcp`` the same holds: the hub's listener is bound before the
 screen, its server (the MCP SDK, hypercorn: 0.6–1.4 s to import) starts after the first frame,
 and the transcript then says where agents connect. With no flags at all (the README's command,
@@ -58,6 +58,8 @@ NEVER_BEFORE_FIRST_FRAME = (
     # TOML: no config file here, and the tour's parse is kept from the last launch
     # (asks/core/tomlcache.py; the test primes it, as any earlier launch does)
     "tomllib",
+    # the default data dir: on Linux platformdirs' XDG rule, computed by asks/store/files.py
+    "platformdirs",
 )
 # the bare ``asks``: no words to parse (argparse's defaults are asks.cli.args.DEFAULTS)
 NOT_FOR_THE_BARE_COMMAND = ("argparse",)

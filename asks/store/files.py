@@ -2,7 +2,11 @@
 and the file-system seam every journal operation goes through.
 
 * A session is ``<data_dir>/<session_id>.jsonl`` (file 0600, directory 0700); the default data
-  dir is ``<XDG user data dir>/asks/sessions``.
+  dir is ``<XDG user data dir>/asks/sessions``: platformdirs' user data dir, which on Linux is
+  computed here by its rule (``$XDG_DATA_HOME`` if absolute, else ``$HOME/.local/share``; the
+  same path, ``tests/test_data_dir.py``) without importing platformdirs (~2 ms of the launch);
+  anywhere its answer is not that rule (another system, Android, no absolute ``HOME``)
+  platformdirs is asked.
 * Session ids are ``[A-Za-z0-9_.-]``, 1-128 characters, no leading dot (safe as file names);
   new ones are ``YYYYMMDD-HHMMSS-<6 hex>`` (UTC).
 * :func:`list_sessions` reads directory metadata only (no replay), newest first.
@@ -22,13 +26,13 @@ import mmap
 import os
 import re
 import secrets
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Final, TypeAlias
 
 import attrs
-import platformdirs
 
 __all__ = [
     "DIR_MODE",
@@ -45,6 +49,7 @@ __all__ = [
     "new_session_id",
     "os_reason",
     "session_path",
+    "user_data_path",
     "validate_session_id",
 ]
 
@@ -80,7 +85,30 @@ def session_path(directory: Path, session_id: str) -> Path:
 
 def default_data_dir() -> Path:
     """Where sessions live by default: ``<XDG user data dir>/asks/sessions``."""
-    return platformdirs.user_data_path("asks") / "sessions"
+    return user_data_path() / "sessions"
+
+
+def user_data_path() -> Path:
+    """``platformdirs.user_data_path("asks")``, by its XDG rule where that is its answer."""
+    base = _xdg_data_home()
+    if base is None:
+        import platformdirs  # noqa: PLC0415 (launch cost: module docstring)
+
+        return platformdirs.user_data_path("asks")
+    return base / "asks"
+
+
+def _xdg_data_home() -> Path | None:
+    """platformdirs' user data root on Linux: ``$XDG_DATA_HOME`` when it is an absolute path,
+    else ``~/.local/share`` with an absolute ``$HOME``; ``None`` where platformdirs answers
+    otherwise (another system, Android, ``HOME`` unset or relative)."""
+    if sys.platform != "linux" or "ANDROID_DATA" in os.environ:
+        return None
+    xdg = os.environ.get("XDG_DATA_HOME", "")
+    if xdg.startswith("/"):
+        return Path(xdg)
+    home = os.environ.get("HOME", "")
+    return Path(home, ".local", "share") if home.startswith("/") else None
 
 
 class InvalidSessionId(ValueError):  # noqa: N818 (reads better at the call site)
