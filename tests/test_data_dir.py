@@ -1,4 +1,5 @@
-"""The default data dir is platformdirs' user data dir, computed without it on Linux.
+"""Where sessions go and what they are called: the default data dir is platformdirs' user data
+dir, computed without it on Linux; a new session's id is the UTC second of its creation.
 
 ``asks.store.files.user_data_path`` applies platformdirs' XDG rule by hand where that rule is
 its answer (the launch does not import platformdirs); for every environment tried here the
@@ -8,6 +9,7 @@ not apply and platformdirs is asked (``HOME`` unset or relative, Android's varia
 
 from __future__ import annotations
 
+import re
 import sys
 
 import platformdirs
@@ -53,3 +55,10 @@ def test_linux_computes_it_without_platformdirs(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.delenv("ANDROID_DATA", raising=False)
     monkeypatch.setitem(sys.modules, "platformdirs", None)  # an import would raise
     assert files.user_data_path() == files.Path("/somewhere/asks")
+
+
+def test_a_new_session_id_is_its_clocks_utc_second_and_six_hex_digits() -> None:
+    ids = {files.new_session_id(clock=lambda: 1764680399.75) for _ in range(20)}
+    assert all(re.fullmatch(r"20251202-125959-[0-9a-f]{6}", id_) for id_ in ids)
+    assert len(ids) > 1  # the suffix is random
+    assert files.new_session_id(clock=lambda: 0.0).startswith("19700101-000000-")

@@ -75,3 +75,42 @@ def test_a_flat_entry_is_the_converters_line(entry: Any, seq: int, ts: float) ->
     assert line == by_the_converter(seq, ts, entry)
     record = decode(line)
     assert (record.seq, record.ts, record.entry) == (seq, ts, entry)
+
+
+# Any value a flat field can hold, including the ones where the two writers differ (floats
+# with exponents, NaN, ints past 64 bits, lone surrogates, control characters).
+any_flat_value = st.one_of(
+    st.text(),
+    st.text(alphabet=st.characters(max_codepoint=0x7F)),
+    st.booleans(),
+    st.integers(),
+    st.integers(min_value=-(2**63) - 2, max_value=-(2**63) + 2),
+    st.integers(min_value=2**64 - 2, max_value=2**64 + 2),
+    st.floats(),
+    st.sampled_from([1e16, 1e-5, 1e-7, 123456789012345680.0, 0.0001, -0.0, 5.0, 2e9]),
+    st.sampled_from(list(entries.SessionMode)),
+)
+
+
+@given(st.dictionaries(st.text(min_size=1), any_flat_value, max_size=6))
+def test_the_stdlib_writes_a_flat_line_as_orjson_or_leaves_it_to_orjson(
+    line: dict[str, Any],
+) -> None:
+    flat = entries._flat_line(line)
+    try:
+        want = orjson.dumps(line, option=orjson.OPT_APPEND_NEWLINE)
+    except orjson.JSONEncodeError:  # orjson refuses it: encode falls back, never the stdlib
+        assert flat is None
+        return
+    assert flat is None or flat == want
+
+
+def test_a_new_sessions_first_lines_are_written_by_the_stdlib() -> None:
+    started = entries.SessionStarted(
+        "20261202-130000-abcdef", 1764680400.25, "0.1", entries.SessionMode.INTERACTIVE
+    )
+    chosen = entries.ModelChosen("scripted", "tour", script="<built-in tour>")
+    for seq, entry in enumerate((started, chosen)):
+        line = {"v": SCHEMA_VERSION, "seq": seq, "ts": 1764680400.5, **attrs.asdict(entry)}
+        line["type"] = TAGS[type(entry)]
+        assert entries._flat_line(line) == encode(seq, 1764680400.5, entry)

@@ -5,14 +5,14 @@ pty, in a fresh interpreter wrapped so that urwid's first ``draw_screen`` writes
 ``sys.modules`` before drawing. Everything in :data:`NEVER_BEFORE_FIRST_FRAME` is code the tour's
 first frame does not show and the launch must not pay for: the provider HTTP stack, the hub and
 the MCP SDK, the web bridge, other surfaces, the real model's tools, the resume replay,
-platformdirs (on Linux its XDG rule is applied by hand) and the journal's converter (cattrs: a
-new session's first lines are flat entries, written without it). The same capture finds the
-screen's own modules, so it sees what it looks for; the session then goes on normally
-and ``/quit`` ends it. With ``--mcp`` the same holds: the hub's listener is bound before the
-screen, its server (the MCP SDK, hypercorn: 0.6–1.4 s to import) starts after the first frame,
-and the transcript then says where agents connect. With no flags at all (the README's command,
-sessions in the XDG data dir) the command line is not parsed by argparse either
-(:data:`NOT_FOR_THE_BARE_COMMAND`, asks/cli/args.py). Time is measured in
+platformdirs (on Linux its XDG rule is applied by hand) and the journal's converter (cattrs and
+orjson with uuid: a new session's first lines are flat entries, written by the stdlib's json).
+The same capture finds the screen's own modules, so it sees what it looks for; the session then
+goes on normally and ``/quit`` ends it. With ``--mcp`` the same holds: the hub's listener is
+bound before the screen, its server (the MCP SDK, hypercorn: 0.6–1.4 s to import) starts after
+the first frame, and the transcript then says where agents connect. With no flags at all (the
+README's command, sessions in the XDG data dir) the command line is not parsed by argparse
+either (:data:`NOT_FOR_THE_BARE_COMMAND`, asks/cli/args.py). Time is measured in
 ``bench/launch_bench.py`` and ``bench/hub_bench.py``, never here.
 """
 
@@ -60,6 +60,9 @@ NEVER_BEFORE_FIRST_FRAME = (
     "tomllib",
     # the default data dir: on Linux platformdirs' XDG rule, computed by asks/store/files.py
     "platformdirs",
+    # a new session's first lines are written by the stdlib's json (asks/store/entries.py)
+    "orjson",
+    "uuid",
 )
 # the bare ``asks``: no words to parse (argparse's defaults are asks.cli.args.DEFAULTS)
 NOT_FOR_THE_BARE_COMMAND = ("argparse",)

@@ -23,7 +23,7 @@ next request see it. Pure functions, no I/O.
 from __future__ import annotations
 
 import re
-import uuid
+import secrets
 from collections.abc import Callable, Iterable, Sequence
 from typing import Final, Protocol, TypeVar
 
@@ -73,7 +73,9 @@ def is_punctuation(text: str) -> bool:
 
 
 def fresh_id() -> str:
-    return f"call_{uuid.uuid4().hex[:16]}"
+    """``call_`` and 16 random hex digits (``secrets``: ``uuid``'s import is ~0.5 ms of the
+    launch, and nothing here needs a UUID's form)."""
+    return f"call_{secrets.token_hex(8)}"
 
 
 C = TypeVar("C", bound="Call")

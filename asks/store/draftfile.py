@@ -35,7 +35,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 import attrs
-import orjson
 
 from asks.core.drafts import NO_CHAT, ChatLine, SavedDraft, SavedDrafts
 from asks.core.i18n import _
@@ -113,6 +112,8 @@ def encode(session_id: str, saved: SavedDrafts) -> bytes:
     body: dict[str, Any] = _strict_converter().unstructure(
         _Body(DRAFTS_VERSION, session_id, saved.chat, saved.questions), _Body
     )
+    import orjson  # noqa: PLC0415 (not before the first frame: asks/store/entries.py)
+
     try:
         return orjson.dumps(body)
     except orjson.JSONEncodeError:  # lone surrogates: escaped, read back by json.loads
@@ -128,6 +129,8 @@ def _unreadable() -> tuple[type[Exception], ...]:
 
 def decode(data: bytes, session_id: str) -> SavedDrafts:
     """The drafts in ``data``; :class:`DraftsUnreadable` if it is not this session's file."""
+    import orjson  # noqa: PLC0415 (not before the first frame: asks/store/entries.py)
+
     try:
         try:
             raw = orjson.loads(data)

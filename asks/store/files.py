@@ -19,7 +19,6 @@ and the file-system seam every journal operation goes through.
 from __future__ import annotations
 
 import contextlib
-import datetime
 import errno
 import fcntl
 import mmap
@@ -130,8 +129,9 @@ def validate_session_id(session_id: str) -> str:
 
 
 def new_session_id(clock: Callable[[], float] = time.time) -> str:
-    """A fresh id ``YYYYMMDD-HHMMSS-<6 hex>`` (UTC time from ``clock``, random suffix)."""
-    stamp = datetime.datetime.fromtimestamp(clock(), tz=datetime.UTC).strftime("%Y%m%d-%H%M%S")
+    """A fresh id ``YYYYMMDD-HHMMSS-<6 hex>`` (UTC time from ``clock``, to the second below it;
+    random suffix). ``time``, not ``datetime``: its import is ~0.8 ms of the launch."""
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime(clock()))
     return f"{stamp}-{secrets.token_hex(3)}"
 
 

@@ -47,7 +47,6 @@ from pathlib import Path
 from typing import Any, Final
 
 import attrs
-import orjson
 
 from asks.core.model import (
     Answer,
@@ -144,6 +143,8 @@ def index_path(journal_path: Path) -> Path:
 
 def parse(blob: bytes) -> Index | None:
     """The index in ``blob``, or ``None`` if it is not one this code wrote (module docstring)."""
+    import orjson  # noqa: PLC0415 (not before a new session's first frame: asks/store/entries.py)
+
     view = memoryview(blob)  # no copies of the 6 MB of a 100k-line journal's index
     head_end = blob.find(b"\n")
     meta_end = blob.find(b"\n", head_end + 1)
@@ -220,6 +221,8 @@ def build(
         inside = covered <= start and end < length
         if inside and (row := row_of(number, start, end, record, table)) is not None:
             index.add(row)
+    import orjson  # noqa: PLC0415 (not before a new session's first frame: asks/store/entries.py)
+
     meta = orjson.dumps(
         {
             "app": __version__,
