@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from asks.store import entries
 from asks.store.entries import FLAT, SCHEMA_VERSION, TAGS, decode, encode
+from asks.store.flatjson import as_orjson_writes
 
 PRIMITIVE = (str, int, float, bool)
 
@@ -96,7 +97,7 @@ any_flat_value = st.one_of(
 def test_the_stdlib_writes_a_flat_line_as_orjson_or_leaves_it_to_orjson(
     line: dict[str, Any],
 ) -> None:
-    flat = entries._flat_line(line)
+    flat = as_orjson_writes(line)
     try:
         want = orjson.dumps(line, option=orjson.OPT_APPEND_NEWLINE)
     except orjson.JSONEncodeError:  # orjson refuses it: encode falls back, never the stdlib
@@ -113,4 +114,4 @@ def test_a_new_sessions_first_lines_are_written_by_the_stdlib() -> None:
     for seq, entry in enumerate((started, chosen)):
         line = {"v": SCHEMA_VERSION, "seq": seq, "ts": 1764680400.5, **attrs.asdict(entry)}
         line["type"] = TAGS[type(entry)]
-        assert entries._flat_line(line) == encode(seq, 1764680400.5, entry)
+        assert as_orjson_writes(line) == encode(seq, 1764680400.5, entry)

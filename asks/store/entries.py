@@ -15,12 +15,9 @@ Launch cost: cattrs and the converter load on first use (~12 ms), not at import.
 override) is encoded as its fields in order, which is what the converter does for such a class
 (``tests/test_entries_flat.py`` checks both give the same line): a new session's first lines
 (``session_started``, ``model_chosen``) are written before the first frame without cattrs.
-Nor with orjson, whose import brings ``uuid`` and ``datetime`` (~7.6 M instructions): a flat
-line is written by the stdlib's ``json`` (loaded anyway) wherever its bytes are orjson's —
-strings, bools, enums of ``str``, ints in orjson's 64-bit range, finite floats whose ``repr``
-has no exponent (:func:`_flat_line`; ``tests/test_entries_flat.py`` checks both writers give
-the same bytes); any other value, and every other entry, goes through orjson, imported on first
-use.
+Nor with orjson (its import brings ``uuid`` and ``datetime``): a flat line is written by the
+stdlib's ``json`` wherever its bytes are orjson's (:mod:`asks.store.flatjson`); any other line
+goes through orjson, imported on first use.
 
 Forward compatibility: a line whose ``type`` is unknown, or whose ``v`` is newer than
 :data:`SCHEMA_VERSION`, decodes to :class:`UnknownEntry` carrying the raw object. Replay keeps
@@ -40,6 +37,7 @@ import attrs
 
 from asks.core.model import AnswerKind, Outcome, Question, QuestionRef, Resolution, ResolutionKind
 from asks.store.deferred import Deferred, is_unset
+from asks.store.flatjson import as_orjson_writes
 
 if TYPE_CHECKING:  # cattrs loads with the converter, orjson on first use (module docstring)
     import cattrs
@@ -444,7 +442,7 @@ def encode(seq: int, ts: float, entry: Entry) -> bytes:
         body = converter().unstructure(entry, cls)
     body["type"] = tag  # last, where cattrs' tagged-union strategy put it
     line = {"v": SCHEMA_VERSION, "seq": seq, "ts": ts, **body}
-    if cls in FLAT and (flat := _flat_line(line)) is not None:
+    if cls in FLAT and (flat := as_orjson_writes(line)) is not None:
         return flat
     import orjson  # noqa: PLC0415 (launch cost: module docstring)
 
@@ -453,35 +451,6 @@ def encode(seq: int, ts: float, entry: Entry) -> bytes:
     except orjson.JSONEncodeError:
         # Lone surrogates cannot be UTF-8: escape them (valid JSON, round-trips).
         return (json.dumps(line, ensure_ascii=True, separators=(",", ":")) + "\n").encode()
-
-
-_INT64: Final = range(-(2**63), 2**64)  # what orjson writes as an int (else it refuses)
-
-
-def _same_in_both(value: object) -> bool:
-    """Whether ``json.dumps`` writes ``value`` as orjson does: a ``str`` (enums of it too) or
-    ``bool``; an ``int`` orjson accepts; a finite float whose ``repr`` has no exponent (both
-    write the shortest repr, but orjson spells ``1e16``, ``1e-5`` where Python has ``1e+16``,
-    ``1e-05``, and ``null`` for what Python writes ``NaN``)."""
-    if isinstance(value, str | bool):
-        return True
-    if type(value) is int:
-        return value in _INT64
-    if type(value) is float:
-        text = repr(value)
-        return "e" not in text and "n" not in text  # nan, inf
-    return False
-
-
-def _flat_line(line: Mapping[str, object]) -> bytes | None:
-    """``line`` as orjson writes it, by the stdlib's ``json`` (module docstring), or ``None``
-    when one of its values may be written otherwise by the two (then orjson writes it)."""
-    if not all(_same_in_both(value) for value in line.values()):
-        return None
-    try:
-        return (json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
-    except UnicodeEncodeError:  # lone surrogates: orjson refuses them, and encode escapes them
-        return None
 
 
 def _escaped_line(line: bytes, error: orjson.JSONDecodeError) -> Any:
