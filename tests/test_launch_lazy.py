@@ -6,7 +6,8 @@ pty, in a fresh interpreter wrapped so that urwid's first ``draw_screen`` writes
 first frame does not show and the launch must not pay for: the provider HTTP stack, the hub and
 the MCP SDK, the web bridge, other surfaces, the real model's tools, the resume replay,
 platformdirs (on Linux its XDG rule is applied by hand) and the journal's converter (cattrs and
-orjson with uuid: a new session's first lines are flat entries, written by the stdlib's json).
+orjson with uuid: a new session's first lines are flat entries, written by the stdlib's json)
+and the question panel's parts that draw a question (none is pending yet).
 The same capture finds the screen's own modules, so it sees what it looks for; the session then
 goes on normally and ``/quit`` ends it. With ``--mcp`` the same holds: the hub's listener is
 bound before the screen, its server (the MCP SDK, hypercorn: 0.6–1.4 s to import) starts after
@@ -63,10 +64,23 @@ NEVER_BEFORE_FIRST_FRAME = (
     # a new session's first lines are written by the stdlib's json (asks/store/entries.py)
     "orjson",
     "uuid",
+    # the panel's parts that draw questions: none yet (asks/widgets/panel/view.py)
+    "asks.widgets.panel.frame",
+    "asks.widgets.panel.body",
+    "asks.widgets.panel.rows",
+    "asks.widgets.panel.review",
+    "asks.widgets.panel.tabbar",
+    "asks.widgets.panel.compact",
 )
 # the bare ``asks``: no words to parse (argparse's defaults are asks.cli.args.DEFAULTS)
 NOT_FOR_THE_BARE_COMMAND = ("argparse",)
-DRAWN_BY_THE_FIRST_FRAME = ("urwid", "asks.widgets.app", "asks.agent.scripted", "asks.host.host")
+DRAWN_BY_THE_FIRST_FRAME = (
+    "urwid",
+    "asks.widgets.app",
+    "asks.agent.scripted",
+    "asks.host.host",
+    "asks.widgets.panel.view",  # the panel is built with the layer, empty
+)
 WRAP = (
     "import sys\n"
     "import urwid.display.raw as raw\n"

@@ -32,11 +32,17 @@ keys are returned, as urwid expects (the layer treats a returned printable as a 
 focus rule 9a). :meth:`QuestionPanel.keypress` is the same lookup and table on its own.
 
 All model text goes through :mod:`asks.sanitize` before it reaches a widget.
+
+Launch cost: the parts that draw questions (:mod:`~asks.widgets.panel.frame`, ``body``,
+``rows``, ``review``, ``tabbar``, ``compact``: ~10 M instructions to import) load when the first
+question is drawn, not with the panel: it is built with the layer but shows nothing until
+then (an empty pile); ``tests/test_launch_lazy.py`` pins them off the first frame.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping
+from typing import TYPE_CHECKING
 
 import urwid
 
@@ -49,10 +55,7 @@ from asks.host.panelport import PanelPort
 from asks.sanitize import sanitize_line
 from asks.widgets.keymap import PANEL_COMMANDS, ROW_JUMPS, Command, Context, Keymap
 from asks.widgets.keys import KeyHandler, KeyPress, handle
-from asks.widgets.panel import compact
-from asks.widgets.panel.body import Body
 from asks.widgets.panel.footer import Footer
-from asks.widgets.panel.frame import DOTTED, SOLID, Border, Frame, Scroll
 from asks.widgets.panel.markup import (
     BORDER_COLS,
     DEFAULT_MAX_ROWS,
@@ -62,9 +65,13 @@ from asks.widgets.panel.markup import (
     width_of,
 )
 from asks.widgets.panel.memo import Memo
-from asks.widgets.panel.review import ReviewTab
-from asks.widgets.panel.rows import QuestionRows
-from asks.widgets.panel.tabbar import ChipState, TabBar
+
+if TYPE_CHECKING:  # loaded when the first question is drawn (module docstring)
+    from asks.widgets.panel.body import Body
+    from asks.widgets.panel.frame import Border, Frame, Scroll
+    from asks.widgets.panel.review import ReviewTab
+    from asks.widgets.panel.rows import QuestionRows
+    from asks.widgets.panel.tabbar import ChipState, TabBar
 
 COMPACT_ROWS = 12  # a panel shorter than this gets one row of key hints
 EditAction = Callable[[urwid.Edit, tuple[int]], object]  # what a key does to the active editor
@@ -87,8 +94,7 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         self._notes = urwid.Edit(multiline=True)
         self._group_note = urwid.Edit(multiline=True)  # the Review tab's note for all
         self._memo = Memo()
-        self._question_rows = QuestionRows(self._memo, self._reply, self._notes)
-        self._review = ReviewTab(host, keymap, self._memo, self._header, self._group_note)
+        self._parts: tuple[QuestionRows, ReviewTab] | None = None  # from the first question on
         self._footer = Footer(host, keymap, self._memo)
         self._shown: TabKey | None = None
         self._notes_open = False
@@ -144,7 +150,10 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         host = self._host
         if not host.tabs:
             self._w = urwid.Pile([])
-        elif host.mode is PanelMode.COLLAPSED:
+            return
+        from asks.widgets.panel import compact  # noqa: PLC0415 (module docstring)
+
+        if host.mode is PanelMode.COLLAPSED:
             self._w = compact.collapsed(self._keymap, self._pending_count())
         elif host.mode is PanelMode.PAUSED and not host.focus.panel_focused:
             self._w = compact.paused(host, self._keymap, self._pending_count())
@@ -158,7 +167,8 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         if self._pruned_for is not self._host.tabs:  # per tab list, not per key
             self._pruned_for, index = self._host.tabs, self._tab_index(self._host.tabs)
             self._scrolls = {t: s for t, s in self._scrolls.items() if t in index}
-        self._question_rows.prune(self._host.tabs)
+        if self._parts is not None:
+            self._parts[0].prune(self._host.tabs)
         draft = self._host.draft(tab) if isinstance(tab, QuestionRef) else Draft()
         if tab != self._shown:
             self._shown, self._notes_open = tab, False
@@ -186,12 +196,26 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         return self._counted[1]
 
     # ------------------------------------------------------------------ expanded
+    def _question_parts(self) -> tuple[QuestionRows, ReviewTab]:
+        """A question's rows and the Review tab, built for the first question shown."""
+        if self._parts is None:
+            from asks.widgets.panel.review import ReviewTab  # noqa: PLC0415 (module docstring)
+            from asks.widgets.panel.rows import QuestionRows  # noqa: PLC0415
+
+            rows = QuestionRows(self._memo, self._reply, self._notes)
+            review = ReviewTab(self._host, self._keymap, self._memo, self._header, self._group_note)
+            self._parts = (rows, review)
+        return self._parts
+
     def _expanded(self) -> Frame:
+        from asks.widgets.panel.frame import Frame, Scroll  # noqa: PLC0415 (module docstring)
+
         host = self._host
         tab = host.selected
         assert tab is not None
         if isinstance(tab, ReviewKey):
-            question, body, anchor = self._review.build(tab, notes_open=self._notes_open)
+            review = self._question_parts()[1]
+            question, body, anchor = review.build(tab, notes_open=self._notes_open)
         else:
             question, body, anchor = self._question(tab)
         scroll = self._scrolls.setdefault(tab, Scroll())
@@ -214,6 +238,8 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         )
 
     def _border(self) -> Border:
+        from asks.widgets.panel.frame import DOTTED, SOLID, Border  # noqa: PLC0415
+
         host = self._host
         focused = host.focus.keys_to_panel
         glyphs = SOLID if focused else DOTTED
@@ -242,6 +268,8 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
             if kept_selected != selected:
                 bar = bar.with_selected(index)
         else:
+            from asks.widgets.panel.tabbar import TabBar  # noqa: PLC0415 (module docstring)
+
             names, widths = self._chip_names(tabs)
             bar = TabBar(names, widths, tuple(self._chip_state(tab) for tab in tabs), index)
         self._bar = (tabs, inputs, selected, bar)
@@ -257,6 +285,8 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         return self._index[1]
 
     def _chip_state(self, tab: TabKey) -> ChipState:
+        from asks.widgets.panel.tabbar import ChipState  # noqa: PLC0415 (module docstring)
+
         host = self._host
         if isinstance(tab, QuestionRef) and host.draft(tab).staged is not None:
             return ChipState.STAGED
@@ -284,7 +314,7 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
 
     def _question(self, ref: QuestionRef) -> tuple[urwid.Widget, Body, Hashable]:
         host = self._host
-        return self._question_rows.build(
+        return self._question_parts()[0].build(
             ref,
             host.question(ref),
             host.draft(ref),
