@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from asks import sanitize
 from asks.sanitize import safe_url, sanitize_line, sanitize_text
 
 ESC = "\x1b"
@@ -130,3 +133,35 @@ def test_safe_url_accepts_http_urls(url: str) -> None:
 )
 def test_safe_url_rejects(url: object) -> None:
     assert safe_url(url) is None
+
+
+def by_every_rule(s: str) -> str:
+    """:func:`sanitize_text` without its shortcut for text the rules leave alone."""
+    for pattern, by in (
+        (sanitize._NEWLINES, "\n"),
+        (sanitize._SEQUENCES, ""),
+        (sanitize._SURROGATES, "\ufffd"),
+        (sanitize._CONTROLS, ""),
+    ):
+        s = re.sub(pattern, by, s)
+    return s.expandtabs(sanitize.TAB_SIZE)
+
+
+SOME_OF_EVERY_KIND = st.text(
+    alphabet=st.one_of(
+        st.characters(),
+        st.sampled_from("\n\r\t\x1b[]\\\x07\x9c\x00\x7f\x85\u061c\u200e\u202a\u2066\u00a0 "),
+        st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF),
+    )
+)
+
+
+@given(st.one_of(st.text(), SOME_OF_EVERY_KIND))
+def test_the_shortcut_returns_what_every_rule_would(raw: str) -> None:
+    assert sanitize_text(raw) == by_every_rule(raw)
+
+
+def test_printable_text_with_newlines_takes_the_shortcut() -> None:
+    text = "Welcome to asks.\nÜber 😀 — 日本語 (a, b)\n"
+    assert sanitize_text(text) is text
+    assert sanitize_text(text + "\t") == text + "    "

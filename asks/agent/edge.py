@@ -22,16 +22,17 @@ next request see it. Pure functions, no I/O.
 
 from __future__ import annotations
 
+import functools
 import re
 import secrets
 from collections.abc import Callable, Iterable, Sequence
 from typing import Final, Protocol, TypeVar
 
 REPLACEMENT: Final = "\ufffd"
-_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+_SURROGATE: Final = "[\ud800-\udfff]"
 # In JSON text: an escaped backslash (left alone), a valid surrogate pair (left alone), or a
 # surrogate escape on its own (replaced).
-_ESCAPES: Final = re.compile(
+_ESCAPES: Final = (
     r"(\\\\)"
     r"|(\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2})"
     r"|(\\u[dD][89a-fA-F][0-9a-fA-F]{2})"
@@ -52,9 +53,18 @@ class Call(Protocol):
     def arguments(self) -> str: ...
 
 
+@functools.cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    """Compiled on first use, not at import (the launch compiles no pattern of this module)."""
+    return re.compile(pattern)
+
+
 def encodable(text: str) -> str:
     """``text`` with every surrogate code point replaced by U+FFFD (the same object if none)."""
-    return _SURROGATE.sub(REPLACEMENT, text) if _SURROGATE.search(text) else text
+    if text.isascii():
+        return text
+    surrogate = _compiled(_SURROGATE)
+    return surrogate.sub(REPLACEMENT, text) if surrogate.search(text) else text
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -64,7 +74,7 @@ def _escape(match: re.Match[str]) -> str:
 def encodable_arguments(arguments: str) -> str:
     """Tool arguments (JSON text) whose raw and escaped lone surrogates are U+FFFD."""
     text = encodable(arguments)
-    return _ESCAPES.sub(_escape, text) if "\\u" in text else text
+    return _compiled(_ESCAPES).sub(_escape, text) if "\\u" in text else text
 
 
 def is_punctuation(text: str) -> bool:
