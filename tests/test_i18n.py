@@ -24,6 +24,8 @@ import httpx
 import pytest
 import trio
 import urwid
+from hypothesis import given
+from hypothesis import strategies as st
 from support.panel import (
     ask_async,
     check_golden,
@@ -95,6 +97,18 @@ def test_switch_changes_the_language_in_place_and_refuses_unknown_codes() -> Non
 
 
 # ---------------------------------------------------------------- the catalogs
+
+
+@given(st.text(), st.text(), st.integers(min_value=-3, max_value=10**6))
+def test_english_answers_as_gettexts_null_translations(
+    message: str, plural: str, count: int
+) -> None:
+    null, english = gettext.NullTranslations(), i18n.English()
+    assert english.gettext(message) == null.gettext(message)
+    assert english.ngettext(message, plural, count) == null.ngettext(message, plural, count)
+    translator = Translator("en")
+    assert translator.gettext(message) == message
+    assert translator.ngettext(message, plural, count) == (message if count == 1 else plural)
 
 
 def test_every_catalog_translates_every_message_keeping_placeholders() -> None:

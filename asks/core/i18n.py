@@ -23,16 +23,19 @@ the same translator). Widgets and surfaces call :func:`_` (alias :func:`translat
 one, unit tests) they return the English text unchanged. :func:`N_` marks a constant for
 extraction without translating it, for translation where it is shown. :func:`language` names
 the language now in force, for caches whose keys must change when the language does.
+
+English has no catalog: its messages are the source texts (:class:`English`, what
+``gettext.NullTranslations`` answers), so :mod:`gettext` (~3.6 M instructions of the launch:
+it compiles its plural-forms tokenizer at import) is imported only to load another language.
 """
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
-import gettext
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Final
+from typing import Final, Protocol
 
 DOMAIN: Final = "asks"
 CATALOGS: Final = Path(__file__).resolve().parent.parent / "locale"
@@ -87,9 +90,29 @@ def choose_language(flag: str | None, configured: str | None, environ: Mapping[s
     return ENGLISH
 
 
-def _load(language: str, catalogs: Path) -> gettext.NullTranslations:
+class Catalog(Protocol):
+    """What a translator reads of a catalog (``gettext``'s translations)."""
+
+    def gettext(self, message: str, /) -> str: ...
+
+    def ngettext(self, singular: str, plural: str, n: int, /) -> str: ...
+
+
+class English:
+    """The source texts, as ``gettext.NullTranslations`` gives them (module docstring)."""
+
+    def gettext(self, message: str, /) -> str:
+        return message
+
+    def ngettext(self, singular: str, plural: str, n: int, /) -> str:
+        return singular if n == 1 else plural
+
+
+def _load(language: str, catalogs: Path) -> Catalog:
     if language == ENGLISH:
-        return gettext.NullTranslations()
+        return English()
+    import gettext  # noqa: PLC0415 (module docstring)
+
     return gettext.translation(DOMAIN, catalogs, [language], fallback=True)
 
 
