@@ -390,14 +390,17 @@ async def _signals(
             return
 
 
-@attrs.define(eq=False)
 class _WebStarter:
     """``/web``: start the bridge once in the REPL's nursery, then show its URL."""
 
-    repl: ReplScreen
-    options: WebOptions
-    nursery: trio.Nursery
-    bridge: WebBridge | None = None
+    # A plain class, not attrs: building one is ~0.5 M instructions of every launch.
+    __slots__ = ("bridge", "nursery", "options", "repl")
+
+    def __init__(self, repl: ReplScreen, options: WebOptions, nursery: trio.Nursery) -> None:
+        self.repl = repl
+        self.options = options
+        self.nursery = nursery
+        self.bridge: WebBridge | None = None
 
     def request(self) -> None:
         notes = self.repl.session.transcript

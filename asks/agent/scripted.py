@@ -188,18 +188,28 @@ def _reply(raw: object, where: str) -> Reply:
 
 
 # ---------------------------------------------------------------------------- the model
-@attrs.define(eq=False)
 class ScriptedModel:
     """Plays a :class:`Script` against the real context (see module docstring)."""
 
-    script: Script
-    name: str = "scripted"
-    opens_sessions: bool = True
-    # context messages already read: on resume the restored length, or what gives it once the
-    # context is built (the agent builds a resumed context at its first turn)
-    seen: int | Callable[[], int] = 0
-    hints: AnswerHints = LINE_HINTS  # the surface's keys and commands, for the placeholders
-    _queue: deque[Reply] = attrs.Factory(deque)
+    # A plain class, not attrs: building one is ~0.5 M instructions of every launch.
+    __slots__ = ("_queue", "hints", "name", "opens_sessions", "script", "seen")
+
+    def __init__(
+        self,
+        script: Script,
+        name: str = "scripted",
+        opens_sessions: bool = True,
+        seen: int | Callable[[], int] = 0,
+        hints: AnswerHints = LINE_HINTS,
+    ) -> None:
+        self.script = script
+        self.name = name
+        self.opens_sessions = opens_sessions
+        # context messages already read: on resume the restored length, or what gives it once
+        # the context is built (the agent builds a resumed context at its first turn)
+        self.seen = seen
+        self.hints = hints  # the surface's keys and commands, for the placeholders
+        self._queue: deque[Reply] = deque()
 
     async def stream(
         self, messages: Sequence[Message], tools: Sequence[dict[str, Any]]

@@ -26,8 +26,6 @@ import enum
 from collections.abc import Callable
 from typing import Final, Protocol
 
-import attrs
-
 from asks.core.listeners import Signal
 
 QUEUED: Final = "queued"  # the title of a queued message (a word of ours, translated when drawn)
@@ -45,14 +43,20 @@ class EntryKind(enum.StrEnum):
     NOTICE = "notice"  # status news (interrupted, resumed, …)
 
 
-@attrs.define(eq=False)
 class Entry:
     """One transcript entry. ``text`` may grow for AGENT entries while streaming."""
 
-    kind: EntryKind
-    text: str
-    title: str = ""
-    done: bool = True
+    # Plain classes here, not attrs: building one is ~0.5 M instructions of every launch.
+    __slots__ = ("done", "kind", "text", "title")
+
+    def __init__(self, kind: EntryKind, text: str, title: str = "", done: bool = True) -> None:
+        self.kind = kind
+        self.text = text
+        self.title = title
+        self.done = done
+
+    def __repr__(self) -> str:
+        return f"Entry({self.kind!r}, {self.text!r}, {self.title!r}, {self.done!r})"
 
 
 class History(Protocol):
@@ -66,14 +70,21 @@ class History(Protocol):
     def older(self, minimum: int) -> list[Entry]: ...
 
 
-@attrs.define(eq=False)
 class Transcript:
     """Ordered entries plus change listeners."""
 
-    entries: list[Entry] = attrs.Factory(list)
-    queued: list[Entry] = attrs.Factory(list)  # sent, not read by the agent yet (in order)
-    history: History | None = None  # older entries not loaded yet (module docstring)
-    _changes: Signal = attrs.Factory(Signal)
+    __slots__ = ("_changes", "entries", "history", "queued")
+
+    def __init__(
+        self,
+        entries: list[Entry] | None = None,
+        queued: list[Entry] | None = None,
+        history: History | None = None,
+    ) -> None:
+        self.entries: list[Entry] = [] if entries is None else entries
+        self.queued: list[Entry] = [] if queued is None else queued  # sent, not read yet
+        self.history = history  # older entries not loaded yet (module docstring)
+        self._changes = Signal()
 
     @property
     def complete(self) -> bool:

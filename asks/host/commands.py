@@ -100,17 +100,20 @@ class HostCore(Protocol):
     def say(self, notice: str) -> str: ...
 
 
-@attrs.define(eq=False)
 class PanelCommands:
     """The panel seam of the host (see module docstring)."""
 
-    core: HostCore
-    waits: WaitBook
-    drafts: DraftBook
-    strip: TabStrip
-    armed: Armed | None = None
-    mode: PanelMode = PanelMode.EXPANDED  # expanded, paused (Esc) or collapsed
-    key_names: Mapping[PanelCommand, str] = attrs.Factory(dict)  # for refusals that name keys
+    # A plain class, not attrs: building one is ~0.5 M instructions of every launch.
+    __slots__ = ("armed", "core", "drafts", "key_names", "mode", "strip", "waits")
+
+    def __init__(self, core: HostCore, waits: WaitBook, drafts: DraftBook, strip: TabStrip) -> None:
+        self.core = core
+        self.waits = waits
+        self.drafts = drafts
+        self.strip = strip
+        self.armed: Armed | None = None
+        self.mode = PanelMode.EXPANDED  # expanded, paused (Esc) or collapsed
+        self.key_names: Mapping[PanelCommand, str] = {}  # for refusals that name keys
 
     def run(self, command: PanelCommand, tab: TabKey | None) -> None:
         armed, self.armed = self.armed, None

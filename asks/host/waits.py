@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import attrs
 import trio
 
 from asks.contract import ResultEnvelope, ToolError
@@ -23,14 +22,22 @@ ToolReply = ResultEnvelope | ToolError
 result to send."""
 
 
-@attrs.define(eq=False)
 class Wait:
     """A live lease: one blocking tool call waiting on 1–4 questions."""
 
-    call_id: str
-    refs: tuple[QuestionRef, ...]
-    reply: ToolReply | None = None
-    _done: trio.Event = attrs.Factory(trio.Event)
+    # A plain class, not attrs: building one is ~0.5 M instructions of every launch.
+    __slots__ = ("_done", "call_id", "refs", "reply")
+
+    def __init__(
+        self, call_id: str, refs: tuple[QuestionRef, ...], reply: ToolReply | None = None
+    ) -> None:
+        self.call_id = call_id
+        self.refs = refs
+        self.reply = reply
+        self._done = trio.Event()
+
+    def __repr__(self) -> str:
+        return f"Wait({self.call_id!r}, {self.refs!r}, {self.reply!r})"
 
     @property
     def done(self) -> bool:
@@ -51,12 +58,14 @@ class Wait:
         self._done.set()
 
 
-@attrs.define(eq=False)
 class WaitBook:
     """The live waits, by call id and by the pending questions they hold."""
 
-    _by_call: dict[str, Wait] = attrs.Factory(dict)
-    _by_ref: dict[QuestionRef, Wait] = attrs.Factory(dict)
+    __slots__ = ("_by_call", "_by_ref")
+
+    def __init__(self) -> None:
+        self._by_call: dict[str, Wait] = {}
+        self._by_ref: dict[QuestionRef, Wait] = {}
 
     def __bool__(self) -> bool:
         return bool(self._by_call)
