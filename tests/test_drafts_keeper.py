@@ -17,7 +17,7 @@ import trio.testing
 import urwid
 from support.rig import Rig, call, q
 
-from asks.core.drafts import ChatLine, Draft, SavedDraft, SavedDrafts
+from asks.core.drafts import ChatLine, Draft, SavedDraft, SavedDrafts, with_unsent
 from asks.core.model import Answer, AnswerKind, QuestionRef
 from asks.host.commands import PanelCommand
 from asks.host.host import QuestionHost
@@ -275,3 +275,12 @@ def test_a_new_incarnation_never_inherits_an_old_draft_after_resume(tmp_path: Pa
     assert new.id == old.id and new.incarnation != old.incarnation
     assert host.panel_port.drafts.restore().dropped == 1
     assert host.panel_port.draft(new) == Draft()
+
+
+def test_unread_sent_messages_are_kept_in_front_of_the_chat_line() -> None:
+    line = ChatLine("and more", 4)
+    assert with_unsent([], line) is line
+    assert with_unsent(["one", "two"], ChatLine()) == ChatLine("one\ntwo", 7)
+    kept = with_unsent(["one"], line)
+    assert kept == ChatLine("one\nand more", 8)
+    assert kept.text[kept.caret :] == line.text[line.caret :]  # the caret stays where it was

@@ -45,8 +45,8 @@ class Session:
         }
         self.apps: list[PtyApp] = []
 
-    def start(self, *args: str) -> PtyApp:
-        argv = ["--data-dir", str(self.data_dir), "--script", str(SCRIPT), *args]
+    def start(self, *args: str, script: Path = SCRIPT) -> PtyApp:
+        argv = ["--data-dir", str(self.data_dir), "--script", str(script), *args]
         app = PtyApp(argv, cols=100, rows=34, env=self.env)
         self.apps.append(app)
         return app
@@ -145,6 +145,39 @@ def test_sigkill_keeps_the_chat_line_and_a_half_written_answer(session: Session)
     assert resumed.wait_exit() == 0
     assert not session.drafts_file().exists()  # a clean exit with nothing left to keep
     assert user_messages(session.records()) == []
+
+
+def test_sigkill_keeps_a_sent_message_the_agent_had_not_read(session: Session) -> None:
+    """A message sent while the agent works waits in its queue until the turn reads it; a
+    kill before that used to lose it. It comes back as the chat line, unsent."""
+    script = SCRIPT.with_name("queued.toml")  # the agent works for two minutes
+    app = session.start(script=script)
+    app.wait_for("QUEUE-START")
+    app.wait_for(r"working…$")
+    app.type("remember the milk")
+    app.press("enter")
+    app.wait_for(r"you \(queued\) › remember the milk")
+    wait_chat(app, "")
+    eventually(
+        app,
+        lambda: (session.drafts() or {}).get("chat", {}).get("text") == "remember the milk",
+        "the drafts file should hold the unread message",
+    )
+    app.kill(signal.SIGKILL)
+    assert user_messages(session.records()) == []  # the agent never read it
+    sid = session.journal().stem
+
+    resumed = session.start("--resume", sid, script=script)
+    resumed.wait_for(rf"Resumed session {sid}")
+    eventually(resumed, lambda: "Restored your unsent chat line" in flat(resumed), "restored")
+    wait_chat(resumed, "remember the milk")
+    assert user_messages(session.records()) == []  # back in the editor: nothing was sent
+    resumed.press("enter")
+    eventually(
+        resumed,
+        lambda: user_messages(session.records()) == ["remember the milk"],
+        "the person sends it again, once",
+    )
 
 
 def test_line_mode_resumes_a_session_that_has_drafts(session: Session) -> None:

@@ -29,6 +29,7 @@ from asks.agent.prompts import PromptBroker
 from asks.agent.seat import ChatAgent
 from asks.agent.transcript import EntryKind, Transcript
 from asks.core import i18n
+from asks.core.drafts import ChatLine, with_unsent
 from asks.core.events import AnswerSaved, HostEvent
 from asks.core.i18n import N_
 from asks.core.i18n import translate as _
@@ -114,9 +115,30 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
         session.broker.subscribe(lambda: self._changed("broker"))
         session.agent.subscribe(lambda: self._changed("status"))
         session.host.subscribe_events(self._host_event)
+        self._unread = 0  # sent messages the agent has not read (they are kept with the drafts)
+        session.host.panel_port.drafts.keep_chat(self._unsent, self._put_back)
+        session.transcript.subscribe(self._queue_moved)
         restored = self.layer.restore_drafts()  # a resume: what the last run left unsent
         if restored.notice is not None:
             session.transcript.add(EntryKind.NOTICE, restored.notice)
+
+    def _unsent(self) -> ChatLine:
+        """What the drafts file keeps of the chat: the messages sent but not read yet (rule
+        10: a kill before the agent reads them must not lose them), then the chat line."""
+        edit = self.chat.edit
+        line = ChatLine(str(edit.edit_text), int(edit.edit_pos))
+        return with_unsent((entry.text for entry in self.session.transcript.queued), line)
+
+    def _put_back(self, line: ChatLine) -> None:
+        self.chat.edit.set_edit_text(line.text)
+        self.chat.edit.set_edit_pos(line.caret)
+
+    def _queue_moved(self) -> None:
+        """The agent read a queued message (it is journaled now): the drafts may change."""
+        unread = len(self.session.transcript.queued)
+        if unread != self._unread:
+            self._unread = unread
+            self.session.host.panel_port.drafts.chat_changed()
 
     def _arguments(self, command: str) -> tuple[str, ...]:
         """What Tab completes after ``/asks``: the ids of the pending questions; after ``@``:

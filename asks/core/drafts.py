@@ -6,7 +6,8 @@ its options ``0..n-1``, then the ``Type something.`` row (``n``), then for multi
 :class:`~asks.core.model.Answer` (or says why it cannot yet).
 
 What survives a crash (DESIGN §5 rule 10) is a :class:`SavedDrafts`: the chat line
-(:class:`ChatLine`, text and caret) and every draft worth keeping (:class:`SavedDraft`: any
+(:class:`ChatLine`, text and caret; a REPL puts its unread sent messages in front,
+:func:`with_unsent`) and every draft worth keeping (:class:`SavedDraft`: any
 draft but the empty one), keyed by incarnation. It is never an answer: the policy that brings
 it back is :mod:`asks.core.restore`, the file it lives in :mod:`asks.store.draftfile`.
 """
@@ -46,6 +47,18 @@ class ChatLine:
 
 
 NO_CHAT: Final = ChatLine()
+
+
+def with_unsent(unread: Iterable[str], line: ChatLine) -> ChatLine:
+    """The chat line to keep, with the messages sent but not read by the agent yet (a chat
+    REPL's queue) in front of it, one per line: what a crash or kill must not lose (rule 10).
+    Restored, they come back as the chat editor's text, never sent again by themselves."""
+    head = "\n".join(unread)
+    if not head:
+        return line
+    if not line.text:
+        return ChatLine(head, len(head))
+    return ChatLine(f"{head}\n{line.text}", len(head) + 1 + line.caret)
 
 
 @attrs.frozen
