@@ -1,6 +1,9 @@
 """What bounds a keystroke: asks against a bare trio + urwid screen, through the same pty.
 
-Run: ``.venv/bin/python -m bench.floor_bench [--quick]`` (or all benchmarks: ``-m bench.run``).
+Run: ``.venv/bin/python -m bench.floor_bench [--quick]`` (or all benchmarks: ``-m bench.run``);
+``--ab TREE [--rounds N --keys K]``: an A/B of two trees instead, interleaved in one run (the
+bare app, asks from another checkout ``TREE``, asks from this one; a fresh session with one
+pending question; both keys), for before/after figures that share the machine's load.
 
 Interleaved runs on a real pty read by pyte (:mod:`bench.repl_bench`'s harness): ``cat`` in
 raw mode (the pty floor), :mod:`bench.bare_app` (urwid's raw screen and ``TrioEventLoop``
@@ -20,6 +23,7 @@ app's figure is what any urwid + trio program pays before doing anything.
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from collections.abc import Callable
@@ -86,6 +90,59 @@ def bare_keys(env: dict[str, str], count: int) -> Keys:
         out = both_keys(term, count, ready_ns)
         term.end([rb.CTRL_C])
     return out
+
+
+def tree_env(env: dict[str, str], tree: Path | None) -> dict[str, str]:
+    """``env`` with asks imported from ``tree`` (another checkout), or as it is."""
+    return env if tree is None else {**env, "PYTHONPATH": str(tree)}
+
+
+def ab(tree: Path, rounds: int, keys: int) -> list[Row]:
+    """Bare, asks from ``tree`` and asks from here, interleaved: CPU per key, medians."""
+    header(
+        "floor_bench --ab",
+        f"CPU per key through the pty: bare app, asks of {tree} (before), asks here (after); "
+        f"a fresh session with one pending question; {rounds} rounds x {keys} keys",
+    )
+    rows: list[Row] = []
+    cpu: dict[str, list[float]] = {}
+    with disk_tempdir() as (work, where):
+        print(f"filesystem: {where}")
+        env = rb.child_env(work)
+        for run in range(rounds):
+            programs: list[tuple[str, Callable[[], Keys]]] = [
+                ("bare", lambda: bare_keys(env, keys)),
+                (
+                    "before",
+                    lambda run=run: asks_keys(  # type: ignore[misc]
+                        fresh_argv(work, run, 1), tree_env(env, tree), 1, keys
+                    ),
+                ),
+                (
+                    "after",
+                    lambda run=run: asks_keys(  # type: ignore[misc]
+                        fresh_argv(work, run + rounds, 1), env, 1, keys
+                    ),
+                ),
+            ]
+            for name, program in programs[run % 3 :] + programs[: run % 3]:
+                for key, (_lat, per_key) in program().items():
+                    cpu.setdefault(f"{name} {key}", []).append(per_key)
+    for key in ("chat", "panel"):
+        bare = median(cpu[f"bare {key}"])
+        report(rows, Row(NAME, f"A/B {key} key CPU: bare", f"{bare:.3f} ms"))
+        for name in ("before", "after"):
+            value = median(cpu[f"{name} {key}"])
+            runs = " ".join(f"{v:.2f}" for v in cpu[f"{name} {key}"])
+            report(
+                rows,
+                Row(
+                    NAME,
+                    f"A/B {key} key CPU: {name}",
+                    f"{value:.3f} ms ({value / bare:.2f}x; {runs})",
+                ),
+            )
+    return rows
 
 
 def asks_keys(argv: list[str], env: dict[str, str], pending: int, count: int) -> Keys:
@@ -210,4 +267,12 @@ def main(quick: bool = False) -> list[Row]:
 
 
 if __name__ == "__main__":
-    main(python_argv_quick())
+    if "--ab" in sys.argv:
+        parser = argparse.ArgumentParser(prog="python -m bench.floor_bench")
+        parser.add_argument("--ab", type=Path, required=True, metavar="TREE")
+        parser.add_argument("--rounds", type=int, default=3)
+        parser.add_argument("--keys", type=int, default=200)
+        options = parser.parse_args()
+        ab(options.ab, options.rounds, options.keys)
+    else:
+        main(python_argv_quick())

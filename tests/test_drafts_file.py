@@ -192,3 +192,15 @@ def test_only_questions_still_pending_with_the_same_incarnation_come_back() -> N
     assert without_editor.notice == "Restored your unsent drafts: 1 answer — nothing was sent."
     nothing = plan_restore(saved, {}.get, chat_editor=False)
     assert nothing.notice is None and nothing.dropped == 3
+
+
+@given(saved_drafts, st.builds(ChatLine, text=TEXT, caret=SMALL), saved_drafts)
+def test_a_write_splices_the_kept_questions_into_encodes_very_file(
+    first: SavedDrafts, typed: ChatLine, other: SavedDrafts
+) -> None:
+    file = DraftFile(Path("unused.drafts.json"), SID)
+    assert file.encoded(first) == encode(SID, first)
+    same_questions = SavedDrafts(typed, first.questions)  # typing in chat: the same tuple
+    assert file.encoded(same_questions) == encode(SID, same_questions)
+    assert file.encoded(other) == encode(SID, other)  # other questions: encoded afresh
+    assert decode(file.encoded(same_questions), SID) == same_questions

@@ -35,7 +35,7 @@ from typing import Final, Protocol
 import attrs
 import trio
 
-from asks.core.drafts import NO_CHAT, ChatLine, DraftBook, SavedDrafts
+from asks.core.drafts import NO_CHAT, ChatLine, DraftBook, SavedDraft, SavedDrafts
 from asks.core.i18n import _
 from asks.core.model import QuestionRef, QuestionSpec
 from asks.core.restore import Restored, plan_restore
@@ -77,6 +77,8 @@ class DraftKeeper:
     _dirty: bool = False
     _wake: trio.Event = attrs.Factory(trio.Event)
     _written: SavedDrafts | None = None  # what the file holds (None: not known)
+    # the draft book's saved drafts at a revision: one tuple while only the chat line changes
+    _questions: tuple[int, tuple[SavedDraft, ...]] = (-1, ())
     _failing: bool = False
     _restored: Restored | None = None
     _writes: int = 0
@@ -164,7 +166,9 @@ class DraftKeeper:
         chat = self._chat[0]() if self._chat is not None else self._kept_chat
         if not chat.text:
             chat = NO_CHAT
-        return SavedDrafts(chat, self._book.saved())
+        if self._questions[0] != self._book.revision:
+            self._questions = (self._book.revision, self._book.saved())
+        return SavedDrafts(chat, self._questions[1])
 
     # -- restoring ------------------------------------------------------------------------
     def restore(self) -> Restored:

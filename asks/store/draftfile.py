@@ -20,6 +20,10 @@ Semantics:
   string, an int an int, an object an object: the file is data, nothing is coerced), built on
   first use like the store's (a new session's launch reads no drafts file). Text
   that cannot be UTF-8 (lone surrogates) is written as JSON escapes and read back exactly.
+* **Only the chat line re-encoded while the person types in chat.** :meth:`DraftFile.write`
+  keeps the JSON of the last questions it wrote (for the same tuple: the keeper keeps one per
+  draft-book revision) and splices it after a fresh envelope and chat line: byte for byte
+  :func:`encode`'s file (``tests/test_drafts_file.py``); any other case is :func:`encode`.
 * **Read once, checked.** :meth:`DraftFile.load` returns ``None`` when there is no file and
   raises :class:`DraftsUnreadable` (with a reason for the person) when it cannot be read or is
   not a drafts file of this session and version; the caller says so once and restores nothing.
@@ -146,13 +150,17 @@ def decode(data: bytes, session_id: str) -> SavedDrafts:
     return SavedDrafts(body.chat, body.questions)
 
 
-@attrs.define(eq=False)
 class DraftFile:
     """The drafts file of one session (see module docstring)."""
 
-    path: Path
-    session_id: str
-    ops: FileOps = attrs.Factory(FileOps)
+    __slots__ = ("_questions", "ops", "path", "session_id")
+
+    def __init__(self, path: Path, session_id: str, ops: FileOps | None = None) -> None:
+        self.path = path
+        self.session_id = session_id
+        self.ops = FileOps() if ops is None else ops
+        # the questions of the last write and their JSON (module docstring)
+        self._questions: tuple[tuple[SavedDraft, ...], bytes] | None = None
 
     def load(self) -> SavedDrafts | None:
         try:
@@ -165,7 +173,25 @@ class DraftFile:
 
     def write(self, saved: SavedDrafts) -> None:
         """Replace the file with ``saved`` (atomic, no fsync); raises :class:`OSError`."""
-        self.ops.replace_file(self.path, encode(self.session_id, saved))
+        self.ops.replace_file(self.path, self.encoded(saved))
+
+    def encoded(self, saved: SavedDrafts) -> bytes:
+        """:func:`encode` of ``saved``, the questions' JSON kept from the last call while they
+        are the same tuple (module docstring)."""
+        import orjson  # noqa: PLC0415 (not before the first frame: asks/store/entries.py)
+
+        kept = self._questions
+        try:
+            if kept is None or kept[0] is not saved.questions:
+                body = _strict_converter().unstructure(
+                    _Body(DRAFTS_VERSION, self.session_id, NO_CHAT, saved.questions), _Body
+                )
+                kept = self._questions = (saved.questions, orjson.dumps(body["questions"]))
+            chat = {"text": saved.chat.text, "caret": saved.chat.caret}
+            head = orjson.dumps({"v": DRAFTS_VERSION, "session_id": self.session_id, "chat": chat})
+        except orjson.JSONEncodeError:  # lone surrogates: encode escapes them
+            return encode(self.session_id, saved)
+        return head[:-1] + b',"questions":' + kept[1] + b"}"
 
     def remove(self) -> None:
         """Nothing to keep: no file (it is not an error if there was none)."""
