@@ -217,6 +217,9 @@ class FileOps:
     def size(self, fd: int) -> int:
         return os.fstat(fd).st_size
 
+    def status(self, fd: int) -> os.stat_result:
+        return os.fstat(fd)
+
     def close(self, fd: int) -> None:
         os.close(fd)
 

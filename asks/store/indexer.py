@@ -16,8 +16,14 @@ updated at every acknowledged append (O(1)). A new index is written when at leas
   nothing to index (NOTES "Long sessions (issue 21)");
 * **at close**, the same, if an earlier write failed and enough is still not covered.
 
-Each is best effort: any error leaves the old index (or none), which a replay checks
-before use anyway.
+At close it also writes the journal's stamp (:mod:`asks.store.stamp`): the CRC-32s of the
+whole file and of the index's prefix, for the file's stat then, if that stat is the one it
+took after the open's replay or its own last append (:meth:`IndexKeeper.observe`): so a
+stamp only ever describes bytes this writer knows, and the next open checks the index
+without reading the journal.
+
+Each is best effort: any error leaves the old index (or none) and the old stamp (or none),
+which a replay checks before use anyway.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from asks.core.gcpause import paused_gc
 from asks.store.files import FileOps
 from asks.store.index import INDEX_MIN_BYTES, Index, build, index_path
 from asks.store.replay import Fresh, Replay, decode_tail
+from asks.store.stamp import StatKey, encode, stamp_path, stat_key
 
 __all__ = ["IndexKeeper"]
 
@@ -47,6 +54,7 @@ class IndexKeeper:
     crc: int = 0  # CRC-32 of those bytes
     lines: int = 0
     last_seq: int | None = None  # of the last record decoded
+    seen: StatKey | None = None  # the file's stat after the open or this writer's last append
 
     @classmethod
     def after_replay(cls, ops: FileOps, path: Path, replay: Replay) -> IndexKeeper:
@@ -70,8 +78,17 @@ class IndexKeeper:
         self.crc = zlib.crc32(line, self.crc)
         self.lines += 1
 
+    def observe(self, ops: FileOps, fd: int) -> None:
+        """Take the file's stat now that this writer's bytes are on disk (after the open's
+        replay and repair, after each acknowledged append)."""
+        try:
+            self.seen = stat_key(ops.status(fd))
+        except OSError:
+            self.seen = None
+
     def after_append(self, ops: FileOps, fd: int) -> None:
         """Index what was appended since the last index, if enough is not covered."""
+        self.observe(ops, fd)
         if not self._due():
             return
         try:
@@ -88,8 +105,19 @@ class IndexKeeper:
                 self.last_seq = fresh[-1][3].seq
 
     def at_close(self, ops: FileOps, fd: int) -> None:
-        """Index what is still not covered at close (when an earlier write failed)."""
+        """Index what is still not covered at close (when an earlier write failed), then
+        stamp the file if nobody else wrote it since this writer's last stat."""
+        seen = self.seen
         self.after_append(ops, fd)
+        if seen is None or self.seen != seen or self.seen[2] != self.length:
+            return
+        crcs = {self.length: self.crc}
+        if self.index is not None:
+            crcs[self.index.length] = self.index.crc32
+        try:
+            ops.replace_file(stamp_path(self.path), encode(seen, crcs))
+        except OSError:
+            return
 
     def _due(self) -> bool:
         covered = 0 if self.index is None else self.index.length

@@ -29,6 +29,9 @@ Semantics:
   :data:`~asks.store.index.INDEX_MIN_BYTES` are not covered, so a crash leaves less than that
   to decode and a close has nothing to index); failing to is not an error, nothing depends
   on it.
+* **Stamp.** At close the writer stamps the file (:mod:`asks.store.stamp`, by the keeper) if
+  nobody else wrote it since its last append: the next open that finds the same stat takes
+  the CRC-32 the index check needs from the stamp instead of reading the journal for it.
 * **O(1) appends.** The file length and the next sequence number are tracked in memory; the file
   is read only by :meth:`Journal.open`.
 * **One writer.** A session file must have at most one :class:`Journal` appending to it, in one
@@ -79,6 +82,7 @@ from asks.store.files import (
 from asks.store.index import Index, index_path, parse
 from asks.store.indexer import IndexKeeper
 from asks.store.replay import replay_lines
+from asks.store.stamp import known_crcs, stamp_path, stat_key
 
 __all__ = [
     "SUFFIX",
@@ -133,9 +137,10 @@ def read_records(
         ) from exc
     try:
         data = ops.map_all(fd, path)
+        known = _read_stamp(ops, path, fd)
     finally:
         os.close(fd)
-    records = replay_lines(data, _read_index(ops, path)).records
+    records = replay_lines(data, _read_index(ops, path), known).records
     ops.release(data)
     return records
 
@@ -149,6 +154,15 @@ def started_mode(info: SessionInfo) -> SessionMode:
     except (OSError, DecodeError):
         return SessionMode.UNKNOWN
     return entry.mode if isinstance(entry, SessionStarted) else SessionMode.UNKNOWN
+
+
+def _read_stamp(ops: FileOps, path: Path, fd: int) -> dict[int, int]:
+    """The CRC-32s the journal's stamp knows, if it is a stamp of the file open as ``fd`` as
+    it is now (:mod:`asks.store.stamp`; after mapping it: then the mapped bytes are its)."""
+    try:
+        return known_crcs(ops.read_file(stamp_path(path)), stat_key(ops.status(fd)))
+    except OSError:
+        return {}
 
 
 def _read_index(ops: FileOps, path: Path) -> Index | None:
@@ -249,8 +263,9 @@ class Journal:
                 ) from exc
         except BaseException:
             journal.close()
-            with contextlib.suppress(OSError):
-                ops.unlink(path)
+            for side in (path, stamp_path(path)):  # the close may have stamped it
+                with contextlib.suppress(OSError):
+                    ops.unlink(side)
             raise
         return journal
 
@@ -282,7 +297,7 @@ class Journal:
         try:
             ops.lock(fd, path)
             data = ops.map_all(fd, path)
-            replay = replay_lines(data, _read_index(ops, path))
+            replay = replay_lines(data, _read_index(ops, path), _read_stamp(ops, path, fd))
             ops.release(data)  # lazy records page their lines in again when first read
             next_seq = replay.records[-1].seq + 1 if replay.records else 0
             journal = cls(
@@ -299,6 +314,7 @@ class Journal:
                 journal._truncate_torn_tail()
             if journal.state is StorageState.OK:
                 journal._keeper = IndexKeeper.after_replay(ops, path, replay)
+                journal._keeper.observe(ops, fd)
         except BaseException:
             ops.close(fd)
             raise

@@ -9,6 +9,8 @@
   has rows for become lazy records (:mod:`asks.store.lazy`) and only the others are decoded;
   the records (compared field by field) and the warnings are the same as without it. An index
   that does not check out is ignored.
+* ``known`` (from the journal's stamp, :mod:`asks.store.stamp`) gives the CRC-32 of some
+  prefixes of ``data``: those are not computed. Without it every CRC is computed.
 * ``data`` may be mapped (:meth:`~asks.store.files.FileOps.map_all`): a lazy record keeps a
   view of its line (decoded from a copy when first read), so the records hold no copies.
 * The cyclic GC is paused while the records are built (:func:`asks.core.gcpause.paused_gc`).
@@ -17,6 +19,7 @@
 from __future__ import annotations
 
 import zlib
+from collections.abc import Mapping
 from typing import Final
 
 import attrs
@@ -31,6 +34,7 @@ from asks.store.lazy import BUILDERS, CHAT, set_entry, set_pending, set_seq, set
 __all__ = ["Fresh", "Replay", "decode_tail", "replay_lines"]
 
 _NEWLINE: Final = 10
+_NOTHING_KNOWN: Final[Mapping[int, int]] = {}
 Fresh = tuple[int, int, int, Record]  # a decoded line: number, start, end (its "\n"), record
 
 
@@ -50,13 +54,17 @@ class Replay:
         return 0 if self.index is None else self.index.length
 
 
-def replay_lines(data: Data, index: Index | None = None) -> Replay:
+def replay_lines(
+    data: Data, index: Index | None = None, known: Mapping[int, int] = _NOTHING_KNOWN
+) -> Replay:
+    """The replay of ``data`` (module docstring); ``known``: CRC-32s of its prefixes, by
+    length, that need not be computed."""
     with paused_gc():
-        if index is not None and (replay := _replay_indexed(data, index)) is not None:
+        if index is not None and (replay := _replay_indexed(data, index, known)) is not None:
             return replay
         replay = Replay([], [], data.rfind(b"\n") + 1)
         replay.lines = _decode_span(replay, data, 0, replay.good_length, 1) - 1
-        replay.crc = zlib.crc32(memoryview(data)[: replay.good_length])
+        replay.crc = _crc(data, 0, replay.good_length, 0, known)
         _warn_torn_tail(replay, data, replay.lines + 1)
         return replay
 
@@ -107,13 +115,20 @@ def _warn_torn_tail(replay: Replay, data: Data, number: int) -> None:
         )
 
 
-def _replay_indexed(data: Data, index: Index) -> Replay | None:
+def _crc(data: Data, start: int, end: int, crc: int, known: Mapping[int, int]) -> int:
+    """The CRC-32 of ``data[:end]``, ``crc`` being that of ``data[:start]``: ``known`` (by
+    length) or computed over ``data[start:end]``."""
+    found = known.get(end)
+    return zlib.crc32(memoryview(data)[start:end], crc) if found is None else found
+
+
+def _replay_indexed(data: Data, index: Index, known: Mapping[int, int]) -> Replay | None:
     """The replay of ``data`` using ``index``, or ``None`` if the index does not check out."""
     good_length = data.rfind(b"\n") + 1
     length = index.length
     if not 0 < length <= good_length or data[length - 1] != _NEWLINE:
         return None
-    if zlib.crc32(memoryview(data)[:length]) != index.crc32:
+    if _crc(data, 0, length, 0, known) != index.crc32:
         return None
     replay = Replay([], [], good_length, index=index)
     try:
@@ -128,7 +143,7 @@ def _replay_indexed(data: Data, index: Index) -> Replay | None:
         return None
     number = _decode_span(replay, data, position, good_length, number)
     replay.lines = number - 1
-    replay.crc = zlib.crc32(memoryview(data)[length:good_length], index.crc32)
+    replay.crc = _crc(data, length, good_length, index.crc32, known)
     _warn_torn_tail(replay, data, number)
     return replay
 
