@@ -83,9 +83,12 @@ class Screen:
             tuple(self.repl.render(SIZE, focus=True).text),  # what the person sees
         )
 
-    def press(self, key: str) -> str | None:
-        self.clock.jump(TYPING_GUARD + 0.1)  # a deliberate key, after a look at the screen
-        self.session.host.panel_port.settle_guard_nowait(trio.current_time())
+    def press(self, key: str, *, look: bool = True) -> str | None:
+        """Press ``key``; with ``look``, after a pause to look at the screen (a deliberate key,
+        past the typing guard), else right after the key before it."""
+        if look:
+            self.clock.jump(TYPING_GUARD + 0.1)
+            self.session.host.panel_port.settle_guard_nowait(trio.current_time())
         self.repl.render(SIZE, focus=True)
         try:
             return self.repl.keypress(SIZE, key)
@@ -116,6 +119,10 @@ async def prepare(
         if context is Context.PROMPT:
             nursery.start_soon(screen.session.broker.confirm, "run it?")
             await trio.testing.wait_all_tasks_blocked()
+        if command is Command.PROMPT_CONFIRM:  # a decision key held: Enter makes it count
+            assert screen.press("y") is None
+            assert screen.session.broker.current is not None
+            assert screen.session.broker.current.answer is None
         return
     if context is Context.CHAT:
         ask(screen, blocking=False)  # so the focus toggle has somewhere to go
@@ -171,7 +178,8 @@ async def test_every_binding_reaches_a_real_handler(
         nursery.start_soon(screen.session.agent.run)
         await prepare(screen, context, command, nursery)
         before = screen.snapshot()
-        unused = screen.press(key)
+        # Enter at the prompt right after the held decision key (a pause would decide it)
+        unused = screen.press(key, look=command is not Command.PROMPT_CONFIRM)
         await trio.testing.wait_all_tasks_blocked()
         changed = screen.snapshot() != before or screen.quit
         assert unused is None, f"{command} ({key!r} in {context}) fell through unhandled"

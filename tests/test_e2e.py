@@ -39,7 +39,7 @@ from support.screen import (
     status_line,
     wait_chat,
 )
-from support.typist import after_claim_guard
+from support.typist import after_claim_guard, wait_prompt_has_keys
 
 pytestmark = pytest.mark.e2e
 
@@ -154,15 +154,20 @@ def test_permission_prompt_keeps_the_keyboard_then_the_blocker_claims(
     app.wait_for(r"Permission: Allow the agent to run: rm -rf build")
     app.wait_for(r"╎ Side question\?")  # the async question sits in the panel meanwhile
 
-    # The prompt is modal: Shift+Tab does not enter the panel, other keys go nowhere.
+    # The prompt is modal: Shift+Tab does not enter the panel; a printable it does not use is
+    # typing meant for the chat: it goes there, and the prompt waits for a pause again.
+    wait_prompt_has_keys(app)
     app.press("shift tab")
     app.type("x")
+    wait_chat(app, "x")
+    wait_prompt_has_keys(app)
     app.press("n")
     app.wait_for(r"FIRST-RESULT: The user denied permission to run 'rm -rf build'")
     app.wait_for(r"Permission: Allow the agent to run: make deploy")
     assert re.search(PANEL_UNFOCUSED, app.text()), app.text()
-    assert chat_text(app) == ""
+    assert chat_text(app) == "x"
 
+    wait_prompt_has_keys(app)
     app.press("y")
     app.wait_for(r"SECOND-RESULT: Ran 'make deploy'")
     app.wait_gone(r"Permission:")
@@ -179,7 +184,7 @@ def test_permission_prompt_keeps_the_keyboard_then_the_blocker_claims(
     app.wait_for(r"╎ Side question\?")
     assert "⚠ required" not in app.text()
     app.type("z")
-    wait_chat(app, "z")
+    wait_chat(app, "xz")
 
 
 def test_blocker_arriving_during_a_prompt_waits_then_claims(launch: Launcher) -> None:
@@ -188,8 +193,8 @@ def test_blocker_arriving_during_a_prompt_waits_then_claims(launch: Launcher) ->
     app.wait_for(r"Permission: Allow the agent to run: make deploy")
     app.wait_for(r"Ship during prompt\?")
     assert "⚠ required" in app.text()
+    wait_prompt_has_keys(app)
     app.press("shift tab")
-    app.type("x")
     assert "Permission:" in app.text(), "the prompt lost the keyboard"
     assert "[● Ship]" not in app.text() or not re.search(r"┌─ Questions", app.text())
     app.press("y")

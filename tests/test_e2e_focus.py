@@ -35,7 +35,7 @@ from support.screen import (
     wait_panel,
     wait_panel_gone,
 )
-from support.typist import Typist, pause_until_panel_has_keys
+from support.typist import Typist, pause_until_panel_has_keys, wait_prompt_has_keys
 
 pytestmark = pytest.mark.e2e
 
@@ -265,6 +265,7 @@ def test_collapse_key_works_at_a_permission_prompt(launch: Launcher) -> None:
     app.wait_for(r"╎ Side question\?")
     app.wait_gone(r"^▸ 1 question pending")
 
+    wait_prompt_has_keys(app)
     app.press("y")  # the prompt kept the keyboard throughout
     app.wait_for(r"PROMPT-RESULT: Ran 'make deploy'")
     records = launch.records()

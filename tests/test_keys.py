@@ -188,6 +188,11 @@ def test_the_status_names_a_prompt_and_nothing_when_only_the_chat_is_there(rig: 
     assert host.statistics().keys is None
     prompt = FocusTarget("permission-prompt")
     host.panel_port.begin_foreign_nowait(prompt)
+    chat = host.panel_port.focus.chat  # held until a pause: the keys still go to the chat
+    assert host.statistics().keys == KeysStatus(KeysTo.CHAT, prompt_waiting=True)
+    assert host.panel_port.key_route(rig.clock()) == Route(chat)
+    rig.clock.advance(TYPING_GUARD)
+    assert host.panel_port.settle_guard_nowait(rig.clock())
     assert host.statistics().keys == KeysStatus(KeysTo.PROMPT)
     assert host.panel_port.key_route(rig.clock()) == Route(prompt)
     host.panel_port.end_foreign_nowait(prompt)

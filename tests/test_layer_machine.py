@@ -24,6 +24,12 @@ Asserted after every step:
            command is not submitted from an editor without a second Enter. A printable that
            an option row cannot use (a burst aimed at the panel) goes to the chat, and
            so does everything typed after it within the guard;
+  prompt   (NOTES "The permission prompt's keys", with the real ``PromptView``) keys typed
+           across a prompt's arrival go to the chat; at the prompt, a printable it does not
+           use goes to the chat with what follows; a decision key counts only after a pause or
+           Enter, and a printable typed before that sends both to the chat — so a burst or an
+           inattentive line typed at a prompt lands whole in the chat and decides nothing
+           (unless the line is exactly one decision key: indistinguishable from ``y⏎``);
   saves    no answer is saved that no deliberate key produced: panel answers appear only
            after an Enter / second Alt+D pressed after a pause with the panel holding keys
            (or an inattentive line's Enter in an editor the person had opened, which is
@@ -37,11 +43,11 @@ import tempfile
 from pathlib import Path
 
 import hypothesis.strategies as st
-import urwid
 from hypothesis import event, settings
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 from support.rig import Rig, call, q
 
+from asks.agent.prompts import Prompt, PromptBroker
 from asks.core.chatline import chat_command_line
 from asks.core.drafts import Draft
 from asks.core.focus import TYPING_GUARD, FocusTarget, KeysTo
@@ -51,6 +57,7 @@ from asks.host.waits import Wait
 from asks.widgets.chat import ChatEditor
 from asks.widgets.keymap import Context
 from asks.widgets.layer import AsksLayer
+from asks.widgets.prompt import PromptView
 
 COLS = 80
 LETTERS = st.text(alphabet="abcxz ", min_size=1, max_size=12)
@@ -73,15 +80,16 @@ class LayerMachine(RuleBasedStateMachine):
         self.host = self.rig.host
         self.sent: list[str] = []
         self.chat = ChatEditor(self.sent.append)
-        self.prompt_widget = urwid.Edit()  # stands in for a modal prompt: takes every key
+        self.broker = PromptBroker(self.host.panel_port)
         self.layer = AsksLayer(
             self.host.panel_port,
             self.chat,
-            prompt=self.prompt_widget,
+            prompt=PromptView(self.broker),
             clock=self.rig.clock,
             bell=lambda: None,
         )
-        self.prompts: list[FocusTarget] = []
+        self.prompts = 0
+        self.expected_answer: bool | None = None  # what the person decided at the prompt
         self.calls = 0
         self.expected_chat = ""
         self.expected_sent: list[str] = []
@@ -163,8 +171,15 @@ class LayerMachine(RuleBasedStateMachine):
 
     def _settle(self) -> None:
         """The layer's timer: engage a held claim once its quiet interval is over."""
-        if self.host.panel_port.settle_guard_nowait(self.rig.clock()):
-            self.handed_over = True
+        now = self.rig.clock()
+        focus = self.host.panel_port.focus
+        if self.host.panel_port.settle_guard_nowait(now) and focus.panel_focused:
+            self.handed_over = True  # a claim, not a prompt, engaged
+        self.layer.tick_nowait(now)  # the rest of the timer's work: a held decision key
+
+    @property
+    def _prompt(self) -> Prompt | None:
+        return self.broker.current
 
     # ------------------------------------------------------------------ the person
     @rule(
@@ -180,9 +195,7 @@ class LayerMachine(RuleBasedStateMachine):
         """A burst of keys (gaps below the guard), maybe with an arrival in the middle."""
         self.rig.clock.advance(TYPING_GUARD + 0.1)  # a burst starts after a look at the screen
         self._settle()
-        if self.host.panel_port.focus.foreign_active:
-            return
-        aimed_at_chat = not self.host.panel_port.focus.keys_to_panel
+        aimed_at_chat = not self.host.panel_port.focus.keys_to_panel  # a prompt's strays too
         on_a_row = not aimed_at_chat and self._editor_at() is None
         drafts, saves = self._drafts(), self._panel_saves()
         keys = [*text, *(["enter"] if enter else [])]
@@ -207,7 +220,6 @@ class LayerMachine(RuleBasedStateMachine):
             self.known_saves = self._panel_saves()  # typed into the panel on purpose
             self.handed_over = False
 
-    @precondition(lambda self: not self.host.panel_port.focus.foreign_active)
     @rule(
         line=CHAT_LINES,
         gaps=GAPS,
@@ -232,6 +244,7 @@ class LayerMachine(RuleBasedStateMachine):
         editor = self._editor_at()
         start = self.host.panel_port.focus.keyboard().to
         drafts, saves, ended = self._drafts(), self._panel_saves(), self._ended_by_person()
+        undecided = self._prompt is not None and self._prompt.answer is None
         before = self._editor_text(editor) if editor is not None else ""
         if editor is not None and not editor[1]:  # typed at the caret
             caret = self.host.panel_port.draft(editor[0]).caret
@@ -241,6 +254,12 @@ class LayerMachine(RuleBasedStateMachine):
                 self._arrive(blocking)
             self._key(key, 0.0 if i == 0 else gaps[i % len(gaps)])
         assert self._ended_by_person() == ended, "rule 9: an inattentive line declined/deferred"
+        if start is KeysTo.PROMPT and line in ("y", "Y", "n", "N"):  # exactly ``y⏎``: a decision
+            assert self._prompt is not None
+            if undecided:
+                assert self._prompt.answer is (line in "yY")
+                self.expected_answer = self._prompt.answer
+            return
         if editor is None:  # the keys were at the chat, or on a row of the panel
             event(f"inattentive line: chat (keys were at the {start.value})")
             self._typed_to_chat(line, enter=True)
@@ -353,18 +372,48 @@ class LayerMachine(RuleBasedStateMachine):
         self._key("shift tab", 0.0)
         self.handed_over = False
 
-    @rule()
-    def prompt_starts(self) -> None:
-        prompt = FocusTarget(f"prompt-{len(self.prompts)}")
-        self.prompts.append(prompt)
-        self.host.panel_port.begin_foreign_nowait(prompt)
-        assert self._key("q", 0.05) is None  # the modal prompt takes keys
-        assert self.chat.text == self.expected_chat
+    @precondition(lambda self: self.broker.current is None)
+    @rule(typed=st.text(alphabet="aynYN ", max_size=4), gaps=GAPS)
+    def prompt_starts(self, typed: str, gaps: list[float]) -> None:
+        """A permission prompt opens (what ``PromptBroker.confirm`` does before it waits)
+        while the person may be typing: the rest of their word goes on to the chat, and the
+        pause after it decides nothing."""
+        self.prompts += 1
+        prompt = Prompt(f"run step {self.prompts}?", FocusTarget(f"prompt-{self.prompts}"))
+        self.broker.current = prompt
+        self.expected_answer = None
+        self.host.panel_port.begin_foreign_nowait(prompt.target)
+        for i, key in enumerate(typed):
+            self._key(key, 0.05 if i == 0 else gaps[i])
+        self._typed_to_chat(typed, enter=False)
+        self.pause()
 
-    @precondition(lambda self: self.prompts)
+    @precondition(lambda self: self.broker.current is not None)
+    @rule(keys=st.sampled_from([("y",), ("n",), ("esc",), ("y", "enter"), ("N", "enter")]))
+    def decides_at_the_prompt(self, keys: tuple[str, ...]) -> None:
+        """The person looks at the prompt, presses a decision key (maybe Enter), pauses."""
+        self.rig.clock.advance(TYPING_GUARD + 0.05)
+        self._settle()
+        prompt = self.broker.current
+        assert prompt is not None
+        undecided = prompt.answer is None
+        for key in keys:
+            self._key(key, 0.05)
+        if keys in {("y",), ("n",)}:  # one printable: it counts at the pause after it
+            assert prompt.answer is None or not undecided, "a decision key counted at once"
+            self.rig.clock.advance(TYPING_GUARD + 0.05)
+            self._key("left", 0.0)  # the next key (or the layer's timer) delivers it first
+        if undecided:
+            assert prompt.answer is (keys[0] in "yY"), f"{keys} did not decide the prompt"
+            self.expected_answer = prompt.answer
+
+    @precondition(lambda self: self.broker.current is not None)
     @rule()
     def prompt_ends(self) -> None:
-        self.host.panel_port.end_foreign_nowait(self.prompts.pop())
+        prompt = self.broker.current
+        assert prompt is not None
+        self.broker.current = None
+        self.host.panel_port.end_foreign_nowait(prompt.target)
         if self.host.surface_port.live_waits and not self.host.panel_port.focus.foreign_active:
             assert self.host.panel_port.focus.panel_focused, (
                 "rule 3: the waiting blocker did not claim"
@@ -483,6 +532,12 @@ class LayerMachine(RuleBasedStateMachine):
             assert named in status, f"9c: the status line says {status!r}"
             if keyboard.to is KeysTo.PANEL:
                 assert "keys: chat" not in status and "keys: prompt" not in status
+
+    @invariant()
+    def prompt_decided_only_by_the_person(self) -> None:
+        prompt = self.broker.current
+        if prompt is not None:
+            assert prompt.answer is self.expected_answer, "the prompt was decided by stray keys"
 
     @invariant()
     def chat_is_intact(self) -> None:

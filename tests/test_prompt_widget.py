@@ -74,10 +74,14 @@ async def test_keys_answer_the_prompt(broker: PromptBroker, key: str, answer: bo
         assert rows(view) == [" " * COLS]
 
 
-async def test_other_keys_are_swallowed_except_global_keys(broker: PromptBroker) -> None:
+async def test_other_keys_are_swallowed_except_global_and_printable_keys(
+    broker: PromptBroker,
+) -> None:
     async with prompting(broker, "allow?") as (view, answered):
-        for key in ("enter", "x", "tab", "shift tab", "up", "page up", "meta n"):
+        for key in ("enter", "tab", "shift tab", "up", "page up", "meta n"):
             assert view.keypress(SIZE, key) is None
+        for key in ("x", " ", "é", "/"):  # typing meant for somewhere else: the layer's strays
+            assert view.keypress(SIZE, key) == key
         assert view.keypress(SIZE, "ctrl c") == "ctrl c"  # the app interrupts
         assert view.keypress(SIZE, "ctrl ]") == "ctrl ]"  # the layer collapses
         assert await answered() == []

@@ -357,6 +357,7 @@ def test_the_repl_runs_allowed_commands_for_real_and_the_model_withdraws(
 ) -> None:
     from support.fake_openai import FakeOpenAI  # noqa: PLC0415
     from support.pty_harness import PtyApp  # noqa: PLC0415
+    from support.typist import wait_prompt_has_keys  # noqa: PLC0415
 
     env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "OPENAI_API_KEY": "sk-x"}
     with FakeOpenAI(repl_replies) as server:
@@ -373,6 +374,7 @@ def test_the_repl_runs_allowed_commands_for_real_and_the_model_withdraws(
                 app.press("enter")
                 app.wait_for("Permission: Allow the agent to run:")
                 assert not (tmp_path / made).exists()  # nothing runs before "yes"
+                wait_prompt_has_keys(app)
                 app.press("y" if text == "run" else "n")
                 app.wait_for(f"{'CMD' if text == 'run' else 'DENY'}-RESULT:")
                 app.wait_for(r"idle$")

@@ -19,7 +19,7 @@ import pytest
 import trio
 import urwid
 from support.pty_harness import PtyApp
-from support.typist import after_claim_guard
+from support.typist import after_claim_guard, wait_prompt_has_keys
 from urwid.testing import render_text
 
 from asks import contract
@@ -402,6 +402,7 @@ def test_resume_draws_the_transcript_the_live_session_drew(home: Path, apps: lis
     after_claim_guard()  # the claim's typing guard (focus rule 7): keys reach it then
     app.press("enter")  # Staging
     app.wait_for(r"Allow the agent to run: make deploy")
+    wait_prompt_has_keys(app)
     app.press("y")
     app.wait_for(r"PARITY-DONE")
     app.wait_for(r"idle$")

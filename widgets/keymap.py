@@ -106,6 +106,7 @@ class Command(enum.StrEnum):
     CHAT_HISTORY_FORWARD = "chat.history_forward"  # on the last row: the one sent after
     PROMPT_YES = "prompt.yes"
     PROMPT_NO = "prompt.no"
+    PROMPT_CONFIRM = "prompt.confirm"  # a held decision key counts now (NOTES: prompt's keys)
 
 
 PANEL_COMMANDS: Mapping[Command, PanelCommand] = MappingProxyType(
@@ -180,6 +181,7 @@ DEFAULT_BINDINGS: tuple[Binding, ...] = (
     # -- a foreign permission prompt
     Binding(C.PROMPT_YES, ("y", "Y"), X.PROMPT, "yes"),
     Binding(C.PROMPT_NO, ("n", "N", "esc"), X.PROMPT, "no"),
+    Binding(C.PROMPT_CONFIRM, ("enter",), X.PROMPT, "confirm"),
 )
 del C, X
 

@@ -26,6 +26,12 @@ keyboard), and the embedder's chat editor. It is the one place keys enter asks:
   Review tab; a digit with no row) is **stray** (rule 9a): the host says where it goes instead
   (``port.stray_key_nowait``: the chat editor, the typing guard re-armed) and the layer
   delivers it there, so typing meant for the chat is never dropped and never answers;
+* at a **foreign prompt** (NOTES "The permission prompt's keys") keys go where the person
+  was typing until they pause (the prompt's guard, like a claim's); then a printable key the
+  prompt does not use is stray too (to the chat, the prompt held again), and a printable
+  decision key (``y``/``n``) is held by the host until the pause after it (the timer then
+  delivers it to the prompt) or the prompt's confirm key (Enter); a printable typed before
+  that sends the held key and itself to the chat;
 * the cursor sits where :meth:`~asks.core.focus.Focus.keyboard` says the keys go — the same
   answer that routes them and that the status line names (rule 9c);
 * what no handler and no editor uses is returned, as urwid expects.
@@ -68,6 +74,7 @@ from asks.widgets.keyspec import is_text_key, pretty_key
 from asks.widgets.panel import PALETTE as PANEL_PALETTE
 from asks.widgets.panel import QuestionPanel
 from asks.widgets.panel.markup import Size
+from asks.widgets.promptkeys import PromptDecisions
 from asks.widgets.status import left_markup
 from asks.widgets.typeahead import TypeAhead
 
@@ -145,6 +152,10 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         self._had_waits = bool(port.live_waits)
         self._guard_changed = trio.Event()
         self._timer_until = float("inf")  # when the guard timer wakes if nothing changes
+        decisions: Mapping[Command, KeyHandler] = (
+            prompt.key_commands() if isinstance(prompt, KeyCommands) else {}
+        )
+        self._decisions = PromptDecisions(port, decisions, self._prompt_text)
         app = dict(commands or {})
         self._commands = self._command_table(app)
         global_ = {b.command for b in self.keymap.bindings if b.context is Context.GLOBAL}
@@ -278,8 +289,7 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
     ) -> dict[Command, KeyHandler]:
         """The widgets' commands, the embedding app's, then the layer's own (which win)."""
         table: dict[Command, KeyHandler] = dict(self.panel.key_commands())
-        if isinstance(self.prompt, KeyCommands):
-            table.update(self.prompt.key_commands())
+        table.update(self._decisions.table())
         if isinstance(self.editor, KeyCommands):
             table.update({c: self._typed(h) for c, h in self.editor.key_commands().items()})
         table.update({command: used(action) for command, action in app.items()})
@@ -293,13 +303,16 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
     def keypress(self, size: Size, key: str) -> str | None:
         """Route one key (see module docstring); return it if nothing here uses it."""
         now = self._clock()
+        self._decisions.size = size
+        focus = self.port.focus
+        if focus.doubt is not None:  # a held decision key whose pause is over counts first
+            self._decisions.deliver_due(now)
         command = self.keymap.command_for(Context.GLOBAL, key)
         if command in self._early:  # the app's own global command (Ctrl+C): not typing
             return self._commands[command](KeyPress(size, key, Context.GLOBAL, command, None, now))
-        focus = self.port.focus
-        if focus.where()[0] is KeysTo.PROMPT:
-            return self._dispatch(size, key, Context.PROMPT, command, None, now)
         route = self.port.key_route(now)
+        if route.target is focus.owner and focus.prompt_owns:  # the prompt has the keys
+            return self._prompt_key(size, key, command, now)
         if route.target is focus.panel:
             context = self.panel.key_context_for(route.tab)
             unused = self._dispatch(size, key, context, command, route.tab, now)
@@ -330,12 +343,28 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         return (handler or self._text[context])(press)
 
     def _stray_key(self, size: Size, key: str, now: float) -> str | None:
-        """Rule 9a: deliver a printable the panel could not use where the host says."""
+        """Rule 9a: deliver a printable the panel or the prompt could not use where the host
+        says (a decision key held at the prompt first: it was typing too)."""
         route = self.port.stray_key_nowait(now)
         self.last_context = Context.CHAT
         if route.target is self.port.focus.chat:
+            if route.first is not None:
+                self._dispatch(size, route.first, Context.CHAT, None, None, now)
             return self._dispatch(size, key, Context.CHAT, None, None, now)
         return key  # another editor of the embedding app: the app delivers it
+
+    # -- the prompt's keys (module docstring) ------------------------------------------------
+    def _prompt_key(self, size: Size, key: str, command: Command | None, now: float) -> str | None:
+        """A key at the prompt that has the keys: a printable after a held decision key, or
+        one the prompt does not use, is stray; the rest is the prompt's."""
+        if command is None:
+            command = self.keymap.command_for(Context.PROMPT, key)
+        if self.port.focus.doubt is not None and is_text_key(key):
+            return self._stray_key(size, key, now)  # the held key was typing
+        unused = self._dispatch(size, key, Context.PROMPT, command, None, now)
+        if unused is not None and self.prompt is not None and is_text_key(unused):
+            return self._stray_key(size, unused, now)
+        return unused
 
     def _pause(self, pause: KeyHandler) -> KeyHandler:
         """Esc pausing the panel: remember when, so its echo in chat is not an interrupt."""
@@ -396,9 +425,16 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
             with trio.move_on_at(deadline):
                 await self._guard_changed.wait()  # a change may bring a deadline forward
             self._guard_changed = trio.Event()
-            now = trio.current_time()
-            self.port.settle_guard_nowait(now)
-            self.port.expire_notice_nowait(now)
+            self.tick_nowait(trio.current_time())
+
+    def tick_nowait(self, now: float) -> None:
+        """What the layer's timer does at ``now`` (:meth:`running` runs it at each deadline):
+        a held claim or prompt takes the keys once the person paused, a held decision key whose
+        pause is over is delivered to the prompt, an expired notice goes. Doing it twice, or
+        before a deadline, changes nothing."""
+        self.port.settle_guard_nowait(now)
+        self._decisions.deliver_due(now)
+        self.port.expire_notice_nowait(now)
 
     def _next_deadline(self) -> float:
         """When the guard timer has something to do next (``inf``: nothing is due)."""

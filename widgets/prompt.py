@@ -11,7 +11,11 @@ until the broker ends the prompt. With no prompt it draws one empty row and retu
 
 Keys while a prompt is up (it is modal), from the keymap's ``PROMPT`` context: ``y``/``Y`` allow
 (``broker.answer_nowait(True)``), ``n``/``N``/``esc`` deny (``answer_nowait(False)``); global
-keys (Ctrl+C, collapse) are returned for the layer and the app; every other key is swallowed.
+keys (Ctrl+C, collapse) and other printable keys are returned for the layer (which treats the
+printables as typing meant for the chat) and the app; every other key is swallowed. The layer,
+not this view, holds a printable decision key until the pause after it (NOTES "The permission
+prompt's keys"); while it holds one, the block says so (``“y” counts when you pause · Enter:
+now · typing on goes to the chat``), redrawn on the host's changes.
 The view carries out ``PROMPT_YES``/``PROMPT_NO`` as :class:`~asks.widgets.keys.KeyCommands`
 (the layer resolves the key once and runs them); :meth:`PromptView.keypress` is the same lookup
 and table on its own.
@@ -31,6 +35,7 @@ from asks.core.i18n import N_, _
 from asks.sanitize import sanitize_text
 from asks.widgets.keymap import Command, Context, Keymap, build_keymap
 from asks.widgets.keys import KeyHandler, KeyPress, handle
+from asks.widgets.keyspec import is_text_key, pretty_key
 from asks.widgets.panel.footer import localized_hints
 
 Size = tuple[int]
@@ -41,6 +46,7 @@ PALETTE: Final = (
     ("prompt.border", "yellow,bold", "default", "bold"),
     ("prompt.title", "yellow,bold", "default", "bold"),
     ("prompt.hint", "light cyan", "default", "default"),
+    ("prompt.held", "yellow", "default", "bold"),
 )
 
 
@@ -51,11 +57,17 @@ def prompt_hint(keymap: Keymap) -> str:
     return "  " + localized_hints(keymap, Context.PROMPT, commands, labels)
 
 
-def prompt_markup(prompt: Prompt, keymap: Keymap | None = None) -> Markup:
-    """``⚠ Permission: TEXT  y allow · n deny`` (or the choice once answered)."""
+def prompt_markup(prompt: Prompt, keymap: Keymap | None = None, held: str | None = None) -> Markup:
+    """``⚠ Permission: TEXT  y allow · n deny``; while the decision key ``held`` waits for the
+    pause after it, what it does then; once answered, the choice."""
+    keymap = keymap or build_keymap()
     markup: Markup = [("prompt.title", _("⚠ Permission: ")), sanitize_text(prompt.text)]
-    if prompt.answer is None:
-        markup.append(("prompt.hint", prompt_hint(keymap or build_keymap())))
+    if prompt.answer is None and held is not None:
+        confirm = pretty_key(keymap.key_in(Context.PROMPT, Command.PROMPT_CONFIRM) or "")
+        text = _("“{key}” counts when you pause · {confirm}: now · typing on goes to the chat")
+        markup.append(("prompt.held", "  " + text.format(key=held, confirm=confirm)))
+    elif prompt.answer is None:
+        markup.append(("prompt.hint", prompt_hint(keymap)))
     else:
         markup.append(("prompt.hint", "  → " + (_("allowed") if prompt.answer else _("denied"))))
     return markup
@@ -68,12 +80,13 @@ class PromptView(urwid.WidgetWrap[urwid.Widget]):
         self._broker = broker
         self._keymap = keymap or build_keymap()
         self._prompt: Prompt | None = None
-        self._drawn: tuple[Prompt | None, bool | None] | None = None
+        self._drawn: tuple[Prompt | None, bool | None, str | None] | None = None
         self._commands: Mapping[Command, KeyHandler] = {
             Command.PROMPT_YES: self._answer(True),
             Command.PROMPT_NO: self._answer(False),
         }
         super().__init__(urwid.Text(""))
+        broker.host.subscribe(self.refresh)  # a decision key held or let go (the focus's doubt)
         self.refresh()
 
     @property
@@ -83,14 +96,16 @@ class PromptView(urwid.WidgetWrap[urwid.Widget]):
 
     def refresh(self) -> None:
         self._prompt = prompt = self._broker.current
-        state = (prompt, None if prompt is None else prompt.answer)
+        doubt = self._broker.host.focus.doubt
+        held = None if doubt is None else doubt.key
+        state = (prompt, None if prompt is None else prompt.answer, held)
         if state == self._drawn:
             return
         self._drawn = state
         if prompt is None:
             self._w = urwid.Text("")
             return
-        body = urwid.AttrMap(urwid.Text(prompt_markup(prompt, self._keymap)), "prompt")
+        body = urwid.AttrMap(urwid.Text(prompt_markup(prompt, self._keymap, held)), "prompt")
         self._w = urwid.AttrMap(urwid.LineBox(body), "prompt.border")
 
     def selectable(self) -> bool:
@@ -103,10 +118,13 @@ class PromptView(urwid.WidgetWrap[urwid.Widget]):
         return self._commands
 
     def text_key(self, press: KeyPress) -> str | None:
-        """Modal while a prompt is up: other keys are swallowed, global commands returned."""
-        if self._broker.current is None or press.command is not None:
+        """Modal while a prompt is up: other keys are swallowed; global commands and printable
+        keys (typing meant for somewhere else: the layer's strays) are returned."""
+        if self._broker.current is None or is_text_key(press.key):
             return press.key
-        return None
+        if press.command is None or press.command is Command.PROMPT_CONFIRM:
+            return None  # Enter with no decision key held (the layer holds them) does nothing
+        return press.key
 
     def _answer(self, allow: bool) -> KeyHandler:
         def answer(press: KeyPress) -> str | None:

@@ -11,7 +11,8 @@ so the most important part comes first):
 3. where the keys go (``status.keys``, focus rule 9c), while questions are pending or a
    prompt is up: ``keys: chat``, ``keys: question “Lint”``, ``keys: Review``, ``keys: prompt``,
    ``keys: editor``; while a claim holds the keys back until a pause, followed by
-   ``— “Target” waits for a pause``. It is drawn from the same state as the cursor and the
+   ``— “Target” waits for a pause`` (``— the prompt waits for a pause`` while a prompt
+   holds them back). It is drawn from the same state as the cursor and the
    panel's border (:meth:`asks.core.focus.Focus.keyboard`), so the three agree;
 4. the host's notice, sanitised to one line (``status.notice``);
 5. ``extra`` from the app (sanitised to one line).
@@ -40,6 +41,7 @@ from asks.store.journal import StorageState
 Markup = list[tuple[str, str] | str]
 
 SEPARATOR: Final = " · "
+PROMPT_WAITS: Final = N_("the prompt waits for a pause")
 STORAGE_WARNING: Final = N_("⚠ storage unconfirmed — answers are not being saved")
 AGENT_LABELS: Final = {AgentState.IDLE: N_("idle"), AgentState.WORKING: N_("working…")}
 KEYS_LABELS: Final = {
@@ -89,6 +91,8 @@ def keys_text(keys: KeysStatus) -> str:
         text = _("keys: question “{name}”").format(name=sanitize_line(keys.question))
     else:
         text = _("keys: {name}").format(name=_("Review"))
+    if keys.prompt_waiting:
+        return f"{text} — {_(PROMPT_WAITS)}"
     if keys.waiting is not None:
         waits = _("“{name}” waits for a pause").format(name=sanitize_line(keys.waiting))
         text = f"{text} — {waits}"

@@ -29,6 +29,16 @@ Pure state, no I/O, no knowledge of tabs beyond opaque keys handed in by the hos
   — they are ``handed``: a text editor under the cursor there is not the person's choice yet,
   and the host asks for Enter twice before it sends what was typed into it. Any deliberate
   panel command (:meth:`Focus.deliberate`) clears both this and the stray mark.
+* **A foreign prompt's keys** (rules 7 and 9 at a prompt, NOTES "The permission prompt's
+  keys"): the top prompt starts *held* (``prompt_engaged`` false): keys go where the person
+  was typing (:meth:`Focus.where`: the prompt's origin if it is an editor, else the panel's
+  loan origin or the chat — never the panel) until the quiet interval after the later of its
+  opening (``prompt_since``) and the last key; then it takes the keys. A printable key it
+  cannot use is a stray (:meth:`Focus.stray`): delivered to that editor, the prompt held
+  again. A printable **decision key** is held (:meth:`Focus.hold_decision`, the ``doubt``)
+  until the pause after it (:meth:`Focus.due_decision`) or a confirm key
+  (:meth:`Focus.confirm_decision`) delivers it to the prompt; a printable key before that
+  makes it a stray too (delivered first, ``Route.first``).
 * **Where the keys go** (rule 9c): :meth:`Focus.keyboard` is the one answer; routing
   (:meth:`Focus.key`), the cursor and border (``keys_to_panel``) and the status line all read
   it, so they cannot disagree.
@@ -68,10 +78,21 @@ class Claim:
 
 @attrs.frozen
 class Route:
-    """Where one key goes: a target, and for the panel maybe the tab it was aimed at."""
+    """Where one key goes: a target, and for the panel maybe the tab it was aimed at;
+    ``first``: a key held at a prompt that turned out to be typing, to deliver to ``target``
+    before this one."""
 
     target: FocusTarget
     tab: Hashable | None = None
+    first: str | None = None
+
+
+@attrs.frozen
+class Doubt:
+    """A decision key held at the prompt until the pause after it (module docstring)."""
+
+    key: str
+    at: float
 
 
 class KeysTo(enum.StrEnum):
@@ -85,8 +106,9 @@ class KeysTo(enum.StrEnum):
 
 @attrs.frozen
 class Keyboard:
-    """Where the next key goes (:meth:`Focus.keyboard`); ``held``: a claim waits for a pause
-    (the panel shows a required question, but the keys still go to ``target``)."""
+    """Where the next key goes (:meth:`Focus.keyboard`); ``held``: a claim or a prompt waits
+    for a pause (the panel shows a required question or the prompt is drawn, but the keys
+    still go to ``target``)."""
 
     to: KeysTo
     target: FocusTarget
@@ -109,6 +131,9 @@ class Focus:
     last_key_at: float = attrs.field(init=False, default=float("-inf"))
     stray_mark: bool = attrs.field(init=False, default=False)  # rule 9a: Enter is refused once
     handed: bool = attrs.field(init=False, default=False)  # the keys came without a deliberate key
+    prompt_engaged: bool = attrs.field(init=False, default=False)  # the top prompt has the keys
+    prompt_since: float = attrs.field(init=False, default=float("-inf"))  # it opened or re-armed
+    doubt: Doubt | None = attrs.field(init=False, default=None)  # a decision key held
 
     def __attrs_post_init__(self) -> None:
         self.owner = self.chat
@@ -137,7 +162,10 @@ class Focus:
         """:meth:`keyboard` as a plain tuple (cheap: it is read several times per key)."""
         owner = self.owner
         if self.foreign and owner is not self.chat and owner is not self.panel:
-            return KeysTo.PROMPT, owner, False
+            if self.prompt_engaged:
+                return KeysTo.PROMPT, owner, False
+            typing = self._typing_under_prompt()
+            return (KeysTo.CHAT if typing is self.chat else KeysTo.EDITOR), typing, True
         held = False
         if owner is self.panel:
             claim = self.claim
@@ -148,15 +176,44 @@ class Focus:
             owner, held = self._origin_or_chat(), True
         return (KeysTo.CHAT if owner is self.chat else KeysTo.EDITOR), owner, held
 
+    @property
+    def prompt_owns(self) -> bool:
+        """Is a foreign prompt the focus owner (held or not)?"""
+        owner = self.owner
+        return bool(self.foreign) and owner is not self.chat and owner is not self.panel
+
+    def _typing_under_prompt(self) -> FocusTarget:
+        """Where keys go while the prompt is held: the editor the person was typing in."""
+        base = self.foreign[0][1]
+        if base is self.panel or base not in self.mounted:
+            return self._origin_or_chat()
+        return base
+
     def guard_deadline(self) -> float | None:
-        """When an unengaged claim engages if no key comes first; ``None`` if none is pending."""
+        """When an unengaged claim or a held prompt engages, or a held decision key is due,
+        if no key comes first; ``None`` if nothing is pending."""
+        if self.prompt_owns:
+            if not self.prompt_engaged:
+                return max(self.prompt_since, self.last_key_at) + self.guard
+            return None if self.doubt is None else self.doubt.at + self.guard
         claim = self.claim
         if claim is None or claim.engaged or not self.panel_focused:
             return None
         return max(claim.claimed_at, self.last_key_at) + self.guard
 
+    def settle_prompt(self, now: float) -> bool:
+        """Give a held prompt the keys once its quiet interval passed; True if it did now."""
+        if not self.prompt_owns or self.prompt_engaged:
+            return False
+        if now < max(self.prompt_since, self.last_key_at) + self.guard:
+            return False
+        self.prompt_engaged = True
+        return True
+
     def settle(self, now: float) -> bool:
         """Engage a pending claim whose quiet interval has passed; True if it engaged now."""
+        if self.prompt_owns:
+            return False
         deadline = self.guard_deadline()
         if deadline is None or now < deadline or self.claim is None:
             return False
@@ -168,6 +225,7 @@ class Focus:
         """A key was read at ``now``: where it goes (the typing guard, rule 7).
         ``prior_owner_tab`` is the tab the panel shows (the host's selection)."""
         self.settle(now)
+        self.settle_prompt(now)
         self.last_key_at = now
         to, target, held = self.where()
         if to is KeysTo.PANEL:
@@ -182,6 +240,8 @@ class Focus:
         With a live claim the typing guard is re-armed, held keys go to the loan origin and
         the stray mark is set; without one the panel lets go of the keyboard (to the origin).
         """
+        if self.prompt_owns:
+            return self._stray_at_prompt(now)
         if not self.panel_focused:
             return Route(self.keyboard().target)
         claim = self.claim
@@ -192,6 +252,42 @@ class Focus:
         self.last_key_at = max(self.last_key_at, now)
         self.stray_mark = True
         return Route(self._origin_or_chat())
+
+    def _stray_at_prompt(self, now: float) -> Route:
+        """A printable the prompt does not use: the person is typing elsewhere. The prompt is
+        held again; a held decision key goes first, to the same editor."""
+        first = None if self.doubt is None else self.doubt.key
+        self.doubt = None
+        self.prompt_engaged = False
+        self.last_key_at = max(self.last_key_at, now)
+        return Route(self._typing_under_prompt(), first=first)
+
+    def hold_decision(self, key: str, now: float) -> bool:
+        """A printable decision key at the engaged prompt: hold it until the pause after it
+        (True), or refuse (False: the prompt does not have the keys, or one is held)."""
+        if not (self.prompt_owns and self.prompt_engaged) or self.doubt is not None:
+            return False
+        if self._typing_under_prompt() is not self.chat:
+            return False  # an embedder's editor gets one key per keypress: nothing to hold
+        self.doubt = Doubt(key, now)
+        return True
+
+    def due_decision(self, now: float) -> str | None:
+        """The held decision key, if the pause after it is over (it is no longer held)."""
+        doubt = self.doubt
+        if doubt is None or now < doubt.at + self.guard:
+            return None
+        self.doubt = None
+        return doubt.key
+
+    def confirm_decision(self) -> str | None:
+        """The confirm key: the held decision key at once (``None``: none is held)."""
+        doubt, self.doubt = self.doubt, None
+        return None if doubt is None else doubt.key
+
+    def drop_decision(self) -> None:
+        """A non-printable decision (Esc, Ctrl+C) was made: a held key no longer counts."""
+        self.doubt = None
 
     def hold_at_origin(self) -> None:
         """Held-back keys go to the loan origin from now on (the prior tab went away)."""
@@ -225,6 +321,7 @@ class Focus:
         self.foreign = [(p, o) for p, o in self.foreign if p is not target]
         if self.owner is target:
             self.owner = self.foreign[-1][0] if self.foreign else self.chat
+            self._rearm_prompt(self.last_key_at)
 
     def _origin_or_chat(self) -> FocusTarget:
         origin = self.loan_origin
@@ -284,14 +381,23 @@ class Focus:
         self.loan_origin = None
 
     # -- foreign prompts -------------------------------------------------------------------
-    def begin_foreign(self, prompt: FocusTarget) -> None:
-        """A modal prompt takes the keyboard; it remembers where focus was."""
+    def begin_foreign(self, prompt: FocusTarget, now: float) -> None:
+        """A modal prompt opened at ``now``: it owns the keyboard (held until a pause, module
+        docstring); it remembers where focus was."""
         self.mounted.add(prompt)
         self.foreign.append((prompt, self.owner))
         self.owner = prompt
+        self._rearm_prompt(now)
 
-    def end_foreign(self, prompt: FocusTarget) -> None:
-        """The prompt ended: focus returns to its origin if still mounted, else chat."""
+    def _rearm_prompt(self, now: float) -> None:
+        """The top prompt (a new one, or one uncovered) waits for a pause from ``now``."""
+        self.prompt_engaged = False
+        self.prompt_since = now
+        self.doubt = None
+
+    def end_foreign(self, prompt: FocusTarget, now: float) -> None:
+        """The prompt ended at ``now``: focus returns to its origin if still mounted, else chat
+        (a prompt under it takes the keys after a pause)."""
         index = next((i for i, (p, _) in enumerate(self.foreign) if p is prompt), None)
         if index is None:
             return
@@ -301,7 +407,9 @@ class Focus:
             return
         if self.foreign:
             self.owner = self.foreign[-1][0]
+            self._rearm_prompt(now)
         elif origin in self.mounted:
             self.owner = origin
         else:
             self.owner = self.chat
+        self.doubt = None

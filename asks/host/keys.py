@@ -17,6 +17,11 @@ its own — :class:`~asks.core.focus.Focus` does — but it keeps the host's sid
   stays), or at :meth:`KeyDesk.notice_deadline`, ``NOTICE_SECONDS`` after it was said (the
   layer's timer calls :meth:`KeyDesk.expire`). A storage failure's notice is sticky: it stays
   until the next panel command or notice.
+* **A foreign prompt's keys** (NOTES "The permission prompt's keys"): a held prompt takes the
+  keys at the pause like a claim (:meth:`KeyDesk.route`, :meth:`KeyDesk.settle_nowait`); a
+  decision key the layer holds (:meth:`KeyDesk.hold_decision_nowait`, drawn by the prompt's
+  view) waits until the pause after it (:meth:`KeyDesk.due_decision_nowait`), the confirm key
+  (:meth:`KeyDesk.confirm_decision_nowait`) or a stray decides where it goes.
 * **Where the keys are**, for the status line (:class:`~asks.host.stats.KeysStatus`), from
   :meth:`Focus.keyboard` — the same answer the cursor and the border are drawn from.
 """
@@ -85,18 +90,48 @@ class KeyDesk:
         return False
 
     def _settle(self, now: float) -> bool:
-        """Engage a claim whose quiet interval is over; show a required tab (True if now)."""
-        if not self.core.focus.settle(now):
+        """Engage a claim whose quiet interval is over and show a required tab, or give a
+        held prompt the keys (True if either happened now)."""
+        focus = self.core.focus
+        if focus.settle_prompt(now):
+            return True
+        if not focus.settle(now):
             return False
         self.panel.show_required()
         return True
 
     def stray_nowait(self, now: float) -> Route:
-        """The panel could not use the printable key routed to it at ``now`` (rule 9a):
-        where to deliver it instead (the loan origin). Nothing is answered."""
+        """The panel or the prompt could not use the printable key routed to it at ``now``
+        (rule 9a): where to deliver it instead (the loan origin; at a prompt, the editor the
+        person types in, a held decision key first). Nothing is answered."""
         route = self.core.focus.stray(now)
         self.changed()  # keeps the held claim consistent, then notifies
         return route
+
+    def hold_decision_nowait(self, key: str, now: float) -> bool:
+        """The prompt's printable decision ``key`` waits for the pause after it (True; the
+        prompt's view shows it, from ``Focus.doubt``); False: the prompt cannot hold it."""
+        if not self.core.focus.hold_decision(key, now):
+            return False
+        self.notify()
+        return True
+
+    def due_decision_nowait(self, now: float) -> str | None:
+        """The held decision key whose pause is over (deliver it to the prompt), or None."""
+        return self._decided(self.core.focus.due_decision(now))
+
+    def confirm_decision_nowait(self) -> str | None:
+        """The confirm key: the held decision key, to deliver to the prompt now, or None."""
+        return self._decided(self.core.focus.confirm_decision())
+
+    def drop_decision_nowait(self) -> None:
+        """A non-printable decision was made at the prompt: a held key no longer counts."""
+        self._decided(self.core.focus.confirm_decision())
+
+    def _decided(self, key: str | None) -> str | None:
+        if key is not None:
+            self.notify()
+        return key
 
     def name_keys(self, names: Mapping[PanelCommand, str]) -> None:
         """How the panel's keymap names its keys, for refusals that say what works."""
@@ -137,9 +172,12 @@ class KeyDesk:
         """Where the keys go, named for the status line; ``None`` while there is nothing
         but the chat (no questions, no prompt)."""
         core = self.core
-        to, _target, held = core.focus.where()
-        if not core.tabs and to is not KeysTo.PROMPT:
+        focus = core.focus
+        to, _target, held = focus.where()
+        if not core.tabs and not focus.foreign_active:
             return None
+        if held and focus.prompt_owns:
+            return KeysStatus(to, prompt_waiting=True)
         selected = core.selected
         question = None
         if to is KeysTo.PANEL and isinstance(selected, QuestionRef):

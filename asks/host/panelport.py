@@ -103,12 +103,35 @@ class PanelPort(SurfacePort):
             return self._state.keys.route(now)
 
     def stray_key_nowait(self, now: float) -> Route:
-        """The panel could not use a printable key (rule 9a): where to deliver it instead."""
+        """The panel or the prompt could not use a printable key (rule 9a): where to deliver
+        it instead (``Route.first``: a held decision key to deliver there before it)."""
         with self._state.operation():
             return self._state.keys.stray_nowait(now)
 
+    def hold_decision_nowait(self, key: str, now: float) -> bool:
+        """A printable decision key at the prompt waits for the pause after it (True; read
+        it as ``focus.doubt``). False: not held."""
+        with self._state.operation():
+            return self._state.keys.hold_decision_nowait(key, now)
+
+    def due_decision_nowait(self, now: float) -> str | None:
+        """The held decision key once the pause after it is over (deliver it), else None."""
+        with self._state.operation():
+            return self._state.keys.due_decision_nowait(now)
+
+    def confirm_decision_nowait(self) -> str | None:
+        """The confirm key at the prompt: the held decision key (deliver it now), or None."""
+        with self._state.operation():
+            return self._state.keys.confirm_decision_nowait()
+
+    def drop_decision_nowait(self) -> None:
+        """A non-printable decision (Esc) was made at the prompt: a held key is dropped."""
+        with self._state.operation():
+            self._state.keys.drop_decision_nowait()
+
     def guard_deadline(self) -> float | None:
-        """When a claim held back by the typing guard takes the keys if nobody types."""
+        """When a claim held back by the typing guard takes the keys if nobody types, a held
+        prompt takes them, or a held decision key counts."""
         return self._state.focus.guard_deadline()
 
     def settle_guard_nowait(self, now: float) -> bool:
@@ -199,13 +222,13 @@ class PanelPort(SurfacePort):
     def begin_foreign_nowait(self, prompt: FocusTarget) -> None:
         """A foreign prompt (a permission dialog) takes the keyboard; a blocker waits for it."""
         with self._state.operation():
-            self._state.focus.begin_foreign(prompt)
+            self._state.focus.begin_foreign(prompt, self._state.clock())
             self._state.changed()
 
     def end_foreign_nowait(self, prompt: FocusTarget) -> None:
         """The foreign prompt closed: focus goes back where it came from; a blocker claims."""
         with self._state.operation():
-            self._state.focus.end_foreign(prompt)
+            self._state.focus.end_foreign(prompt, self._state.clock())
             self._state.changed()
 
     def mount_nowait(self, target: FocusTarget) -> None:

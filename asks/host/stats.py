@@ -26,11 +26,13 @@ if TYPE_CHECKING:
 class KeysStatus:
     """Where the keys go (focus rule 9): ``to``; on the panel, the header of the question
     they go to (``None``: the Review tab); ``waiting``: while a claim holds the keys back
-    until a pause, the header of the required question that takes them then."""
+    until a pause, the header of the required question that takes them then;
+    ``prompt_waiting``: a foreign prompt is up and takes the keys at the pause."""
 
     to: KeysTo
     question: str | None = None
     waiting: str | None = None
+    prompt_waiting: bool = False
 
 
 @attrs.frozen

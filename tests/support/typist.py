@@ -30,6 +30,12 @@ def pause_until_panel_has_keys(app: PtyApp) -> None:
     app.wait_for(PANEL_FOCUSED)
 
 
+def wait_prompt_has_keys(app: PtyApp) -> None:
+    """A permission prompt is on screen: wait (on the screen, no sleep) until it has the keys —
+    it takes them once nobody typed for the guard's time (the status line says so)."""
+    app.wait_for(r"keys: prompt")
+
+
 def after_claim_guard() -> None:
     """A blocker just claimed focus (it is on screen): for the guard's time after the claim,
     keys still go where the person aimed them. The claim happened before the screen showed it,
@@ -62,10 +68,10 @@ class Typist:
         for char in text:
             self.key(char)
 
-    def until(self, visible: str, then: int) -> tuple[str, int]:
-        """Type ``w00,w01,…`` until ``visible`` is on screen, then ``then`` more keys. Returns
-        what was typed and how many keys came before ``visible`` showed."""
-        stream = "".join(f"w{i:02d}," for i in range(100))
+    def until(self, visible: str, then: int, stream: str = "") -> tuple[str, int]:
+        """Type ``stream`` (default ``w00,w01,…``) until ``visible`` is on screen, then ``then``
+        more keys. Returns what was typed and how many keys came before ``visible`` showed."""
+        stream = stream or "".join(f"w{i:02d}," for i in range(100))
         arrived: int | None = None
         for count, char in enumerate(stream):
             if arrived is None and visible in (self.app.text_now() or ""):
