@@ -414,3 +414,21 @@ def test_digits_select_any_numbered_row_and_never_answer(launch: Launcher) -> No
     assert len([r for r in records if r["type"] == "resolved"]) == 1
     saved = resolutions(records, question_id(records, "Pick a season?"))
     assert [r["answer"]["option_indices"] for r in saved] == [[3]]
+
+
+def test_a_line_starting_with_a_digit_typed_at_the_rows_is_a_chat_line(launch: Launcher) -> None:
+    """Rule 9a: ``2 more tests`` typed at an option row without looking jumps to row 2 at
+    once, but the letter after it shows it was typing: the jump is undone and the whole
+    line is in the chat, in order; nothing is answered."""
+    app = launch.start(script="focus_digits.toml")
+    app.wait_for(r"╎ Pick a season\?")
+    app.press("shift tab")
+    app.wait_for(PANEL_FOCUSED)
+    typist = Typist(app)
+    typist.text("2 more tests")
+    typist.check_burst()
+    wait_chat(app, "2 more tests")
+    app.press("shift tab")  # back in the panel: the cursor is where it was
+    app.wait_for(PANEL_FOCUSED)
+    wait_panel(app, r"│ › 1\. Spring")
+    assert all(r["type"] != "resolved" for r in launch.records())

@@ -62,12 +62,20 @@ from asks.widgets.prompt import PromptView
 COLS = 80
 LETTERS = st.text(alphabet="abcxz ", min_size=1, max_size=12)
 GAPS = st.lists(st.floats(0.01, TYPING_GUARD * 0.9), min_size=12, max_size=12)
-# What an inattentive person types into "the chat": it starts with a letter or a slash (a
-# line starting with a digit or a space is a row jump / toggle on an option row: see NOTES)
+# What an inattentive person types into "the chat": it starts with a letter or a slash, or
+# with digits of option rows (1-3) before a letter (a row jump, undone by the letter after
+# it). Not here (NOTES, rule 9 gaps): a line of digits and spaces only (``1⏎`` is a choice),
+# and a digit of the ``Type something.`` row (4), which opens the editor for what follows.
 CHAT_LINES = st.one_of(
     st.sampled_from(["/help", "/quit", "/asks q-1", "/web", "fix the tests", "ok 2", "/tmp/x"]),
     st.builds(
         str.__add__, st.sampled_from(list("abxyz/")), st.text(alphabet="abc xyz/-12", max_size=10)
+    ),
+    st.builds(
+        lambda digits, letter, rest: digits + letter + rest,
+        st.text(alphabet="123", min_size=1, max_size=2),
+        st.sampled_from(list("abx/")),
+        st.text(alphabet="abc xyz/-12", max_size=8),
     ),
 )
 
@@ -203,10 +211,10 @@ class LayerMachine(RuleBasedStateMachine):
             if i == arrive_at:
                 self._arrive(blocking)
             self._key(key, gaps[i % len(gaps)])
-        stray = len(text) - len(text.lstrip(" "))  # leading spaces: Space toggles on a row
-        if on_a_row and stray < len(text):
-            # rule 9a: the first letter is stray; it and the rest of the burst go to chat
-            self._typed_to_chat(text[stray:], enter)
+        if on_a_row and text.strip(" "):
+            # rule 9a: the first letter is stray; it and the rest of the burst go to chat, and
+            # so do the Spaces before it (their toggles undone: they were typing)
+            self._typed_to_chat(text, enter)
             assert self._panel_saves() == saves, "rule 9a: stray typing answered"
         elif aimed_at_chat:
             self._typed_to_chat(text, enter)

@@ -315,6 +315,10 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
             return self._prompt_key(size, key, command, now)
         if route.target is focus.panel:
             context = self.panel.key_context_for(route.tab)
+            if command is None:
+                command = self.keymap.command_for(context, key)
+            if command is not None and context is Context.PANEL and is_text_key(key):
+                self.port.printable_command_nowait(key, route.tab, now)  # a digit, Space
             unused = self._dispatch(size, key, context, command, route.tab, now)
             if unused is not None and context is Context.PANEL and is_text_key(unused):
                 return self._stray_key(size, unused, now)
@@ -348,8 +352,8 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         route = self.port.stray_key_nowait(now)
         self.last_context = Context.CHAT
         if route.target is self.port.focus.chat:
-            if route.first is not None:
-                self._dispatch(size, route.first, Context.CHAT, None, None, now)
+            for typed in route.first or "":
+                self._dispatch(size, typed, Context.CHAT, None, None, now)
             return self._dispatch(size, key, Context.CHAT, None, None, now)
         return key  # another editor of the embedding app: the app delivers it
 

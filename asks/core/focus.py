@@ -79,8 +79,8 @@ class Claim:
 @attrs.frozen
 class Route:
     """Where one key goes: a target, and for the panel maybe the tab it was aimed at;
-    ``first``: a key held at a prompt that turned out to be typing, to deliver to ``target``
-    before this one."""
+    ``first``: printable keys that turned out to be typing (held at a prompt, or undone on the
+    panel), to deliver to ``target`` before this one, one character each, in order."""
 
     target: FocusTarget
     tab: Hashable | None = None

@@ -22,17 +22,25 @@ its own — :class:`~asks.core.focus.Focus` does — but it keeps the host's sid
   decision key the layer holds (:meth:`KeyDesk.hold_decision_nowait`, drawn by the prompt's
   view) waits until the pause after it (:meth:`KeyDesk.due_decision_nowait`), the confirm key
   (:meth:`KeyDesk.confirm_decision_nowait`) or a stray decides where it goes.
+* **Printable panel keys that turn out to be typing** (rule 9a): a digit (a row jump) or a
+  Space (a toggle) acts at once, but the layer announces it first
+  (:meth:`KeyDesk.printable_command_nowait`: the tab's draft before it is kept). If the very
+  next key, within the guard, is a stray, the run of such keys was typing too: the draft is
+  put back as it was before the first of them and they go to the chat first, in order
+  (``Route.first``). So ``2 more tests`` typed at an option row is a chat line whole, with
+  the cursor where it was.
 * **Where the keys are**, for the status line (:class:`~asks.host.stats.KeysStatus`), from
   :meth:`Focus.keyboard` — the same answer the cursor and the border are drawn from.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from typing import Protocol
 
 import attrs
 
+from asks.core.drafts import Draft
 from asks.core.focus import Focus, KeysTo, Route
 from asks.core.i18n import _
 from asks.core.model import Question, QuestionRef
@@ -41,6 +49,18 @@ from asks.host.commands import PanelCommand, PanelCommands
 from asks.host.stats import KeysStatus
 
 NOTICE_SECONDS = 5.0  # a refusal or hint stays this long unless a key comes first
+
+
+@attrs.frozen
+class Undoable:
+    """A printable key that ran a panel command: the draft of ``tab`` before it."""
+
+    tab: QuestionRef
+    before: Draft
+    handed: bool  # the keys had come to the panel without a deliberate key (Focus.handed)
+    key: str
+    index: int  # KeyDesk.routed when it was routed
+    at: float
 
 
 class KeyCore(Protocol):
@@ -67,10 +87,13 @@ class KeyDesk:
     changed: Callable[[], None]  # the host re-derives tabs and focus, then notifies
     notice: str | None = None
     notice_until: float | None = None  # None with a notice: sticky
+    routed: int = 0  # keys routed so far (a printable command's place in the stream)
+    undoable: list[Undoable] = attrs.Factory(list)  # the run of printable panel commands
 
     # -- routing ----------------------------------------------------------------------------
     def route(self, now: float) -> Route:
         """Where a key read at ``now`` goes (the notice goes first; the key may say another)."""
+        self.routed += 1
         focus = self.core.focus
         before = focus.where()
         changed = self._settle(now)
@@ -104,9 +127,37 @@ class KeyDesk:
         """The panel or the prompt could not use the printable key routed to it at ``now``
         (rule 9a): where to deliver it instead (the loan origin; at a prompt, the editor the
         person types in, a held decision key first). Nothing is answered."""
+        typed = self._typing_after_all(now)
         route = self.core.focus.stray(now)
+        if typed:
+            route = attrs.evolve(route, first="".join(u.key for u in typed))
         self.changed()  # keeps the held claim consistent, then notifies
         return route
+
+    def printable_command_nowait(self, key: str, tab: Hashable | None, now: float) -> None:
+        """A printable key is about to run a panel command on ``tab`` (a digit's row jump, a
+        Space's toggle): keep the draft before it, in case it turns out to be typing."""
+        tab = self.core.selected if tab is None else tab
+        if not isinstance(tab, QuestionRef):
+            return
+        run = self.undoable
+        if run and (run[-1].index != self.routed - 1 or now - run[-1].at >= self.core.focus.guard):
+            run.clear()  # not the same run of keys
+        focus = self.core.focus
+        run.append(Undoable(tab, self.panel.drafts.get(tab), focus.handed, key, self.routed, now))
+
+    def _typing_after_all(self, now: float) -> list[Undoable]:
+        """The run of printable panel commands right before this stray key, undone (the draft
+        put back as before its first key); [] if there is none."""
+        run = [u for u in self.undoable if u.index < self.routed]  # not this key's own mark
+        self.undoable = []
+        if not run or run[-1].index != self.routed - 1 or now - run[-1].at >= self.core.focus.guard:
+            return []
+        first = run[0]
+        if first.tab in self.core.tabs:
+            self.panel.drafts.edit(first.tab, lambda _draft: first.before)
+        self.core.focus.handed = first.handed  # the keys were not deliberate after all
+        return run
 
     def hold_decision_nowait(self, key: str, now: float) -> bool:
         """The prompt's printable decision ``key`` waits for the pause after it (True; the

@@ -129,6 +129,11 @@ class PanelPort(SurfacePort):
         with self._state.operation():
             self._state.keys.drop_decision_nowait()
 
+    def printable_command_nowait(self, key: str, tab: Hashable | None, now: float) -> None:
+        """A printable key (a digit, Space) is about to run a panel command on ``tab``: if the
+        next key is a stray, it was typing too and is undone (:mod:`asks.host.keys`)."""
+        self._state.keys.printable_command_nowait(key, tab, now)
+
     def guard_deadline(self) -> float | None:
         """When a claim held back by the typing guard takes the keys if nobody types, a held
         prompt takes them, or a held decision key counts."""
