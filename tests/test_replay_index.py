@@ -19,7 +19,17 @@ import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support.journals import SID, cycle, damage, journal_bytes
+from support.journals import (
+    SID,
+    NoFsync,
+    covered,
+    cycle,
+    damage,
+    is_lazy,
+    journal_bytes,
+    state,
+    write_big_journal,
+)
 
 from asks.core.model import Resolution
 from asks.store import index as index_file
@@ -49,29 +59,6 @@ def index_of(data: bytes, length: int | None = None) -> index_file.Index:
     parsed = index_file.parse(blob)
     assert parsed is not None
     return parsed
-
-
-def is_lazy(replay: Replay) -> bool:
-    return any(
-        pending_of(r.entry) is not None for r in replay.records if isinstance(r.entry, ChatMessage)
-    )
-
-
-def state(p: Projection) -> tuple[Any, ...]:
-    """Everything a projection holds, compared by value (lazy fields are read)."""
-    return (
-        p.session_id,
-        [(ref, attrs.asdict(s, recurse=False)) for ref, s in p.by_ref.items()],
-        list(p.current.items()),
-        list(p.pending),
-        [(k, attrs.asdict(c, recurse=False)) for k, c in p.calls.items()],
-        list(p.open_calls),
-        list(p.undelivered.items()),
-        p.conversation,
-        p.unknown,
-        p.duplicate_receipts,
-        p.records,
-    )
 
 
 def assert_same_replay(indexed: Replay, cold: Replay) -> None:
@@ -232,18 +219,6 @@ def test_an_index_of_a_prefix_serves_a_longer_journal() -> None:
     assert_same_replay(replay_lines(longer, again), replay_lines(longer))
 
 
-def write_big_journal(data_dir: Path) -> Path:
-    data_dir.mkdir(parents=True, exist_ok=True)
-    path = data_dir / f"{SID}.jsonl"
-    data = journal_bytes(1)
-    n = 1
-    while len(data) < index_file.INDEX_MIN_BYTES:
-        n *= 2
-        data = journal_bytes(n)
-    path.write_bytes(data)
-    return path
-
-
 def test_a_closed_journal_lets_go_of_its_lock_while_its_lazy_records_live(tmp_path: Path) -> None:
     """The lazy records keep views of the mapped journal; the mapping must not hold the
     writer's lock: the session reopens at once (the REPL's --resume after a close, an
@@ -275,17 +250,6 @@ def test_open_writes_the_index_and_the_next_open_uses_it(tmp_path: Path) -> None
     third, grown = Journal.open(SID, data_dir=tmp_path)
     third.close()
     assert grown[:-1] == cold and grown[-1].entry == ChatMessage("user", "after")
-
-
-def covered(path: Path) -> int:
-    index = index_file.parse(index_file.index_path(path).read_bytes())
-    assert index is not None
-    return index.length
-
-
-class NoFsync(FileOps):
-    def fsync(self, fd: int) -> None:  # thousands of appends; durability is not under test
-        pass
 
 
 def test_the_index_is_kept_current_as_lines_are_appended(tmp_path: Path) -> None:

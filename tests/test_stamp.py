@@ -19,8 +19,16 @@ from unittest import mock
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support.journals import SID, cycle, journal_bytes
-from test_replay_index import NoFsync, covered, is_lazy, state, write_big_journal
+from support.journals import (
+    SID,
+    NoFsync,
+    covered,
+    cycle,
+    is_lazy,
+    journal_bytes,
+    state,
+    write_big_journal,
+)
 
 from asks.store import index as index_file
 from asks.store import indexer, replay

@@ -18,7 +18,8 @@ package). Fixtures are in ``tests/conftest.py``; these modules hold the code beh
   :mod:`support.fake_anthropic` — what each provider's wire says on it.
 * :mod:`support.hub` — the hub's clients and asks; :mod:`support.hooks` — hook commands.
 * :mod:`support.attrs_classes` — attrs classes built at call time (the method cache).
-* :mod:`support.journals` — journal bytes of question cycles for the replay tests.
+* :mod:`support.journals` — journal bytes of question cycles for the replay tests, and what
+  they compare (a projection's state, laziness, an indexed journal).
 * :mod:`support.piped` — reading a piped child's output; :mod:`support.building` — pip's
   wheel build; :mod:`support.static_server`, :mod:`support.realmodel_server` (llama-server),
   :mod:`support.embed_demo` (the embedding demo played under a pty).

@@ -1,11 +1,16 @@
 """Journals for the replay tests: question cycles with every kind of line the replay index
-has rows for (and some it has none for), as bytes, and the damage a replay must survive."""
+has rows for (and some it has none for), as bytes, and the damage a replay must survive; what
+the replay tests compare (a projection's whole state) and a journal big enough to be indexed."""
 
 from __future__ import annotations
 
 import itertools
 import random
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import attrs
 
 from asks.core.model import (
     Answer,
@@ -18,6 +23,8 @@ from asks.core.model import (
     Resolution,
     ResolutionKind,
 )
+from asks.store import index as index_file
+from asks.store.deferred import pending_of
 from asks.store.entries import (
     ChatMessage,
     Entry,
@@ -31,6 +38,9 @@ from asks.store.entries import (
     Withdrawn,
     encode,
 )
+from asks.store.journal import FileOps
+from asks.store.projection import Projection
+from asks.store.replay import Replay
 
 __all__ = ["SID", "cycle", "damage", "journal_bytes"]
 
@@ -87,3 +97,49 @@ def damage(data: bytes) -> bytes:
     lines[9] = b'{"v":1,"seq":9,"ts":1.0,"type":"from_the_future"}'
     lines[14] = lines[14].replace(b'"seq":14', b'"seq":2')
     return b"\n".join(lines) + b'{"v":1,"seq":'
+
+
+def is_lazy(replay: Replay) -> bool:
+    return any(
+        pending_of(r.entry) is not None for r in replay.records if isinstance(r.entry, ChatMessage)
+    )
+
+
+def state(p: Projection) -> tuple[Any, ...]:
+    """Everything a projection holds, compared by value (lazy fields are read)."""
+    return (
+        p.session_id,
+        [(ref, attrs.asdict(s, recurse=False)) for ref, s in p.by_ref.items()],
+        list(p.current.items()),
+        list(p.pending),
+        [(k, attrs.asdict(c, recurse=False)) for k, c in p.calls.items()],
+        list(p.open_calls),
+        list(p.undelivered.items()),
+        p.conversation,
+        p.unknown,
+        p.duplicate_receipts,
+        p.records,
+    )
+
+
+def write_big_journal(data_dir: Path) -> Path:
+    data_dir.mkdir(parents=True, exist_ok=True)
+    path = data_dir / f"{SID}.jsonl"
+    data = journal_bytes(1)
+    n = 1
+    while len(data) < index_file.INDEX_MIN_BYTES:
+        n *= 2
+        data = journal_bytes(n)
+    path.write_bytes(data)
+    return path
+
+
+def covered(path: Path) -> int:
+    index = index_file.parse(index_file.index_path(path).read_bytes())
+    assert index is not None
+    return index.length
+
+
+class NoFsync(FileOps):
+    def fsync(self, fd: int) -> None:  # thousands of appends; durability is not under test
+        pass
