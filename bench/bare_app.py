@@ -19,7 +19,7 @@ OPTIONS = ("Alpha", "Beta", "Gamma", "Type something.")
 HINT = "↑↓ choose · Enter confirm · Alt+D decline (twice) · Esc pause · Alt+N notes"
 
 
-class BareBox(urwid.WidgetWrap[urwid.LineBox]):
+class BareBox(urwid.WidgetWrap[urwid.LineBox[urwid.Pile]]):
     """A boxed question whose ``›`` marker Up/Down move (the bare equivalent of a panel)."""
 
     def __init__(self, pending: int = 1) -> None:

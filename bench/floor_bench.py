@@ -4,6 +4,9 @@ Run: ``.venv/bin/python -m bench.floor_bench [--quick]`` (or all benchmarks: ``-
 ``--ab TREE [--rounds N --keys K]``: an A/B of two trees instead, interleaved in one run (the
 bare app, asks from another checkout ``TREE``, asks from this one; a fresh session with one
 pending question; both keys), for before/after figures that share the machine's load.
+``--instructions [--ab TREE] [--keys K]``: user-space instructions per chat key instead, under
+callgrind (zeroed once the program is idle, dumped after the keys; the same programs): a count
+the machine's load does not move, where CPU time per key moves ±10 % between runs here.
 
 Interleaved runs on a real pty read by pyte (:mod:`bench.repl_bench`'s harness): ``cat`` in
 raw mode (the pty floor), :mod:`bench.bare_app` (urwid's raw screen and ``TrioEventLoop``
@@ -24,7 +27,10 @@ app's figure is what any urwid + trio program pays before doing anything.
 from __future__ import annotations
 
 import argparse
+import functools
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -32,7 +38,7 @@ from pathlib import Path
 from asks import contract
 from asks.cli.run import WARM_UP_DELAY
 from asks.core.model import Option, Question, QuestionRef, QuestionSpec, question_id
-from asks.store.entries import ChatMessage, GroupAsked, Record, ToolResult
+from asks.store.entries import ChatMessage, Entry, GroupAsked, Record, ToolResult
 from bench import repl_bench as rb
 from bench import workload
 from bench._common import Row, disk_tempdir, header, median, python_argv_quick, report
@@ -43,6 +49,7 @@ PENDING = (1, 100, 1000)
 LONG_ENTRIES = 100_000
 RATIO = 1.15
 LAUNCH_TIMEOUT = 120  # s: the first resume of the long session indexes its 100k lines
+CALLGRIND_TIMEOUT = 300.0  # s: a launch or a screen under callgrind
 Keys = dict[str, tuple[list[float], float]]
 
 
@@ -109,21 +116,15 @@ def ab(tree: Path, rounds: int, keys: int) -> list[Row]:
     with disk_tempdir() as (work, where):
         print(f"filesystem: {where}")
         env = rb.child_env(work)
+
+        def fresh(of: Path | None, session: int) -> Keys:
+            return asks_keys(fresh_argv(work, session, 1), tree_env(env, of), 1, keys)
+
         for run in range(rounds):
             programs: list[tuple[str, Callable[[], Keys]]] = [
-                ("bare", lambda: bare_keys(env, keys)),
-                (
-                    "before",
-                    lambda run=run: asks_keys(  # type: ignore[misc]
-                        fresh_argv(work, run, 1), tree_env(env, tree), 1, keys
-                    ),
-                ),
-                (
-                    "after",
-                    lambda run=run: asks_keys(  # type: ignore[misc]
-                        fresh_argv(work, run + rounds, 1), env, 1, keys
-                    ),
-                ),
+                ("bare", functools.partial(bare_keys, env, keys)),
+                ("before", functools.partial(fresh, tree, run)),
+                ("after", functools.partial(fresh, None, run + rounds)),
             ]
             for name, program in programs[run % 3 :] + programs[: run % 3]:
                 for key, (_lat, per_key) in program().items():
@@ -140,6 +141,57 @@ def ab(tree: Path, rounds: int, keys: int) -> list[Row]:
                     NAME,
                     f"A/B {key} key CPU: {name}",
                     f"{value:.3f} ms ({value / bare:.2f}x; {runs})",
+                ),
+            )
+    return rows
+
+
+def instructions_per_key(argv: list[str], env: dict[str, str], ready: rb.Pred, keys: int) -> float:
+    """Instructions per chat key of ``argv`` under callgrind (the program's own, not the
+    kernel's): counted from the program idle to the last key's screen."""
+    with tempfile.TemporaryDirectory() as out:
+        grind = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}/cg.%p"]
+        with rb.running([*grind, *argv], env) as term:
+            term.until(ready, CALLGRIND_TIMEOUT)
+            time.sleep(8)  # past the warm-up, which callgrind runs ~50x slower
+            control = ["callgrind_control", "--zero", str(term.pid)]
+            subprocess.run(control, check=True, capture_output=True)
+            typed = rb.type_keys(term, keys)
+            control[1] = "--dump=keys"
+            subprocess.run(control, check=True, capture_output=True)
+            term.end([rb.CTRL_C, rb.CTRL_C], timeout=CALLGRIND_TIMEOUT)
+        dumped = next(Path(out).glob("cg.*.1")).read_text()
+    total = next(line for line in dumped.splitlines() if line.startswith("summary:"))
+    return int(total.split()[1]) / len(typed)
+
+
+def instructions(tree: Path | None, keys: int) -> list[Row]:
+    """Instructions per chat key: bare, asks (and asks of ``tree``), one run each."""
+    header(
+        "floor_bench --instructions",
+        f"user-space instructions per chat key under callgrind, {keys} keys: bare app, asks"
+        + (f" of {tree} (before) and here (after)" if tree else "")
+        + "; a fresh session with one pending question",
+    )
+    rows: list[Row] = []
+    with disk_tempdir() as (work, where):
+        print(f"filesystem: {where}")
+        env = rb.child_env(work)
+        bare = instructions_per_key(BARE, env, rb.editor_drawn, keys)
+        report(rows, Row(NAME, "chat key instructions: bare", f"{bare / 1e6:.2f} M"))
+        trees = [("before", tree, 1), ("after", None, 0)] if tree else [("asks", None, 0)]
+        for name, of, session in trees:
+            argv = fresh_argv(work, session, 1)
+            count = instructions_per_key(argv, tree_env(env, of), rb.settled_with(1), keys)
+            value = f"{count / 1e6:.2f} M ({count / bare:.2f}x bare)"
+            report(
+                rows,
+                Row(
+                    NAME,
+                    f"chat key instructions: {name}",
+                    value,
+                    f"≤ {RATIO}x bare",
+                    count / bare <= RATIO,
                 ),
             )
     return rows
@@ -181,7 +233,7 @@ def long_session(data_dir: Path) -> None:
     question = Question(ref, "g-floor-pending", 0, spec)
     env = contract.queued_result(call_id, (question,))
     call = {"id": call_id, "name": contract.TOOL_NAME, "arguments": "{}"}
-    tail = [
+    tail: list[Entry] = [
         ChatMessage("assistant", "One more question.", (call,)),
         GroupAsked(call_id, "g-floor-pending", (question,), False),
         ToolResult(call_id, env.outcome, env.text, env.details),
@@ -204,12 +256,18 @@ def long_argv(work: Path) -> list[str]:
     return [*rb.asks_argv(script, data_dir), "--resume", workload.SESSION]
 
 
-def run_once(env: dict[str, str], work: Path, run: int, keys: int, into: dict[str, list]) -> None:
+def run_once(
+    env: dict[str, str], work: Path, run: int, keys: int, into: dict[str, list[float]]
+) -> None:
     """One interleaved round: floor, bare, asks at every size."""
     into.setdefault("floor", []).append(rb.pty_floor(env, 30, raw=True))
+
+    def fresh(pending: int) -> Keys:
+        return asks_keys(fresh_argv(work, run, pending), env, pending, keys)
+
     programs: list[tuple[str, Callable[[], Keys]]] = [("bare", lambda: bare_keys(env, keys))]
     for n in PENDING:
-        programs.append((f"{n}", lambda n=n: asks_keys(fresh_argv(work, run, n), env, n, keys)))
+        programs.append((f"{n}", functools.partial(fresh, n)))
     programs.append(("100k", lambda: asks_keys(long_argv(work), env, 1, keys)))
     for name, program in programs[run % 2 :] + programs[: run % 2]:  # alternate who goes first
         for key, (lat, cpu) in program().items():
@@ -267,12 +325,16 @@ def main(quick: bool = False) -> list[Row]:
 
 
 if __name__ == "__main__":
-    if "--ab" in sys.argv:
+    if "--ab" in sys.argv or "--instructions" in sys.argv:
         parser = argparse.ArgumentParser(prog="python -m bench.floor_bench")
-        parser.add_argument("--ab", type=Path, required=True, metavar="TREE")
+        parser.add_argument("--ab", type=Path, metavar="TREE")
+        parser.add_argument("--instructions", action="store_true")
         parser.add_argument("--rounds", type=int, default=3)
-        parser.add_argument("--keys", type=int, default=200)
+        parser.add_argument("--keys", type=int)
         options = parser.parse_args()
-        ab(options.ab, options.rounds, options.keys)
+        if options.instructions:
+            instructions(options.ab, options.keys or 100)
+        else:
+            ab(options.ab, options.rounds, options.keys or 200)
     else:
         main(python_argv_quick())

@@ -5,6 +5,7 @@ Run: ``.venv/bin/python -m bench.host_bench [--quick]`` (or all benchmarks: ``-m
 
 from __future__ import annotations
 
+import functools
 import random
 import time
 from pathlib import Path
@@ -104,7 +105,7 @@ def bench_commands(rows: list[Row], data_dir: Path, n: int, count: int) -> tuple
     for command in READ_ONLY:
         s.select(first)  # a multi-select question: UP/DOWN/TOGGLE all do work
         host.panel_port.set_cursor_nowait(0)
-        times = time_each(lambda c=command: host.panel_port.command_nowait(c), count)
+        times = time_each(functools.partial(host.panel_port.command_nowait, command), count)
         all_ns += times
         print(
             f"    {command.value:<12} median {us(median(times)):>10}   "

@@ -70,8 +70,8 @@ from bench.repl_bench import (
 )
 
 sys.path.insert(0, str(PROJECT_ROOT / "tests"))
-from support.fake_anthropic import FakeAnthropic
-from support.fake_openai import Call, FakeOpenAI, Reply
+from support.fake_anthropic import FakeAnthropic  # type: ignore[import-not-found, unused-ignore]
+from support.fake_openai import Call, FakeOpenAI, Reply  # type: ignore[import-not-found, unused-ignore]
 
 NAME = "provider"
 LAUNCH_RATIO_GOAL = 1.10
@@ -141,7 +141,7 @@ def filler(count: int) -> list[Message]:
 def sdk_client(server: FakeOpenAI) -> Any:
     """The official SDK's client for the comparison figures, or None if it is not installed."""
     try:
-        import openai  # noqa: PLC0415 — optional here: asks itself does not use it
+        import openai  # type: ignore[import-not-found, unused-ignore]  # noqa: PLC0415 — optional here
     except ImportError:
         return None
     return openai.AsyncOpenAI(api_key="no-key", base_url=server.url, max_retries=0)

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import attrs
-import ptyprocess
+import ptyprocess  # type: ignore[import-untyped, unused-ignore]
 import pyte
 
 from bench._common import (
@@ -340,6 +340,11 @@ class Samples:
     same_chunk: int = 0  # runs where the reply text and the question arrived in one chunk
 
 
+def more_than(nbytes: int) -> Pred:
+    """The terminal has read more than ``nbytes`` bytes."""
+    return lambda term: term.nbytes > nbytes
+
+
 def ns_ms(ns: float) -> float:
     return ns / 1e6
 
@@ -354,7 +359,7 @@ def pty_floor(env: dict[str, str], count: int, *, raw: bool) -> float:
         term.settle(0.03)
         for _ in range(count):
             before = term.nbytes
-            t0, hits = term.expect({"echo": lambda t, b=before: t.nbytes > b}, b"x")
+            t0, hits = term.expect({"echo": more_than(before)}, b"x")
             times.append(ns_ms(hits["echo"] - t0))
             time.sleep(random.uniform(0.002, 0.006))
         term.end()

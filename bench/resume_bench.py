@@ -225,7 +225,7 @@ def main(
         for name in trees:
             shutil.copytree(data, work / f"data-{name}")
             resumes[name] = ["--data-dir", str(work / f"data-{name}"), "--resume", SESSION]
-        samples = {
+        samples: dict[str, dict[str, list[float]]] = {
             name: {
                 key: [] for key in ("fresh", "resume", "rss fresh", "rss resume", "crash", "close")
             }

@@ -76,7 +76,10 @@ def lines_parser(chunks: Iterable[bytes]) -> list[str]:
 
 def httpx_sse_parser() -> Parser | None:
     try:
-        from httpx_sse._decoders import SSEDecoder, SSELineDecoder  # noqa: PLC0415
+        from httpx_sse._decoders import (  # type: ignore[import-not-found, unused-ignore]  # noqa: PLC0415
+            SSEDecoder,
+            SSELineDecoder,
+        )
     except ImportError:
         return None
 

@@ -250,7 +250,7 @@ def pending_cycle(start_seq: int) -> list[Record]:
     options = (Option("1.4", "the fixes"), Option("2.0", "the new layout"))
     question = Question(ref, "g-last", 0, QuestionSpec(PENDING_QUESTION, "Release", options))
     queued = contract.queued_result(call_id, (question,))
-    entries = [
+    entries: list[Entry] = [
         ChatMessage("user", "one more question, please"),
         ChatMessage("assistant", "", (_ask_call(call_id),)),
         GroupAsked(call_id, "g-last", (question,), blocking=False),
