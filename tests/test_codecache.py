@@ -12,15 +12,18 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from support.attrs_classes import CLASSES, build
 
-from asks.core.codecache import cached_attrs_methods, salt_of
+from asks.core.codecache import cached_attrs_methods, class_name, salt_of
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -169,3 +172,27 @@ def test_the_cli_imports_use_it(tmp_path: Path) -> None:
     with cached_attrs_methods(path) as cache:  # and it holds the launch's classes
         pass
     assert len(cache.known) > 100
+
+
+METHODS_PATTERN = re.compile(r"<attrs generated methods (?P<name>.*?)(?:-\d+)?>")
+NAME_PARTS = st.text(alphabet=st.sampled_from("aZ._-09>\n <\u0663"), max_size=12)
+
+
+@given(
+    st.sampled_from(["<attrs generated methods ", "<attrs generated hash ", "", "<attrs "]),
+    NAME_PARTS,
+    st.sampled_from(["", "-1", "-23", "-", "-\u0663", "-1-2"]),
+    st.sampled_from([">", "", ">>", "\n>"]),
+)
+def test_the_class_name_is_what_attrs_file_name_pattern_matches(
+    prefix: str, name: str, suffix: str, end: str
+) -> None:
+    filename = prefix + name + suffix + end
+    found = METHODS_PATTERN.fullmatch(filename)
+    assert class_name(filename) == (None if found is None else found["name"])
+
+
+def test_the_class_name_of_a_real_attrs_class() -> None:
+    filename = build()["Point"].__init__.__code__.co_filename
+    assert filename.startswith("<attrs generated methods ")
+    assert class_name(filename) == METHODS_PATTERN.fullmatch(filename)["name"]

@@ -32,6 +32,7 @@ The history lives in the editor instance (no module state) and is not persisted.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Final
@@ -43,8 +44,15 @@ from asks.widgets.keys import KeyHandler, KeyPress, handle
 
 CAPTION: Final = "› "
 DEFAULT_COMMANDS: Final = ("/asks", "/help", "/quit")
-_WORD_BEFORE: Final = re.compile(r"\S*\s*$")
-_WORD_AFTER: Final = re.compile(r"^\s*\S*")
+_WORD_BEFORE: Final = r"\S*\s*$"
+_WORD_AFTER: Final = r"^\s*\S*"
+
+
+@functools.cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    """A word-motion pattern above, compiled on first use (not at launch)."""
+    return re.compile(pattern)
+
 
 PALETTE: Final = (("chat.caption", "light cyan,bold", "default", "bold"),)
 
@@ -168,19 +176,19 @@ class ChatEditor(urwid.WidgetWrap[urwid.Edit]):
 
     def _kill_word(self) -> None:
         pos = self._edit.edit_pos
-        match = _WORD_BEFORE.search(self.text[:pos])
+        match = _compiled(_WORD_BEFORE).search(self.text[:pos])
         start = pos - len(match.group(0)) if match else pos
         self._replace(start, pos, start)
 
     def _word_left(self) -> None:
         pos = self._edit.edit_pos
-        match = _WORD_BEFORE.search(self.text[:pos].rstrip())
+        match = _compiled(_WORD_BEFORE).search(self.text[:pos].rstrip())
         stripped = len(self.text[:pos].rstrip())
         self._edit.set_edit_pos(stripped - len(match.group(0)) if match else 0)
 
     def _word_right(self) -> None:
         pos = self._edit.edit_pos
-        match = _WORD_AFTER.match(self.text[pos:])
+        match = _compiled(_WORD_AFTER).match(self.text[pos:])
         self._edit.set_edit_pos(pos + (len(match.group(0)) if match else 0))
 
     def _submit(self) -> None:

@@ -132,30 +132,57 @@ class TurnOutcome(enum.StrEnum):
     FAILED = "failed"
 
 
-@attrs.define(eq=False)
 class Agent:
     """Runs turns for one session (see module docstring)."""
 
-    host: AgentPort
-    model: Model
-    tools: Sequence[Tool]
-    transcript: Transcript
-    confirm: Callable[[str], Any]  # async (text) -> bool: the foreign-prompt broker
-    _messages: list[Message] = attrs.field(factory=list, alias="messages")
-    guidance: contract.Guidance = contract.DEFAULT_GUIDANCE
-    hints: AnswerHints = LINE_HINTS  # how the person answers on this surface (result cards)
-    state: AgentState = AgentState.IDLE
-    _inbox_send: trio.MemorySendChannel[Entry] = attrs.field(init=False)  # queued messages
-    _inbox: trio.MemoryReceiveChannel[Entry] = attrs.field(init=False)
-    _turn_scope: trio.CancelScope | None = None
-    _changes: Signal = attrs.Factory(Signal)
-    # a context not built yet: (its builder, the reason its open calls are closed with, if)
-    _restore: tuple[Callable[[], list[Message]], str | None] | None = attrs.field(
-        default=None, alias="restore"
+    # A plain class, not attrs: building one is ~1 M instructions of every launch.
+    __slots__ = (
+        "_changes",
+        "_inbox",
+        "_inbox_send",
+        "_messages",
+        "_restore",
+        "_turn_scope",
+        "confirm",
+        "guidance",
+        "hints",
+        "host",
+        "model",
+        "state",
+        "tools",
+        "transcript",
     )
 
-    def __attrs_post_init__(self) -> None:
+    def __init__(
+        self,
+        host: AgentPort,
+        model: Model,
+        tools: Sequence[Tool],
+        transcript: Transcript,
+        confirm: Callable[[str], Any],  # async (text) -> bool: the foreign-prompt broker
+        *,
+        messages: list[Message] | None = None,
+        guidance: contract.Guidance = contract.DEFAULT_GUIDANCE,
+        hints: AnswerHints = LINE_HINTS,  # how the person answers on this surface (result cards)
+        state: AgentState = AgentState.IDLE,
+        restore: tuple[Callable[[], list[Message]], str | None] | None = None,
+    ) -> None:
+        self.host = host
+        self.model = model
+        self.tools = tools
+        self.transcript = transcript
+        self.confirm = confirm
+        self._messages: list[Message] = [] if messages is None else messages
+        self.guidance = guidance
+        self.hints = hints
+        self.state = state
+        self._inbox_send: trio.MemorySendChannel[Entry]  # queued messages
+        self._inbox: trio.MemoryReceiveChannel[Entry]
         self._inbox_send, self._inbox = trio.open_memory_channel[Entry](math.inf)
+        self._turn_scope: trio.CancelScope | None = None
+        self._changes = Signal()
+        # a context not built yet: (its builder, the reason its open calls are closed with, if)
+        self._restore = restore
 
     @property
     def messages(self) -> list[Message]:

@@ -44,6 +44,7 @@ Tool call ids are ``s<context length>-<n>``: unique in a session, also across re
 
 from __future__ import annotations
 
+import functools
 import json
 import pkgutil
 import re
@@ -64,8 +65,14 @@ from asks.core.tomlcache import beside_pyc, parsed_toml
 
 TRIGGERS = ("start", "message", "feedback")
 WORD_DELAY = 0.015
-_RESULT_ANSWER = re.compile(r'"[^"\n]*"="([^"\n]*)"')
-_FEEDBACK_ANSWER = re.compile(r': answer "([^"\n]*)"\.')
+_RESULT_ANSWER = r'"[^"\n]*"="([^"\n]*)"'
+_FEEDBACK_ANSWER = r': answer "([^"\n]*)"\.'
+
+
+@functools.cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    """One of the answer patterns above, compiled on first use (not at launch)."""
+    return re.compile(pattern)
 
 
 class ScriptError(ValueError):
@@ -304,7 +311,9 @@ class _Quotes(dict[str, str]):
             return feedback_words(_last(self.messages, _is_feedback))
         if key == "answers":
             text = _last(self.messages, lambda m: m.role == "tool" or _is_feedback(m))
-            found = _RESULT_ANSWER.findall(text) + _FEEDBACK_ANSWER.findall(text)
+            found = _compiled(_RESULT_ANSWER).findall(text) + _compiled(_FEEDBACK_ANSWER).findall(
+                text
+            )
             return ", ".join(found) if found else "(no answers)"
         return "{" + key + "}"
 
@@ -337,7 +346,7 @@ def result_words(text: str) -> str | None:
     words = next((w for opening, w in _RESULT_OPENINGS if text.startswith(opening)), None)
     if words != "":
         return None if words is None else _(words)
-    answers = ", ".join(_RESULT_ANSWER.findall(text))
+    answers = ", ".join(_compiled(_RESULT_ANSWER).findall(text))
     if not answers:
         return _("No answer given.")
     if " Still pending: " in text:
@@ -351,7 +360,7 @@ def feedback_words(text: str) -> str:
     """The person's summary of a feedback message's text (``""`` when there is none)."""
     if not text:
         return ""
-    answers = ", ".join(_FEEDBACK_ANSWER.findall(text))
+    answers = ", ".join(_compiled(_FEEDBACK_ANSWER).findall(text))
     if not answers and ": the user declined to answer." in text:
         return _("You declined to answer; I'll go on without it.")
     if not answers:

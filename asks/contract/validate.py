@@ -16,6 +16,7 @@ text is sanitised and cut to about 40 characters.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -104,7 +105,10 @@ _HINTS: Final = {
 }
 
 
-_LEADING_BLANK_LINES: Final = re.compile(r"\A(?:[ ]*\n)+")
+@functools.cache
+def _leading_blank_lines() -> re.Pattern[str]:
+    """Blank lines at the start of a text; compiled on first use (not at launch)."""
+    return re.compile(r"\A(?:[ ]*\n)+")
 
 
 def _clean_text(s: str) -> str:
@@ -117,7 +121,7 @@ def _clean_line(s: str) -> str:
 
 def _clean_block(s: str) -> str:
     """Sanitise a preformatted block: keep the first line's indentation, drop blank edges."""
-    return _LEADING_BLANK_LINES.sub("", sanitize_text(s).rstrip())
+    return _leading_blank_lines().sub("", sanitize_text(s).rstrip())
 
 
 def _clean(value: str, limit: int, clean: Callable[[str], str], where: str, key: str) -> str:

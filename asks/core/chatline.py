@@ -15,15 +15,20 @@ Pure functions, no I/O.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 
-_COMMAND = re.compile(r"/[A-Za-z][\w-]*(?:\s.*)?", re.ASCII | re.DOTALL)
+
+@functools.cache
+def _command() -> re.Pattern[str]:
+    """A slash command line; compiled on first use (not at launch)."""
+    return re.compile(r"/[A-Za-z][\w-]*(?:\s.*)?", re.ASCII | re.DOTALL)
 
 
 def is_chat_command(line: str) -> bool:
     """Is ``line`` (one line, surrounding white space ignored) exactly a chat command?"""
-    return _COMMAND.fullmatch(line.strip()) is not None
+    return _command().fullmatch(line.strip()) is not None
 
 
 def chat_command_line(*texts: str | None) -> str | None:

@@ -63,26 +63,47 @@ class KeeperStatistics:
     dirty: bool  # a change waits for the next write
 
 
-@attrs.define(eq=False)
 class DraftKeeper:
     """Saves and restores one host's drafts (see module docstring)."""
 
-    _core: KeeperCore
-    _book: DraftBook
-    _file: DraftFile
-    interval: float = SAVE_INTERVAL
-    _chat: tuple[Callable[[], ChatLine], Callable[[ChatLine], None]] | None = None
-    _kept_chat: ChatLine = NO_CHAT  # the file's chat line while no editor took it
-    _seen: int = -1  # the draft book's revision at the last look
-    _dirty: bool = False
-    _wake: trio.Event = attrs.Factory(trio.Event)
-    _written: SavedDrafts | None = None  # what the file holds (None: not known)
-    # the draft book's saved drafts at a revision: one tuple while only the chat line changes
-    _questions: tuple[int, tuple[SavedDraft, ...]] = (-1, ())
-    _failing: bool = False
-    _restored: Restored | None = None
-    _writes: int = 0
-    _failures: int = 0
+    # A plain class, not attrs: building one is ~1 M instructions of every launch.
+    __slots__ = (
+        "_book",
+        "_chat",
+        "_core",
+        "_dirty",
+        "_failing",
+        "_failures",
+        "_file",
+        "_kept_chat",
+        "_questions",
+        "_restored",
+        "_seen",
+        "_wake",
+        "_writes",
+        "_written",
+        "interval",
+    )
+
+    def __init__(
+        self, core: KeeperCore, book: DraftBook, file: DraftFile, interval: float = SAVE_INTERVAL
+    ) -> None:
+        self._core = core
+        self._book = book
+        self._file = file
+        self.interval = interval
+        self._chat: tuple[Callable[[], ChatLine], Callable[[ChatLine], None]] | None = None
+        self._kept_chat = NO_CHAT  # the file's chat line while no editor took it
+        self._seen = -1  # the draft book's revision at the last look
+        self._dirty = False
+        self._wake = trio.Event()
+        self._written: SavedDrafts | None = None  # what the file holds (None: not known)
+        # the draft book's saved drafts at a revision: one tuple while only the chat line changes
+        self._questions: tuple[int, tuple[SavedDraft, ...]] = (-1, ())
+        self._failing = False
+        self._restored: Restored | None = None
+        self._writes = 0
+        self._failures = 0
 
     @classmethod
     def beside(cls, core: KeeperCore, book: DraftBook, journal: Journal) -> DraftKeeper:
