@@ -127,9 +127,11 @@ class KeyDesk:
         """The panel or the prompt could not use the printable key routed to it at ``now``
         (rule 9a): where to deliver it instead (the loan origin; at a prompt, the editor the
         person types in, a held decision key first). Nothing is answered."""
+        focus = self.core.focus
+        route = focus.stray(now)
         typed = self._typing_after_all(now)
-        route = self.core.focus.stray(now)
-        if typed:
+        if typed and route.target is focus.chat:  # an app's own editor takes one key at a time
+            self._undo(typed[0])
             route = attrs.evolve(route, first="".join(u.key for u in typed))
         self.changed()  # keeps the held claim consistent, then notifies
         return route
@@ -147,17 +149,20 @@ class KeyDesk:
         run.append(Undoable(tab, self.panel.drafts.get(tab), focus.handed, key, self.routed, now))
 
     def _typing_after_all(self, now: float) -> list[Undoable]:
-        """The run of printable panel commands right before this stray key, undone (the draft
-        put back as before its first key); [] if there is none."""
+        """The run of printable panel commands right before this stray key ([] if none); the
+        run is forgotten either way."""
         run = [u for u in self.undoable if u.index < self.routed]  # not this key's own mark
         self.undoable = []
         if not run or run[-1].index != self.routed - 1 or now - run[-1].at >= self.core.focus.guard:
             return []
-        first = run[0]
+        return run
+
+    def _undo(self, first: Undoable) -> None:
+        """Put the draft (and whether the keys were handed) back as before ``first``."""
         if first.tab in self.core.tabs:
             self.panel.drafts.edit(first.tab, lambda _draft: first.before)
-        self.core.focus.handed = first.handed  # the keys were not deliberate after all
-        return run
+        if self.core.focus.panel_focused:
+            self.core.focus.handed = first.handed  # the keys were not deliberate after all
 
     def hold_decision_nowait(self, key: str, now: float) -> bool:
         """The prompt's printable decision ``key`` waits for the pause after it (True; the
