@@ -83,11 +83,11 @@ def test_a_decision_key_counts_at_the_pause_after_it_and_says_so(screen: Screen)
     screen.pause()
     screen.keys("y")
     assert prompt.answer is None
-    held = "“y” counts when you pause · Enter: now · typing on goes to the chat"
+    held = "“y” counts at your pause (Enter: now)"
     assert held in shown(screen)
     screen.pause()  # the layer's timer delivers it
     assert prompt.answer is True
-    assert "counts when you pause" not in shown(screen)
+    assert "counts at your pause" not in shown(screen)
     assert "→ allowed" in shown(screen)
     assert screen.chat.text == ""
 

@@ -14,8 +14,8 @@ Keys while a prompt is up (it is modal), from the keymap's ``PROMPT`` context: `
 keys (Ctrl+C, collapse) and other printable keys are returned for the layer (which treats the
 printables as typing meant for the chat) and the app; every other key is swallowed. The layer,
 not this view, holds a printable decision key until the pause after it (NOTES "The permission
-prompt's keys"); while it holds one, the block says so (``“y” counts when you pause · Enter:
-now · typing on goes to the chat``), redrawn on the host's changes.
+prompt's keys"); while it holds one, the block says so (``“y” counts at your pause (Enter:
+now)``), redrawn on the host's changes.
 The view carries out ``PROMPT_YES``/``PROMPT_NO`` as :class:`~asks.widgets.keys.KeyCommands`
 (the layer resolves the key once and runs them); :meth:`PromptView.keypress` is the same lookup
 and table on its own.
@@ -64,7 +64,7 @@ def prompt_markup(prompt: Prompt, keymap: Keymap | None = None, held: str | None
     markup: Markup = [("prompt.title", _("⚠ Permission: ")), sanitize_text(prompt.text)]
     if prompt.answer is None and held is not None:
         confirm = pretty_key(keymap.key_in(Context.PROMPT, Command.PROMPT_CONFIRM) or "")
-        text = _("“{key}” counts when you pause · {confirm}: now · typing on goes to the chat")
+        text = _("“{key}” counts at your pause ({confirm}: now)")
         markup.append(("prompt.held", "  " + text.format(key=held, confirm=confirm)))
     elif prompt.answer is None:
         markup.append(("prompt.hint", prompt_hint(keymap)))
