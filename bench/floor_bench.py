@@ -4,7 +4,7 @@ Run: ``.venv/bin/python -m bench.floor_bench [--quick]`` (or all benchmarks: ``-
 ``--ab TREE [--rounds N --keys K]``: an A/B of two trees instead, interleaved in one run (the
 bare app, asks from another checkout ``TREE``, asks from this one; a fresh session with one
 pending question; both keys), for before/after figures that share the machine's load.
-``--instructions [--ab TREE] [--keys K]``: user-space instructions per chat key instead, under
+``--instructions [--ab TREE] [--keys K]``: user-space instructions per key instead, under
 callgrind (zeroed once the program is idle, dumped after the keys; the same programs): a count
 the machine's load does not move, where CPU time per key moves ±10 % between runs here.
 
@@ -146,17 +146,23 @@ def ab(tree: Path, rounds: int, keys: int) -> list[Row]:
     return rows
 
 
-def instructions_per_key(argv: list[str], env: dict[str, str], ready: rb.Pred, keys: int) -> float:
-    """Instructions per chat key of ``argv`` under callgrind (the program's own, not the
-    kernel's): counted from the program idle to the last key's screen."""
+def instructions_per_key(
+    argv: list[str], env: dict[str, str], ready: rb.Pred, keys: int, key: str
+) -> float:
+    """Instructions per ``key`` (chat or panel) of ``argv`` under callgrind (the program's own,
+    not the kernel's): counted from the program idle to the last key's screen."""
     with tempfile.TemporaryDirectory() as out:
         grind = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}/cg.%p"]
         with rb.running([*grind, *argv], env) as term:
             term.until(ready, CALLGRIND_TIMEOUT)
             time.sleep(8)  # past the warm-up, which callgrind runs ~50x slower
+            if key == "panel":
+                term.write(rb.SHIFT_TAB)
+                term.until(rb.cursor_on(1), CALLGRIND_TIMEOUT)
+                term.settle(0.5)
             control = ["callgrind_control", "--zero", str(term.pid)]
             subprocess.run(control, check=True, capture_output=True)
-            typed = rb.type_keys(term, keys)
+            typed = (rb.move_cursor if key == "panel" else rb.type_keys)(term, keys)
             control[1] = "--dump=keys"
             subprocess.run(control, check=True, capture_output=True)
             term.end([rb.CTRL_C, rb.CTRL_C], timeout=CALLGRIND_TIMEOUT)
@@ -166,10 +172,10 @@ def instructions_per_key(argv: list[str], env: dict[str, str], ready: rb.Pred, k
 
 
 def instructions(tree: Path | None, keys: int) -> list[Row]:
-    """Instructions per chat key: bare, asks (and asks of ``tree``), one run each."""
+    """Instructions per key, chat and panel: bare, asks (and asks of ``tree``), one run each."""
     header(
         "floor_bench --instructions",
-        f"user-space instructions per chat key under callgrind, {keys} keys: bare app, asks"
+        f"user-space instructions per key under callgrind, {keys} keys: bare app, asks"
         + (f" of {tree} (before) and here (after)" if tree else "")
         + "; a fresh session with one pending question",
     )
@@ -177,23 +183,24 @@ def instructions(tree: Path | None, keys: int) -> list[Row]:
     with disk_tempdir() as (work, where):
         print(f"filesystem: {where}")
         env = rb.child_env(work)
-        bare = instructions_per_key(BARE, env, rb.editor_drawn, keys)
-        report(rows, Row(NAME, "chat key instructions: bare", f"{bare / 1e6:.2f} M"))
         trees = [("before", tree, 1), ("after", None, 0)] if tree else [("asks", None, 0)]
-        for name, of, session in trees:
-            argv = fresh_argv(work, session, 1)
-            count = instructions_per_key(argv, tree_env(env, of), rb.settled_with(1), keys)
-            value = f"{count / 1e6:.2f} M ({count / bare:.2f}x bare)"
-            report(
-                rows,
-                Row(
-                    NAME,
-                    f"chat key instructions: {name}",
-                    value,
-                    f"≤ {RATIO}x bare",
-                    count / bare <= RATIO,
-                ),
-            )
+        for key in ("chat", "panel"):
+            bare = instructions_per_key(BARE, env, rb.editor_drawn, keys, key)
+            report(rows, Row(NAME, f"{key} key instructions: bare", f"{bare / 1e6:.2f} M"))
+            for name, of, session in trees:
+                argv = fresh_argv(work, session + (2 if key == "panel" else 0), 1)
+                count = instructions_per_key(argv, tree_env(env, of), rb.settled_with(1), keys, key)
+                value = f"{count / 1e6:.2f} M ({count / bare:.2f}x bare)"
+                report(
+                    rows,
+                    Row(
+                        NAME,
+                        f"{key} key instructions: {name}",
+                        value,
+                        f"≤ {RATIO}x bare",
+                        count / bare <= RATIO,
+                    ),
+                )
     return rows
 
 
