@@ -41,6 +41,7 @@ from asks.store.entries import (
     DecodeError,
     GroupAsked,
     ModelChosen,
+    NoteSent,
     Resolved,
     SessionStarted,
     WaitOpened,
@@ -49,13 +50,16 @@ from asks.store.entries import (
 )
 from asks.store.journal import FileOps, Journal, read_records
 from asks.store.projection import Projection
+from asks.store.records import Records
 from asks.store.replay import Replay, replay_lines
 
 
 def index_of(data: bytes, length: int | None = None) -> index_file.Index:
-    cold = replay_lines(data)
-    end = cold.good_length if length is None else length
-    blob, _ = index_file.build(end, zlib.crc32(data[:end]), None, cold.fresh)
+    end = data.rfind(b"\n") + 1 if length is None else length
+    cold = replay_lines(data[:end])
+    blob, _ = index_file.build(
+        end, cold.crc, None, cold.fresh, lines=cold.lines, warnings=cold.line_warnings
+    )
     parsed = index_file.parse(blob)
     assert parsed is not None
     return parsed
@@ -95,7 +99,8 @@ def test_projection_of_lazy_records_equals_the_eager_one(one_by_one: bool) -> No
     else:
         lazy.apply_all(records)
     eager.apply_all(replay_lines(data).records)
-    assert lazy.undelivered and all(isinstance(r, Resolution) for r in lazy.undelivered.values())
+    assert lazy.undelivered
+    assert all(isinstance(r, Resolution | NoteSent) for r in lazy.undelivered.values())
     assert state(lazy) == state(eager)
 
 
@@ -150,7 +155,9 @@ def rewrite(blob: bytes, change: Any) -> bytes:
 
 def good_blob(data: bytes) -> bytes:
     cold = replay_lines(data)
-    return index_file.build(cold.good_length, cold.crc, None, cold.fresh)[0]
+    return index_file.build(
+        cold.good_length, cold.crc, None, cold.fresh, lines=cold.lines, warnings=cold.line_warnings
+    )[0]
 
 
 def test_an_index_that_does_not_check_out_is_ignored() -> None:
@@ -181,15 +188,17 @@ def test_an_index_that_does_not_check_out_is_ignored() -> None:
         assert_same_replay(replay, cold)
 
 
-def test_rows_naming_the_wrong_lines_are_caught() -> None:
+def test_rows_naming_the_wrong_lines_are_caught_when_their_record_is_built() -> None:
+    """A row is checked when its record is first built (a trusted open builds only the
+    records it reads): one not starting after a newline and ending at one raises."""
     data = journal_bytes(60)
-    cold = replay_lines(data)
-    for column, delta in (("start", 1), ("end", -1), ("number", 1)):
+    for column, delta in (("start", 1), ("end", -1), ("start", -1)):
         index = index_of(data)
         getattr(index, column)[3] += delta
         replay = replay_lines(data, index)
-        assert not is_lazy(replay), column
-        assert_same_replay(replay, cold)
+        with pytest.raises(ValueError, match="row 3 names no line"):
+            _ = replay.records[3]
+        assert replay.records[4] == replay_lines(data).records[4]
 
 
 def test_a_changed_journal_makes_the_index_stale() -> None:
@@ -211,7 +220,15 @@ def test_an_index_of_a_prefix_serves_a_longer_journal() -> None:
     assert_same_replay(replay, replay_lines(longer))
     # A new index for the longer journal keeps the old rows and adds the new ones.
     assert replay.crc == zlib.crc32(longer) and replay.lines == longer.count(b"\n")
-    blob, built = index_file.build(replay.good_length, replay.crc, replay.index, replay.fresh)
+    blob, built = index_file.build(
+        replay.good_length,
+        replay.crc,
+        replay.index,
+        replay.fresh,
+        lines=replay.lines,
+        warnings=replay.line_warnings,
+        records=replay.records,
+    )
     again = index_file.parse(blob)
     assert again is not None and again.kind == built.kind
     assert again is not None
@@ -388,15 +405,18 @@ def test_after_a_crash_the_index_is_current_and_the_replay_the_full_one(
         assert state(lazy) == state(eager)
 
 
-def test_only_lines_of_kinds_without_rows_are_decoded_at_a_trusted_replay() -> None:
-    """Wait and withdrawal lines have rows (FORMAT 4): their entries are built whole from
-    the index, with nothing left in the line; session and model lines are still decoded."""
+def test_a_trusted_replay_builds_no_record_and_decodes_no_line_until_read() -> None:
+    """Every line has a row (FORMAT 5): a trusted replay of the indexed bytes decodes none
+    and builds no record; a record is built when read (wait and withdrawal entries whole,
+    from the index; session and model lines decoded then)."""
     data = journal_bytes(60)
     indexed = replay_lines(data, index_of(data))
-    decoded = {type(record.entry) for _, _, _, record in indexed.fresh}
-    assert decoded == {SessionStarted, ModelChosen}
+    assert indexed.fresh == [] and isinstance(indexed.records, Records)
+    assert indexed.records._made == [None] * len(indexed.records)
     built = [r.entry for r in indexed.records if isinstance(r.entry, WaitOpened | Withdrawn)]
     assert len(built) > 5 and all(pending_of(entry) is None for entry in built)
+    kinds = {type(r.entry) for r in indexed.records}
+    assert {SessionStarted, ModelChosen} <= kinds
     assert_same_replay(indexed, replay_lines(data))
 
 
@@ -408,8 +428,8 @@ def test_an_index_of_an_older_format_is_replaced_after_a_full_replay(tmp_path: P
     side = index_file.index_path(path)
     cold = replay_lines(path.read_bytes())
     current = good_blob(path.read_bytes())
-    older = current.replace(b"asks-replay-index 4 ", b"asks-replay-index 3 ", 1)
-    assert current.startswith(b"asks-replay-index 4 ") and index_file.parse(older) is None
+    older = current.replace(b"asks-replay-index 5 ", b"asks-replay-index 4 ", 1)
+    assert current.startswith(b"asks-replay-index 5 ") and index_file.parse(older) is None
     side.write_bytes(older)
     journal, records = Journal.open(SID, data_dir=tmp_path)
     journal.close()

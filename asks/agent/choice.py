@@ -39,6 +39,7 @@ from asks.agent.loop import Model
 from asks.agent.provider import Provider, Settings, resolve_settings
 from asks.agent.scripted import Script, ScriptedModel, builtin_tour, load_script
 from asks.store.entries import ModelChosen, Record
+from asks.store.records import Records
 
 SCRIPTED = "scripted"  # the provider name recorded for scripted models
 ASKS_MAIN = os.path.join(
@@ -89,7 +90,11 @@ def provider_named(name: str, where: str) -> Provider:
 
 def last_choice(records: Sequence[Record]) -> ModelChosen | None:
     """The session's latest :class:`ModelChosen` (``None`` for journals written before it),
-    looked for from the end (a resumed session's is near it)."""
+    looked for from the end (a resumed session's is near it; a replay's records find it
+    without building the others)."""
+    if isinstance(records, Records):
+        found = records.last_of(ModelChosen)
+        return None if found is None else found.entry  # type: ignore[return-value]
     for record in reversed(records):
         if isinstance(record.entry, ModelChosen):
             return record.entry

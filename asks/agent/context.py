@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from asks.agent.events import Message, ToolCall
 from asks.store.entries import ChatMessage, FeedbackDelivered, Record, ToolResult
+from asks.store.records import Conversation
 
 __all__ = ["FEEDBACK_ROLE", "ResumedContext", "context_from_journal"]
 
@@ -54,7 +55,10 @@ class ResumedContext:
     """The context of ``records`` (the conversation at resume), built once, on first use."""
 
     def __init__(self, records: Sequence[Record]) -> None:
-        self._records: list[Record] | None = list(records)
+        # The list as it is now, not the records (a conversation's are built on access).
+        self._records: Sequence[Record] | None = (
+            records.copy() if isinstance(records, Conversation) else list(records)
+        )
         self._messages: list[Message] = []
         self._count = 0
 

@@ -64,7 +64,7 @@ class TranscriptHistory:
         hints: AnswerHints = LINE_HINTS,
         window: int = WINDOW,
     ) -> None:
-        self._records = list(projection.conversation)
+        self._records = projection.conversation.copy()  # records built as they are drawn
         self._window = max(window, 1)
         self._drawn = len(self._records)  # records from here on are drawn
         self._folded = len(self._records)  # records from here on are in the maps

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from asks.core.i18n import _
-from asks.store.entries import Entry, Record, SessionMode, session_mode
+from asks.store.entries import Entry, SessionMode, session_mode
 from asks.store.journal import (
     Journal,
     SessionLocked,
@@ -29,6 +29,7 @@ from asks.store.journal import (
     list_sessions,
     started_mode,
 )
+from asks.store.records import Records
 
 if TYPE_CHECKING:
     import argparse
@@ -54,7 +55,7 @@ def storage_problem(what: str, exc: OSError | StorageError) -> StartupError:
 
 def open_journal(
     args: argparse.Namespace, data_dir: Path, mode: SessionMode, then: Sequence[Entry] = ()
-) -> tuple[Journal, list[Record], bool]:
+) -> tuple[Journal, Records, bool]:
     """A new session's journal (started in ``mode``, ``then`` saved with its first line: the
     records returned), or the resumed one with its records; True when resumed. A hub session
     resumes only as one (``asks hub``), any other only not."""
@@ -62,7 +63,7 @@ def open_journal(
     try:
         if session_id is None:
             journal = Journal.create(data_dir=data_dir, mode=mode, then=then)
-            return journal, list(journal.first_records), False
+            return journal, Records(journal.first_records), False
         journal, records = Journal.open(session_id, data_dir=data_dir)
     except (SessionNotFound, SessionLocked):
         raise
@@ -90,7 +91,7 @@ def open_journal(
                 else _("session {id} is not a hub session: resume it with asks --resume {id}")
             ).format(id=session_id)
         )
-    return journal, list(records), True
+    return journal, records, True  # not copied: built on access (asks/store/records.py)
 
 
 def resume_id(args: argparse.Namespace, data_dir: Path) -> str | None:

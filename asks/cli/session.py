@@ -49,6 +49,7 @@ from asks.core.i18n import _
 from asks.host.host import QuestionHost
 from asks.store.entries import ModelChosen, Record, SessionMode
 from asks.store.journal import Journal, StorageError
+from asks.store.records import Records
 from asks.surfaces import headless
 from asks.widgets.app import Session
 
@@ -72,7 +73,7 @@ def model_source(
 
 def open_session(
     args: argparse.Namespace, data_dir: Path, mode: SessionMode, config: Config
-) -> tuple[Journal, list[Record], bool, Script | Settings]:
+) -> tuple[Journal, Records, bool, Script | Settings]:
     """The journal, its records, whether resumed, and the model (module docstring)."""
     source = None if resume_id(args, data_dir) else model_source(args, config, os.environ)
     first = () if source is None else (record_of(source),)  # saved with the first line

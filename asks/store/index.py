@@ -10,11 +10,18 @@ File format: a header line, a JSON line, then columns of machine values::
     asks-replay-index <FORMAT> <sha256 of everything after this line, hex>\n
     {"app": …, "fingerprint": …, "byteorder": …, "length": L,
      "crc32": <CRC-32 of journal[:L]>, "rows": R, "facts": F, "items": I,
-     "ref_ids": [the id of each ref], "strings": [the facts' strings, in row order]}\n
-    per row: number, start, end, seq (int64), ts (float64), kind (byte)
+     "lines": <complete lines in journal[:L]>, "warnings": [the replay's, for those lines],
+     "ref_ids": [the id of each ref], "strings": [the facts' strings, in row order],
+     "snapshot": {scalars and the length of each snapshot column}}\n
+    per row: number, start, end, seq (int64), ts (float64), kind (byte), fact (int32, -1)
     per ref: incarnation (int64)
-    per row that is not a chat message (F): ref count (uint16), flag (byte)
+    per row with facts (F): ref count (uint16), flag (byte), first item, first string (int32)
     per ref of those rows, in row order (I): ref position (int32), resolution kind (byte)
+    the snapshot's columns (:data:`SNAPSHOT_COLUMNS`, :mod:`asks.store.snapshot`)
+
+Every record of ``journal[:L]`` has a row (FORMAT 5), so record ``n`` is row ``n``; and the
+index holds the **snapshot**: the projection that folding those records gives
+(:mod:`asks.store.snapshot`), so that a trusted open builds no record it does not read.
 
 Invariants:
 
@@ -24,10 +31,10 @@ Invariants:
   on a newline inside the journal's complete lines, the CRC-32 of ``journal[:L]`` matches (a
   guard against change and damage, not against a hostile writer, who could as well rewrite
   the journal), and every row begins after a newline and ends at one, in order, at the line
-  number it claims (:func:`asks.store.replay.replay_lines` checks the rows). Anything else:
-  the index is ignored and the journal replayed in full, as if there were none. An index is
-  never repaired; a stale one is replaced by the next writer. ``FORMAT`` changes whenever
-  the decoding rules do.
+  number it claims (checked when the row's record is built; a row that does not raises).
+  Anything else: the index is ignored and the journal replayed in full, as if there were
+  none. An index is never repaired; a stale one is replaced by the next writer. ``FORMAT``
+  changes whenever the decoding or folding rules do.
 * **What a row asserts.** Line ``number`` decoded, with this code, to a record of that kind
   with that ``seq``, ``ts`` and facts; rows come only from such decodes (:func:`build`). So a
   replay with a trusted index yields records equal to a full replay, and the same warnings
@@ -43,6 +50,7 @@ from __future__ import annotations
 import hashlib
 import sys
 from array import array
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -61,11 +69,11 @@ from asks.core.model import (
 )
 from asks.core.version import __version__
 from asks.store.entries import SCHEMA_VERSION, TAGS, Record, SessionMode
-from asks.store.lazy import CHAT, RefTable, Row, row_of
+from asks.store.lazy import RefTable, Row, row_of
 
 __all__ = ["INDEX_MIN_BYTES", "Index", "build", "index_path", "parse"]
 
-FORMAT: Final = 4  # 4: rows for wait_opened and withdrawn lines
+FORMAT: Final = 5  # 4: rows for wait_opened and withdrawn lines; 5: every line, the snapshot
 INDEX_SUFFIX: Final = ".idx"
 # A replay writes a new index when it decoded at least this many bytes the old one did not
 # cover (below that, a full decode costs ~10 ms and a file is not worth it).
@@ -90,6 +98,28 @@ FINGERPRINT: Final = f"v{SCHEMA_VERSION};" + ";".join(
 
 
 _ROW_COLUMNS: Final = ("number", "start", "end", "seq", "ts", "kind")
+# The snapshot's columns (asks/store/snapshot.py says what they hold): name, array type.
+SNAPSHOT_COLUMNS: Final = (
+    ("by_ref", "i"),  # ref position of each question state, in by_ref's order
+    ("by_ref_group", "i"),  # the record of its group, and its position there
+    ("by_ref_position", "i"),
+    ("by_ref_saved", "i"),  # the record that saved its resolution (-1), and its position
+    ("by_ref_saved_position", "i"),
+    ("by_ref_status", "b"),  # position in QuestionStatus
+    ("by_ref_delivered", "b"),
+    ("current", "i"),  # ref position of each current[id], in current's order
+    ("pending", "i"),  # ref positions, in order
+    ("calls", "i"),  # the record (group or wait) that made each call, in calls' order
+    ("calls_result", "i"),  # the record of its result (-1)
+    ("open_calls", "i"),  # positions in calls, in order
+    ("undelivered", "i"),  # the record of each unit (its resolved or note line), in order
+    ("undelivered_position", "i"),  # the resolution's position there (-1: a note)
+    ("notes", "i"),  # the record of each note, in order
+    ("notes_delivered", "b"),
+    ("offered", "i"),  # the record of each offer and the position of the ref there
+    ("offered_position", "i"),
+    ("conversation", "i"),  # records, in order
+)
 
 
 @attrs.define(eq=False)
@@ -109,32 +139,62 @@ class Index:
     seq: array[int] = attrs.Factory(lambda: array("q"))
     ts: array[float] = attrs.Factory(lambda: array("d"))
     kind: bytearray = attrs.Factory(bytearray)
+    fact: array[int] = attrs.Factory(lambda: array("i"))
     counts: array[int] = attrs.Factory(lambda: array("H"))
     flags: bytearray = attrs.Factory(bytearray)
+    item_at: array[int] = attrs.Factory(lambda: array("i"))
+    string_at: array[int] = attrs.Factory(lambda: array("i"))
     items: array[int] = attrs.Factory(lambda: array("i"))
     item_kinds: bytearray = attrs.Factory(bytearray)
+    lines: int = 0
+    warnings: list[str] = attrs.Factory(list)
+    snapshot: dict[str, Any] = attrs.Factory(dict)  # the scalars
+    columns_of_snapshot: dict[str, array[int]] = attrs.Factory(
+        lambda: {name: array(code) for name, code in SNAPSHOT_COLUMNS}
+    )
 
     def add(self, row: Row) -> None:
         number, start, end, seq, ts, kind, facts = row
-        if facts is not None and len(facts[1]) > 0xFFFF:
-            return  # not a lazy line then: decoded at every replay
         for name, value in zip(_ROW_COLUMNS, (number, start, end, seq, ts, kind), strict=True):
             getattr(self, name).append(value)
-        if facts is not None:
-            strings, refs, flag, kinds = facts
-            self.strings.extend(strings)
-            self.counts.append(len(refs))
-            self.flags.append(flag)
-            self.items.extend(refs)
-            self.item_kinds.extend(kinds)
+        if facts is None:
+            self.fact.append(-1)
+            return
+        strings, refs, flag, kinds = facts
+        self.fact.append(len(self.counts))
+        self.item_at.append(len(self.items))
+        self.string_at.append(len(self.strings))
+        self.strings.extend(strings)
+        self.counts.append(len(refs))
+        self.flags.append(flag)
+        self.items.extend(refs)
+        self.item_kinds.extend(kinds)
 
     def columns(self) -> list[bytes]:
         """The columns after the JSON line, in file order."""
-        names = (*_ROW_COLUMNS, "incarnations", "counts", "flags", "items", "item_kinds")
+        names = (*_COLUMNS, *(name for name, _ in SNAPSHOT_COLUMNS))
         return [bytes(self._column(name)) for name in names]
 
     def _column(self, name: str) -> array[Any] | bytearray:
-        return self.table.incarnations if name == "incarnations" else getattr(self, name)
+        if name == "incarnations":
+            return self.table.incarnations
+        if name in self.columns_of_snapshot:
+            return self.columns_of_snapshot[name]
+        column: array[Any] | bytearray = getattr(self, name)
+        return column
+
+
+_COLUMNS: Final = (
+    *_ROW_COLUMNS,
+    "fact",
+    "incarnations",
+    "counts",
+    "flags",
+    "item_at",
+    "string_at",
+    "items",
+    "item_kinds",
+)
 
 
 def index_path(journal_path: Path) -> Path:
@@ -161,13 +221,17 @@ def parse(blob: bytes) -> Index | None:
             sys.byteorder,
         )
         sizes = (raw["length"], raw["crc32"], raw["rows"], raw["facts"], raw["items"])
-        ids, strings = raw["ref_ids"], raw["strings"]
-        if not current or any(type(size) is not int for size in sizes):
+        ids, strings, warnings = raw["ref_ids"], raw["strings"], raw["warnings"]
+        snapshot, lines = raw["snapshot"], raw["lines"]
+        if not current or any(type(size) is not int for size in (*sizes, lines)):
             return None
-        if type(ids) is not list or type(strings) is not list:
+        if any(type(value) is not list for value in (ids, strings, warnings)):
             return None
-        index = Index(sizes[0], sizes[1], RefTable(), strings)
+        if type(snapshot) is not dict:
+            return None
+        index = Index(sizes[0], sizes[1], RefTable(), strings, lines=lines, warnings=warnings)
         index.table.ids = ids
+        index.snapshot = snapshot
         _read_columns(index, view[meta_end + 1 :], *sizes[2:])
     except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
         return None
@@ -176,18 +240,18 @@ def parse(blob: bytes) -> Index | None:
 
 def _read_columns(index: Index, columns: memoryview, rows: int, facts: int, items: int) -> None:
     counts = {
-        "number": rows,
-        "start": rows,
-        "end": rows,
-        "seq": rows,
-        "ts": rows,
-        "kind": rows,
+        **dict.fromkeys(_ROW_COLUMNS, rows),
+        "fact": rows,
         "incarnations": len(index.table.ids),
-        "counts": facts,
-        "flags": facts,
+        **dict.fromkeys(("counts", "flags", "item_at", "string_at"), facts),
         "items": items,
         "item_kinds": items,
     }
+    sizes = index.snapshot["sizes"]
+    for name, _ in SNAPSHOT_COLUMNS:
+        if type(sizes[name]) is not int:
+            raise ValueError(f"no size for the snapshot's {name}")
+        counts[name] = sizes[name]
     offset = 0
     for name, count in counts.items():
         column = index._column(name)
@@ -200,27 +264,45 @@ def _read_columns(index: Index, columns: memoryview, rows: int, facts: int, item
         offset += size
     if offset != len(columns) or len(index.start) != rows or len(index.item_kinds) != items:
         raise ValueError("the columns do not match their counts")
-    if sum(index.counts) != items or index.kind.count(CHAT) != rows - facts:
+    if sum(index.counts) != items or rows - index.fact.count(-1) != facts:
         raise ValueError("the fact columns do not match the rows")
 
 
 def build(
-    length: int, crc: int, kept: Index | None, fresh: list[tuple[int, int, int, Record]]
+    length: int,
+    crc: int,
+    kept: Index | None,
+    fresh: Sequence[tuple[int, int, int, Record]],
+    *,
+    lines: int,
+    warnings: Sequence[str],
+    records: Sequence[Record] | None = None,
 ) -> tuple[bytes, Index]:
     """The index (file bytes and parsed) of a journal's first ``length`` bytes, whose CRC-32
-    is ``crc``: the rows of ``kept`` (a trusted index of a prefix), then one per record of
-    ``fresh`` (decoded lines ``(number, start, end, record)``) past it and inside the length."""
+    is ``crc``, ``lines`` complete lines and replay ``warnings``: the rows of ``kept`` (a
+    trusted index of a prefix), then one per record of ``fresh`` (decoded lines ``(number,
+    start, end, record)``, all past it and inside the length), and the snapshot of all of
+    them. ``records``: the records of those rows, record ``n`` = row ``n`` (the fresh ones
+    last; by default the fresh ones alone, for an index without ``kept``)."""
+    from asks.store.snapshot import fill  # noqa: PLC0415 (it imports this module's users)
+
     table = RefTable(kept.table.ids, kept.table.incarnations) if kept else RefTable()
-    index = Index(length, crc, table)
+    index = Index(length, crc, table, lines=lines, warnings=list(warnings))
     covered = 0
     if kept is not None:
         covered = kept.length
-        for name in (*_ROW_COLUMNS, "strings", "counts", "flags", "items", "item_kinds"):
-            getattr(index, name).extend(getattr(kept, name))
+        for name in (*_ROW_COLUMNS, "strings", *_COLUMNS[len(_ROW_COLUMNS) :]):
+            if name != "incarnations":
+                getattr(index, name).extend(getattr(kept, name))
     for number, start, end, record in fresh:
-        inside = covered <= start and end < length
-        if inside and (row := row_of(number, start, end, record, table)) is not None:
-            index.add(row)
+        if not (covered <= start and end < length):
+            raise ValueError("a fresh record outside the bytes indexed")
+        index.add(row_of(number, start, end, record, table))
+    if records is None:
+        if kept is not None:
+            raise ValueError("the records of the rows kept are needed")
+        records = [record for _, _, _, record in fresh]
+    fill(index, kept, records, len(kept.kind) if kept is not None else 0)
     import orjson  # noqa: PLC0415 (not before a new session's first frame: asks/store/entries.py)
 
     meta = orjson.dumps(
@@ -233,8 +315,11 @@ def build(
             "rows": len(index.kind),
             "facts": len(index.counts),
             "items": len(index.items),
+            "lines": lines,
+            "warnings": index.warnings,
             "ref_ids": table.ids,
             "strings": index.strings,
+            "snapshot": index.snapshot,
         }
     )
     body = b"".join([meta, b"\n", *index.columns()])

@@ -29,14 +29,18 @@ which a replay checks before use anyway.
 from __future__ import annotations
 
 import zlib
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import attrs
 
 from asks.core.gcpause import paused_gc
+from asks.store.entries import Record
 from asks.store.files import FileOps
 from asks.store.index import INDEX_MIN_BYTES, Index, build, index_path
-from asks.store.replay import Fresh, Replay, decode_tail
+from asks.store.records import Records
+from asks.store.replay import Fresh, Replay, RowReader, decode_tail
 from asks.store.stamp import StatKey, encode, stamp_path, stat_key
 
 __all__ = ["IndexKeeper"]
@@ -55,6 +59,7 @@ class IndexKeeper:
     lines: int = 0
     last_seq: int | None = None  # of the last record decoded
     seen: StatKey | None = None  # the file's stat after the open or this writer's last append
+    warnings: list[str] = attrs.Factory(list)  # the replay's, about the lines decoded
 
     @classmethod
     def after_replay(cls, ops: FileOps, path: Path, replay: Replay) -> IndexKeeper:
@@ -69,7 +74,8 @@ class IndexKeeper:
             replay.lines,
         )
         keeper.last_seq = replay.records[-1].seq if replay.records else None
-        keeper._write_if_due(ops, keeper.fresh)
+        keeper.warnings = replay.line_warnings
+        keeper._write_if_due(ops, keeper.fresh, keeper.warnings, replay.records)
         return keeper
 
     def appended(self, line: bytes) -> None:
@@ -97,12 +103,23 @@ class IndexKeeper:
             return
         number = self.lines - tail.count(b"\n") + 1
         with paused_gc():
-            appended = decode_tail(tail, self.decoded, number, self.last_seq)
-        fresh = [*self.fresh, *appended]
-        if self._write_if_due(ops, fresh):
+            appended, skipped = decode_tail(tail, self.decoded, number, self.last_seq)
+        fresh, warnings = [*self.fresh, *appended], [*self.warnings, *skipped]
+        try:
+            rows = self._rows(ops, fd)
+        except OSError:
+            return
+        if self._write_if_due(ops, fresh, warnings, _Chain(rows, fresh)):
             self.decoded = self.length
             if fresh:
                 self.last_seq = fresh[-1][3].seq
+
+    def _rows(self, ops: FileOps, fd: int) -> Sequence[Record]:
+        """The records of the index's rows, built on access from the file mapped now."""
+        if self.index is None:
+            return ()
+        rows = len(self.index.kind)
+        return Records([None] * rows, RowReader(self.index, ops.map_all(fd, self.path)))
 
     def at_close(self, ops: FileOps, fd: int) -> None:
         """Index what is still not covered at close (when an earlier write failed), then
@@ -123,15 +140,43 @@ class IndexKeeper:
         covered = 0 if self.index is None else self.index.length
         return self.length - covered >= INDEX_MIN_BYTES
 
-    def _write_if_due(self, ops: FileOps, fresh: list[Fresh]) -> bool:
-        """Write the index of the whole file if due; whether it was written."""
+    def _write_if_due(
+        self, ops: FileOps, fresh: list[Fresh], warnings: list[str], records: Sequence[Record]
+    ) -> bool:
+        """Write the index of the whole file if due (``records``: those of the rows, then
+        of ``fresh``); whether it was written."""
         if not self._due():
             return False
         with paused_gc():  # ~10⁵ small rows: the collector would rescan the whole session
-            blob, index = build(self.length, self.crc, self.index, fresh)
+            blob, index = build(
+                self.length,
+                self.crc,
+                self.index,
+                fresh,
+                lines=self.lines,
+                warnings=warnings,
+                records=records,
+            )
         try:
             ops.replace_file(index_path(self.path), blob)
         except OSError:
             return False
-        self.index, self.fresh = index, []
+        self.index, self.fresh, self.warnings = index, [], warnings
         return True
+
+
+class _Chain(Sequence[Record]):
+    """The records of an index's rows, then the fresh ones (record ``n`` = row ``n``)."""
+
+    def __init__(self, rows: Sequence[Record], fresh: list[Fresh]) -> None:
+        self._rows, self._fresh = rows, fresh
+
+    def __len__(self) -> int:
+        return len(self._rows) + len(self._fresh)
+
+    def __getitem__(self, n: Any) -> Any:
+        if isinstance(n, slice):
+            return [self[i] for i in range(*n.indices(len(self)))]
+        if n < 0:
+            n += len(self)
+        return self._rows[n] if n < len(self._rows) else self._fresh[n - len(self._rows)][3]

@@ -81,7 +81,8 @@ from asks.store.files import (
 )
 from asks.store.index import Index, index_path, parse
 from asks.store.indexer import IndexKeeper
-from asks.store.replay import replay_lines
+from asks.store.records import Records
+from asks.store.replay import Replay, replay_lines
 from asks.store.stamp import known_crcs, stamp_path, stat_key
 
 __all__ = [
@@ -119,9 +120,7 @@ class StorageState(enum.StrEnum):
     UNCONFIRMED = "unconfirmed"
 
 
-def read_records(
-    session_id: str, *, data_dir: Path, file_ops: FileOps | None = None
-) -> list[Record]:
+def read_records(session_id: str, *, data_dir: Path, file_ops: FileOps | None = None) -> Records:
     """Replay a session read-only: no lock, no repair (a torn tail is just ignored).
 
     For looking at a session another process may be writing (listings, tests, tools).
@@ -140,9 +139,14 @@ def read_records(
         known = _read_stamp(ops, path, fd)
     finally:
         os.close(fd)
-    records = replay_lines(data, _read_index(ops, path), known).records
+    records = _records(replay_lines(data, _read_index(ops, path), known))
     ops.release(data)
     return records
+
+
+def _records(replay: Replay) -> Records:
+    records = replay.records
+    return records if isinstance(records, Records) else Records(records)
 
 
 def started_mode(info: SessionInfo) -> SessionMode:
@@ -277,10 +281,12 @@ class Journal:
         data_dir: Path,
         file_ops: FileOps | None = None,
         clock: Callable[[], float] = time.time,
-    ) -> tuple[Journal, list[Record]]:
+    ) -> tuple[Journal, Records]:
         """Open an existing session for appending and replay it.
 
-        Returns the journal and every record that decodes, in file order. A torn last line is
+        Returns the journal and every record that decodes, in file order (a sequence built
+        on access, :class:`~asks.store.records.Records`, with the snapshot of the projection
+        of the indexed ones). A torn last line is
         truncated off the file; damaged lines are skipped. Both leave a message in
         :attr:`warnings`. If the torn tail cannot be truncated, the journal opens
         :attr:`~StorageState.UNCONFIRMED`. Raises :class:`SessionNotFound` for an unknown id.
@@ -318,7 +324,7 @@ class Journal:
         except BaseException:
             ops.close(fd)
             raise
-        return journal, replay.records
+        return journal, _records(replay)
 
     def _truncate_torn_tail(self) -> None:
         try:

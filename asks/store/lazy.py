@@ -21,6 +21,12 @@ per ref::
     kind 4  resolved            (source,), its resolutions' refs, 0, their kinds
     kind 5  wait_opened         (call_id,), its refs, 0, zeros
     kind 6  withdrawn           (reason,), its refs, 0, zeros
+    kind 7  any other line      None (decoded whole when its record is first read)
+    kind 8  model_chosen        None (likewise; its own kind so that the last one is found
+                                without decoding the others)
+
+Every record has a row (FORMAT 5): record ``n`` of the indexed bytes is row ``n``, so the
+records are a sequence built on access (:mod:`asks.store.records`, :class:`RowReader`).
 
 Kinds 5 and 6 have no field besides their facts: their entries are built whole, with no
 line to decode later (they were ~1 % of a long session's lines and ~10 % of its open when
@@ -47,11 +53,14 @@ from asks.store.entries import (
     Entry,
     FeedbackDelivered,
     GroupAsked,
+    ModelChosen,
     Record,
     Resolved,
     ToolResult,
+    UnknownEntry,
     WaitOpened,
     Withdrawn,
+    decode,
 )
 
 __all__ = [
@@ -78,6 +87,20 @@ RESOLUTION_KINDS: Final = tuple(ResolutionKind)  # a kind's code is its position
 _new = object.__new__
 _set = object.__setattr__
 CHAT: Final = 0
+OTHER: Final = 7
+MODEL: Final = 8
+# The entry class of each kind (None: any of the other classes).
+KIND_TYPES: Final[tuple[type[Any] | None, ...]] = (
+    ChatMessage,
+    ToolResult,
+    FeedbackDelivered,
+    GroupAsked,
+    Resolved,
+    WaitOpened,
+    Withdrawn,
+    None,
+    ModelChosen,
+)
 
 
 class RefTable:
@@ -102,10 +125,12 @@ class RefTable:
         return [self.add(ref) for ref in refs]
 
 
-def row_of(number: int, start: int, end: int, record: Record, table: RefTable) -> Row | None:
-    """The row of a decoded record of a lazy kind, ``None`` for the other kinds."""
+def row_of(number: int, start: int, end: int, record: Record, table: RefTable) -> Row:
+    """The row of a decoded record (kinds :data:`OTHER` and :data:`MODEL` without facts)."""
     kind, facts = _facts(record.entry, table)
-    return None if kind < 0 else (number, start, end, record.seq, record.ts, kind, facts)
+    if kind < 0 or (facts is not None and len(facts[1]) > 0xFFFF):
+        kind, facts = (MODEL if type(record.entry) is ModelChosen else OTHER), None
+    return (number, start, end, record.seq, record.ts, kind, facts)
 
 
 def _facts(entry: object, table: RefTable) -> tuple[int, Facts]:
@@ -205,6 +230,11 @@ def _chat(line: Line, _strings: Strings, _refs: list[Any], _flag: int, _k: bytes
     return chat_message(line)
 
 
+def _other(line: Line, _strings: Strings, _refs: list[Any], _flag: int, _k: bytes) -> Entry:
+    entry: Entry | UnknownEntry = decode(bytes(line)).entry
+    return entry  # type: ignore[return-value]  # an unknown entry is a record's entry too
+
+
 # The entry of a row of kind ``n`` is ``BUILDERS[n](line, strings, refs, flag, kinds)``: the
 # line's bytes, the index's strings (it takes its own), the row's refs, flag and kinds.
 BUILDERS: Final[tuple[Callable[[Line, Strings, list[Any], int, bytes], Entry], ...]] = (
@@ -215,6 +245,8 @@ BUILDERS: Final[tuple[Callable[[Line, Strings, list[Any], int, bytes], Entry], .
     _resolved,
     _wait,
     _withdrawn,
+    _other,
+    _other,
 )
 
 

@@ -33,7 +33,7 @@ the group and resolved entries on first read (:mod:`asks.store.deferred`), and t
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, MutableMapping
 from typing import Any, Final, cast
 
 import attrs
@@ -59,6 +59,7 @@ from asks.store.entries import (
     Withdrawn,
 )
 from asks.store.lazy import group_refs, resolved_facts
+from asks.store.records import Conversation, Records
 
 # Stands for a resolution still in its undecoded line while records are folded.
 _UNSETTLED: Final = cast(Resolution, object())
@@ -123,6 +124,27 @@ def _deferred_state(group: GroupAsked, position: int) -> QuestionState:
     return state
 
 
+def restored_state(
+    group: GroupAsked,
+    position: int,
+    status: QuestionStatus,
+    delivered: bool,
+    saved: tuple[Resolved, int] | None,
+) -> QuestionState:
+    """The state of ``group.questions[position]`` with that status and ``delivered``, its
+    resolution ``saved[0].resolutions[saved[1]]`` (saved by that line), as folding gave it
+    (:mod:`asks.store.snapshot`); its question and resolution read on first use."""
+    state = _deferred_state(group, position)
+    _set_status(state, status)
+    _set_delivered(state, delivered)
+    if saved is not None:
+        resolved, at = saved
+        state.defer_resolution(resolved, at)
+        _set_source(state, resolved.source)
+        _set_saved_in(state, resolved)
+    return state
+
+
 @attrs.define(eq=False)
 class NoteState:
     """One note of the person to a hub agent, and whether a receipt named it."""
@@ -147,15 +169,15 @@ class Projection:
     """State derived from journal records (see module docstring)."""
 
     session_id: str = ""
-    by_ref: dict[QuestionRef, QuestionState] = attrs.Factory(dict)
-    current: dict[str, QuestionRef] = attrs.Factory(dict)
+    by_ref: MutableMapping[QuestionRef, QuestionState] = attrs.Factory(dict)
+    current: MutableMapping[str, QuestionRef] = attrs.Factory(dict)
     pending: dict[QuestionRef, None] = attrs.Factory(dict)
-    calls: dict[str, CallState] = attrs.Factory(dict)
+    calls: MutableMapping[str, CallState] = attrs.Factory(dict)
     open_calls: dict[str, CallState] = attrs.Factory(dict)
     undelivered: dict[QuestionRef, Resolution | NoteSent] = attrs.Factory(dict)
     notes: dict[QuestionRef, NoteState] = attrs.Factory(dict)
     offered: dict[QuestionRef, str] = attrs.Factory(dict)
-    conversation: list[Record] = attrs.Factory(list)
+    conversation: Conversation = attrs.Factory(Conversation)
     unknown: int = 0
     duplicate_receipts: int = 0
     records: int = 0
@@ -163,7 +185,15 @@ class Projection:
     _senders: tuple[int, int] = attrs.field(default=(-1, 0), init=False, repr=False)
 
     def apply_all(self, records: Iterable[Record]) -> None:
-        """Replay: fold many records (with the cyclic GC paused while they pile up)."""
+        """Replay: fold many records (with the cyclic GC paused while they pile up). An empty
+        projection given a trusted replay's records takes their snapshot's state for the
+        records it covers (:mod:`asks.store.snapshot`) and folds only the others."""
+        if isinstance(records, Records) and records.snapshot is not None and self._empty():
+            from asks.store.snapshot import adopt  # noqa: PLC0415 (it imports this module)
+
+            snapshot = records.snapshot
+            adopt(self, snapshot)
+            records = records[snapshot.rows :]
         with paused_gc():
             fold, conversation, count = self._fold, self.conversation.append, 0
             for record in records:  # chat messages (~half a session) without a call
@@ -174,6 +204,9 @@ class Projection:
                     fold(record)
             self.records += count
             self._settle()
+
+    def _empty(self) -> bool:
+        return self.records == 0 and not self.by_ref and not self.conversation
 
     def apply(self, record: Record) -> None:
         """Fold one record into the state. O(1)."""

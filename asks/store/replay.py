@@ -5,10 +5,13 @@
   cut it off.
 * A complete line that does not decode, or whose ``seq`` does not increase, is skipped with a
   warning naming its line number. Replay never fails on content.
-* With a replay index (:mod:`asks.store.index`) that checks out against ``data``, the lines it
-  has rows for become lazy records (:mod:`asks.store.lazy`) and only the others are decoded;
-  the records (compared field by field) and the warnings are the same as without it. An index
-  that does not check out is ignored.
+* With a replay index (:mod:`asks.store.index`) that checks out against ``data``, the records
+  of the bytes it covers are a :class:`~asks.store.records.Records` built on access from its
+  rows (:class:`RowReader`: a lazy record of :mod:`asks.store.lazy`, its row checked against
+  ``data`` then), carrying the index's snapshot of their projection
+  (:mod:`asks.store.snapshot`), its warnings are the index's, and only the lines past it are
+  decoded. The records (compared field by field), the warnings and the projection are the
+  same as without it. An index that does not check out is ignored.
 * ``known`` (from the journal's stamp, :mod:`asks.store.stamp`) gives the CRC-32 of some
   prefixes of ``data``: those are not computed. Without it every CRC is computed.
 * ``data`` may be mapped (:meth:`~asks.store.files.FileOps.map_all`): a lazy record keeps a
@@ -26,10 +29,12 @@ import attrs
 
 from asks.core.gcpause import paused_gc
 from asks.core.model import QuestionRef
-from asks.store.entries import ChatMessage, DecodeError, Record, decode
+from asks.store.entries import DecodeError, Record, decode
 from asks.store.files import Data
 from asks.store.index import Index
-from asks.store.lazy import BUILDERS, CHAT, set_entry, set_pending, set_seq, set_ts
+from asks.store.lazy import BUILDERS, KIND_TYPES, record
+from asks.store.records import Records
+from asks.store.snapshot import Snapshot
 
 __all__ = ["Fresh", "Replay", "decode_tail", "replay_lines"]
 
@@ -40,13 +45,19 @@ Fresh = tuple[int, int, int, Record]  # a decoded line: number, start, end (its 
 
 @attrs.define(eq=False)
 class Replay:
-    records: list[Record]
+    records: Records | list[Record]
     warnings: list[str]
     good_length: int  # bytes up to and including the last complete line
     fresh: list[Fresh] = attrs.Factory(list)  # the records decoded here, with their lines
     index: Index | None = None  # the index used, when it checked out
     crc: int = 0  # CRC-32 of data[:good_length]
     lines: int = 0  # complete lines
+    torn: bool = False  # the last warning is about a torn tail
+
+    @property
+    def line_warnings(self) -> list[str]:
+        """The warnings about complete lines (all but the torn tail's)."""
+        return self.warnings[:-1] if self.torn else list(self.warnings)
 
     @property
     def covered(self) -> int:
@@ -62,19 +73,23 @@ def replay_lines(
     with paused_gc():
         if index is not None and (replay := _replay_indexed(data, index, known)) is not None:
             return replay
-        replay = Replay([], [], data.rfind(b"\n") + 1)
+        replay = Replay(Records(), [], data.rfind(b"\n") + 1)
         replay.lines = _decode_span(replay, data, 0, replay.good_length, 1) - 1
         replay.crc = _crc(data, 0, replay.good_length, 0, known)
         _warn_torn_tail(replay, data, replay.lines + 1)
         return replay
 
 
-def decode_tail(tail: bytes, offset: int, number: int, last_seq: int | None) -> list[Fresh]:
+def decode_tail(
+    tail: bytes, offset: int, number: int, last_seq: int | None
+) -> tuple[list[Fresh], list[str]]:
     """The records of the complete lines of ``tail`` (a journal's bytes from ``offset``, the
-    first being its line ``number``) as a replay decodes them after a record ``last_seq``."""
+    first being its line ``number``) as a replay decodes them after a record ``last_seq``,
+    and the replay's warnings about them."""
     replay = Replay([], [], tail.rfind(b"\n") + 1)
     _decode_span(replay, tail, 0, replay.good_length, number, last_seq)
-    return [(n, start + offset, end + offset, record) for n, start, end, record in replay.fresh]
+    fresh = [(n, start + offset, end + offset, record) for n, start, end, record in replay.fresh]
+    return fresh, replay.warnings
 
 
 def _decode_span(  # noqa: PLR0917 (one loop, all of it needed)
@@ -85,7 +100,7 @@ def _decode_span(  # noqa: PLR0917 (one loop, all of it needed)
     lines = data[start:end].split(b"\n")  # no copy of ``data`` for the whole of it
     lines.pop()  # the empty piece after the last newline
     records, fresh = replay.records, replay.fresh
-    if records:
+    if last is None and records:
         last = records[-1].seq
     for line in lines:
         line_end = start + len(line)
@@ -109,6 +124,7 @@ def _decode_span(  # noqa: PLR0917 (one loop, all of it needed)
 
 def _warn_torn_tail(replay: Replay, data: Data, number: int) -> None:
     if replay.good_length < len(data):
+        replay.torn = True
         replay.warnings.append(
             f"line {number}: torn last line ({len(data) - replay.good_length} bytes "
             "without a newline) ignored and truncated"
@@ -123,71 +139,62 @@ def _crc(data: Data, start: int, end: int, crc: int, known: Mapping[int, int]) -
 
 
 def _replay_indexed(data: Data, index: Index, known: Mapping[int, int]) -> Replay | None:
-    """The replay of ``data`` using ``index``, or ``None`` if the index does not check out."""
+    """The replay of ``data`` using ``index``, or ``None`` if the index does not check out:
+    its rows' records built on access, its snapshot for their projection, the lines past it
+    decoded."""
     good_length = data.rfind(b"\n") + 1
     length = index.length
     if not 0 < length <= good_length or data[length - 1] != _NEWLINE:
         return None
     if _crc(data, 0, length, 0, known) != index.crc32:
         return None
-    replay = Replay([], [], good_length, index=index)
-    try:
-        table = index.table
-        refs = [
-            QuestionRef(ref_id, n) for ref_id, n in zip(table.ids, table.incarnations, strict=True)
-        ]
-        position, number = _lazy_rows(replay, data, index, [refs[n] for n in index.items])
-    except (ValueError, TypeError, KeyError, IndexError, StopIteration):
-        return None
-    if position < 0:
-        return None
-    number = _decode_span(replay, data, position, good_length, number)
+    rows = len(index.kind)
+    records = Records([None] * rows, RowReader(index, data), lambda n: KIND_TYPES[index.kind[n]])
+    records.snapshot = Snapshot(index, records)
+    replay = Replay(records, list(index.warnings), good_length, index=index)
+    last = index.seq[-1] if rows else None
+    number = _decode_span(replay, data, length, good_length, index.lines + 1, last)
     replay.lines = number - 1
     replay.crc = _crc(data, length, good_length, index.crc32, known)
     _warn_torn_tail(replay, data, number)
     return replay
 
 
-def _lazy_rows(
-    replay: Replay, data: Data, index: Index, items: list[QuestionRef]
-) -> tuple[int, int]:
-    """Fold the index's rows (and the lines between them) into ``replay``; the position and
-    number of the first line after the last row, or ``(-1, 0)`` if a row does not begin after
-    a newline and end at one inside the indexed bytes, in order, at the number it claims."""
-    records, warnings = replay.records, replay.warnings
-    position, number, length = 0, 1, index.length
-    last: int | None = None
-    build, new, strings = BUILDERS, object.__new__, iter(index.strings)
-    view = memoryview(data)  # a lazy record keeps a view of its line, not a copy
-    counts, flags, kinds = index.counts, index.flags, index.item_kinds
-    fact, item = 0, 0  # the next row with facts, the next of its refs
-    rows = zip(index.number, index.start, index.end, index.seq, index.ts, index.kind, strict=True)
-    for row_number, start, end, seq, ts, kind in rows:
-        if start != position:
-            if start < position or data[start - 1] != _NEWLINE:
-                return -1, 0
-            number = _decode_span(replay, data, position, start, number)
-            last = records[-1].seq if records else None
-        if row_number != number or end >= length or data[end] != _NEWLINE:
-            return -1, 0
-        if kind == CHAT:  # half the rows: built here, without the calls (~10 ms in 100k)
-            entry = new(ChatMessage)
-            set_pending(entry, (view[start:end], None))
-        else:
-            end_item = item + counts[fact]
-            entry = build[kind](
-                view[start:end], strings, items[item:end_item], flags[fact], kinds[item:end_item]
+class RowReader:
+    """Record ``n`` of an index's rows, built from its columns and a view of its line."""
+
+    __slots__ = ("data", "index", "refs", "view")
+
+    def __init__(self, index: Index, data: Data) -> None:
+        self.index, self.data, self.view = index, data, memoryview(data)
+        self.refs: list[QuestionRef | None] = [None] * len(index.table.ids)
+
+    def ref(self, position: int) -> QuestionRef:
+        ref = self.refs[position]
+        if ref is None:
+            table = self.index.table
+            ref = self.refs[position] = QuestionRef(
+                table.ids[position], table.incarnations[position]
             )
-            fact, item = fact + 1, end_item
-        if last is not None and seq <= last:
-            warnings.append(f"line {number}: skipped, seq {seq} does not follow seq {last}")
+        return ref
+
+    def __call__(self, n: int) -> Record:
+        index, data = self.index, self.data
+        start, end, kind = index.start[n], index.end[n], index.kind[n]
+        if not (0 <= start <= end < index.length and data[end] == _NEWLINE) or (
+            start and data[start - 1] != _NEWLINE
+        ):
+            raise ValueError(f"replay index row {n} names no line of the journal")
+        line = self.view[start:end]
+        fact = index.fact[n]
+        if fact < 0:
+            entry = BUILDERS[kind](line, iter(()), [], 0, b"")
         else:
-            made = new(Record)
-            set_seq(made, seq)
-            set_ts(made, ts)
-            set_entry(made, entry)
-            records.append(made)
-            last = seq
-        position, number = end + 1, number + 1
-    whole = fact == len(counts) and next(strings, None) is None
-    return (position, number) if whole else (-1, 0)
+            first = index.item_at[fact]
+            last = first + index.counts[fact]
+            strings = index.strings[index.string_at[fact] : index.string_at[fact] + 2]
+            refs = [self.ref(p) for p in index.items[first:last]]
+            entry = BUILDERS[kind](
+                line, iter(strings), refs, index.flags[fact], bytes(index.item_kinds[first:last])
+            )
+        return record(index.seq[n], index.ts[n], entry)

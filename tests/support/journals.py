@@ -29,8 +29,12 @@ from asks.store.entries import (
     ChatMessage,
     Entry,
     FeedbackDelivered,
+    FeedbackOffered,
     GroupAsked,
     ModelChosen,
+    NoteSent,
+    OfferDelivered,
+    OfferReleased,
     Resolved,
     SessionStarted,
     ToolResult,
@@ -80,6 +84,29 @@ def cycle(n: int, rng: random.Random) -> Iterator[Entry]:
         yield FeedbackDelivered(delivered, f"feedback {n}", "steer")
     if n % 11 == 0:
         yield ModelChosen("scripted", f"model-{n}")
+    yield from hub_lines(n, refs, rng)
+
+
+def hub_lines(n: int, refs: list[QuestionRef], rng: random.Random) -> Iterator[Entry]:
+    """Now and then: offers (delivered, released or left open), notes, a receipt naming an
+    old unit again, a question asked again under an old ref, a second result for a call."""
+    if n % 6 == 2:
+        yield FeedbackOffered(f"offer-{n}", tuple(refs), "agent-a")
+        if n % 12 == 2:
+            yield OfferDelivered(f"offer-{n}", tuple(refs))
+        elif rng.random() < 0.5:
+            yield OfferReleased(f"offer-{n}", tuple(refs[:1]))
+    if n % 9 == 4:
+        note = QuestionRef(f"n-{n}", n)
+        yield NoteSent(note, "agent-b", f"note {n}")
+        if rng.random() < 0.5:
+            yield FeedbackDelivered((note, refs[0]), f"feedback {n}", "steer")
+    if n % 13 == 5 and n > 13:
+        old = QuestionRef(f"q-{n - 13}-0", n - 13)
+        spec = QuestionSpec("Again?", "H", (Option("A"), Option("B")))
+        yield GroupAsked(f"call-{n}-again", f"g-{n}-again", (Question(old, "g", 0, spec),), False)
+    if n % 17 == 8:
+        yield ToolResult(f"call-{n}", Outcome.ANSWERED, "again", {}, tuple(refs))
 
 
 def journal_bytes(cycles: int, seed: int = 1) -> bytes:
@@ -115,7 +142,9 @@ def state(p: Projection) -> tuple[Any, ...]:
         [(k, attrs.asdict(c, recurse=False)) for k, c in p.calls.items()],
         list(p.open_calls),
         list(p.undelivered.items()),
-        p.conversation,
+        [(ref, attrs.asdict(n, recurse=False)) for ref, n in p.notes.items()],
+        list(p.offered.items()),
+        list(p.conversation),
         p.unknown,
         p.duplicate_receipts,
         p.records,
