@@ -4,7 +4,6 @@ out (damaged, stale, for other code, naming the wrong lines) is ignored."""
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import random
 import shutil
@@ -150,7 +149,7 @@ def rewrite(blob: bytes, change: Any) -> bytes:
     change(raw)
     body = orjson.dumps(raw) + b"\n" + columns
     magic = head.rsplit(b" ", 1)[0]
-    return magic + b" " + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
+    return magic + b" " + b"%08x" % zlib.crc32(body) + b"\n" + body
 
 
 def good_blob(data: bytes) -> bytes:
@@ -199,6 +198,11 @@ def test_rows_naming_the_wrong_lines_are_caught_when_their_record_is_built() -> 
         with pytest.raises(ValueError, match="row 3 names no line"):
             _ = replay.records[3]
         assert replay.records[4] == replay_lines(data).records[4]
+    index = index_of(data)
+    chat = index.kind.index(lazy_records.CHAT)
+    index.kind[chat] = 1  # a tool result's kind, without its facts
+    with pytest.raises(ValueError, match="facts do not match its kind"):
+        _ = replay_lines(data, index).records[chat]
 
 
 def test_a_changed_journal_makes_the_index_stale() -> None:
@@ -421,15 +425,15 @@ def test_a_trusted_replay_builds_no_record_and_decodes_no_line_until_read() -> N
 
 
 def test_an_index_of_an_older_format_is_replaced_after_a_full_replay(tmp_path: Path) -> None:
-    """An index an older asks wrote (FORMAT 3: no rows for waits and withdrawals) is never
+    """An index an older asks wrote (FORMAT 5: a SHA-256 header) is never
     trusted: the open replays in full, gives what a full replay gives, and writes a current
     index that the next open trusts."""
     path = write_big_journal(tmp_path)
     side = index_file.index_path(path)
     cold = replay_lines(path.read_bytes())
     current = good_blob(path.read_bytes())
-    older = current.replace(b"asks-replay-index 5 ", b"asks-replay-index 4 ", 1)
-    assert current.startswith(b"asks-replay-index 5 ") and index_file.parse(older) is None
+    older = current.replace(b"asks-replay-index 6 ", b"asks-replay-index 5 ", 1)
+    assert current.startswith(b"asks-replay-index 6 ") and index_file.parse(older) is None
     side.write_bytes(older)
     journal, records = Journal.open(SID, data_dir=tmp_path)
     journal.close()

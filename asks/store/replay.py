@@ -32,7 +32,7 @@ from asks.core.model import QuestionRef
 from asks.store.entries import DecodeError, Record, decode
 from asks.store.files import Data
 from asks.store.index import Index
-from asks.store.lazy import BUILDERS, KIND_TYPES, record
+from asks.store.lazy import BUILDERS, CHAT, KIND_TYPES, OTHER, record
 from asks.store.records import Records
 from asks.store.snapshot import Snapshot
 
@@ -187,6 +187,8 @@ class RowReader:
             raise ValueError(f"replay index row {n} names no line of the journal")
         line = self.view[start:end]
         fact = index.fact[n]
+        if (fact < 0) != (kind == CHAT or kind >= OTHER) or fact >= len(index.counts):
+            raise ValueError(f"replay index row {n}: its facts do not match its kind")
         if fact < 0:
             entry = BUILDERS[kind](line, iter(()), [], 0, b"")
         else:
