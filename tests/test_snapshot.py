@@ -15,8 +15,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.journals import SID, NoFsync, cycle, journal_bytes, state
 
-from asks.store import indexer
-from asks.store.entries import ChatMessage, Entry
+from asks.store import index as index_file
+from asks.store import indexer, snapshot
+from asks.store.entries import (
+    ChatMessage,
+    Entry,
+    ModelChosen,
+    PermissionDecided,
+    Record,
+    ToolResult,
+)
 from asks.store.journal import Journal
 from asks.store.lazymap import LazyMap
 from asks.store.projection import Projection
@@ -213,3 +221,47 @@ def test_an_open_session_folds_appends_into_the_snapshot_it_adopted(tmp_path: Pa
     assert state(projection) == full_state(path)
     _, _, again = opened(tmp_path)
     assert state(again) == state(projection)
+
+
+def test_an_index_that_cannot_be_built_leaves_the_old_one_and_the_append_stands(
+    tmp_path: Path,
+) -> None:
+    """The index is written after the append was acknowledged: if building it fails (a row
+    of the old index that does not match its line, say), the append is not an error and the
+    old index stays, to be checked at the next open as any other."""
+    path = indexed_session(tmp_path, 60)
+    side = index_file.index_path(path)
+    before = side.read_bytes()
+    journal, _, projection = opened(tmp_path)
+    with (
+        mock.patch.object(indexer, "INDEX_MIN_BYTES", 1),
+        mock.patch.object(snapshot, "fill", side_effect=ValueError("a row names no line")),
+    ):
+        record = journal.append(ChatMessage("user", "saved all the same"))
+    projection.apply(record)
+    journal.close()
+    assert side.read_bytes() == before
+    assert state(projection) == full_state(path)
+    again, _, resumed = opened(tmp_path)
+    again.close()
+    assert state(resumed) == full_state(path)
+
+
+def test_the_last_model_choice_is_found_by_the_rows_kinds(tmp_path: Path) -> None:
+    """``last_choice`` at a resume: the last ``model_chosen`` of 100 cycles' journal (the
+    one of cycle 99), found without building the records after it, or one appended since."""
+    path = indexed_session(tmp_path, 100)
+    journal, records, _ = opened(tmp_path)
+    journal.close()
+    cold = replay_lines(path.read_bytes()).records
+    expected = next(r for r in reversed(cold) if isinstance(r.entry, ModelChosen))
+    built_before = built(records)
+    found = records.last_of(ModelChosen)
+    assert found == expected and built(records) - built_before <= 3
+    assert records.last_of(ToolResult) == next(
+        r for r in reversed(cold) if isinstance(r.entry, ToolResult)
+    )
+    assert records.last_of(PermissionDecided) is None
+    appended = Record(10**6, 1.0, ModelChosen("scripted", "later"))
+    records.append(appended)
+    assert records.last_of(ModelChosen) is appended

@@ -147,19 +147,21 @@ class IndexKeeper:
         of ``fresh``); whether it was written."""
         if not self._due():
             return False
-        with paused_gc():  # ~10⁵ small rows: the collector would rescan the whole session
-            blob, index = build(
-                self.length,
-                self.crc,
-                self.index,
-                fresh,
-                lines=self.lines,
-                warnings=warnings,
-                records=records,
-            )
         try:
+            with paused_gc():  # ~10⁵ small rows: the collector would rescan the whole session
+                blob, index = build(
+                    self.length,
+                    self.crc,
+                    self.index,
+                    fresh,
+                    lines=self.lines,
+                    warnings=warnings,
+                    records=records,
+                )
             ops.replace_file(index_path(self.path), blob)
-        except OSError:
+        except (OSError, ValueError, KeyError, IndexError, TypeError):
+            # After an acknowledged append: a row of the old index that does not match its
+            # line, or a fold the snapshot's encoder does not know, leaves the old index.
             return False
         self.index, self.fresh, self.warnings = index, [], warnings
         return True

@@ -29,18 +29,19 @@ __all__ = ["Conversation", "Records"]
 class Records(Sequence[Record]):
     """A replay's records, the indexed ones built on access (module docstring)."""
 
-    __slots__ = ("_build", "_made", "_type_of", "snapshot")
+    __slots__ = ("_build", "_kinds", "_made", "_types", "snapshot")
 
     def __init__(
         self,
         records: Iterable[Record | None] = (),
         build: Callable[[int], Record] | None = None,
-        type_of: Callable[[int], type[Any] | None] | None = None,
+        kinds: tuple[bytes | bytearray, Sequence[type[Any] | None]] | None = None,
         snapshot: Snapshot | None = None,
     ) -> None:
         self._made: list[Record | None] = list(records)
         self._build = build
-        self._type_of = type_of
+        # The rows' kinds (record n = row n) and the entry class of each kind (None: any).
+        self._kinds, self._types = kinds if kinds is not None else (b"", ())
         self.snapshot = snapshot  # of the first rows, or None
 
     def _one(self, n: int) -> Record:
@@ -70,17 +71,21 @@ class Records(Sequence[Record]):
         self._made.append(record)
 
     def last_of(self, cls: type[Any]) -> Record | None:
-        """The last record whose entry is a ``cls``, building no other record when the rows
-        say each one's type."""
-        for n in range(len(self._made) - 1, -1, -1):
-            made = self._made[n]
-            if made is None and self._type_of is not None:
-                known = self._type_of(n)
-                if known is not None and known is not cls:
-                    continue
-            record = self._one(n)
-            if type(record.entry) is cls:
-                return record
+        """The last record whose entry is a ``cls``: the rows are searched by their kinds (in
+        C), building only rows of ``cls``'s kind or of a kind any class may have."""
+        rows = len(self._kinds)
+        for n in range(len(self._made) - 1, rows - 1, -1):  # the records past the rows
+            if type(self._one(n).entry) is cls:
+                return self._one(n)
+        codes = [bytes([k]) for k, known in enumerate(self._types) if known in (cls, None)]
+        end = rows
+        while codes and end > 0:
+            n = max(self._kinds.rfind(code, 0, end) for code in codes)
+            if n < 0:
+                break
+            if type(self._one(n).entry) is cls:
+                return self._one(n)
+            end = n
         return None
 
     def __eq__(self, other: object) -> bool:

@@ -149,7 +149,7 @@ def _replay_indexed(data: Data, index: Index, known: Mapping[int, int]) -> Repla
     if _crc(data, 0, length, 0, known) != index.crc32:
         return None
     rows = len(index.kind)
-    records = Records([None] * rows, RowReader(index, data), lambda n: KIND_TYPES[index.kind[n]])
+    records = Records([None] * rows, RowReader(index, data), (index.kind, KIND_TYPES))
     records.snapshot = Snapshot(index, records)
     replay = Replay(records, list(index.warnings), good_length, index=index)
     last = index.seq[-1] if rows else None
