@@ -67,6 +67,13 @@ def _compiled(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
 
+def warm_up() -> None:
+    """Compile every pattern now, off the path of the first text that needs them (a REPL's
+    background warm-up, a second after its first frame)."""
+    for pattern in (_NEWLINES, _SEQUENCES, _SURROGATES, _CONTROLS, _URL_FORBIDDEN):
+        _compiled(pattern)
+
+
 def sanitize_text(s: str) -> str:
     """Return ``s`` without escape sequences or control characters; newlines are kept."""
     if s.replace("\n", " ").isprintable():  # nothing the rules change (module docstring)

@@ -1,32 +1,61 @@
-"""Work moved off the first question's path is really done ahead (issue 14).
+"""The REPL's background warm-up leaves the first question nothing to load or compile.
 
-cattrs generates an entry type's encoder on first use; :func:`warm_up_encoders` (run by the
-REPL a second after start) builds them all, so the first ``group_asked`` / ``tool_result`` of
-a session generates nothing between the model's tool call and the panel.
+The first frame loads neither the panel's drawing parts nor the journal's converter and
+compiles no sanitizer pattern (tests/test_launch_lazy.py); a second after it, the REPL warms
+them up (asks/cli/run.py: ``warm_up_encoders``, ``warm_up_first_question``), so the first
+question — between the model's tool call and the panel, the peer harness's "tool call →
+question" — pays for neither. A fresh interpreter draws an empty layer, warms up, then draws a
+question whose text needs sanitizing: no module is imported and no pattern compiled then. The
+same probe without the warm-up finds both, so it sees what it looks for.
 """
 
 from __future__ import annotations
 
-import pytest
-from cattrs.gen import make_dict_unstructure_fn
+import json
+import subprocess
+import sys
 
-from asks.store import entries
+PROBE = """
+import json, sys, tempfile
+from pathlib import Path
+import urwid
+import asks
+from asks import sanitize
+from asks.cli.run import warm_up_first_question
+from asks.store.entries import warm_up_encoders
+
+layer_host = asks.QuestionHost(asks.Journal.create(data_dir=Path(tempfile.mkdtemp())))
+layer = asks.AsksLayer(layer_host.panel_port, urwid.Edit())
+layer.render((80,), focus=True)
+if sys.argv[1] == "warm":
+    warm_up_encoders()
+    warm_up_first_question()
+modules, compiled = set(sys.modules), sanitize._compiled.cache_info().misses
+options = [{"label": "A", "description": "d"}, {"label": "B"}]
+question = {"question": "Q?\\x1b[2J", "header": "H", "options": options}
+layer_host.agent_port.start_call_nowait("c1", {"questions": [question], "blocking": False})
+layer.render((80,), focus=True)
+print(json.dumps({
+    "loaded": sorted(set(sys.modules) - modules),
+    "compiled": sanitize._compiled.cache_info().misses - compiled,
+}))
+"""
 
 
-def test_after_warm_up_no_entry_type_generates_an_encoder(monkeypatch: pytest.MonkeyPatch) -> None:
-    converter = entries._make_converter()  # a fresh one: nothing generated yet
-    monkeypatch.setattr(entries, "converter", lambda: converter)
-    generated: list[object] = []
+def probe(mode: str) -> dict[str, object]:
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, mode], capture_output=True, text=True, check=True, timeout=60
+    )
+    return json.loads(done.stdout)  # type: ignore[no-any-return]
 
-    def spy(*args: object, **kwargs: object) -> object:
-        generated.append(args[0])
-        return make_dict_unstructure_fn(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr("cattrs.converters.make_dict_unstructure_fn", spy)
-    monkeypatch.setattr("cattrs.gen.make_dict_unstructure_fn", spy)  # entries' own factory
-    entries.warm_up_encoders()
-    assert set(entries.TAGS) <= set(generated)  # every entry type got its encoder now
-    generated.clear()
-    for entry_type in entries.TAGS:
-        converter.get_unstructure_hook(entry_type)
-    assert generated == []  # and later uses generate nothing
+def test_after_the_warm_up_the_first_question_loads_and_compiles_nothing() -> None:
+    assert probe("warm") == {"loaded": [], "compiled": 0}
+
+
+def test_without_it_the_first_question_would_pay_for_both() -> None:
+    cold = probe("cold")
+    loaded = cold["loaded"]
+    assert isinstance(loaded, list)
+    assert "asks.widgets.panel.frame" in loaded and "orjson" in loaded
+    assert cold["compiled"] != 0

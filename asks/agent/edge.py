@@ -59,6 +59,12 @@ def _compiled(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
 
+def warm_up() -> None:
+    """Compile the patterns now, off the path of the first model reply that needs them."""
+    _compiled(_SURROGATE)
+    _compiled(_ESCAPES)
+
+
 def encodable(text: str) -> str:
     """``text`` with every surrogate code point replaced by U+FFFD (the same object if none)."""
     if text.isascii():

@@ -176,6 +176,7 @@ def run_session(args: argparse.Namespace, data_dir: Path, config: Config, surfac
                     if warm_up is not None:
                         nursery.start_soon(_warm_up_later, warm_up)
                     nursery.start_soon(_warm_up_later, warm_up_encoders)
+                    nursery.start_soon(_warm_up_later, warm_up_first_question)
                 shown = trio.Event()  # the hub's server starts then (asks/cli/hub.py)
                 try:
                     hooks = running_hooks(session, config, surface.report(session))
@@ -284,6 +285,19 @@ def running_hooks(
 def _stderr_notice(text: str) -> None:
     """A hook failure in line mode: one line on stderr."""
     print(f"asks: {text}", file=sys.stderr, flush=True)
+
+
+def warm_up_first_question() -> None:
+    """What the first question on screen would otherwise load and compile between the
+    model's tool call and the panel: the panel's drawing parts, the sanitizer's and the
+    reply edge's patterns (all left off the first frame, NOTES "Floors (issue 21): launch")."""
+    from asks import sanitize  # noqa: PLC0415
+    from asks.agent import edge  # noqa: PLC0415
+    from asks.widgets.panel import view  # noqa: PLC0415
+
+    sanitize.warm_up()
+    edge.warm_up()
+    view.warm_up()
 
 
 async def _warm_up_later(warm_up: Callable[[], Any]) -> None:

@@ -77,6 +77,12 @@ COMPACT_ROWS = 12  # a panel shorter than this gets one row of key hints
 EditAction = Callable[[urwid.Edit, tuple[int]], object]  # what a key does to the active editor
 
 
+def warm_up() -> None:
+    """Import the parts that draw a question now (module docstring: the first frame does not
+    load them), off the path of the first question: a REPL's background warm-up."""
+    from asks.widgets.panel import body, compact, frame, review, rows, tabbar  # noqa: F401, PLC0415
+
+
 class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
     """The question panel over ``host`` (see module docstring). Flow widget."""
 
