@@ -427,8 +427,6 @@ def warm_up_encoders() -> None:
     (``group_asked``, ``tool_result``) between the model's tool call and the panel. Twice:
     generating some types' hooks empties cattrs' dispatch cache once (measured: the second
     pass builds seven again, a third none)."""
-    import orjson  # noqa: F401, PLC0415 — the first question's lines are not flat: its import now
-
     for _pass in range(2):
         for entry_type in TAGS:
             converter().get_unstructure_hook(entry_type)
