@@ -12,30 +12,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support.layer_screen import LayerScreen
 from support.rig import Rig
 
 from asks.agent.prompts import Prompt, PromptBroker
-from asks.core.focus import TYPING_GUARD, FocusTarget, KeysTo
-from asks.widgets.chat import ChatEditor
-from asks.widgets.layer import AsksLayer
+from asks.core.focus import FocusTarget, KeysTo
 from asks.widgets.prompt import PromptView
 
-SIZE = (80,)
 
-
-class Screen:
+class Screen(LayerScreen):
     def __init__(self, rig: Rig) -> None:
-        self.rig = rig
-        self.sent: list[str] = []
-        self.chat = ChatEditor(self.sent.append)
         self.broker = PromptBroker(rig.host.panel_port)
-        self.layer = AsksLayer(
-            rig.host.panel_port,
-            self.chat,
-            prompt=PromptView(self.broker),
-            clock=rig.clock,
-            bell=lambda: None,
-        )
+        super().__init__(rig, prompt=PromptView(self.broker))
 
     def open_prompt(self) -> Prompt:
         prompt = Prompt("run make deploy?", FocusTarget("prompt"))
@@ -43,14 +31,8 @@ class Screen:
         self.rig.host.panel_port.begin_foreign_nowait(prompt.target)
         return prompt
 
-    def keys(self, *keys: str, gap: float = 0.05) -> None:
-        for key in keys:
-            self.rig.clock.advance(gap)
-            self.layer.keypress(SIZE, key)
-
     def pause(self) -> None:
-        self.rig.clock.advance(TYPING_GUARD + 0.01)
-        self.layer.tick_nowait(self.rig.clock())
+        self.look()
 
     def where(self) -> KeysTo:
         return self.rig.host.panel_port.focus.keyboard().to

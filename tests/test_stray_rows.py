@@ -11,33 +11,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support.layer_screen import LayerScreen
 from support.rig import Rig, call, q
 
-from asks.core.focus import TYPING_GUARD, KeysTo
+from asks.core.focus import KeysTo
 from asks.core.model import QuestionRef
-from asks.widgets.chat import ChatEditor
-from asks.widgets.layer import AsksLayer
-
-SIZE = (80,)
 
 
-class Screen:
-    def __init__(self, rig: Rig) -> None:
-        self.rig = rig
-        self.sent: list[str] = []
-        self.chat = ChatEditor(self.sent.append)
-        self.layer = AsksLayer(rig.host.panel_port, self.chat, clock=rig.clock, bell=lambda: None)
-
-    def keys(self, *keys: str, gap: float = 0.05) -> None:
-        for key in keys:
-            self.rig.clock.advance(gap)
-            self.layer.keypress(SIZE, key)
-
-    def look(self) -> None:
-        """The person pauses and looks at the screen (past the guard)."""
-        self.rig.clock.advance(TYPING_GUARD + 0.05)
-        self.layer.tick_nowait(self.rig.clock())
-
+class Screen(LayerScreen):
     def ask(self, *, blocking: bool, multi: bool = False) -> QuestionRef:
         args = call(q("Which one?", options=("Ay", "Bee", "Sea"), multi=multi), blocking=blocking)
         self.rig.host.agent_port.start_call_nowait("c1", args)

@@ -11,6 +11,7 @@ package). Fixtures are in ``tests/conftest.py``; these modules hold the code beh
   behaviour under test (the typing guard).
 * :mod:`support.rig` — a real host on a real journal in a temporary folder, in process;
   :mod:`support.panel` — the panel of a real layer on it, rendered to text (golden screens);
+  :mod:`support.layer_screen` — the real layer on it, keys pressed at its clock;
   :mod:`support.agent_rig` — the agent loop on the scripted model, headless;
   :mod:`support.twin_host` — two hosts in lockstep (listeners change nothing).
 * :mod:`support.fake_http` — a real HTTP/1.1 server on 127.0.0.1 standing in for a model
