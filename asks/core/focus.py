@@ -285,10 +285,6 @@ class Focus:
         doubt, self.doubt = self.doubt, None
         return None if doubt is None else doubt.key
 
-    def drop_decision(self) -> None:
-        """A non-printable decision (Esc, Ctrl+C) was made: a held key no longer counts."""
-        self.doubt = None
-
     def hold_at_origin(self) -> None:
         """Held-back keys go to the loan origin from now on (the prior tab went away)."""
         claim = self.claim

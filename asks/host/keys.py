@@ -143,7 +143,7 @@ class KeyDesk:
         if not isinstance(tab, QuestionRef):
             return
         run = self.undoable
-        if run and (run[-1].index != self.routed - 1 or now - run[-1].at >= self.core.focus.guard):
+        if not self._continued(run, now):
             run.clear()  # not the same run of keys
         focus = self.core.focus
         run.append(Undoable(tab, self.panel.drafts.get(tab), focus.handed, key, self.routed, now))
@@ -153,9 +153,15 @@ class KeyDesk:
         run is forgotten either way."""
         run = [u for u in self.undoable if u.index < self.routed]  # not this key's own mark
         self.undoable = []
-        if not run or run[-1].index != self.routed - 1 or now - run[-1].at >= self.core.focus.guard:
-            return []
-        return run
+        return run if run and self._continued(run, now) else []
+
+    def _continued(self, run: list[Undoable], now: float) -> bool:
+        """Does the key routed last, at ``now``, follow ``run`` at once (the key right after
+        its last one, within the guard)? An empty run is continued by anything."""
+        if not run:
+            return True
+        last = run[-1]
+        return last.index == self.routed - 1 and now - last.at < self.core.focus.guard
 
     def _undo(self, first: Undoable) -> None:
         """Put the draft (and whether the keys were handed) back as before ``first``."""
@@ -181,7 +187,8 @@ class KeyDesk:
         return self._decided(self.core.focus.confirm_decision())
 
     def drop_decision_nowait(self) -> None:
-        """A non-printable decision was made at the prompt: a held key no longer counts."""
+        """A non-printable decision was made at the prompt: a held key no longer counts (it
+        is taken, as the confirm key takes it, and not delivered)."""
         self._decided(self.core.focus.confirm_decision())
 
     def _decided(self, key: str | None) -> str | None:
