@@ -235,6 +235,7 @@ class HooksConfig:
     delivered: Argv | None = setting(None, ARGV)
     withdrawn: Argv | None = setting(None, ARGV)
     storage_failed: Argv | None = setting(None, ARGV)
+    keys_returned: Argv | None = setting(None, ARGV)
     timeout: float = setting(DEFAULT_HOOK_TIMEOUT, POSITIVE)
 
     def commands(self) -> dict[EventKind, Argv]:

@@ -24,6 +24,10 @@ Asserted after every step:
            command is not submitted from an editor without a second Enter. A printable that
            an option row cannot use (a burst aimed at the panel) goes to the chat, and
            so does everything typed after it within the guard;
+  gone     when the question under the keys goes away (its agent withdraws it, the browser
+           answers it), mid-typing or after a pause, the keys go back where the person came
+           from and the next Enter answers nothing: a question the keys reach on their own
+           never takes a single Enter, whichever agent it is from;
   prompt   (NOTES "The permission prompt's keys", with the real ``PromptView``) keys typed
            across a prompt's arrival go to the chat; at the prompt, a printable it does not
            use goes to the chat with what follows; a decision key counts only after a pause or
@@ -60,6 +64,7 @@ from asks.widgets.layer import AsksLayer
 from asks.widgets.prompt import PromptView
 
 COLS = 80
+AGENTS = st.sampled_from([None, "builder", "planner"])  # who asks (None: the built-in agent)
 LETTERS = st.text(alphabet="abcxz ", min_size=1, max_size=12)
 GAPS = st.lists(st.floats(0.01, TYPING_GUARD * 0.9), min_size=12, max_size=12)
 # What an inattentive person types into "the chat": it starts with a letter or a slash, or
@@ -304,10 +309,10 @@ class LayerMachine(RuleBasedStateMachine):
                 self._key("enter", TYPING_GUARD + 0.05)
         self.known_saves = self._panel_saves()  # an editor the person had opened
 
-    def _arrive(self, blocking: bool) -> None:
+    def _arrive(self, blocking: bool, source: str | None = None) -> None:
         args = call(q(f"Arrival {self.calls}?"), blocking=blocking)
         owner, selected = self.host.panel_port.focus.owner, self.host.panel_port.selected
-        started = self.host.agent_port.start_call_nowait(self._call_id(), args)
+        started = self.host.agent_port.start_call_nowait(self._call_id(), args, source=source)
         if not blocking:
             assert self.host.panel_port.focus.owner is owner, "rule 2: async arrival moved focus"
             assert selected is None or self.host.panel_port.selected == selected, (
@@ -316,9 +321,82 @@ class LayerMachine(RuleBasedStateMachine):
         elif isinstance(started, Wait) and not self.host.panel_port.focus.foreign_active:
             assert self.host.panel_port.focus.panel_focused, "rule 3: the blocker did not claim"
 
-    @rule(blocking=st.booleans())
-    def arrival(self, blocking: bool) -> None:
-        self._arrive(blocking)
+    @rule(blocking=st.booleans(), source=AGENTS)
+    def arrival(self, blocking: bool, source: str | None) -> None:
+        self._arrive(blocking, source)
+
+    def _keys_on_a_question(self) -> QuestionRef | None:
+        port = self.host.panel_port
+        tab = port.selected
+        if port.focus.foreign_active or not port.focus.keys_to_panel:
+            return None
+        return tab if isinstance(tab, QuestionRef) else None
+
+    def _goes(self, ref: QuestionRef, how: str) -> None:
+        """Its agent withdraws ``ref``, or the browser answers it."""
+        if how == "withdrawn":
+            assert self.host.agent_port.withdraw_nowait([ref.id]) is None
+        else:
+            answer = Answer(AnswerKind.OPTION, (0,))
+            self.host.surface_port.answer_from_nowait(ref.id, ref.incarnation, answer, "web")
+
+    @precondition(lambda self: self._keys_on_a_question() is not None)
+    @rule(how=st.sampled_from(["withdrawn", "web"]), pause=st.booleans())
+    def question_under_the_keys_goes(self, how: str, pause: bool) -> None:
+        """The question the person's keys are on goes away (its agent withdraws it, the
+        browser answers it), then the person presses Enter, at once or after a pause: the keys
+        are back where the person came from, and that Enter answers nothing."""
+        ref = self._keys_on_a_question()
+        assert ref is not None
+        saves = self._panel_saves()
+        self._goes(ref, how)
+        focus = self.host.panel_port.focus
+        if not focus.panel_focused:
+            assert focus.owner is not focus.panel
+        elif self.host.surface_port.live_waits:
+            assert not focus.keys_to_panel, "the keys stayed in the panel, on another question"
+        if pause:
+            self.rig.clock.advance(TYPING_GUARD + 0.05)
+            self._settle()
+        to = focus.keyboard().to
+        self._key("enter", 0.05)
+        if to is KeysTo.CHAT:
+            self._typed_to_chat("", enter=True)
+        assert self._panel_saves() == saves, "an Enter answered a question the keys came to"
+        if to is KeysTo.PANEL:
+            event("the Enter was asked again")
+            confirming = self.host.panel_port.confirming
+            assert confirming is not None and confirming.command is PanelCommand.CONFIRM
+        self.handed_over = False
+
+    @precondition(
+        lambda self: (
+            self._keys_on_a_question() is not None and not self.host.surface_port.live_waits
+        )
+    )
+    @rule(text=LETTERS, gaps=GAPS, at=st.integers(0, 11), how=st.sampled_from(["withdrawn", "web"]))
+    def typing_when_the_question_goes(
+        self, text: str, gaps: list[float], at: int, how: str
+    ) -> None:
+        """The person types an answer into the editor when its agent withdraws the
+        question (or the browser answers it): what follows goes to the chat, whole, in
+        order; nothing is answered."""
+        ref = self._keys_on_a_question()
+        assert ref is not None
+        self.rig.clock.advance(TYPING_GUARD + 0.05)
+        self._key("4", 0.0)  # Type something.
+        saves = self._panel_saves()
+        at = min(at, len(text))
+        for i, key in enumerate(text):
+            if i == at:
+                self._goes(ref, how)
+            self._key(key, gaps[i % len(gaps)])
+        if at == len(text):
+            self._goes(ref, how)
+        self._typed_to_chat(text[at:], enter=False)
+        assert self._panel_saves() == saves, "typing into a question that went away answered"
+        self.known_saves = saves
+        self.handed_over = False
 
     @rule()
     def pause(self) -> None:

@@ -30,7 +30,7 @@ from asks.agent.seat import ChatAgent
 from asks.agent.transcript import EntryKind, Transcript
 from asks.core import i18n
 from asks.core.drafts import ChatLine, with_unsent
-from asks.core.events import AnswerSaved, HostEvent
+from asks.core.events import AnswerSaved, HostEvent, KeysReturned
 from asks.core.i18n import N_
 from asks.core.i18n import translate as _
 from asks.host.host import QuestionHost
@@ -154,10 +154,14 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
         self._changed("status")
 
     def _host_event(self, event: HostEvent) -> None:
-        """An answer saved on another surface leaves the panel: say so in the transcript."""
+        """An answer saved on another surface leaves the panel, the question under the
+        keys went away and the keys went back: say so in the transcript (the notice under
+        the panel goes at the next key; the unsent draft must not go with it)."""
         if isinstance(event, AnswerSaved) and event.source != "panel":
             for line in elsewhere_lines(self.session.host.surface_port.projection, event):
                 self.session.transcript.add(EntryKind.NOTICE, line)
+        elif isinstance(event, KeysReturned):
+            self.session.transcript.add(EntryKind.NOTICE, event.notice)
 
     @property
     def panel(self) -> panel.QuestionPanel:

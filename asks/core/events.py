@@ -15,6 +15,9 @@ diffing state. Events are frozen values; :attr:`kind` names them for serialisati
   (and, to a hub agent, the person's notes: ``notes``; ``refs`` always name questions).
 * :class:`QuestionsWithdrawn` — the agent took questions back.
 * :class:`StorageFailed` — a journal append failed; ``message`` says what (nothing was saved).
+* :class:`KeysReturned` — the question under the person's keys went away by someone else's
+  doing (withdrawn, answered on another surface, its wait ended); the keys went back where the
+  person came from. It names the question, its agent and what the person had typed, unsent.
 """
 
 from __future__ import annotations
@@ -36,6 +39,15 @@ class EventKind(enum.StrEnum):
     DELIVERED = "delivered"
     WITHDRAWN = "withdrawn"
     STORAGE_FAILED = "storage_failed"
+    KEYS_RETURNED = "keys_returned"
+
+
+class Gone(enum.StrEnum):
+    """Why the question under the person's keys went away."""
+
+    WITHDRAWN = "withdrawn"  # its agent took it back
+    ANSWERED = "answered"  # answered or declined on another surface (the browser, line mode)
+    CLOSED = "closed"  # its wait ended (a Review tab), or it closed otherwise
 
 
 class DeliveryChannel(enum.StrEnum):
@@ -115,6 +127,21 @@ class StorageFailed:
     kind: EventKind = attrs.field(default=EventKind.STORAGE_FAILED, init=False)
 
 
+@attrs.frozen
+class KeysReturned:
+    """The question ``refs`` (one, or a Review tab's) under the person's keys went away
+    (``why``); ``source`` is its agent, ``header`` its header, ``draft`` what the person had
+    typed there and did not send, ``notice`` the sentence the person is shown."""
+
+    refs: tuple[QuestionRef, ...]
+    source: str | None
+    header: str
+    why: Gone
+    draft: str
+    notice: str
+    kind: EventKind = attrs.field(default=EventKind.KEYS_RETURNED, init=False)
+
+
 HostEvent = (
     QuestionAsked
     | WaitOpened
@@ -123,4 +150,5 @@ HostEvent = (
     | Delivered
     | QuestionsWithdrawn
     | StorageFailed
+    | KeysReturned
 )

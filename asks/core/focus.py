@@ -29,6 +29,13 @@ Pure state, no I/O, no knowledge of tabs beyond opaque keys handed in by the hos
   — they are ``handed``: a text editor under the cursor there is not the person's choice yet,
   and the host asks for Enter twice before it sends what was typed into it. Any deliberate
   panel command (:meth:`Focus.deliberate`) clears both this and the stray mark.
+* **Unchosen** questions: when the question under the keys goes away by someone else's doing
+  (an agent withdrew it, it was answered on another surface, its wait ended),
+  :meth:`Focus.went_away` gives the keys back: with no claim the panel lets go of them (to
+  the loan origin); with a claim the typing guard is re-armed from that moment with the keys
+  at the loan origin. Either way whatever question the keys reach next without the person
+  moving there is ``unchosen``: the host refuses its first Enter, on any row. A deliberate
+  panel command, or entering the panel, clears it.
 * **A foreign prompt's keys** (rules 7 and 9 at a prompt, NOTES "The permission prompt's
   keys"): the top prompt starts *held* (``prompt_engaged`` false): keys go where the person
   was typing (:meth:`Focus.where`: the prompt's origin if it is an editor, else the panel's
@@ -131,6 +138,7 @@ class Focus:
     last_key_at: float = attrs.field(init=False, default=float("-inf"))
     stray_mark: bool = attrs.field(init=False, default=False)  # rule 9a: Enter is refused once
     handed: bool = attrs.field(init=False, default=False)  # the keys came without a deliberate key
+    unchosen: bool = attrs.field(init=False, default=False)  # the tab shown came on its own
     prompt_engaged: bool = attrs.field(init=False, default=False)  # the top prompt has the keys
     prompt_since: float = attrs.field(init=False, default=float("-inf"))  # it opened or re-armed
     doubt: Doubt | None = attrs.field(init=False, default=None)  # a decision key held
@@ -292,12 +300,34 @@ class Focus:
             self.claim = attrs.evolve(claim, to_origin=True)
 
     def clear_stray_mark(self) -> None:
-        """The Enter after stray typing was refused: the next one is the person's."""
-        self.stray_mark = False
+        """The Enter after stray typing, or on an unchosen question, was refused: the next
+        one is the person's."""
+        self.stray_mark = self.unchosen = False
 
     def deliberate(self) -> None:
         """A deliberate panel command: the keys are where the person put them."""
-        self.stray_mark = self.handed = False
+        self.stray_mark = self.handed = self.unchosen = False
+
+    def went_away(self, now: float) -> None:
+        """The question under the keys went away at ``now``, not by a panel command of the
+        person's (module docstring): with no claim the panel lets go of the keys (a prompt
+        over it returns to the loan origin); with a claim the typing guard is re-armed from
+        ``now`` with the keys at the loan origin. The question the keys reach next is
+        unchosen."""
+        claim = self.claim
+        if claim is None:
+            if self.panel_focused:
+                self.leave_panel()
+            else:
+                self.return_foreign_to_origin()
+            return
+        self.claim = attrs.evolve(claim, engaged=False, to_origin=True, claimed_at=now)
+        self.unchosen = True
+
+    def arrived_unchosen(self) -> None:
+        """The keys moved to another agent's question after the person's own answer: its
+        first Enter is refused (module docstring)."""
+        self.unchosen = True
 
     def hand_back(self) -> None:
         """The last claim ended and the panel shows the tab the person was on (rule 5): the
@@ -339,7 +369,7 @@ class Focus:
         if not self.panel_focused:  # the marks are about keys already in the panel
             self.loan_origin = self.owner
             self.owner = self.panel
-            self.stray_mark = self.handed = False
+            self.stray_mark = self.handed = self.unchosen = False
         return True
 
     def leave_panel(self) -> None:
@@ -348,7 +378,7 @@ class Focus:
             self.owner = self._origin_or_chat()
         self.loan_origin = None
         self.claim = None
-        self.stray_mark = self.handed = False
+        self.stray_mark = self.handed = self.unchosen = False
 
     def request_claim(self, now: float, current_tab: Hashable | None) -> None:
         """A blocking wait went live: claim focus now, or wait for foreign prompts to end."""
@@ -366,7 +396,7 @@ class Focus:
         """The last wait ended: drop the claim and return it (the host decides where to go)."""
         claim, self.claim = self.claim, None
         self.claim_waiting = False
-        self.stray_mark = self.handed = False
+        self.stray_mark = self.handed = self.unchosen = False
         return claim
 
     def return_foreign_to_origin(self) -> None:

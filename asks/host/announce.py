@@ -34,6 +34,7 @@ class Announcer:
         "_changed",
         "_delivering",
         "_depth",
+        "_opens",
         "_queue",
         "_shown",
         "_snapshot",
@@ -43,12 +44,16 @@ class Announcer:
     )
 
     def __init__(
-        self, on_failure: Callable[[str], None], snapshot: Callable[[], HostStatistics]
+        self,
+        on_failure: Callable[[str], None],
+        snapshot: Callable[[], HostStatistics],
+        opens: Callable[[], None] = lambda: None,
     ) -> None:
         self.events: Listeners[HostEvent] = Listeners(on_failure)
         self.changes: Listeners[None] = Listeners(on_failure)
         self.status: Listeners[HostStatistics] = Listeners(on_failure)
         self._snapshot = snapshot
+        self._opens = opens  # called as the outermost operation begins (the state as it was)
         self._queue: deque[HostEvent] = deque()
         self._changed = False
         self._depth = 0
@@ -60,6 +65,8 @@ class Announcer:
         return self
 
     def __enter__(self) -> None:
+        if not self._depth:
+            self._opens()
         self._depth += 1
 
     def __exit__(

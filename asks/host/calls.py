@@ -107,7 +107,7 @@ def withdraw(
         if state.append(Withdrawn(known, reason)) is None:
             return contract.storage_failed(state.journal.state.value)
         for ref in known:
-            state.drafts.drop(ref)
+            state.drop_draft(ref)
         state.emit(ev.QuestionsWithdrawn(known, reason))
         state.settle_waits(known)
         state.changed()

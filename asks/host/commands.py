@@ -8,8 +8,9 @@ save-before-notify stays in one place.
 Irreversible actions are confirmed (rule 8): the first Decline or Clear draft on a tab only
 **arms** it (``armed``; the footer says "again to …"); the same command on the same tab right
 after does it; any other command, edit or tab switch disarms. Enter is armed the same way, for
-two reasons of rule 9 (:class:`Confirm`): it is the first Enter after stray typing (the focus's
-stray mark: "You were typing in the chat: press Enter again to choose …"), or the answer it
+three reasons of rule 9 (:class:`Confirm`): it is the first Enter after stray typing (the focus's
+stray mark: "You were typing in the chat: press Enter again to choose …"), the first Enter on a
+question the keys reached on their own (:mod:`asks.host.gone`), or the answer it
 would send holds a chat command line (:mod:`asks.core.chatline`: "“/quit” looks like a chat
 command: press Enter again to send it as your answer"). Every other panel command is
 deliberate and clears the stray mark.
@@ -62,7 +63,12 @@ class Confirm(enum.StrEnum):
     IRREVERSIBLE = "irreversible"  # Decline, Clear draft (rule 8)
     AFTER_STRAY = "after_stray"  # the first Enter after stray typing (rule 9a)
     HANDED_EDITOR = "handed_editor"  # text typed into an editor the person did not choose (9)
+    UNCHOSEN = "unchosen"  # the first Enter on a question the keys reached on their own
     CHAT_COMMAND = "chat_command"  # the answer holds a chat command line (rule 9b)
+
+
+_CHECKED = frozenset({Confirm.CHAT_COMMAND, Confirm.HANDED_EDITOR, Confirm.UNCHOSEN})  # the
+# armed Enters that also cover what ``_asks_again`` checks: one confirmation is enough
 
 
 @attrs.frozen
@@ -189,9 +195,11 @@ class PanelCommands:
         """Enter: choose, toggle, submit — unless rule 9 wants it pressed again (armed)."""
         if tab is None:
             return
-        if self.core.focus.stray_mark and armed is None:
-            self.core.focus.clear_stray_mark()
-            self.armed = Armed(PanelCommand.CONFIRM, tab, Confirm.AFTER_STRAY)
+        focus = self.core.focus
+        if armed is None and (focus.stray_mark or focus.unchosen):
+            why = Confirm.AFTER_STRAY if focus.stray_mark else Confirm.UNCHOSEN
+            focus.clear_stray_mark()
+            self.armed = Armed(PanelCommand.CONFIRM, tab, why)
             return
         if isinstance(tab, ReviewKey):
             wait = self.waits.of_call(tab.call_id)
@@ -222,7 +230,7 @@ class PanelCommands:
         command line (9b), or it was typed into an editor the keys came to on their own?
         Then Enter is armed (the footer says why). One confirmation covers both: an armed
         Enter means the text was checked and not edited since."""
-        if armed is not None and armed.why in (Confirm.CHAT_COMMAND, Confirm.HANDED_EDITOR):
+        if armed is not None and armed.why in _CHECKED:
             return False
         line = chat_command_line(*texts)
         if line is not None:

@@ -58,6 +58,7 @@ class Undoable:
     tab: QuestionRef
     before: Draft
     handed: bool  # the keys had come to the panel without a deliberate key (Focus.handed)
+    unchosen: bool  # ... on a question the person did not move to (Focus.unchosen)
     key: str
     index: int  # KeyDesk.routed when it was routed
     at: float
@@ -146,7 +147,8 @@ class KeyDesk:
         if not self._continued(run, now):
             run.clear()  # not the same run of keys
         focus = self.core.focus
-        run.append(Undoable(tab, self.panel.drafts.get(tab), focus.handed, key, self.routed, now))
+        before = self.panel.drafts.get(tab)
+        run.append(Undoable(tab, before, focus.handed, focus.unchosen, key, self.routed, now))
 
     def _typing_after_all(self, now: float) -> list[Undoable]:
         """The run of printable panel commands right before this stray key ([] if none); the
@@ -168,7 +170,8 @@ class KeyDesk:
         if first.tab in self.core.tabs:
             self.panel.drafts.edit(first.tab, lambda _draft: first.before)
         if self.core.focus.panel_focused:
-            self.core.focus.handed = first.handed  # the keys were not deliberate after all
+            focus = self.core.focus  # the keys were not deliberate after all
+            focus.handed, focus.unchosen = first.handed, first.unchosen
 
     def hold_decision_nowait(self, key: str, now: float) -> bool:
         """The prompt's printable decision ``key`` waits for the pause after it (True; the

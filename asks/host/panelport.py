@@ -165,7 +165,7 @@ class PanelPort(SurfacePort):
             target = state.target_tab(tab)
             state.keys.clear_notice()
             state.panel.run(command, target)
-            state.changed()
+            state.changed(by_panel=True)
 
     def set_custom_text_nowait(
         self, text: str, caret: int | None = None, tab: TabKey | None = None

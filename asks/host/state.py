@@ -34,6 +34,7 @@ from asks.core.tabs import TabKey, TabStrip
 from asks.host import calls
 from asks.host.announce import Announcer
 from asks.host.commands import PanelCommands
+from asks.host.gone import KeysWatch
 from asks.host.keeper import DraftKeeper
 from asks.host.keys import KeyDesk
 from asks.host.lifecycle import WaitLife
@@ -68,12 +69,15 @@ class HostState:
         self.clock = clock
         self.drafts = DraftBook()
         self.strip = TabStrip()
-        self.announcer = Announcer(self._listener_failed, lambda: snapshot(self))
+        self.announcer = Announcer(
+            self._listener_failed, lambda: snapshot(self), lambda: self.watch.record()
+        )
         # ``with state.operation():`` around every port call (asks/host/announce.py)
         self.operation: Callable[[], Announcer] = self.announcer.operation
         self.panel = PanelCommands(self, self.waits, self.drafts, self.strip)
         self.life = WaitLife(self, self.waits, self.strip)
         self.keys = KeyDesk(self, self.panel, clock, self.notify, self.changed)
+        self.watch = KeysWatch(self, clock, self._review_refs)
         self.keeper = DraftKeeper.beside(self, self.drafts, journal)  # saves and restores them
         with self.operation():
             calls.close_dangling_calls(self)
@@ -132,10 +136,20 @@ class HostState:
             return False
         refs = tuple(r.ref for r in resolutions)
         for ref in refs:
-            self.drafts.drop(ref)
+            self.drop_draft(ref)
         self.emit(ev.AnswerSaved(refs, tuple(r.kind for r in resolutions), source))
         self.outbox.signal()
         return True
+
+    def drop_draft(self, ref: QuestionRef) -> None:
+        """Forget the draft of a question that closed (the keys' watch keeps it if the keys
+        were on it, to say what was not sent)."""
+        self.watch.dropping(ref, self.drafts.get(ref))
+        self.drafts.drop(ref)
+
+    def _review_refs(self, call_id: str) -> tuple[QuestionRef, ...]:
+        wait = self.waits.of_call(call_id)
+        return () if wait is None else tuple(wait.refs)
 
     # -- waits (the lifecycle collaborator's, for the other collaborators) -------------------
     def asked(self, call_id: str, questions: Sequence[Question], blocking: bool) -> None:
@@ -175,14 +189,18 @@ class HostState:
     def recompute_tabs(self) -> None:
         self.strip.rebuild(self.projection.pending, self.waits.staged())
 
-    def changed(self) -> None:
-        """Re-derive tabs and focus consistency after any change, then notify listeners."""
+    def changed(self, *, by_panel: bool = False) -> None:
+        """Re-derive tabs and focus consistency after any change (``by_panel``: a panel
+        command of the person's made it), then notify listeners. If the tab at the keys went
+        away, the keys go back (:mod:`asks.host.gone`)."""
         self.recompute_tabs()
+        self.watch.check(by_panel)
         if self.focus.panel_focused and not self.tabs:
             self.focus.leave_panel()
         if self.waits and self.focus.claim is None:
             self._claim()
         self.keys.keep_claim_consistent()
+        self.watch.record()
         self.notify()
 
     def changed_if(self, refusal: Refusal | None) -> Refusal | None:

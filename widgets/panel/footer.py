@@ -114,6 +114,8 @@ class Footer:
                 "The keys came to this answer on their own: press {key} again to send "
                 "what is typed here"
             ).format(key=key)
+        if armed.why is Confirm.UNCHOSEN:
+            return self._unchosen(armed.tab, key)
         if armed.why is Confirm.AFTER_STRAY:
             label = self._option_at_cursor(armed.tab)
             if label is not None:
@@ -124,6 +126,26 @@ class Footer:
         return _("Press {key} again to {action} · any other key keeps it").format(
             key=key, action=_(what)
         )
+
+    def _unchosen(self, tab: TabKey, key: str) -> str:
+        """The first Enter on a question the keys reached on their own: whose it is, and
+        what pressing again does."""
+        if not isinstance(tab, QuestionRef):
+            return _("The keys came here on their own: press {key} again to confirm").format(
+                key=key
+            )
+        question = self._host.question(tab)
+        agent = sanitize_line(question.source) if question.source else _("the agent")
+        header = sanitize_line(question.spec.header)
+        label = self._option_at_cursor(tab)
+        if label is not None:
+            return _(
+                "The keys came to “{header}” from {agent} on their own: press {key} again "
+                "to choose “{label}”"
+            ).format(header=header, agent=agent, key=key, label=label)
+        return _(
+            "The keys came to “{header}” from {agent} on their own: press {key} again to confirm"
+        ).format(header=header, agent=agent, key=key)
 
     def _option_at_cursor(self, tab: TabKey) -> str | None:
         """The label Enter would choose on ``tab`` (a single-select option row), if any."""
