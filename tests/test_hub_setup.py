@@ -9,6 +9,7 @@ its agents on the MCP SDK's own client over HTTP on 127.0.0.1 (a free port).
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -130,3 +131,44 @@ async def test_refused_clients_are_shown_once_per_kind_not_per_retry(launch: Lau
         await in_thread(app.wait_for, r"planner asks:")
     assert app.text().count("A client was refused") == 2
     assert "\x9b" not in app.raw_bytes().decode("utf-8", "replace")
+
+
+@pytest.mark.parametrize(
+    "words",
+    [["sessions"], ["mcp", "token"], ["mcp", "config", "claude"]],
+    ids=["sessions", "mcp-token", "mcp-config"],
+)
+def test_a_reader_that_stops_reading_gets_no_traceback(tmp_path: Path, words: list[str]) -> None:
+    """``asks … | head -0``: the pipe's reader is gone before asks writes."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # no reader: every write to the pipe fails with EPIPE
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "asks", *words, "--data-dir", str(tmp_path)],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=False,
+        )
+    finally:
+        os.close(write_end)
+    assert done.stderr == ""
+    assert done.returncode == 1
+
+
+def test_asks_mcp_takes_the_data_dir_before_mcp_too(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "asks", "--data-dir", str(tmp_path), "mcp", "token"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == asks_mcp(tmp_path, "token").stdout.strip()
+
+
+def test_asks_help_lists_mcp() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "asks", "--help"], capture_output=True, text=True, check=True
+    )
+    assert "asks mcp config" in done.stdout
