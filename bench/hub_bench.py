@@ -343,8 +343,10 @@ async def bench_written(rows: list[Row], work: Path, count: int) -> None:
     from asks.core import events as ev  # noqa: PLC0415
     from asks.core.model import Answer, AnswerKind, QuestionRef  # noqa: PLC0415
     from asks.host.host import QuestionHost  # noqa: PLC0415
+    from asks.hub.credentials import Keyring  # noqa: PLC0415
     from asks.hub.listen import bind_listener  # noqa: PLC0415
     from asks.hub.server import HubServer  # noqa: PLC0415
+    from asks.hub.token import token_path, write_private  # noqa: PLC0415
     from asks.store.journal import Journal  # noqa: PLC0415
 
     written: list[int] = []
@@ -356,7 +358,8 @@ async def bench_written(rows: list[Row], work: Path, count: int) -> None:
     journal = Journal.create(data_dir=work / "written", session_id="hub-written")
     host = QuestionHost(journal, clock=trio.current_time)
     host.subscribe_events(stamp)
-    server = HubServer(host.hub_port, "bench-token", bind_listener(port=0))
+    write_private(token_path(work / "written"), "bench-token\n")
+    server = HubServer(host.hub_port, Keyring(work / "written"), bind_listener(port=0))
     to_written, to_client = [], []
     async with trio.open_nursery() as nursery:
         url = await nursery.start(server.run)

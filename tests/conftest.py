@@ -13,7 +13,7 @@ Fixtures (the code behind them is in tests/support/, see its ``__init__``):
   (:class:`support.fake_openai.FakeOpenAI`; tests/test_anthropic_model.py has its own, the
   Anthropic one), stopped at the end;
 * ``hub`` — the hub's MCP server on a free 127.0.0.1 port in the test's nursery, in front of
-  the ``rig``'s host (token :data:`support.hub.TOKEN`).
+  the ``rig``'s host (shared token :data:`support.hub.TOKEN`, in the rig's data dir).
 """
 
 import os
@@ -65,11 +65,12 @@ def server() -> Iterator[FakeOpenAI]:
 @pytest.fixture
 async def hub(rig: Rig, nursery: trio.Nursery) -> AsyncIterator["HubServer"]:
     # The hub's code (mcp, starlette, pydantic) loads only for the tests that use it.
-    from support.hub import TOKEN  # noqa: PLC0415
+    from support.hub import TOKEN, keyring_with  # noqa: PLC0415
 
     from asks.hub.listen import bind_listener  # noqa: PLC0415
     from asks.hub.server import HubServer  # noqa: PLC0415
 
-    server = HubServer(rig.host.hub_port, TOKEN, bind_listener(port=0), progress_every=0.05)
+    keyring = keyring_with(rig.directory, TOKEN)
+    server = HubServer(rig.host.hub_port, keyring, bind_listener(port=0), progress_every=0.05)
     await nursery.start(server.run)
     yield server

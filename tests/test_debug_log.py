@@ -21,6 +21,7 @@ import pytest
 import trio
 from support.agent_rig import AgentRig
 from support.fake_openai import FakeOpenAI, Reply
+from support.hub import keyring_with
 from support.pty_harness import PtyApp
 from support.rig import Rig
 
@@ -264,7 +265,8 @@ async def test_a_web_bridge_error_is_answered_500_and_logged_without_the_token(
 
 
 async def hub_logs_a_warning(rig: Rig, nursery: trio.Nursery) -> None:
-    server = HubServer(rig.host.hub_port, "token-0123456789", bind_listener(port=0))
+    keyring = keyring_with(rig.directory, "token-0123456789")
+    server = HubServer(rig.host.hub_port, keyring, bind_listener(port=0))
     await nursery.start(server.run)
     logging.getLogger("mcp.server.streamable_http").warning("as the SDK would: a dropped stream")
     nursery.cancel_scope.cancel()

@@ -23,7 +23,7 @@ import trio
 from support.hub import DB, TOKEN, client, receipts, text_of
 from support.rig import Rig
 
-from asks.hub.identity import clean_label
+from asks.hub.identity import client_label
 from asks.hub.server import MAX_BODY, HubServer
 from asks.hub.tools import call_id_of
 
@@ -398,9 +398,13 @@ def test_an_agents_name_and_call_id_are_its_text_made_inert() -> None:
     """What a client calls itself (a header, its handshake) and the id it gives a call reach
     tabs, the journal and hook payloads: terminal sequences go whole, text and all (the
     screens: tests/test_hub_e2e_surfaces.py)."""
-    assert clean_label("evil\x1b]0;pwned\x07\u202eagent\x9b") == "evilagent"
-    assert clean_label("\x1b[2J\x1b[31m") is None
-    assert clean_label("code review (2)") == "code-review-2"
+    assert re.fullmatch(
+        r"evilagent-[0-9a-f]{8}", client_label("evil\x1b]0;pwned\x07\u202eagent\x9b") or ""
+    )
+    assert re.fullmatch(r"client-[0-9a-f]{8}", client_label("\x1b[2J\x1b[31m") or "")
+    assert re.fullmatch(r"code-review-2-[0-9a-f]{8}", client_label("code review (2)") or "")
+    assert client_label("code review (2)") != client_label("code-review (2)")
+    assert client_label("codex-mcp-client") == "codex-mcp-client"
     assert call_id_of({"claudecode/toolUseId": "toolu_01\x1b]0;x\x07\u202e"}) == "toolu_01-0-x-"
     assert len(call_id_of({"callId": "a" * 1000})) == 120
     assert call_id_of({"callId": "\x00"}) == "-"

@@ -25,9 +25,12 @@ from support.pty_harness import PtyApp
 from support.screen import PANEL_FOCUSED, chat_text, wait_chat, wait_panel
 from support.typist import Typist, pause_until_panel_has_keys
 
+from asks.hub.identity import client_label
+
 pytestmark = pytest.mark.e2e
 
 EVIL_NAME = "evil\x1b]0;pwned-name\x07\u202eagent\x9b"
+EVIL_LABEL = client_label(EVIL_NAME)  # its sanitized text and a digest of the raw name
 EVIL = {
     "question": "Q-\x1b]0;pwned\x07title \x1b[31mred\x1b[0m \u202eclear\x1b[2J-end?",
     "header": "H\x1b[31mdr\u2066",
@@ -80,7 +83,7 @@ async def test_hostile_agent_text_is_inert_on_every_surface_and_hooks_name_the_a
     ):
         queued = await evil.call_tool("ask_user_question", {"questions": [EVIL], "blocking": False})
         evil_id = first_id(queued)
-        await in_thread(app.wait_for, r"Hdr \(evilagent\)")
+        await in_thread(app.wait_for, rf"Hdr \({EVIL_LABEL}\)")
         results: list[Any] = []
 
         async def wait_for_answer() -> None:
@@ -91,7 +94,7 @@ async def test_hostile_agent_text_is_inert_on_every_surface_and_hooks_name_the_a
         await in_thread(app.wait_for, r"│ Which database\?")  # the blocker claimed the panel
         async with httpx.AsyncClient(base_url=origin, timeout=30) as browser:
             page = (await browser.get(f"/?token={web_token}")).text
-            assert "asked by evilagent" in page and "asked by reviewer" in page
+            assert f"asked by {EVIL_LABEL}" in page and "asked by reviewer" in page
             assert "Q-title red clear-end?" in page and "ctxlink-ok" in page
             reviewer_id = re.findall(r"q-[0-9a-f]{10}", page)
             action, fields = web_form(page, next(i for i in reviewer_id if i != evil_id))
@@ -107,11 +110,11 @@ async def test_hostile_agent_text_is_inert_on_every_surface_and_hooks_name_the_a
         await in_thread(app.wait_for, r"│ Q-title red clear-end\?")
         await in_thread(app.wait_for, r"╎ ctxlink-ok|│ ctxlink-ok")
         await in_thread(app.press, "enter")  # OptRed
-        await in_thread(app.wait_gone, r"Hdr \(evilagent\)")
+        await in_thread(app.wait_gone, rf"Hdr \({EVIL_LABEL}\)")
         later = text_of(await evil.call_tool("check_answers", {}))
         await in_thread(
             app.wait_for,
-            r"evilagent was given your answer to “Q-title red "
+            rf"{EVIL_LABEL} was given your answer to “Q-title red "
             r"clear-end\?”",
         )
     assert 'User has answered your questions: "Which database?"="SQLite"' in text_of(results[0])
@@ -127,7 +130,7 @@ async def test_hostile_agent_text_is_inert_on_every_surface_and_hooks_name_the_a
     records = await hook_lines(out, 3)
     events = [(r["env"], r["payload"]["questions"][0]["source"]) for r in records]
     assert events == [
-        ("question_asked", "evilagent"),
+        ("question_asked", EVIL_LABEL),
         ("question_asked", "reviewer"),
         ("wait_opened", "reviewer"),
     ]

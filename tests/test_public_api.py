@@ -167,7 +167,7 @@ def test_two_hosts_on_one_journal_are_refused(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("source", "message"),
-    [("x" * 25, "longer than 24"), ("bad\x1b[2J", "control characters"), ("  ", "non-empty")],
+    [("x" * 65, "longer than 64"), ("bad\x1b[2J", "control characters"), ("  ", "non-empty")],
 )
 def test_a_bad_source_label_names_the_fix(tmp_path: Path, source: str, message: str) -> None:
     rig = Rig.create(tmp_path)

@@ -78,14 +78,31 @@ if TYPE_CHECKING:
 EXIT_USAGE = 2
 EXIT_STORAGE = 1
 EXIT_BUG = 1  # an unexpected error, as Python's own exit status for one
+EXIT_BROKEN_PIPE = 1  # the output's reader went away
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line ``argv`` (default: the process's); its exit status. Output whose
+    reader went away (``asks sessions | head -1``) ends the command quietly with status 1."""
+    try:
+        status = _main(argv)
+        sys.stdout.flush()  # a broken pipe shows here, not at exit
+    except BrokenPipeError:
+        # Python's documented recipe (the signal module, "Note on SIGPIPE"): the rest of the
+        # output goes nowhere, so that the flush at exit raises nothing either.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+    return status
+
+
+def _main(argv: Sequence[str] | None) -> int:
     words = sys.argv[1:] if argv is None else list(argv)
-    if words[:1] == ["mcp"]:  # asks mcp config|token: asks/cli/hub.py
+    mcp_words = mcp_command(words)
+    if mcp_words is not None:  # asks mcp config|token: asks/cli/hub.py
         from asks.cli.hub import mcp_main  # noqa: PLC0415 (the hub's modules load only for it)
 
-        return mcp_main(words[1:])
+        return mcp_main(mcp_words)
     args = parse_args(words)
     translator = i18n.Translator(i18n.choose_language(args.locale, None, os.environ))
     with i18n.use(translator):
@@ -96,6 +113,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_USAGE
         try:
             return dispatch(args, translator)
+        except BrokenPipeError:
+            raise  # not a bug: main ends quietly
         except Exception as exc:  # a bug: with a debug log, one line and the traceback there
             if log is None:
                 raise  # Python prints the traceback: without a log it is the only trace
@@ -105,6 +124,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         finally:
             if log is not None:
                 log.close()
+
+
+MCP_SHARED_FLAGS = ("--data-dir", "--config")  # flags ``asks mcp`` takes before ``mcp`` too
+
+
+def mcp_command(words: Sequence[str]) -> list[str] | None:
+    """The words for ``asks mcp …`` if ``words`` is one (``mcp`` first, or after
+    ``--data-dir DIR`` / ``--config FILE``, which then go to the subcommand), else ``None``."""
+    leading: list[str] = []
+    rest = list(words)
+    while rest and rest[0].split("=", 1)[0] in MCP_SHARED_FLAGS:
+        taken = 1 if "=" in rest[0] else 2
+        leading += rest[:taken]
+        rest = rest[taken:]
+    if rest[:1] != ["mcp"]:
+        return None
+    return [*rest[1:], *leading]
 
 
 def dispatch(args: argparse.Namespace, translator: i18n.Translator) -> int:

@@ -64,6 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="asks",
         description="A chat REPL whose agent asks you questions without blocking you.",
+        epilog="asks mcp config claude|codex|json [--agent NAME], asks mcp token [--agent "
+        "NAME] [--rotate | --revoke NAME]: set up the hub's clients (asks mcp --help)",
     )
     parser.add_argument("--version", action="version", version=f"asks {__version__}")
     parser.add_argument("--script", type=Path, metavar="FILE", help="run a script file")

@@ -1,7 +1,8 @@
 """The hub's part of the command line (part of the composition root, :mod:`asks.cli`).
 
 ``asks mcp config claude|codex|json [--agent NAME]``   what to run or paste into a client
-``asks mcp token [--rotate]``                          print (or replace) the bearer token
+``asks mcp token [--agent NAME] [--rotate]``           print (or replace) the shared token or
+                                                       an agent's own; ``--revoke NAME``
 ``--mcp`` / ``[mcp] enabled``                          serve the hub from this session
 ``--mcp-port PORT`` / ``[mcp] port`` (default 8765)    its fixed port; ``--mcp-host HOST``
 ``asks hub [--line] [--resume ID]``                    a session with no agent of its own: the
@@ -12,7 +13,10 @@ busy port is one line and exit 2, nothing written, and from then on the kernel q
 connections. The server then runs in the session's own nursery (:func:`running`), in the
 REPL once its first frame is drawn (importing the MCP SDK and hypercorn takes 0.6–1.4 s: the
 screen does not wait for it), and the transcript says where agents connect. Only then is the
-MCP SDK imported: without the hub, nothing of it loads.
+MCP SDK imported: without the hub, nothing of it loads. The hints it prints (how to set a
+client up, and when a client was refused) carry the flags that reach this hub
+(:meth:`HubPlan.setup_command`): ``--data-dir``, ``--mcp-host``, ``--mcp-port`` when they are
+not the defaults.
 
 An ``asks hub`` session (:func:`hub_session`, journaled with mode ``hub``) has the host, the
 transcript and the prompt broker of any session, and an absent agent
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import shlex
 import socket
 import sys
 from collections.abc import AsyncIterator, Sequence
@@ -41,8 +46,9 @@ from asks.core.i18n import _
 from asks.host.host import QuestionHost
 from asks.host.hub import HubPort
 from asks.hub.clients import Client, config_text
-from asks.hub.identity import clean_label
-from asks.hub.listen import LOOPBACK_NAMES, bind_listener
+from asks.hub.credentials import Keyring, agent_token, revoke_agent
+from asks.hub.identity import MAX_LABEL, label_problem
+from asks.hub.listen import DEFAULT_PORT, LOOPBACK, LOOPBACK_NAMES, bind_listener
 from asks.hub.token import load_token, rotate_token
 from asks.store.entries import Record
 from asks.store.files import default_data_dir
@@ -65,10 +71,23 @@ def url_of(host: str, port: int) -> str:
 
 
 # ---------------------------------------------------------------------------- asks mcp …
-def mcp_main(argv: Sequence[str]) -> int:
-    """``asks mcp config …`` / ``asks mcp token …`` (module docstring)."""
+def setup_words(data_dir: Path, host: str, port: int) -> list[str]:
+    """The flags that make ``asks mcp …`` reach the hub on ``host:port`` of ``data_dir``:
+    each one only when it is not the default (an absolute data dir: it works from anywhere)."""
+    words: list[str] = []
+    if data_dir.absolute() != default_data_dir().absolute():
+        words += ["--data-dir", str(data_dir.absolute())]
+    if host != LOOPBACK:
+        words += ["--mcp-host", host]
+    if port != DEFAULT_PORT:
+        words += ["--mcp-port", str(port)]
+    return words
+
+
+def mcp_parser() -> argparse.ArgumentParser:
+    """The grammar of ``asks mcp config …`` and ``asks mcp token …``."""
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--data-dir", type=Path, metavar="DIR", help="where the token is kept")
+    common.add_argument("--data-dir", type=Path, metavar="DIR", help="where the tokens are kept")
     common.add_argument("--config", type=Path, metavar="FILE", help="config file to read")
     parser = argparse.ArgumentParser(prog="asks mcp", description="Set up the asks hub.")
     commands = parser.add_subparsers(dest="what", required=True)
@@ -79,45 +98,95 @@ def mcp_main(argv: Sequence[str]) -> int:
     configure.add_argument(
         "--agent",
         metavar="NAME",
-        help="label this client's questions (tell agents apart in the panel)",
+        help="the agent this client is: its own token, its name on its tabs (without it: the "
+        "shared token, which may speak as any agent)",
     )
     configure.add_argument("--mcp-port", type=int, metavar="PORT")
     configure.add_argument("--mcp-host", metavar="HOST")
-    token = commands.add_parser("token", parents=[common], help="print the bearer token")
-    token.add_argument(
+    token = commands.add_parser(
+        "token", parents=[common], help="print the shared token, or an agent's own"
+    )
+    token.add_argument("--agent", metavar="NAME", help="that agent's own token (made if none)")
+    changes = token.add_mutually_exclusive_group()
+    changes.add_argument(
         "--rotate",
         action="store_true",
-        help="replace it (clients configured with the old one must be set up again)",
+        help="replace it (clients configured with the old one must be set up again); a "
+        "running hub refuses the old one at once",
     )
+    changes.add_argument(
+        "--revoke", metavar="NAME", help="remove agent NAME's token (refused at once)"
+    )
+    return parser
+
+
+def mcp_main(argv: Sequence[str]) -> int:
+    """``asks mcp config …`` / ``asks mcp token …`` (module docstring)."""
+    parser = mcp_parser()
     args = parser.parse_args(list(argv))
     data_dir = args.data_dir or default_data_dir()
     config, warnings = load_config(args.config)
     for warning in warnings:
         print(warning, file=sys.stderr)
+    agent: str | None = args.agent
+    if agent is not None and label_problem(agent) is not None:
+        print(
+            _(
+                "asks mcp: --agent {name}: use only letters, digits and . _ - (a letter, digit "
+                "or _ first and last), at most {limit} characters, e.g. --agent team-a"
+            ).format(name=shlex.quote(agent), limit=MAX_LABEL),
+            file=sys.stderr,
+        )
+        return 2
     if args.what == "token":
-        print(rotate_token(data_dir) if args.rotate else load_token(data_dir))
-        return 0
-    agent = None if args.agent is None else clean_label(args.agent)
-    if args.agent is not None and agent is None:
-        parser.error(_("--agent needs letters or digits, e.g. --agent reviewer"))
+        return _token(data_dir, agent, rotate=args.rotate, revoke=args.revoke)
     host, port = endpoint(args, config)
-    print(config_text(Client(args.client), url_of(host, port), load_token(data_dir), agent))
+    token = load_token(data_dir) if agent is None else agent_token(data_dir, agent)
+    again = ["asks", "mcp", "token", "--agent", agent or "NAME"]
+    again += setup_words(data_dir, LOOPBACK, DEFAULT_PORT)
+    text = config_text(Client(args.client), url_of(host, port), token, agent, shlex.join(again))
+    print(text)
+    return 0
+
+
+def _token(data_dir: Path, agent: str | None, *, rotate: bool, revoke: str | None) -> int:
+    if revoke is not None:
+        if not revoke_agent(data_dir, revoke):
+            print(
+                _("asks mcp: no agent {name} has a token in {dir}").format(
+                    name=shlex.quote(revoke), dir=data_dir
+                ),
+                file=sys.stderr,
+            )
+            return 2
+        return 0
+    if agent is not None:
+        print(agent_token(data_dir, agent, rotate=rotate))
+    else:
+        print(rotate_token(data_dir) if rotate else load_token(data_dir))
     return 0
 
 
 # ---------------------------------------------------------------------------- sessions
 @attrs.define(eq=False)
 class HubPlan:
-    """A bound listener and the token, made before the session starts."""
+    """A bound listener and the credentials, made before the session starts."""
 
     listener: socket.socket
-    token: str
+    keyring: Keyring
+    host: str  # as asked for (flag, [mcp] host or the default)
     port: HubPort | None = None  # the session's (asks hub: its chat writes to the agents seen)
+
+    def setup_command(self) -> str:
+        """``asks mcp config claude`` with the flags that reach this hub, shell-quoted."""
+        bound = int(self.listener.getsockname()[1])
+        words = ["asks", "mcp", "config", "claude"]
+        return shlex.join(words + setup_words(self.keyring.data_dir, self.host, bound))
 
 
 def prepare(args: argparse.Namespace, config: Config, data_dir: Path) -> HubPlan:
-    """Bind the hub's port and read the token (a busy port raises HubPortBusyError, one
-    sentence)."""
+    """Bind the hub's port and make sure the shared token exists (a busy port raises
+    HubPortBusyError, one sentence)."""
     host, port = endpoint(args, config)
     if host not in LOOPBACK_NAMES:
         print(
@@ -128,7 +197,9 @@ def prepare(args: argparse.Namespace, config: Config, data_dir: Path) -> HubPlan
             ).format(host=host),
             file=sys.stderr,
         )
-    return HubPlan(bind_listener(host, port), load_token(data_dir))
+    listener = bind_listener(host, port)
+    load_token(data_dir)
+    return HubPlan(listener, Keyring(data_dir), host)
 
 
 @contextlib.asynccontextmanager
@@ -150,24 +221,34 @@ async def _serve(
 ) -> None:
     if after is not None:
         await after.wait()
-    from asks.hub.narration import narrate  # noqa: PLC0415 (lazy: the SDK loads with the server)
+    from asks.hub.guard import Refusal  # noqa: PLC0415 (lazy: the SDK loads with the server)
+    from asks.hub.narration import RefusalNotices, narrate  # noqa: PLC0415
     from asks.hub.server import HubServer  # noqa: PLC0415
 
     def told(event: ev.HostEvent) -> None:
         for line in narrate(event, host.surface_port.projection):
             transcript.add(EntryKind.NOTICE, line)
 
+    command = plan.setup_command()
+    notices = RefusalNotices(command, trio.current_time)
+
+    def refused(refusal: Refusal) -> None:
+        line = notices.line(refusal)
+        if line is not None:
+            transcript.add(EntryKind.NOTICE, line)
+
     unsubscribe = host.subscribe_events(told)
     try:
         async with trio.open_nursery() as nursery:
-            server = HubServer(plan.port or host.hub_port, plan.token, plan.listener)
+            port = plan.port or host.hub_port
+            server = HubServer(port, plan.keyring, plan.listener, on_refused=refused)
             url: str = await nursery.start(server.run)
+            transcript.add(EntryKind.NOTICE, _("Hub on {url}: agents ask here.").format(url=url))
             transcript.add(
                 EntryKind.NOTICE,
-                _(
-                    "Hub on {url}: agents ask here. Set one up with: asks mcp config claude "
-                    "(or codex, json)"
-                ).format(url=url),
+                _("Set up a client with: {command} (or codex, json; --agent NAME)").format(
+                    command=command
+                ),
             )
     finally:
         unsubscribe()

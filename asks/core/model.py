@@ -170,7 +170,7 @@ class QuestionStatus(enum.StrEnum):
     WITHDRAWN = "withdrawn"
 
 
-MAX_SOURCE = 24  # characters of a source label (it is shown on a tab chip)
+MAX_SOURCE = 64  # characters of a source label (a tab chip may ellipsize it when drawn)
 
 
 def check_source(source: str | None) -> str | None:

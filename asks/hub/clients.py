@@ -1,16 +1,20 @@
 """What ``asks mcp config claude|codex|json [--agent NAME]`` prints: set-up in one line.
 
-Pure text (no SDK): each client's own way to name the server (``asks``), its URL, the bearer
-token and, with ``--agent``, the ``X-Asks-Agent`` label that keeps two agents apart — and how
-to let the client call asks' tools without a permission prompt (a person answering questions
-in asks' panel is the point; each call is still a question the person sees).
+Pure text (no SDK): each client's own way to name the server (``asks``), its URL and a bearer
+token — with ``--agent NAME`` that agent's own token (the token is the agent's identity:
+:mod:`asks.hub.credentials`), else the shared token, which may speak as any agent — and how to
+let the client call asks' tools without a permission prompt (a person answering questions in
+asks' panel is the point; each call is still a question the person sees).
 
-* **Claude Code** — a ``claude mcp add --transport http`` command with the headers; tools are
-  named ``mcp__asks__<tool>``; ``--allowedTools`` (or ``permissions.allow`` in its settings)
-  allows them.
+* **Claude Code** — a ``claude mcp add --transport http`` command with the header; with an
+  agent ``--scope local`` (this project folder: one agent per project, and it wins over a
+  user-wide one), else ``--scope user``. Tools are named ``mcp__asks__<tool>``;
+  ``--allowedTools`` (or ``permissions.allow`` in its settings) allows them.
 * **Codex** — a ``[mcp_servers.asks]`` table for ``~/.codex/config.toml`` with
-  ``bearer_token_env_var`` (Codex refuses an inline token) and the export to run; Codex calls
-  MCP tools without asking under ``approval_policy = "never"``.
+  ``bearer_token_env_var`` (Codex refuses an inline token) and the export to run: the token
+  comes from the environment when Codex starts, so one table serves every agent, each session
+  started with its own token. Codex calls MCP tools without asking under
+  ``approval_policy = "never"``.
 * **json** — ``{"url", "headers"}``, what other MCP clients (and the test harness) read.
 """
 
@@ -34,45 +38,52 @@ class Client(enum.StrEnum):
     JSON = "json"
 
 
-def headers(token: str, agent: str | None) -> dict[str, str]:
-    found = {"Authorization": f"Bearer {token}"}
-    if agent is not None:
-        found["X-Asks-Agent"] = agent
-    return found
+def headers(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
 
 
 def claude_tool_names() -> str:
     return ",".join(f"mcp__{SERVER_NAME}__{tool}" for tool in TOOLS)
 
 
-def config_text(client: Client, url: str, token: str, agent: str | None) -> str:
-    """The text to run or paste for ``client`` (module docstring)."""
-    sent = headers(token, agent)
+def config_text(client: Client, url: str, token: str, agent: str | None, token_command: str) -> str:
+    """The text to run or paste for ``client`` (module docstring); ``token_command`` is the
+    command that prints an agent's token (``asks mcp token --agent NAME`` with the flags that
+    find this hub's data dir)."""
+    sent = headers(token)
     match client:
         case Client.JSON:
             return json.dumps({"url": url, "headers": sent}, indent=2)
         case Client.CLAUDE:
-            words = ["claude", "mcp", "add", "--transport", "http", SERVER_NAME, url]
+            scope = "local" if agent is not None else "user"
+            words = ["claude", "mcp", "add", "--scope", scope, "--transport", "http"]
+            words += [SERVER_NAME, url]
             for name, value in sent.items():
                 words += ["--header", f"{name}: {value}"]
-            return "\n".join(
-                [
-                    shlex.join(words),
-                    "# let it call asks' tools without a permission prompt: start claude with",
-                    f"#   --allowedTools {claude_tool_names()}",
-                    f'# or add "mcp__{SERVER_NAME}" to permissions.allow in .claude/settings.json',
-                ]
-            )
+            lines = [shlex.join(words)]
+            if agent is None:
+                lines.append(
+                    "# the shared token: every Claude Code session speaks as any agent it names"
+                )
+            else:
+                lines.append(
+                    f"# run it in the project folder of the agent {agent} (--scope local: "
+                    "this folder only)"
+                )
+            lines += [
+                "# let it call asks' tools without a permission prompt: start claude with",
+                f"#   --allowedTools {claude_tool_names()}",
+                f'# or add "mcp__{SERVER_NAME}" to permissions.allow in .claude/settings.json',
+            ]
+            return "\n".join(lines)
         case Client.CODEX:
             lines = [
                 f"# in ~/.codex/config.toml (and run: export {TOKEN_ENV}={shlex.quote(token)})",
                 f"[mcp_servers.{SERVER_NAME}]",
                 f"url = {json.dumps(url)}",
                 f"bearer_token_env_var = {json.dumps(TOKEN_ENV)}",
-            ]
-            if agent is not None:
-                lines.append(f'http_headers = {{ "X-Asks-Agent" = {json.dumps(agent)} }}')
-            lines += [
+                "# Codex reads the token when it starts: two sessions are two agents when each",
+                f"# starts with its own, e.g. {TOKEN_ENV}=$({token_command}) codex",
                 "# a timed-out call leaves the question pending: the answer comes with the",
                 "# next asks call. Codex runs MCP tools without asking under",
                 '# approval_policy = "never".',

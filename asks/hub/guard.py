@@ -7,11 +7,20 @@ Every HTTP request, before the SDK sees it:
    else 403 (the MCP spec's rule for streamable HTTP).
 2. A token in the query string (``?token=`` / ``?access_token=``) → 400 naming the header: URLs
    end up in logs and shell history, so the hub never accepts one there.
-3. ``Authorization: Bearer <token>`` (constant-time comparison) → else 401 with
-   ``WWW-Authenticate: Bearer`` and a body that says nothing of the session.
-4. Only the MCP path is served (404 otherwise, after the token: nothing is revealed without it).
-5. A POST's body is read whole (at most ``max_body`` bytes) and must be one JSON-RPC message
+3. ``Authorization: Bearer <token>``, a credential of the :class:`~asks.hub.credentials.Keyring`
+   as its files are now → else 401 with ``WWW-Authenticate: Bearer`` and a body that says
+   nothing of the session.
+4. The agent: with an agent's own token, an ``X-Asks-Agent`` header, if sent, must name that
+   agent → else 403 naming both; with the shared token, a header must be a label as it stands
+   (:func:`~asks.hub.identity.label_problem`) → else 400: two distinct names are never folded
+   into one agent. The agent a token names rides in the scope (:func:`bound_agent`).
+5. Only the MCP path is served (404 otherwise, after the token: nothing is revealed without it).
+6. A POST's body is read whole (at most ``max_body`` bytes) and must be one JSON-RPC message
    (:mod:`asks.hub.bodies`: a JSON-RPC error otherwise); the SDK then gets the same bytes.
+
+**Refusals are reported** (``on_refused``, a :class:`Refusal`: what was refused and the
+label it gave, as received) for 401, 403 and 400-for-a-label: the session tells the person that
+a client could not connect, and how to set it up again.
 
 **The connection.** Each request's scope holds an event set once its client is gone: the
 connection closed (``http.disconnect``) or the request ended before its handler did
@@ -30,6 +39,7 @@ proves and what it cannot is in NOTES ("The hub").
 
 from __future__ import annotations
 
+import enum
 import json
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any, Final
@@ -40,7 +50,8 @@ import trio
 
 from asks.host.hub import HubPort, Offer
 from asks.hub.bodies import BodyProblem, BodyTooLargeError, problem, read_body, too_large
-from asks.hub.token import token_matches
+from asks.hub.credentials import Keyring
+from asks.hub.identity import HEADER, label_problem
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -50,8 +61,33 @@ App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 OFFERS_KEY: Final = "asks.offers"
 GONE_KEY: Final = "asks.gone"
+AGENT_KEY: Final = "asks.agent"
 QUERY_TOKENS: Final = ("token", "access_token", "bearer")
 SEND_GRACE: Final = 5.0  # seconds a response carrying answers may take to be handed over
+
+
+class Refused(enum.StrEnum):
+    """Why a request was refused (the ones the person is told about)."""
+
+    TOKEN = "token"  # no token, or one the hub does not hold (any more)
+    OTHER_AGENT = "other_agent"  # an agent's token, and a header naming another agent
+    LABEL = "label"  # the shared token, and a header that is not a label
+
+
+@attrs.frozen
+class Refusal:
+    """One refused request: why, the agent its token names (:attr:`Refused.OTHER_AGENT`) and
+    the ``X-Asks-Agent`` it sent, as received (client text: sanitize before showing)."""
+
+    why: Refused
+    token_agent: str | None = None
+    label: str | None = None
+
+
+def bound_agent(scope: Scope | None) -> str | None:
+    """The agent the request's credential names; ``None`` for the shared token."""
+    agent = scope.get(AGENT_KEY) if scope is not None else None
+    return agent if isinstance(agent, str) else None
 
 
 def connection_gone(scope: Scope | None) -> trio.Event | None:
@@ -129,10 +165,11 @@ class HubGuard:
 
     app: App
     port: HubPort
-    token: str
+    keyring: Keyring
     hosts: frozenset[str]  # the Host values this server answers to
     path: str = "/mcp"
     max_body: int = 1024 * 1024
+    on_refused: Callable[[Refusal], None] | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -173,11 +210,26 @@ class HubGuard:
         query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
         if any(name in query for name in QUERY_TOKENS):
             return 400, "Send the token in the Authorization header, never in the URL.", ()
-        if not token_matches(self.token, headers.get("authorization")):
+        credential = self.keyring.credential(headers.get("authorization"))
+        if credential is None:
+            self._refused(Refusal(Refused.TOKEN))
             return 401, "Unauthorized.", ((b"www-authenticate", b"Bearer"),)
+        label = headers.get(HEADER)
+        if credential.agent is not None:
+            if label is not None and label != credential.agent:
+                self._refused(Refusal(Refused.OTHER_AGENT, credential.agent, label))
+                return 403, _other_agent(credential.agent, label), ()
+            scope[AGENT_KEY] = credential.agent
+        elif label is not None and (why := label_problem(label)) is not None:
+            self._refused(Refusal(Refused.LABEL, None, label))
+            return 400, f"The X-Asks-Agent header {why}: write the agent's name as it is.", ()
         if scope["path"].rstrip("/") != self.path:
             return 404, "Not found.", ()
         return None
+
+    def _refused(self, refusal: Refusal) -> None:
+        if self.on_refused is not None:
+            self.on_refused(refusal)
 
     def _receipting(self, scope: Scope, send: Send) -> Send:
         sent = _Sent()
@@ -203,6 +255,14 @@ class HubGuard:
                     self.port.delivered(offer)
 
         return send_then_receipt
+
+
+def _other_agent(agent: str, label: str) -> str:
+    return (
+        f"This token belongs to the agent {agent}; the X-Asks-Agent header says "
+        f"{json.dumps(label[:80])}. Drop the header or use that agent's own token "
+        "(asks mcp token --agent NAME)."
+    )
 
 
 def _watching(receive: Receive, gone: trio.Event) -> Receive:

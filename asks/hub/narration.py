@@ -9,6 +9,11 @@ recipient is a hub agent, :mod:`asks.host.hub`), a line, in the person's languag
 * an agent was given answers (the receipt of a hub response), and the person's notes to it
   (``asks hub``: ``@name text``) — one line for the notes of a response, after the answers'.
 
+A client the hub refused (:class:`~asks.hub.guard.Refusal`) is a line too, with the command
+that sets it up again (:class:`RefusalNotices`): at most one per kind of refusal in
+:data:`REFUSALS_QUIET` seconds, the next one counting those left untold in between, so that a
+client retrying in a loop writes one line a minute, not one per try.
+
 :func:`retold` tells a resumed ``asks hub`` session what its journal holds, in journal order,
 with the same lines: each hub agent's asks, the waits it gave up, the person's notes (their
 chat line and that it was saved) and what each agent was given.
@@ -19,7 +24,8 @@ Questions are quoted through :func:`asks.sanitize.sanitize_line`: their text com
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Final
 
 import attrs
 
@@ -28,9 +34,13 @@ from asks.core.i18n import _
 from asks.core.model import Outcome, Question, QuestionRef
 from asks.host.hub import RECIPIENT_PREFIX
 from asks.host.notes import saved_text, split, typed_text
+from asks.hub.guard import Refusal, Refused
+from asks.hub.identity import MAX_LABEL
 from asks.sanitize import sanitize_line
 from asks.store.entries import GroupAsked, NoteSent, OfferDelivered, Record, ToolResult
 from asks.store.projection import Projection
+
+REFUSALS_QUIET: Final = 60.0  # seconds between two lines about one kind of refusal
 
 
 @attrs.frozen
@@ -124,3 +134,50 @@ def retold(records: Iterable[Record], projection: Projection) -> list[Retold]:
         if event is not None:
             lines += [Retold(line) for line in narrate(event, projection)]
     return lines
+
+
+def refusal_text(refusal: Refusal, command: str) -> str:
+    """The line for one refused client; ``command`` sets a client up (its label quoted as one
+    sanitised line: it is the client's text)."""
+    label = note_quote(refusal.label or "", MAX_LABEL)
+    match refusal.why:
+        case Refused.TOKEN:
+            return _(
+                "A client was refused: no token or a wrong one (rotated or revoked?). Set it up "
+                "again with: {command}"
+            ).format(command=command)
+        case Refused.OTHER_AGENT:
+            return _(
+                "A client was refused: its token is {agent}'s, but its X-Asks-Agent header says "
+                "{label}. Drop the header, or give that client its own: {command} --agent NAME"
+            ).format(agent=sanitize_line(refusal.token_agent or ""), label=label, command=command)
+        case Refused.LABEL:
+            return _(
+                "A client was refused: its X-Asks-Agent header {label} is not a name asks keeps "
+                "as it is (letters, digits and . _ -). Set it up with: {command} --agent NAME"
+            ).format(label=label, command=command)
+
+
+@attrs.define(eq=False)
+class RefusalNotices:
+    """Which refusals become transcript lines (module docstring); ``clock`` in seconds."""
+
+    command: str
+    clock: Callable[[], float]
+    quiet: float = REFUSALS_QUIET
+    _told: dict[Refused, float] = attrs.field(init=False, factory=dict)  # when, by kind
+    _untold: dict[Refused, int] = attrs.field(init=False, factory=dict)
+
+    def line(self, refusal: Refusal) -> str | None:
+        """The line to show for ``refusal``, or ``None`` while its kind keeps quiet."""
+        now = self.clock()
+        last = self._told.get(refusal.why)
+        if last is not None and now - last < self.quiet:
+            self._untold[refusal.why] = self._untold.get(refusal.why, 0) + 1
+            return None
+        self._told[refusal.why] = now
+        text = refusal_text(refusal, self.command)
+        untold = self._untold.pop(refusal.why, 0)
+        if untold:
+            text += " " + _("({count} more like it since the last such line.)").format(count=untold)
+        return text

@@ -4,7 +4,9 @@
 :data:`DEFAULT_PORT` so a client's config keeps working across restarts), then reports the
 URL; a busy port raises :class:`HubPortBusyError` naming the setting, before anything is served.
 The server runs in the session's nursery until it is cancelled. Requests pass
-:class:`~asks.hub.guard.HubGuard` (Host/Origin, token, receipts) before the SDK.
+:class:`~asks.hub.guard.HubGuard` (Host/Origin, the credentials of the
+:class:`~asks.hub.credentials.Keyring` as they are at each request, the agent, receipts) before
+the SDK; ``on_refused`` hears of each refused client.
 
 The SDK serves both protocol generations its clients speak (2026-07-28 without sessions, as
 Claude Code 2.1.332; ``initialize`` with ``Mcp-Session-Id``, as Codex 0.171.0).
@@ -16,6 +18,7 @@ import functools
 import logging
 import os
 import socket
+from collections.abc import Callable
 from typing import Any, Final
 
 import attrs
@@ -26,7 +29,8 @@ from mcp.server.transport_security import TransportSecuritySettings
 from asks.core import diagnostics
 from asks.core.version import __version__
 from asks.host.hub import HubPort
-from asks.hub.guard import HubGuard
+from asks.hub.credentials import Keyring
+from asks.hub.guard import HubGuard, Refusal
 from asks.hub.listen import LOOPBACK
 from asks.hub.tools import PROGRESS_EVERY, HubTools
 
@@ -53,9 +57,10 @@ class HubServer:
     """One MCP server for a session's host, on a bound listener (module docstring)."""
 
     port: HubPort
-    token: str
+    keyring: Keyring
     listener: socket.socket
     progress_every: float = PROGRESS_EVERY
+    on_refused: Callable[[Refusal], None] | None = None
     url: str | None = attrs.field(init=False, default=None)
 
     @property
@@ -83,7 +88,7 @@ class HubServer:
             transport_security=security,
             host=self.bind_host,
         )
-        return HubGuard(sdk_app, self.port, self.token, hosts, PATH, MAX_BODY)
+        return HubGuard(sdk_app, self.port, self.keyring, hosts, PATH, MAX_BODY, self.on_refused)
 
     async def run(self, task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED) -> None:
         """Serve until cancelled; ``task_status.started(url)`` once listening."""

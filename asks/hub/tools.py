@@ -33,7 +33,7 @@ from asks import contract
 from asks.core.model import Outcome
 from asks.host.hub import HubPort, Offer
 from asks.host.waits import ToolReply
-from asks.hub.guard import carry, connection_gone
+from asks.hub.guard import bound_agent, carry, connection_gone
 from asks.hub.identity import agent_label
 
 CHECK_TOOL: Final = contract.CHECK_TOOL
@@ -109,10 +109,10 @@ class HubTools:
         self, ctx: Any, params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         meta: Mapping[str, Any] | None = ctx.meta
-        label = agent_label(_headers(ctx), meta, _handshake_name(ctx))
+        scope = getattr(ctx.request, "scope", None)
+        label = agent_label(bound_agent(scope), _headers(ctx), meta, _handshake_name(ctx))
         self.port.seen(label)
         arguments = params.arguments if params.arguments is not None else {}
-        scope = getattr(ctx.request, "scope", None)
         match params.name:
             case "ask_user_question":
                 text, failed = await self._ask(ctx, label, call_id_of(meta), arguments, scope)

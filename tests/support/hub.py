@@ -12,6 +12,7 @@ import re
 import subprocess
 import sys
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import httpx2
@@ -23,7 +24,9 @@ from mcp_types import Implementation
 from asks.contract import ResultEnvelope
 from asks.core.model import QuestionRef
 from asks.host.hub import recipient_of
+from asks.hub.credentials import Keyring
 from asks.hub.server import HubServer
+from asks.hub.token import token_path, write_private
 from support.launcher import Launcher
 from support.rig import Rig, call, q
 
@@ -36,6 +39,12 @@ DB = {
 
 
 # ---------------------------------------------------------------------------- clients
+def keyring_with(data_dir: Path, token: str) -> Keyring:
+    """The credentials of ``data_dir``, whose shared token is ``token``."""
+    write_private(token_path(data_dir), f"{token}\n")
+    return Keyring(data_dir)
+
+
 def client(server: HubServer, agent: str | None = "planner", *, mode: str = "auto") -> Client:
     """The SDK's client as agent ``agent`` (None: no ``X-Asks-Agent``) of the in-process hub."""
     headers = {"Authorization": f"Bearer {TOKEN}"}
