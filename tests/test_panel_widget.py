@@ -565,3 +565,23 @@ def test_enter_in_the_review_note_submits_and_escapes_in_it_are_inert(rig: Rig) 
     assert "\x1b" not in text and "Note for all: redX ok" in text
     press(panel, "meta n", "enter")  # Enter in the note editor submits, as in a question's
     assert isinstance(wait.reply, ResultEnvelope) and wait.reply.outcome is Outcome.PARTIAL
+
+
+def test_esc_on_an_async_tab_while_a_blocker_waits_says_where_it_goes(rig: Rig) -> None:
+    """Esc does not pause while a blocker waits: on an async tab it goes to the required tab
+    (rule 4), and the footer says so (from the keymap) instead of ``Esc pause``."""
+    rig.async_question("c1", "Ship the release today?", header="Release")
+    panel = make_panel(rig)
+    rig.blocker("c2", q("Delete the old backups?", header="Backups", options=("Yes", "No")))
+    rig.clock.past_guard()
+    assert rig.host.panel_port.settle_guard_nowait(rig.clock())
+    press(panel, "tab")  # to the async tab
+    assert rig.host.panel_port.selected == rig.ref("c1")
+    hints = " ".join(row.strip("│ ") for row in screen(panel)[-3:-1])
+    assert "Esc to the required question" in hints and "pause" not in hints, hints
+    press(panel, "esc")
+    assert rig.host.panel_port.selected == rig.ref("c2")  # what the footer said
+    rig.answer_option(rig.ref("c2"), 0)
+    focused(rig)
+    hints = " ".join(row.strip("│ ") for row in screen(panel)[-3:-1])
+    assert "Esc pause" in hints, hints  # no blocker: Esc pauses again
