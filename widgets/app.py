@@ -24,7 +24,7 @@ import attrs
 import trio
 import urwid
 
-from asks.agent.loop import AgentState
+from asks.agent.loop import AgentState, Sent
 from asks.agent.prompts import PromptBroker
 from asks.agent.seat import ChatAgent
 from asks.agent.transcript import EntryKind, Transcript
@@ -247,12 +247,15 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
         self._say(_("Press Ctrl+C again to quit."), until=now + QUIT_WINDOW)
 
     # -- chat commands -----------------------------------------------------------------------
-    def _submit(self, text: str) -> None:
+    def _submit(self, text: str) -> bool:
+        """A chat line: a slash command, else the agent's; False when nothing was sent (the
+        editor keeps the line)."""
         if text.startswith("/"):
             self._slash(text.split())
-            return
-        self.session.agent.send_nowait(text)
+            return True
+        sent = self.session.agent.send_nowait(text)
         self.transcript_view.follow()  # back to the newest, even before the turn shows it
+        return sent is not Sent.REFUSED
 
     def _slash(self, words: Sequence[str]) -> None:
         name, args = words[0], words[1:]
