@@ -213,6 +213,19 @@ async def test_resume_brings_back_questions_notes_and_the_transcript(launch: Lau
     assert set(offer_receipts(launch).values()) == {1}
 
 
+def test_line_mode_says_where_the_hub_listens_before_its_first_prompt(launch: Launcher) -> None:
+    """The first line is where agents connect; the first ``you>`` comes after it (a prompt
+    printed before the hub had started was left alone on the first line)."""
+    app, _url, _token = start_hub(launch, "--line")
+    app.wait_for(r"Hub on .*\n(.*\n)*you>")
+    rows = [row for row in app.text().split("\n") if row.strip()]
+    assert rows[0].startswith("-- Hub on "), rows
+    assert rows[1:] == ["you>"], rows
+    app.press("ctrl c")
+    app.press("ctrl c")
+    assert app.wait_exit() in (0, 130)
+
+
 async def test_line_mode_serves_the_hub_with_questions_and_notes(launch: Launcher) -> None:
     app, url, token = start_hub(launch, "--line")
     async with agent(url, token, "planner") as session:
