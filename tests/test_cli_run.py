@@ -9,6 +9,7 @@ from pathlib import Path
 
 import attrs
 import pytest
+import trio
 
 from asks.agent.hints import LINE_HINTS, AnswerHints
 from asks.agent.transcript import EntryKind
@@ -34,9 +35,15 @@ class Recorded:
         return self.seen.append
 
     async def serve(
-        self, session: Session, *, opening_turn: bool, shown: Callable[[], object]
+        self,
+        session: Session,
+        *,
+        opening_turn: bool,
+        shown: Callable[[], object],
+        listening: trio.Event,
     ) -> int:
         shown()
+        assert listening.is_set()  # no hub: nothing to wait for
         self.seen.append(("serve", opening_turn))
         return self.status
 
@@ -68,7 +75,12 @@ def test_the_screen_says_the_config_warnings_again_and_line_mode_does_not(
     seen: list[list[str]] = []
 
     async def serve(
-        self: object, session: Session, *, opening_turn: bool, shown: Callable[[], object]
+        self: object,
+        session: Session,
+        *,
+        opening_turn: bool,
+        shown: Callable[[], object],
+        listening: trio.Event,
     ) -> int:
         seen.append([e.text for e in session.transcript.entries if e.kind is EntryKind.NOTICE])
         return 0

@@ -23,7 +23,7 @@ from support.hub import DB, agent, in_thread, text_of, token_of
 from support.launcher import Launcher
 from support.piped import read_until
 from support.pty_harness import ROOT, PtyApp
-from support.screen import status_line
+from support.screen import status_line, wait_chat
 
 pytestmark = pytest.mark.e2e
 
@@ -126,24 +126,37 @@ async def test_a_note_reaches_its_agent_once_at_its_next_call(launch: Launcher) 
     assert offer_receipts(launch) == {note["ref"]["id"]: 1}  # type: ignore[index]
 
 
+def kept(app: PtyApp, line: str) -> None:
+    """Nothing was sent: ``line`` is still in the chat editor to be corrected; clear it."""
+    wait_chat(app, line)
+    app.press("ctrl u")
+    wait_chat(app, "")
+
+
 async def test_chat_lines_that_reach_no_agent_say_where_to_write(launch: Launcher) -> None:
+    """Each line that reaches no agent says why in one line and stays in the chat editor (it
+    was cleared although nothing was sent)."""
     app, url, token = start_hub(launch)
     send(app, "hello there")
     app.wait_for(
         "No agent runs in this session, so nothing reads that. Agents ask here through the hub"
     )
+    kept(app, "hello there")
     async with agent(url, token, "planner") as planner:
         await planner.call_tool("check_answers", {})
         await in_thread(send, app, "is anyone there")
         await in_thread(app.wait_for, r"Write @name text to send a note to one of: planner\.")
+        await in_thread(kept, app, "is anyone there")
         await in_thread(send, app, "@bob hi")
         await in_thread(
             app.wait_for,
             r"No agent named bob has been seen here\. Agents seen: "
             r"planner\.",
         )
+        await in_thread(kept, app, "@bob hi")
         await in_thread(send, app, "@planner")
         await in_thread(app.wait_for, "Write the note after the name: @planner your note")
+        await in_thread(kept, app, "@planner")
     assert not [r for r in launch.records() if r["type"] in ("note_sent", "chat_message")]
     app.press("ctrl c")
     app.wait_for("Press Ctrl\\+C again to quit.")
@@ -198,6 +211,19 @@ async def test_resume_brings_back_questions_notes_and_the_transcript(launch: Lau
     assert f'Question {qid} "Which database?": answer "SQLite".' in answered
     assert NOTE not in answered
     assert set(offer_receipts(launch).values()) == {1}
+
+
+def test_line_mode_says_where_the_hub_listens_before_its_first_prompt(launch: Launcher) -> None:
+    """The first line is where agents connect; the first ``you>`` comes after it (a prompt
+    printed before the hub had started was left alone on the first line)."""
+    app, _url, _token = start_hub(launch, "--line")
+    app.wait_for(r"Hub on .*\n(.*\n)*you>")
+    rows = [row for row in app.text().split("\n") if row.strip()]
+    assert rows[0].startswith("-- Hub on "), rows
+    assert rows[1:] == ["you>"], rows
+    app.press("ctrl c")
+    app.press("ctrl c")
+    assert app.wait_exit() in (0, 130)
 
 
 async def test_line_mode_serves_the_hub_with_questions_and_notes(launch: Launcher) -> None:

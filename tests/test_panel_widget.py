@@ -9,6 +9,7 @@ diff before committing. Behaviour tests press keys with ``widget.keypress((cols,
 
 from __future__ import annotations
 
+import pytest
 from support.panel import (
     LAYERS,
     WIDE,
@@ -24,6 +25,8 @@ from support.rig import Rig, q
 from urwid.testing import check_flow_sizing, resolve_attr
 
 from asks.contract import ResultEnvelope
+from asks.core import i18n
+from asks.core.i18n import Translator
 from asks.core.model import Answer, AnswerKind, Outcome, QuestionStatus
 from asks.host.commands import PanelCommand, PanelMode
 from asks.host.waits import Wait
@@ -565,3 +568,49 @@ def test_enter_in_the_review_note_submits_and_escapes_in_it_are_inert(rig: Rig) 
     assert "\x1b" not in text and "Note for all: redX ok" in text
     press(panel, "meta n", "enter")  # Enter in the note editor submits, as in a question's
     assert isinstance(wait.reply, ResultEnvelope) and wait.reply.outcome is Outcome.PARTIAL
+
+
+def test_esc_on_an_async_tab_while_a_blocker_waits_says_where_it_goes(rig: Rig) -> None:
+    """Esc does not pause while a blocker waits: on an async tab it goes to the required tab
+    (rule 4), and the footer says so (from the keymap) instead of ``Esc pause``."""
+    rig.async_question("c1", "Ship the release today?", header="Release")
+    panel = make_panel(rig)
+    rig.blocker("c2", q("Delete the old backups?", header="Backups", options=("Yes", "No")))
+    rig.clock.past_guard()
+    assert rig.host.panel_port.settle_guard_nowait(rig.clock())
+    press(panel, "tab")  # to the async tab
+    assert rig.host.panel_port.selected == rig.ref("c1")
+    hints = " ".join(row.strip("│ ") for row in screen(panel)[-3:-1])
+    assert "Esc to the required question" in hints and "pause" not in hints, hints
+    press(panel, "esc")
+    assert rig.host.panel_port.selected == rig.ref("c2")  # what the footer said
+    rig.answer_option(rig.ref("c2"), 0)
+    focused(rig)
+    hints = " ".join(row.strip("│ ") for row in screen(panel)[-3:-1])
+    assert "Esc pause" in hints, hints  # no blocker: Esc pauses again
+
+
+@pytest.mark.parametrize(
+    ("language", "hint"),
+    [
+        ("en", "Your keys go to the chat until you pause typing; then they answer here."),
+        (
+            "de",
+            "Deine Tasten gehen in den Chat, bis du beim Tippen innehältst; "
+            "dann antworten sie hier.",
+        ),
+    ],
+)
+def test_footer_sentences_wrap_between_words_at_60_columns(
+    rig: Rig, language: str, hint: str
+) -> None:
+    """A footer sentence wider than the row wraps at its spaces (it was cut mid-word: ``then
+    th`` / ``ey answer here``); a row of key hints still keeps each key with its label."""
+    with i18n.use(Translator(language)):
+        rig.async_question("c1", "Ship the release today?", header="Release")
+        panel = make_panel(rig)
+        rig.blocker("c2", q("Delete the old backups?", header="Backups", options=("Yes", "No")))
+        rows = [row[2:-1].rstrip() for row in screen(panel, 60)[:-1]]
+        start = next(i for i, row in enumerate(rows) if row.startswith(hint.split(maxsplit=1)[0]))
+        assert " ".join(rows[start:]) == hint, rows[start:]
+        check_golden(f"held_60_{language}", screen(panel, 60))

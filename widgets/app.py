@@ -24,7 +24,7 @@ import attrs
 import trio
 import urwid
 
-from asks.agent.loop import AgentState
+from asks.agent.loop import AgentState, Sent
 from asks.agent.prompts import PromptBroker
 from asks.agent.seat import ChatAgent
 from asks.agent.transcript import EntryKind, Transcript
@@ -100,7 +100,9 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
         self.quitting = False
         self.on_web_request: Callable[[], None] = lambda: None
         self.web_url: str | None = None
-        self.hint = ""  # transient, in the status line: gone at the next key
+        self.hint = ""  # transient, in the status line: gone at the next key or at _hint_until
+        self._hint_until = float("inf")
+        self._hint_set = trio.Event()  # wakes expire_hints when a hint with a time is said
         self._last_ctrl_c = -QUIT_WINDOW
         self._status_shown: tuple[object, ...] = ()
         super().__init__(
@@ -149,9 +151,24 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
             return ()
         return tuple(ref.id for ref in self.session.host.surface_port.projection.pending)
 
-    def _say(self, hint: str) -> None:
+    def _say(self, hint: str, until: float = float("inf")) -> None:
+        """Show ``hint`` in the status line until the next key, or until ``until`` (clock
+        time) if that comes first."""
         self.hint = hint
+        self._hint_until = until if hint else float("inf")
+        if until != float("inf"):
+            self._hint_set.set()
         self._changed("status")
+
+    async def expire_hints(self) -> None:
+        """Clear a hint whose time is over (:func:`run_repl` runs it; the clock is trio's).
+        The quit hint lasts ``QUIT_WINDOW``: it is shown exactly while a second Ctrl+C quits."""
+        while True:
+            with trio.move_on_at(self._hint_until):
+                await self._hint_set.wait()
+            self._hint_set = trio.Event()
+            if self.hint and self.clock() >= self._hint_until:
+                self._say("")
 
     def _host_event(self, event: HostEvent) -> None:
         """An answer saved on another surface leaves the panel, the question under the
@@ -215,14 +232,14 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
     def keypress(self, size: Size, key: str) -> str | None:
         cols = size[0] if size else 80
         if self.hint:
-            self.hint = ""
-            self._changed("status")
+            self._say("")
         self._refresh_if_stale()
         return self.layer.keypress((cols,), key)
 
     def interrupt(self) -> None:
         """Ctrl+C: interrupt the running turn (or refuse an open prompt); a second Ctrl+C
-        within ``QUIT_WINDOW`` seconds quits, whether the first interrupted a turn or not."""
+        within ``QUIT_WINDOW`` seconds quits, whether the first interrupted a turn or not. The
+        hint that says so lasts that long (or until the next key)."""
         now, last = self.clock(), self._last_ctrl_c
         self._last_ctrl_c = now
         if now - last < QUIT_WINDOW:
@@ -231,16 +248,18 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
             self.session.broker.answer_nowait(False)
         if self.session.agent.interrupt_nowait():
             return  # the agent's own notice says so; a second Ctrl+C soon after quits
-        self.hint = _("Press Ctrl+C again to quit.")  # transient: the next key clears it
-        self._changed("status")
+        self._say(_("Press Ctrl+C again to quit."), until=now + QUIT_WINDOW)
 
     # -- chat commands -----------------------------------------------------------------------
-    def _submit(self, text: str) -> None:
+    def _submit(self, text: str) -> bool:
+        """A chat line: a slash command, else the agent's; False when nothing was sent (the
+        editor keeps the line)."""
         if text.startswith("/"):
             self._slash(text.split())
-            return
-        self.session.agent.send_nowait(text)
+            return True
+        sent = self.session.agent.send_nowait(text)
         self.transcript_view.follow()  # back to the newest, even before the turn shows it
+        return sent is not Sent.REFUSED
 
     def _slash(self, words: Sequence[str]) -> None:
         name, args = words[0], words[1:]
@@ -367,6 +386,7 @@ async def run_repl(
         if web is not None and web.start:
             bridge.request()
         nursery.start_soon(_run_agent, session.agent, opening_turn)
+        nursery.start_soon(repl.expire_hints)
         async with repl.layer.running(loop):
             if on_first_frame is not None:
                 _after_first_frame(event_loop, on_first_frame)

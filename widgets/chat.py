@@ -3,8 +3,10 @@
 A multi-line :class:`urwid.Edit` with the caption ``"› "``. Its keys come from the keymap's
 ``CHAT`` context (defaults below):
 
-* ``enter`` — submit: ``on_submit(text)`` is called when the text is not blank, then the editor
-  is cleared (a blank text is cleared without a call). Always handled.
+* ``enter`` — submit: the editor is cleared and ``on_submit(text)`` is called when the text is
+  not blank (a blank text is cleared without a call); when it returns ``False`` nothing was
+  done with the text (a line that reaches nobody) and it is put back, caret at its end.
+  Always handled.
 * ``meta enter`` / ``shift enter`` — insert a newline (plain terminals report Alt+Enter as
   ``meta enter``; terminals with extended keys may send ``shift enter``).
 * ``tab`` — complete a slash command while the text is a command word in progress (starts with
@@ -64,7 +66,7 @@ class ChatEditor(urwid.WidgetWrap[urwid.Edit]):
 
     def __init__(
         self,
-        on_submit: Callable[[str], None],
+        on_submit: Callable[[str], bool | None],
         commands: Sequence[str] = DEFAULT_COMMANDS,
         keymap: Keymap | None = None,
         *,
@@ -199,7 +201,8 @@ class ChatEditor(urwid.WidgetWrap[urwid.Edit]):
         if text.strip():
             if not self._history or self._history[-1] != text:
                 self._history.append(text)
-            self._on_submit(text)
+            if self._on_submit(text) is False:
+                self.set_text(text)  # nothing was sent: the line is the person's to correct
 
     def _complete(self) -> bool:
         """Complete a slash command or its argument, or an ``@`` name; return whether any

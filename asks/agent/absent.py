@@ -16,7 +16,9 @@ What the person sends in chat goes to the hub's agents, through :class:`~asks.ho
   line saying what to write; nothing is saved.
 * anything else — one line saying that nothing here reads it and how to write to an agent.
 
-The person's line is shown as theirs (a user entry) before what came of it.
+The person's line is shown as theirs (a user entry) before what came of it. A saved note is
+``Sent.HANDLED``; every other line ``Sent.REFUSED`` (nothing was sent: the chat editor keeps
+the line to be corrected).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from collections.abc import Callable
 import attrs
 import trio
 
-from asks.agent.loop import AgentState
+from asks.agent.loop import AgentState, Sent
 from asks.agent.transcript import EntryKind, Transcript
 from asks.core.i18n import _
 from asks.host.hub import HubPort
@@ -63,33 +65,37 @@ class AbsentAgent:
     async def run(self, *, opening_turn: bool = False) -> None:
         await trio.sleep_forever()
 
-    def send_nowait(self, text: str) -> bool:
-        """Handle one chat line at once (module docstring); nothing is queued (False)."""
+    def send_nowait(self, text: str) -> Sent:
+        """Handle one chat line at once (module docstring); nothing is queued."""
         self.transcript.add(EntryKind.USER, text)
-        self.transcript.add(*self._handle(text.strip()))
-        return False
+        name, note = _addressed(text.strip())
+        refusal = self._refusal(name, note)
+        if refusal is not None:
+            self.transcript.add(EntryKind.NOTICE, refusal)
+            return Sent.REFUSED
+        assert name is not None
+        if self.hub.note(name, note) is None:
+            failed = _("The note to {name} was not saved.").format(name=name)
+            self.transcript.add(EntryKind.ERROR, failed)
+            return Sent.REFUSED
+        self.transcript.add(EntryKind.NOTICE, saved_text(name))
+        return Sent.HANDLED
 
-    def _handle(self, text: str) -> tuple[EntryKind, str]:
-        words = text[len(ADDRESS) :].split(maxsplit=1) if text.startswith(ADDRESS) else []
-        if not words:  # not addressed to anyone (a bare "@" neither)
-            return EntryKind.NOTICE, self._nowhere()
-        name = words[0]
-        note = words[1].strip() if len(words) > 1 else ""
+    def _refusal(self, name: str | None, note: str) -> str | None:
+        """Why the line cannot be a note to ``name`` (``None``: it can)."""
+        if name is None:  # not addressed to anyone (a bare "@" neither)
+            return self._nowhere()
         agents = self.addressees()
         if name not in agents:
-            return EntryKind.NOTICE, self._unknown(name, agents)
+            return self._unknown(name, agents)
         if not note:
-            return EntryKind.NOTICE, _("Write the note after the name: @{name} your note").format(
-                name=name
-            )
+            return _("Write the note after the name: @{name} your note").format(name=name)
         if len(note) > MAX_NOTE:
-            return EntryKind.NOTICE, _(
+            return _(
                 "A note can have at most {limit} characters; this one has "
                 "{count}. Nothing was sent."
             ).format(limit=MAX_NOTE, count=len(note))
-        if self.hub.note(name, note) is None:
-            return EntryKind.ERROR, _("The note to {name} was not saved.").format(name=name)
-        return EntryKind.NOTICE, saved_text(name)
+        return None
 
     def _nowhere(self) -> str:
         agents = self.addressees()
@@ -115,3 +121,11 @@ class AbsentAgent:
         return _("No agent named {name} has been seen here. Agents seen: {agents}.").format(
             name=shown, agents=", ".join(agents)
         )
+
+
+def _addressed(text: str) -> tuple[str | None, str]:
+    """``@name note`` → the name and the note, trimmed (``None``: no name)."""
+    words = text[len(ADDRESS) :].split(maxsplit=1) if text.startswith(ADDRESS) else []
+    if not words:
+        return None, ""
+    return words[0], words[1].strip() if len(words) > 1 else ""

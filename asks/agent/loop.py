@@ -123,6 +123,14 @@ class AgentState(enum.StrEnum):
     ABSENT = "absent"  # no agent runs in this session (``asks hub``: asks/agent/absent.py)
 
 
+class Sent(enum.StrEnum):
+    """What came of a chat line given to an agent (:meth:`Agent.send_nowait`)."""
+
+    QUEUED = "queued"  # a turn reads it
+    HANDLED = "handled"  # done at once, nothing for a turn (asks hub: a note saved)
+    REFUSED = "refused"  # nothing was sent (asks hub: no such agent): the line is the person's
+
+
 class TurnOutcome(enum.StrEnum):
     """How a turn ended: the model answered without tool calls, it was interrupted, or a
     model/tool error ended it."""
@@ -209,11 +217,11 @@ class Agent:
     def addressees(self) -> tuple[str, ...]:
         return ()  # nobody else is written to from this agent's chat
 
-    def send_nowait(self, text: str) -> bool:
-        """The person sent a chat message; it starts (or queues for) the next turn (True). It
-        is shown as queued at once, and as an ordinary user line when its turn reads it."""
+    def send_nowait(self, text: str) -> Sent:
+        """The person sent a chat message; it starts (or queues for) the next turn. It is
+        shown as queued at once, and as an ordinary user line when its turn reads it."""
         self._inbox_send.send_nowait(self.transcript.queue(text))
-        return True
+        return Sent.QUEUED
 
     def interrupt_nowait(self) -> bool:
         """Ctrl+C: cancel the running turn. Returns False when there was none."""

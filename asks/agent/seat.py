@@ -6,8 +6,9 @@ Two kinds fill the seat: the built-in agent loop (:class:`asks.agent.loop.Agent`
 
 * ``state`` — working or idle (``absent``: there is no agent; the status shows no state);
 * ``opens_sessions`` — it takes an opening turn when a new session starts;
-* ``send_nowait(text)`` — the person's chat line; True when a turn will read it (False: it was
-  handled at once, e.g. a note to a hub agent, and nothing is queued);
+* ``send_nowait(text)`` — the person's chat line; :class:`~asks.agent.loop.Sent` says what came
+  of it: ``QUEUED`` (a turn will read it), ``HANDLED`` (done at once, e.g. a note to a hub
+  agent saved) or ``REFUSED`` (nothing was sent: a surface keeps the line for the person);
 * ``interrupt_nowait()`` — Ctrl+C: True when a running turn was cancelled;
 * ``addressees()`` — the names ``@`` completes in the chat editor (hub agents; else none);
 * ``run(opening_turn=…)`` — serve until cancelled.
@@ -18,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
-from asks.agent.loop import AgentState
+from asks.agent.loop import AgentState, Sent
 
 
 class ChatAgent(Protocol):
@@ -32,7 +33,7 @@ class ChatAgent(Protocol):
 
     def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]: ...
 
-    def send_nowait(self, text: str) -> bool: ...
+    def send_nowait(self, text: str) -> Sent: ...
 
     def interrupt_nowait(self) -> bool: ...
 

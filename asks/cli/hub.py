@@ -204,12 +204,17 @@ def prepare(args: argparse.Namespace, config: Config, data_dir: Path) -> HubPlan
 
 @contextlib.asynccontextmanager
 async def running(
-    plan: HubPlan, host: QuestionHost, transcript: Transcript, after: trio.Event | None = None
+    plan: HubPlan,
+    host: QuestionHost,
+    transcript: Transcript,
+    after: trio.Event | None = None,
+    listening: trio.Event | None = None,
 ) -> AsyncIterator[None]:
     """The hub served from ``plan`` while the block runs, started at once or once ``after``
-    is set (the REPL's first frame); the transcript says where agents connect."""
+    is set (the REPL's first frame); the transcript says where agents connect, then
+    ``listening`` is set."""
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(_serve, plan, host, transcript, after)
+        nursery.start_soon(_serve, plan, host, transcript, after, listening)
         try:
             yield
         finally:
@@ -217,7 +222,11 @@ async def running(
 
 
 async def _serve(
-    plan: HubPlan, host: QuestionHost, transcript: Transcript, after: trio.Event | None
+    plan: HubPlan,
+    host: QuestionHost,
+    transcript: Transcript,
+    after: trio.Event | None,
+    listening: trio.Event | None,
 ) -> None:
     if after is not None:
         await after.wait()
@@ -250,6 +259,8 @@ async def _serve(
                     command=command
                 ),
             )
+            if listening is not None:
+                listening.set()
     finally:
         unsubscribe()
 

@@ -68,10 +68,18 @@ class Surface(Protocol):
         """Where a hook failure is said."""
 
     async def serve(
-        self, session: Session, *, opening_turn: bool, shown: Callable[[], object]
+        self,
+        session: Session,
+        *,
+        opening_turn: bool,
+        shown: Callable[[], object],
+        listening: trio.Event,
     ) -> int:
         """Run until the person leaves; the exit status. ``shown`` is called once the person
-        sees the session (the first frame; in line mode at once): the hub starts then."""
+        sees the session (the first frame; in line mode at once): the hub starts then, and
+        ``listening`` is set once the transcript says where it listens (at once without a
+        hub). Line mode prompts only after that: a prompt printed before the hub's line
+        would be left alone above it."""
 
 
 @attrs.frozen
@@ -98,7 +106,12 @@ class Screen:
         return notice
 
     async def serve(
-        self, session: Session, *, opening_turn: bool, shown: Callable[[], object]
+        self,
+        session: Session,
+        *,
+        opening_turn: bool,
+        shown: Callable[[], object],
+        listening: trio.Event,
     ) -> int:
         ended = await run_repl(
             session, self.keymap, opening_turn=opening_turn, web=self.web, on_first_frame=shown
@@ -133,11 +146,17 @@ class Lines:
         return _stderr_notice
 
     async def serve(
-        self, session: Session, *, opening_turn: bool, shown: Callable[[], object]
+        self,
+        session: Session,
+        *,
+        opening_turn: bool,
+        shown: Callable[[], object],
+        listening: trio.Event,
     ) -> int:
         from asks.surfaces import line  # noqa: PLC0415 — the full-screen REPL never needs it
 
         shown()
+        await listening.wait()  # the hub's line first, then the first prompt
 
         bridge = None
         if self.web is not None:  # hypercorn loads only for --web
@@ -178,11 +197,12 @@ def run_session(args: argparse.Namespace, data_dir: Path, config: Config, surfac
                     nursery.start_soon(_warm_up_later, warm_up_encoders)
                     nursery.start_soon(_warm_up_later, warm_up_first_question)
                 shown = trio.Event()  # the hub's server starts then (asks/cli/hub.py)
+                listening = trio.Event()  # it said where it listens (set now without a hub)
                 try:
                     hooks = running_hooks(session, config, surface.report(session))
-                    async with hooks, running_hub(hub, session, shown):
+                    async with hooks, running_hub(hub, session, shown, listening):
                         return await surface.serve(
-                            session, opening_turn=not resumed, shown=shown.set
+                            session, opening_turn=not resumed, shown=shown.set, listening=listening
                         )
                 finally:
                     nursery.cancel_scope.cancel()
@@ -252,15 +272,17 @@ def hub_plan(args: argparse.Namespace, config: Config, data_dir: Path) -> Any:
 
 
 def running_hub(
-    plan: Any, session: Session, after: trio.Event
+    plan: Any, session: Session, after: trio.Event, listening: trio.Event
 ) -> contextlib.AbstractAsyncContextManager[object]:
-    """The hub serving ``session``'s host while the block runs (nothing without a plan), its
-    server started once ``after`` is set (the surface shows the session)."""
+    """The hub serving ``session``'s host while the block runs (nothing without a plan: then
+    ``listening`` is set at once), its server started once ``after`` is set (the surface
+    shows the session), ``listening`` set once the transcript says where it listens."""
     if plan is None:
+        listening.set()
         return contextlib.nullcontext()
     from asks.cli import hub  # noqa: PLC0415
 
-    return hub.running(plan, session.host, session.transcript, after)
+    return hub.running(plan, session.host, session.transcript, after, listening)
 
 
 def running_hooks(

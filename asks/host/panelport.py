@@ -153,6 +153,12 @@ class PanelPort(SurfacePort):
         with self._state.operation():
             return self._state.keys.expire_nowait(now)
 
+    def say_nowait(self, notice: str) -> None:
+        """Show ``notice`` (one line) as the host's notice — under the panel and in the status
+        line — until a key comes or its time is over, like a refusal."""
+        with self._state.operation():
+            self._state.say(notice)
+
     def name_keys_nowait(self, names: Mapping[PanelCommand, str]) -> None:
         """How the keymap names the panel's keys (refusals that say what works use them)."""
         self._state.keys.name_keys(names)

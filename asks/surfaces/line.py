@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING, Final, TextIO
 import attrs
 import trio
 
-from asks.agent.loop import AgentState
+from asks.agent.loop import AgentState, Sent
 from asks.agent.prompts import Prompt, PromptBroker
 from asks.agent.seat import ChatAgent
 from asks.agent.transcript import EntryKind, Transcript
@@ -306,7 +306,7 @@ class LineMode:
             return self._command(text.split())
         if text:
             busy = self._busy()
-            if not self.agent.send_nowait(text):
+            if self.agent.send_nowait(text) is not Sent.QUEUED:
                 return None  # handled at once (asks hub: a note), no turn reads it
             self._sent += 1
             if busy:

@@ -27,5 +27,5 @@ package). Fixtures are in ``tests/conftest.py``; these modules hold the code beh
 
 Programs the tests run as processes (by path, :data:`support.paths.SUPPORT`), which import
 only ``asks``: ``crash_child.py``, ``crash_host_child.py``, ``repl_crash_child.py``,
-``in_turn_child.py``, ``fake_editor.py``, ``hook_append.py``.
+``in_turn_child.py``, ``fake_editor.py``, ``failing_editor.py``, ``hook_append.py``.
 """

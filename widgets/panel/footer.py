@@ -7,7 +7,8 @@ that pressing its key again does it: Decline, Clear, the Enter after stray typin
 holding a chat command); the Review tab (submit, decline all, the note for all questions,
 which is an editor when open); an editor is active (submit, newline, close notes); or the
 cursor is on an option (move, pick or toggle, confirm). ``decline`` and ``answer later`` are
-offered for required tabs, ``pause`` for the others, ``next tab`` when there are several.
+offered for required tabs, ``pause`` for the others (while a blocker waits, the same key goes
+to the required question, and says so), ``next tab`` when there are several.
 """
 
 from __future__ import annotations
@@ -84,22 +85,32 @@ class Footer:
             return self._armed(armed, context)
         required = host.is_required(tab)
         leave = [C.PANEL_DECLINE, C.PANEL_DEFER] if required else [C.PANEL_DECLINE, C.PANEL_PAUSE]
+        esc = self._esc_label(required)
         many = [C.PANEL_NEXT_TAB] if len(host.tabs) > 1 else []
         if isinstance(tab, ReviewKey):
             note = {C.PANEL_NOTES: N_("close note") if notes_open else N_("note for all")}
             labels = {C.PANEL_CONFIRM: N_("submit"), C.PANEL_DECLINE: N_("decline all (twice)")}
             if editing:
                 commands = [C.PANEL_CONFIRM, C.REPLY_NEWLINE, *many, *leave, C.PANEL_NOTES]
-                return self._line(Context.REPLY, commands, {**labels, **note})
+                return self._line(Context.REPLY, commands, {**labels, **note, **esc})
             return self._line(
-                Context.PANEL, [C.PANEL_CONFIRM, *many, *leave, C.PANEL_NOTES], {**labels, **note}
+                Context.PANEL,
+                [C.PANEL_CONFIRM, *many, *leave, C.PANEL_NOTES],
+                {**labels, **note, **esc},
             )
         if editing:
             commands = [C.PANEL_CONFIRM, C.REPLY_NEWLINE, *many, *leave, C.PANEL_NOTES]
             labels = {C.PANEL_NOTES: N_("close notes")} if notes_open else {}
-            labels = {C.PANEL_CONFIRM: N_("submit"), **labels}
+            labels = {C.PANEL_CONFIRM: N_("submit"), **labels, **esc}
             return self._line(Context.REPLY, commands, labels)
-        return self._line(Context.PANEL, self._option_hints(tab, many, leave))
+        return self._line(Context.PANEL, self._option_hints(tab, many, leave), esc)
+
+    def _esc_label(self, required: bool) -> dict[Command, str]:
+        """What the pause key does on a tab that is not required: it pauses, unless a blocker
+        waits — then it goes to the required question (rule 4), and its hint says so."""
+        if required or not self._host.live_waits:
+            return {}
+        return {C.PANEL_PAUSE: N_("to the required question")}
 
     def _armed(self, armed: Armed, context: Context) -> str:
         """Why the armed command waits, and that its key again does it."""

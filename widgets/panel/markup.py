@@ -39,21 +39,17 @@ def cols_of(size: Size) -> int:
 
 
 class KeepTogether(urwid.StandardTextLayout):
-    """urwid's layout, except that text joined by no-break spaces (footer hints) is not broken
-    before a wide character either: urwid breaks before any CJK character, which would split
-    ``Alt+N 备注``. Such text wraps at plain spaces only; a run wider than the row wraps
-    anywhere. Text without both no-break spaces and wide characters is laid out by urwid."""
+    """urwid's layout, except for text joined by no-break spaces (footer hints): it wraps at
+    plain spaces only, so a hint's key stays with its label, and is not broken before a wide
+    character either (urwid breaks before any CJK character, which would split ``Alt+N 备注``).
+    A run wider than the row (a sentence, a long hint at 60 columns) wraps at its no-break
+    spaces, between words; only a single word wider than the row wraps anywhere. Other text
+    is laid out by urwid."""
 
     def calculate_text_segments(
         self, text: str | bytes, width: int, wrap: Any
     ) -> list[list[tuple[int, int, int | bytes] | tuple[int, int]]]:
-        if (
-            wrap != "space"
-            or not isinstance(text, str)
-            or "\u00a0" not in text
-            or "\n" in text
-            or width_of(text) <= len(text)
-        ):
+        if wrap != "space" or not isinstance(text, str) or "\u00a0" not in text or "\n" in text:
             return super().calculate_text_segments(text, width, wrap)
         lines: list[list[tuple[int, int, int | bytes] | tuple[int, int]]] = []
         start = end = 0
@@ -64,8 +60,9 @@ class KeepTogether(urwid.StandardTextLayout):
             if end > start:
                 lines.append([(width_of(text[start:end]), start, end)])
             start, end = word.start(), word.end()
-            if width_of(text[start:end]) > width:  # wider than the row: urwid's wrapping
-                for line in super().calculate_text_segments(text[start:end], width, "any"):
+            if width_of(text[start:end]) > width:  # wider than the row: between its words
+                run = text[start:end].replace("\u00a0", " ")  # same length: offsets hold
+                for line in super().calculate_text_segments(run, width, "space"):
                     lines.append([_shifted(seg, start) for seg in line])
                 start = end
         if end > start:
