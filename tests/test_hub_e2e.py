@@ -8,31 +8,13 @@ exactly once at its next call — also after its blocking call gave up waiting.
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 
 import pytest
 import trio
-from support.hub import DB, agent, in_thread, text_of
+from support.hub import DB, agent, in_thread, start_hub, text_of
 from support.launcher import Launcher
-from support.pty_harness import PtyApp
 
 pytestmark = pytest.mark.e2e
-
-
-def start_hub(launch: Launcher) -> tuple[PtyApp, str, str]:
-    """``asks --mcp`` on a free port: the app, the hub's URL (from the screen), the token."""
-    app = launch.start("--mcp", "--mcp-port", "0", script="hub_quiet.toml", cols=140)
-    found = app.wait_for(r"Hub on (http://127\.0\.0\.1:\d+/mcp)")
-    app.wait_for("QUIET-READY")
-    token = subprocess.run(
-        [sys.executable, "-m", "asks", "mcp", "token", "--data-dir", str(launch.data_dir)],
-        capture_output=True,
-        text=True,
-        check=True,
-        env=None,
-    ).stdout.strip()
-    return app, found.group(1), token
 
 
 async def test_an_async_ask_is_a_labelled_tab_answered_by_keys_and_delivered_once(

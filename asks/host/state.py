@@ -70,7 +70,7 @@ class HostState:
         self.drafts = DraftBook()
         self.strip = TabStrip()
         self.announcer = Announcer(
-            self._listener_failed, lambda: snapshot(self), lambda: self.watch.record()
+            self._listener_failed, lambda: snapshot(self), self._operation_opens
         )
         # ``with state.operation():`` around every port call (asks/host/announce.py)
         self.operation: Callable[[], Announcer] = self.announcer.operation
@@ -146,6 +146,11 @@ class HostState:
         were on it, to say what was not sent)."""
         self.watch.dropping(ref, self.drafts.get(ref))
         self.drafts.drop(ref)
+
+    def _operation_opens(self) -> None:
+        """An outermost operation begins: the keys' watch notes the tab at the keys as it was
+        (keys and timers move focus between changes)."""
+        self.watch.record()
 
     def _review_refs(self, call_id: str) -> tuple[QuestionRef, ...]:
         wait = self.waits.of_call(call_id)

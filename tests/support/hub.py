@@ -28,6 +28,7 @@ from asks.hub.credentials import Keyring
 from asks.hub.server import HubServer
 from asks.hub.token import token_path, write_private
 from support.launcher import Launcher
+from support.pty_harness import PtyApp
 from support.rig import Rig, call, q
 
 TOKEN = "test-token-0123456789"  # the in-process hub's bearer token
@@ -113,3 +114,19 @@ def hub_receipts(rig: Rig) -> Counter[QuestionRef]:
     for line in rig.lines_of("offer_delivered"):
         counts.update(QuestionRef(r["id"], r["incarnation"]) for r in line["refs"])
     return counts
+
+
+# ---------------------------------------------------------------------------- the hub under a pty
+def start_hub(launch: Launcher) -> tuple[PtyApp, str, str]:
+    """``asks --mcp`` on a free port: the app, the hub's URL (from the screen), the token."""
+    app = launch.start("--mcp", "--mcp-port", "0", script="hub_quiet.toml", cols=140)
+    found = app.wait_for(r"Hub on (http://127\.0\.0\.1:\d+/mcp)")
+    app.wait_for("QUIET-READY")
+    token = subprocess.run(
+        [sys.executable, "-m", "asks", "mcp", "token", "--data-dir", str(launch.data_dir)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=None,
+    ).stdout.strip()
+    return app, found.group(1), token
