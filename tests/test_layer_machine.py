@@ -411,6 +411,10 @@ class LayerMachine(RuleBasedStateMachine):
         self._settle()
         waits_before = bool(self.host.surface_port.live_waits)
         self._key(key, 0.0)
+        if len(key) == 1:  # a printable panel key: the person looks at what it did. A stray
+            # right after it (within the guard) would make it typing, undone and sent to the
+            # chat first: the inattentive typist's digit lines test that on purpose
+            self.rig.clock.advance(TYPING_GUARD + 0.05)
         self.known_saves = self._panel_saves()
         self.handed_over = False
         if (
