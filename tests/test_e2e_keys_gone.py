@@ -9,12 +9,9 @@ nothing — builder's question is still pending, never answered "Yes".
 
 from __future__ import annotations
 
-import re
-import time
-
 import pytest
 import trio
-from support.hub import agent, in_thread, start_hub, text_of
+from support.hub import agent, first_id, in_thread, start_hub
 from support.launcher import Launcher
 
 from asks.core.focus import TYPING_GUARD
@@ -44,7 +41,7 @@ async def test_a_withdrawn_question_never_hands_the_enter_to_another_agent(
         asked = await planner.call_tool(
             "ask_user_question", {"questions": [PORT], "blocking": False}
         )
-        [port_id] = re.findall(r"q-[0-9a-f]{10}", text_of(asked))[:1]
+        port_id = first_id(asked)
         await in_thread(app.wait_for, r"Port \(planner\)")
 
         await in_thread(app.press, "shift tab")
@@ -54,7 +51,7 @@ async def test_a_withdrawn_question_never_hands_the_enter_to_another_agent(
         await in_thread(app.press, "4")  # Type something.
         await in_thread(app.type, "8080")
         await in_thread(app.wait_for, "8080")
-        time.sleep(TYPING_GUARD * 2)  # the person pauses (a gap at least this long)
+        await trio.sleep(TYPING_GUARD * 2)  # the person pauses (a gap at least this long)
 
         await planner.call_tool("withdraw_question", {"questionIds": [port_id]})
         await in_thread(app.wait_for, r"planner withdrew “Port”")

@@ -19,23 +19,13 @@ import httpx
 import pytest
 import trio
 from mcp.shared.exceptions import MCPError
-from support.hub import DB, TOKEN, agent, client, receipts, text_of
+from support.hub import DB, HELLO, TOKEN, agent, client, receipts, text_of
 from support.rig import Rig
 
 from asks.hub.server import HubServer
 
 REVIEWER = "project-alpha-backend-reviewer"
 REPORTER = "project-alpha-backend-reporter"
-HELLO = {  # an initialize request: 200 with a session when the credential is accepted
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "probe", "version": "1"},
-    },
-}
 
 
 def sources(rig: Rig) -> dict[str | None, Any]:

@@ -17,21 +17,11 @@ from pathlib import Path
 
 import httpx
 import pytest
-from support.hub import DB, agent, in_thread
+from support.hub import DB, HELLO, agent, in_thread
 from support.launcher import Launcher
 from support.pty_harness import PtyApp
 
 REVIEWER = "project-alpha-backend-reviewer"
-HELLO = {  # an initialize request: 200 with a session when the credential is accepted
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "probe", "version": "1"},
-    },
-}
 
 
 def asks_mcp(data_dir: Path, *words: str) -> subprocess.CompletedProcess[str]:

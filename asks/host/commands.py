@@ -67,8 +67,8 @@ class Confirm(enum.StrEnum):
     CHAT_COMMAND = "chat_command"  # the answer holds a chat command line (rule 9b)
 
 
-_CHECKED = frozenset({Confirm.CHAT_COMMAND, Confirm.HANDED_EDITOR, Confirm.UNCHOSEN})  # the
-# armed Enters that also cover what ``_asks_again`` checks: one confirmation is enough
+# Armed Enters that also cover what ``_asks_again`` checks: one confirmation is enough.
+_CHECKED = frozenset({Confirm.CHAT_COMMAND, Confirm.HANDED_EDITOR, Confirm.UNCHOSEN})
 
 
 @attrs.frozen

@@ -58,12 +58,11 @@ class WatchCore(Protocol):
 
 @attrs.frozen
 class AtKeys:
-    """The tab at the keys as of the last change, with what naming it needs once it is gone."""
+    """The tab at the keys as of the last change (its questions stay in the projection after
+    they close, so what names it is looked up only if it goes away)."""
 
     tab: TabKey
-    refs: tuple[QuestionRef, ...]
-    source: str | None
-    header: str
+    refs: tuple[QuestionRef, ...]  # the tab's question, or a Review tab's (its wait may end)
     claimed: bool  # a claim held the panel then
 
 
@@ -109,10 +108,15 @@ class KeysWatch:
         elif not (focus.foreign and focus.foreign[0][1] is focus.panel):
             return None
         refs = self.review_refs(tab.call_id) if isinstance(tab, ReviewKey) else (tab,)
-        first = core.projection.question(refs[0]) if refs else None
-        header = _("Review") if isinstance(tab, ReviewKey) or first is None else first.spec.header
+        return AtKeys(tab, refs, focus.claim is not None)
+
+    def _named(self, was: AtKeys) -> tuple[str | None, str]:
+        """The agent and the header of the tab at the keys (a Review tab: "Review")."""
+        first = self.core.projection.question(was.refs[0]) if was.refs else None
         source = None if first is None else first.source
-        return AtKeys(tab, refs, source, header, focus.claim is not None)
+        if isinstance(was.tab, ReviewKey) or first is None:
+            return source, _("Review")
+        return source, first.spec.header
 
     def _after_own(self, was: AtKeys) -> None:
         """The person answered the tab at the keys: another agent's question is unchosen."""
@@ -120,7 +124,7 @@ class KeysWatch:
         tab = core.strip.selected
         if not isinstance(tab, QuestionRef) or not core.focus.keys_to_panel:
             return
-        if core.projection.question(tab).source != was.source:
+        if core.projection.question(tab).source != self._named(was)[0]:
             core.focus.arrived_unchosen()
 
     def _went_away(self, was: AtKeys) -> None:
@@ -130,11 +134,12 @@ class KeysWatch:
             focus.went_away(self.clock())
         elif focus.panel_focused:  # the claim's return put the keys on the tab before it
             focus.arrived_unchosen()
+        source, header = self._named(was)
         why = self._why(was)
         draft = self._unsent(was)
-        notice = self._notice(was, why, draft)
+        notice = self._notice(source, header, why, draft)
         self.core.say(notice)
-        self.core.emit(ev.KeysReturned(was.refs, was.source, was.header, why, draft, notice))
+        self.core.emit(ev.KeysReturned(was.refs, source, header, why, draft, notice))
 
     def _why(self, was: AtKeys) -> ev.Gone:
         if isinstance(was.tab, ReviewKey):
@@ -154,9 +159,9 @@ class KeysWatch:
         draft = self.dropped if self.dropped is not None else self.core.drafts.get(was.tab)
         return draft.custom_text or draft.notes
 
-    def _notice(self, was: AtKeys, why: ev.Gone, draft: str) -> str:
-        agent = sanitize_line(was.source) if was.source else _("the agent")
-        header = sanitize_line(was.header)
+    def _notice(self, source: str | None, header: str, why: ev.Gone, draft: str) -> str:
+        agent = sanitize_line(source) if source else _("the agent")
+        header = sanitize_line(header)
         what = {
             ev.Gone.WITHDRAWN: _("{agent} withdrew “{header}”"),
             ev.Gone.ANSWERED: _("“{header}” from {agent} was answered elsewhere"),

@@ -39,6 +39,18 @@ DB = {
 }
 
 
+HELLO = {  # an initialize request: 200 with a session when the credential is accepted
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "probe", "version": "1"},
+    },
+}
+
+
 # ---------------------------------------------------------------------------- clients
 def keyring_with(data_dir: Path, token: str) -> Keyring:
     """The credentials of ``data_dir``, whose shared token is ``token``."""
