@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import socket
 import subprocess
 import sys
 import time
@@ -145,7 +146,7 @@ def test_a_session_an_embedder_wrote_is_listed_as_embedded_and_never_resumed(
         "asks: session theirs was written by another program that embeds asks: "
         "continue it in that program\n"
     )
-    hub = asks(tmp_path, "hub", "--resume", "theirs", "--line", stdin="")
+    hub = asks(tmp_path, "hub", "--resume", "theirs", "--line", "--mcp-port", "0", stdin="")
     assert hub.returncode == 2 and "another program that embeds asks" in hub.stderr
     assert (data / "theirs.jsonl").read_bytes() == written
 
@@ -154,3 +155,33 @@ def test_a_session_an_embedder_wrote_is_listed_as_embedded_and_never_resumed(
     assert continued.returncode == 0, continued.stderr
     assert (data / "mine.jsonl").stat().st_size > mine
     assert (data / "theirs.jsonl").read_bytes() == written
+
+
+def test_a_refused_resume_binds_no_port(tmp_path: Path) -> None:
+    """Resume refusals come before the hub binds its port: with that port taken, asks says why
+    the session is not resumed, never that the port is in use (CI once failed on "Port 8765 is
+    in use" because a person's own ``asks hub`` held the default port while the suite ran)."""
+    data = tmp_path / "data"
+    (tmp_path / "config").mkdir()
+    with Journal.create(data_dir=data, session_id="plain", mode=SessionMode.INTERACTIVE):
+        pass
+    with Journal.create(data_dir=data, session_id="hubs", mode=SessionMode.HUB):
+        pass
+    with Journal.create(data_dir=data, session_id="theirs"):  # an embedder's
+        pass
+    refusals = {
+        ("hub", "--resume", "plain"): "session plain is not a hub session",
+        ("--mcp", "--resume", "hubs"): "session hubs is a hub session",
+        ("hub", "--resume", "theirs"): "another program that embeds asks",
+        ("hub", "--resume", "missing"): "no session 'missing'",
+    }
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        port = str(held.getsockname()[1])
+        for words, said in refusals.items():
+            result = asks(tmp_path, *words, "--line", "--mcp-port", port)
+            assert result.returncode == 2, (words, result.stderr)
+            assert said in result.stderr and "in use" not in result.stderr, result.stderr
+        taken = asks(tmp_path, "hub", "--resume", "hubs", "--line", "--mcp-port", port)
+        assert taken.returncode == 2 and f"Port {port} is in use" in taken.stderr  # the control

@@ -7,7 +7,8 @@
   other way is a :class:`UsageError` saying which command resumes it, before anything is
   written. A session another program wrote by embedding asks (mode ``embedded``) is never
   resumed (its agent is that program's; the tour would take over its conversation), and
-  ``--continue`` passes over it.
+  ``--continue`` passes over it. :func:`check_resumable` makes the same refusals from the
+  session's first line alone, before anything is opened or bound (the hub's port).
 * :class:`UsageError`: a problem with what the person asked for (one line, exit 2);
   :class:`StartupError`: the data dir cannot be used (one line naming what failed and where,
   the OS reason, never ``[Errno N]``; exit 1).
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from asks.core.i18n import _
 from asks.store.entries import Entry, SessionMode, session_mode
+from asks.store.files import SessionInfo, session_path, validate_session_id
 from asks.store.journal import (
     Journal,
     SessionLocked,
@@ -74,24 +76,56 @@ def open_journal(
             else _("open session {id} in {dir}")
         ).format(id=repr(session_id), dir=data_dir)
         raise storage_problem(what, exc) from exc
-    if session_mode(records) is SessionMode.EMBEDDED:
+    refusal = resume_refusal(session_id, session_mode(records), mode)
+    if refusal is not None:
         journal.close()
-        raise UsageError(
+        raise refusal
+    return journal, records, True  # not copied: built on access (asks/store/records.py)
+
+
+def check_resumable(args: argparse.Namespace, data_dir: Path, mode: SessionMode) -> None:
+    """Raise what resuming the session ``args`` name as ``mode`` would raise (no session to
+    continue, an invalid id, no such session, one written by an embedder, a hub session resumed
+    as another or the other way), reading only its first line; nothing is opened, locked,
+    written or bound. A new session passes."""
+    session_id = resume_id(args, data_dir)
+    if session_id is None:
+        return
+    validate_session_id(session_id)
+    path = session_path(data_dir, session_id)
+    try:
+        found = path.stat()
+    except FileNotFoundError as exc:
+        raise SessionNotFound(
+            exc.errno, f"no session {session_id!r} in {data_dir}", str(path)
+        ) from exc
+    except OSError:
+        return  # the open says what is wrong with it, in its words
+    info = SessionInfo(session_id, path, found.st_mtime, found.st_size)
+    refusal = resume_refusal(session_id, started_mode(info), mode)
+    if refusal is not None:
+        raise refusal
+
+
+def resume_refusal(session_id: str, started: SessionMode, mode: SessionMode) -> UsageError | None:
+    """Why a session started as ``started`` is not resumed as ``mode`` (``None``: it is): an
+    embedder's session never is, a hub session only as one, any other only not as one."""
+    if started is SessionMode.EMBEDDED:
+        return UsageError(
             _(
                 "session {id} was written by another program that embeds asks: "
                 "continue it in that program"
             ).format(id=session_id)
         )
-    if (session_mode(records) is SessionMode.HUB) != (mode is SessionMode.HUB):
-        journal.close()
-        raise UsageError(
+    if (started is SessionMode.HUB) != (mode is SessionMode.HUB):
+        return UsageError(
             (
                 _("session {id} is a hub session: resume it with asks hub --resume {id}")
                 if mode is not SessionMode.HUB
                 else _("session {id} is not a hub session: resume it with asks --resume {id}")
             ).format(id=session_id)
         )
-    return journal, records, True  # not copied: built on access (asks/store/records.py)
+    return None
 
 
 def resume_id(args: argparse.Namespace, data_dir: Path) -> str | None:

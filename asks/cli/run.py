@@ -33,6 +33,7 @@ from asks.agent.choice import program_words, resume_command
 from asks.agent.hints import LINE_HINTS, AnswerHints
 from asks.agent.loop import Agent, Model, TurnOutcome
 from asks.agent.transcript import EntryKind
+from asks.cli.journal import check_resumable
 from asks.cli.readconfig import config_notice
 from asks.cli.session import configured_session, model_of, open_session, start_session
 from asks.config import Config
@@ -181,6 +182,8 @@ def lines(args: argparse.Namespace) -> Lines:
 
 def run_session(args: argparse.Namespace, data_dir: Path, config: Config, surface: Surface) -> int:
     """The session ``args`` ask for, on ``surface`` (module docstring); its exit status."""
+    mode = SessionMode.HUB if args.command == "hub" else SessionMode.INTERACTIVE
+    check_resumable(args, data_dir, mode)  # a refused resume binds no port
     hub = hub_plan(args, config, data_dir)  # before anything is written: a busy port
     journal, session, resumed = start_session(args, data_dir, config, hub, surface.hints)
     with journal:
