@@ -13,7 +13,9 @@ Fixtures (the code behind them is in tests/support/, see its ``__init__``):
   (:class:`support.fake_openai.FakeOpenAI`; tests/test_anthropic_model.py has its own, the
   Anthropic one), stopped at the end;
 * ``hub`` — the hub's MCP server on a free 127.0.0.1 port in the test's nursery, in front of
-  the ``rig``'s host (shared token :data:`support.hub.TOKEN`, in the rig's data dir).
+  the ``rig``'s host (shared token :data:`support.hub.TOKEN`, in the rig's data dir);
+* ``no_config_of_the_person`` (automatic) — ``XDG_CONFIG_HOME`` is an empty folder for the
+  whole run: the person's own config never reaches a test.
 """
 
 import os
@@ -38,6 +40,17 @@ settings.register_profile(
     "deep", max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def no_config_of_the_person(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """No test reads the person's own config: ``XDG_CONFIG_HOME`` is an empty folder for the
+    whole run and every child it starts, so ``[mcp] enabled`` or ``[mcp] port`` in their
+    ``~/.config/asks/config.toml`` never makes a test bind a fixed port. A test that needs a
+    config writes its own and points at it."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("no-config")))
+        yield
 
 
 @pytest.fixture
