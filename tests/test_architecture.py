@@ -13,9 +13,9 @@
   imports inside functions and under ``TYPE_CHECKING``.
 * **urwid stays in the UI.** Only ``asks.widgets`` and ``asks.cli`` import urwid, and nothing
   imports the repo folder as the top-level module ``widgets`` (always ``asks.widgets``).
-* **Small files.** No source file in ``asks/`` (``widgets/`` included) is over
-  :data:`MAX_LINES` lines, except those on :data:`OVERSIZE_ALLOWED` while they are being split
-  (and those may not grow).
+* **File sizes are reported, not gated.** ``tools/sizes.py`` lists the long files for review
+  (a line cap that failed the suite made files oscillate around it and turned main red);
+  the test here only checks that the report reads the tree.
 * **The link.** ``asks/widgets`` is the symlink to ``../widgets`` that the source tree (this
   scan, mypy, editors) reads the widgets through; the build never needs it (setup.py; the built
   sdist and wheel are tests/test_packaging.py's).
@@ -26,6 +26,8 @@ from __future__ import annotations
 import ast
 import enum
 import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -33,12 +35,6 @@ import attrs
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "asks"
-MAX_LINES = 500
-
-# Files still over MAX_LINES while their owners split them, with their size when listed. The
-# list must only shrink: a listed file may not grow past its recorded size, no file may be added,
-# and an entry goes once its file is split (the size test prints the entries that can go).
-OVERSIZE_ALLOWED: dict[str, int] = {}
 
 
 class Layer(enum.Enum):
@@ -224,28 +220,28 @@ def test_the_checker_flags_upward_urwid_and_folder_imports() -> None:
     assert violations(imports_in("asks.config", "import asks.widgets.app\n", False, known))
 
 
-def oversize_files() -> dict[str, int]:
-    """Source files over :data:`MAX_LINES`, by path relative to the repo, with line counts."""
-    sizes: dict[str, int] = {}
-    for path in source_files():
-        lines = len(path.read_text(encoding="utf-8").splitlines())
-        if lines > MAX_LINES:
-            sizes[path.relative_to(ROOT).as_posix()] = lines
-    return sizes
-
-
-def test_no_source_file_is_over_the_line_limit() -> None:
-    oversize = oversize_files()
-    print(f"allowed over {MAX_LINES} lines while being split (must shrink): {OVERSIZE_ALLOWED}")
-    print(f"now: {oversize}")
-    done = sorted(path for path in OVERSIZE_ALLOWED if path not in oversize)
-    print(f"split, remove from OVERSIZE_ALLOWED: {done}" if done else "no entry can go yet")
-    offenders = {
-        path: lines
-        for path, lines in oversize.items()
-        if lines > OVERSIZE_ALLOWED.get(path, MAX_LINES)
+def test_the_size_report_reads_every_source_file_and_fails_nothing() -> None:
+    """``tools/sizes.py`` (for review): every file of the package counted, the longest first,
+    and exit 0 whatever the sizes (``--over -1``: every file is listed)."""
+    shown = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "sizes.py"), "--over", "-1"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert shown.returncode == 0, shown.stderr
+    *rows, total = shown.stdout.splitlines()
+    counted = {p.relative_to(ROOT).as_posix(): p for p in source_files()}
+    expected = {
+        (ROOT / path).resolve().relative_to(ROOT).as_posix(): len(
+            file.read_text(encoding="utf-8").splitlines()
+        )
+        for path, file in counted.items()
     }
-    assert not offenders, f"over {MAX_LINES} lines (or grown past OVERSIZE_ALLOWED): {offenders}"
+    listed = {row.split()[1]: int(row.split()[0]) for row in rows}
+    assert listed == expected
+    assert [int(row.split()[0]) for row in rows] == sorted(listed.values(), reverse=True)
+    assert total.startswith(f"{len(expected)} files, {sum(expected.values())} lines")
 
 
 def test_asks_widgets_is_the_link_to_the_widgets_folder() -> None:
