@@ -5,10 +5,11 @@ What counts as a mention (in a backticked span or a fenced code block):
 
 * a dotted module or attribute name starting ``asks.`` (``asks.contract``,
   ``asks.core.diagnostics.open_debug_log(path)``): imported and resolved attribute by attribute;
-* a path into the tree (``tests/conftest.py``, ``widgets/``, ``.ci/run``, ``../shared/…``,
+* a path into the tree (``tests/conftest.py``, ``widgets/``, ``.ci/run``,
   ``bench/results/peer-{a,b}.txt``, ``asks/locale/*/LC_MESSAGES/asks.po``), optionally
   ``path::name`` for a test or function in it: the file exists (a glob matches), the name is
-  defined in it;
+  defined in it. Nothing outside the repository is named (``../…``, in a span or a link): a
+  clone alone has every file its docs need;
 * ``from asks import A, B`` and ``from asks.x import Y``: ``A`` and ``B`` are in
   ``asks.__all__``, ``asks.x`` has ``Y``;
 * a public name with attributes (``AsksLayer.running``, ``Refusal.text``), and the objects the
@@ -57,8 +58,7 @@ DOCS = sorted(
 )
 
 HISTORICAL: dict[str, str] = {
-    "widgets/panel.py": "NOTES 'Layout': the before column of the file map (now widgets/panel/)",
-    "asks/cli.py": "NOTES 'Layout': the before column of the file map (now asks/cli/)",
+    "widgets/panel.py": "decision 0002's context: the one file the panel was before widgets/panel/",
 }
 NOT_PATHS: dict[str, str] = {
     "tools/list": "a JSON-RPC method of MCP, not the tools/ folder",
@@ -70,7 +70,7 @@ _SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 _DOTTED = re.compile(r"(?<![\w./-])asks(?:\.[A-Za-z_]\w*)+")
 _FROM_IMPORT = re.compile(r"^\s*from\s+(asks(?:\.\w+)*)\s+import\s+\(?([\w\s,]+)\)?", re.MULTILINE)
 _EXTENSIONS = frozenset({"py", "md", "toml", "txt", "json", "po", "pot", "in", "cfg", "html"})
-_TOP = frozenset(p.name for p in ROOT.iterdir()) | {".."}
+_TOP = frozenset(p.name for p in ROOT.iterdir())
 _PATH = re.compile(r"(?<![\w$~/.{}*-])[\w.*{},-]+(?:/[\w.*{},-]*)+(?:::\w+)?")
 _FILE = re.compile(r"^[\w.-]+\.(?:" + "|".join(sorted(_EXTENSIONS)) + r")$")
 _NAMED = re.compile(r"^(?:await\s+)?([A-Za-z_]\w*)((?:\.[A-Za-z_]\w*(?:\([^()]*\))?)+)")
@@ -347,6 +347,28 @@ def test_every_path_mentioned_exists() -> None:
         problem = _path_problem(text)
         if problem:
             problems.append(f"{mention.where}: `{text}`: {problem}")
+    assert not problems, "\n".join(problems)
+
+
+_UPWARD = re.compile(r"(?<![\w.])(?:\.\./)+[^\s`)\]]*")
+_LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def test_no_doc_points_outside_the_repository() -> None:
+    """``../shared/DESIGN.md`` was the design: a plain clone did not have it. A ``../`` path
+    in a span (read from the repository's root, as every path there) or a link (read from its
+    doc's folder) stays inside the repository."""
+    problems = []
+    for path in DOCS:
+        where = path.relative_to(ROOT)
+        for text, line, _ in _spans(path):
+            for found in _UPWARD.finditer(text):
+                if not (ROOT / found.group(0)).resolve().is_relative_to(ROOT):
+                    problems.append(f"{where}:{line}: `{found.group(0)}`")
+        for number, line_text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for found in _LINK.finditer(line_text):
+                if not (path.parent / found.group(1)).resolve().is_relative_to(ROOT):
+                    problems.append(f"{where}:{number}: ({found.group(1)})")
     assert not problems, "\n".join(problems)
 
 
