@@ -409,3 +409,19 @@ def test_an_agents_name_and_call_id_are_its_text_made_inert() -> None:
     assert len(call_id_of({"callId": "a" * 1000})) == 120
     assert call_id_of({"callId": "\x00"}) == "-"
     assert call_id_of(None).startswith("r-")
+
+
+async def test_a_client_retrying_a_refused_request_on_one_connection_is_refused_each_time(
+    hub: HubServer,
+) -> None:
+    """A refusal sent before the body was read closes the connection and says so: a client
+    that keeps its connection alive (httpx, Node's fetch) opens a new one for its retry
+    instead of writing into one the server has dropped ("server disconnected")."""
+    assert hub.url is not None
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "pad": "x" * 300_000})
+    stale = {**BASE, "Authorization": "Bearer stale"}
+    async with httpx.AsyncClient(timeout=HANG) as http:
+        for _ in range(20):
+            response = await http.post(hub.url, content=body.encode(), headers=stale)
+            assert response.status_code == 401
+            assert response.headers["connection"] == "close"

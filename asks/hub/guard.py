@@ -177,14 +177,14 @@ class HubGuard:
             return
         refusal = self._refusal(scope)
         if refusal is not None:
-            await _plain(send, *refusal)
+            await _plain(send, *refusal)  # the body is never read: see _plain
             return
         gone = scope[GONE_KEY] = trio.Event()
         if scope.get("method") == "POST":
             try:
                 body = await read_body(receive, self.max_body)
             except BodyTooLargeError:
-                await _rpc_error(send, too_large(self.max_body))
+                await _rpc_error(send, too_large(self.max_body), CLOSE)  # the rest is unread
                 return
             refused = problem(body)
             if refused is not None:
@@ -257,6 +257,10 @@ class HubGuard:
         return send_then_receipt
 
 
+CLOSE = ((b"connection", b"close"),)
+"""The header that tells a client not to reuse the connection."""
+
+
 def _other_agent(agent: str, label: str) -> str:
     return (
         f"This token belongs to the agent {agent}; the X-Asks-Agent header says "
@@ -288,15 +292,29 @@ def _replaying(body: bytes, receive: Receive, gone: trio.Event) -> Receive:
     return replay
 
 
-async def _rpc_error(send: Send, refused: BodyProblem) -> None:
+async def _rpc_error(
+    send: Send, refused: BodyProblem, extra: Iterable[tuple[bytes, bytes]] = ()
+) -> None:
     body = refused.response()
-    headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", b"%d" % len(body)),
+        *extra,
+    ]
     await send({"type": "http.response.start", "status": refused.status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
 
 async def _plain(send: Send, status: int, text: str, extra: Iterable[tuple[bytes, bytes]]) -> None:
+    """A refusal sent before the request's body was read. It says ``Connection: close``: the
+    server cannot reuse a connection whose request body it left unread, and a client that did
+    not hear so reuses it and gets "server disconnected" on its next request (seen with httpx
+    retrying a stale token on one keep-alive connection)."""
     body = json.dumps({"error": text}).encode()
-    headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", b"%d" % len(body)),
+        *CLOSE,
+    ]
     await send({"type": "http.response.start", "status": status, "headers": [*headers, *extra]})
     await send({"type": "http.response.body", "body": body})
