@@ -42,6 +42,7 @@ class Tmux:
         self.last = ""
         self.server: Proc | None = None
         self.pane: Proc | None = None
+        self.socket_path: Path | None = None
 
     def run(self, *args: str, check: bool = True) -> str:
         env = {k: v for k, v in os.environ.items() if not k.startswith("TMUX")}
@@ -62,6 +63,7 @@ class Tmux:
         self.run("set-option", "-t", "main", "remain-on-exit", "on")
         self.server = Proc.of(int(self.run("display-message", "-p", "-t", "main", "#{pid}")))
         self.pane = Proc.of(int(self.run("display-message", "-p", "-t", "main", "#{pane_pid}")))
+        self.socket_path = Path(self.run("display-message", "-p", "#{socket_path}").strip())
 
     def screen(self) -> str:
         """The pane's visible text now (written to ``screen.log`` when it changed)."""
@@ -85,13 +87,15 @@ class Tmux:
             out.write(f"=== t_ns={mono_ns()}\n{line}\n")
 
     def close(self) -> None:
-        """End the pane's process tree, the session, and our tmux server."""
+        """End the pane's process tree, the session, our tmux server and its socket."""
         if self.pane is not None:
             end_tree(self.pane)
         if self.server is not None:
             victims = tree(self.server)
             self.run("kill-server", check=False)
             end(victims)
+        if self.socket_path is not None:
+            self.socket_path.unlink(missing_ok=True)
 
 
 def launch_script(folder: Path, argv: tuple[str, ...], env: Mapping[str, str], cwd: Path) -> Path:
