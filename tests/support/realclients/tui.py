@@ -137,14 +137,13 @@ class TuiClient:
         """Start the TUI; return once it takes a prompt (hooks trusted, screen steady)."""
         script = launch_script(self.folder, self.prepared.argv, self.prepared.env, self.work)
         self.tmux.start(script)
-        found = self.wait_screen(f"{READY[self.client]}|{HOOK_REVIEW}")
-        if HOOK_REVIEW in found.string:
+        self.wait_screen(f"{READY[self.client]}|{HOOK_REVIEW}")
+        if HOOK_REVIEW in self.wait_steady():  # the dialog comes after a first prompt-like frame
             self.trust_hooks()
-        self.wait_steady()
+            self.wait_steady()
 
     def trust_hooks(self) -> None:
         """Codex asks once to trust new hooks: "2. Trust all and continue"."""
-        self.wait_steady()
         self.keys("2")
         self.keys("Enter")
         self.wait_screen_gone(HOOK_REVIEW)
