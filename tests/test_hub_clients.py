@@ -108,6 +108,9 @@ def answers_of(question: dict[str, object]) -> dict[str, str]:
     return {agent: labels[row] for agent, (_, row) in LABELLED.items()}
 
 
+ON_THEIR_OWN = "on their own: press"
+
+
 def answer_selected_tab(app: PtyApp, header: str) -> str:
     """Enter the panel (unless the keys are there), answer the ``header`` tab it shows with the
     option meant for that tab's agent; the agent."""
@@ -117,7 +120,11 @@ def answer_selected_tab(app: PtyApp, header: str) -> str:
     agent = app.wait_for(rf"\[(?:● )?{header} \(([\w-]+)\)\]").group(1)
     _, row = LABELLED[agent]
     app.press(*(["down"] * row), "enter")
-    app.wait_gone(rf"{header} \({agent}\)")
+    tab = rf"{header} \({agent}\)"
+    found = app.wait_for(rf"{ON_THEIR_OWN}|\A(?![\s\S]*{tab})")  # a confirmation asked, or gone
+    if found.group(0):  # the keys came to this tab on their own: Enter once more confirms
+        app.press("enter")
+        app.wait_gone(tab)
     return agent
 
 
