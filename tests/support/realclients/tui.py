@@ -218,6 +218,19 @@ class TuiClient:
         since = self.submit(text)
         return self.log.wait_kind(kind, since, timeout)
 
+    def command(self, *args: str) -> subprocess.CompletedProcess[str]:
+        """The client's program run once more with ``args`` in the TUI's environment and folder
+        (e.g. ``codex queue --thread ID --message TEXT`` into the running session)."""
+        return subprocess.run(
+            [self.prepared.argv[0], *args],
+            env=dict(self.prepared.env),
+            cwd=self.work,
+            capture_output=True,
+            text=True,
+            timeout=WAIT,
+            check=False,
+        )
+
     def close(self) -> None:
         """End the TUI's process tree, our tmux server, anything running from our folder."""
         try:
