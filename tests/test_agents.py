@@ -11,6 +11,7 @@ from support.rig import Rig, call, q
 
 from asks.core.agents import AgentOrder, named_agent
 from asks.core.model import QuestionRef
+from asks.core.refusal import Refusal
 from asks.core.tabs import ReviewKey
 from asks.host.commands import PanelCommand
 from asks.store.journal import Journal
@@ -153,3 +154,25 @@ def test_a_waiting_claim_names_its_agent(rig: Rig) -> None:
     _ask(rig, "b1", "Canary", "builder", blocking=True)
     keys = rig.host.statistics().keys
     assert keys is not None and (keys.waiting, keys.waiting_agent) == ("Canary", "builder")
+
+
+def test_asks_at_name_puts_the_keys_on_that_agents_first_question(rig: Rig) -> None:
+    _ask(rig, "b1", "Canary", "builder")
+    _ask(rig, "p1", "Port", "planner")
+    _ask(rig, "p2", "Host", "planner")
+    port = rig.host.panel_port
+    assert port.enter_agent_nowait("planner") is None
+    assert port.focus.panel_focused and port.selected == rig.ref("p1")
+
+
+def test_asks_at_an_unknown_name_is_one_line_and_changes_nothing(rig: Rig) -> None:
+    _ask(rig, "b1", "Canary", "builder")
+    _ask(rig, "p1", "Port", "planner")
+    _ask(rig, "o1", "Lint", None)
+    port = rig.host.panel_port
+    before = (port.selected, port.mode, port.focus.owner)
+    assert port.enter_agent_nowait("bob\x1b[2J") is Refusal.UNKNOWN_AGENT
+    assert (port.selected, port.mode, port.focus.owner) == before
+    assert port.notice == (
+        "No pending questions from @bob. Agents asking now: @builder, @planner."
+    ), port.notice

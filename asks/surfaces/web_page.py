@@ -131,9 +131,10 @@ def _heading(views: Sequence[QuestionView]) -> str:
     agents = _by_agent(views)
     if not any(agent is not None for agent in agents):
         return _("Questions from the agent")
-    return ngettext(
-        "Questions from {count} agent", "Questions from {count} agents", len(agents)
-    ).format(count=len(agents))
+    count = len(agents)  # the plural is the status line's ("Asks: 3 pending from 2 agents")
+    agents_text = ngettext("from {count} agent", "from {count} agents", count).format(count=count)
+    questions = _("Questions")
+    return f"{questions} {agents_text}"
 
 
 def _by_agent(views: Sequence[QuestionView]) -> dict[str | None, list[QuestionView]]:
