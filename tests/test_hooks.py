@@ -76,6 +76,30 @@ async def test_each_event_runs_its_hook_once_with_the_event_as_json_on_stdin(
     assert len(out.read_text().splitlines()) == 5
 
 
+async def test_a_payload_names_the_agent_that_asked(rig: Rig, tmp_path: Path) -> None:
+    """Issue 27: every event about another agent's questions names that agent once (a
+    notifier says "builder asks: …"); the session's own agent is ``null``."""
+    out = tmp_path / "hook.jsonl"
+    kinds = [EventKind.QUESTION_ASKED, EventKind.ANSWER_SAVED, EventKind.WITHDRAWN]
+    port = rig.host.surface_port
+    async with hooks.running(port, SESSION, {k: hook(out) for k in kinds}, WAIT, print):
+        start = rig.host.agent_port.start_call_nowait
+        start("b1", call(q("Deploy to canary now?"), blocking=False), source="builder")
+        start("p1", call(q("Which port?"), blocking=False), source="planner")
+        start("o1", call(q("Lint?"), blocking=False))
+        pick(rig, "b1", 1)
+        assert rig.host.agent_port.withdraw_nowait([rig.ref("p1").id]) is None
+        records = await hook_lines(out, 5)
+    by_kind = [(r["env"], r["payload"]["agent"]) for r in records]
+    assert by_kind == [
+        ("question_asked", "builder"),
+        ("question_asked", "planner"),
+        ("question_asked", None),
+        ("answer_saved", "builder"),
+        ("withdrawn", "planner"),
+    ]
+
+
 async def test_storage_failed_runs_its_hook(rig: Rig, tmp_path: Path) -> None:
     out = tmp_path / "hook.jsonl"
     commands = {EventKind.STORAGE_FAILED: hook(out)}
@@ -144,6 +168,7 @@ def test_payload_serialises_every_event_kind(rig: Rig) -> None:
                 "source": None,
             }
         ],
+        "agent": None,
     }
     failed = hooks.payload(StorageFailed("disk full"), SESSION, port)
     assert failed == {"message": "disk full", "kind": "storage_failed", "session_id": SESSION}

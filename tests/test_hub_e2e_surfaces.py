@@ -104,7 +104,9 @@ async def test_hostile_agent_text_is_inert_on_every_surface_and_hooks_name_the_a
                 headers={"Origin": origin},
             )
             assert answered.status_code == 303, answered.text
-        await in_thread(app.wait_for, r"answered in the browser: SQLite")
+        await in_thread(
+            app.wait_for, r"You answered reviewer in the browser: Which database\? → SQLite"
+        )
         await in_thread(app.press, "shift tab")
         await in_thread(app.wait_for, PANEL_FOCUSED)
         await in_thread(app.wait_for, r"│ Q-title red clear-end\?")

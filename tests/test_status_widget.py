@@ -11,10 +11,11 @@ import urwid
 from support.rig import Rig, call, q
 
 from asks.agent.loop import AgentState
+from asks.core.focus import KeysTo
 from asks.host.commands import PanelMode
-from asks.host.stats import HostStatistics
+from asks.host.stats import HostStatistics, KeysStatus
 from asks.store.journal import StorageState
-from asks.widgets.status import PALETTE, STORAGE_WARNING, StatusLine
+from asks.widgets.status import PALETTE, STORAGE_WARNING, StatusLine, keys_text
 
 COLS = 60
 
@@ -78,6 +79,19 @@ def test_pending_questions_from_hub_agents_name_how_many_agents(status: StatusLi
         "Asks: 1 pending from 1 agent · /asks", "idle"
     )
     assert row(status, pending_agents=1) == line("Asks: none pending", "idle")
+
+
+def test_the_keys_name_the_agent_whose_question_has_them() -> None:
+    """Issue 27: with several agents, whose question has the keys is on screen; the
+    session's own agent (no source) is not named; a label is one sanitised line."""
+    on = KeysStatus(KeysTo.PANEL, "Canary", agent="builder")
+    assert keys_text(on) == "keys: question “Canary” · builder"
+    assert keys_text(KeysStatus(KeysTo.PANEL, "Lint")) == "keys: question “Lint”"
+    assert keys_text(KeysStatus(KeysTo.PANEL, None, agent="builder")) == "keys: Review · builder"
+    held = KeysStatus(KeysTo.CHAT, agent="x", waiting="Canary", waiting_agent="builder")
+    assert keys_text(held) == "keys: chat — “Canary” from builder waits for a pause"
+    hostile = KeysStatus(KeysTo.PANEL, "Port", agent="evil\x1b[2J\nname")
+    assert "\x1b" not in keys_text(hostile) and "\n" not in keys_text(hostile)
 
 
 def test_no_agent_state_when_no_agent_runs(status: StatusLine) -> None:

@@ -106,6 +106,33 @@ async def test_page_lists_pending_questions_grouped_with_blocking_marked(
     assert f'value="{bridge.csrf_token}"' in page
 
 
+async def test_questions_from_several_agents_are_grouped_by_agent_in_the_panels_order(
+    rig: Rig, bridge: WebBridge, client: httpx.AsyncClient
+) -> None:
+    """Issue 27: "Questions from 3 agents", each agent's questions together, agents in the
+    order they first asked (the panel's), labels escaped; one agent alone: as before."""
+    start = rig.host.agent_port.start_call_nowait
+    only = (await client.get(ok(bridge))).text
+    assert "Questions from the agent" in only and 'class="agent"' not in only
+    for call_id, header, source in [
+        ("b1", "Canary", "builder"),
+        ("p1", "Port", "planner"),
+        ("b2", "Tests", "builder"),
+        ("r1", "Style", "<b>rev</b>"),
+    ]:
+        start(call_id, call(q(f"{header}?", header=header), blocking=False), source=source)
+
+    page = (await client.get(ok(bridge))).text
+
+    assert "Questions from 3 agents" in page
+    agents = re.findall(r'<h2 class="agent">([^<]*)</h2>', page)
+    assert agents == ["builder", "planner", "&lt;b&gt;rev&lt;/b&gt;"]
+    sections = re.findall(r'<section class="agent">(.*?)</section></section>', page)
+    chips = [re.findall(r'<span class="chip">([^<]*)</span>', s) for s in sections]
+    assert chips == [["Canary", "Tests"], ["Port"], ["Style"]]
+    assert "<b>rev" not in page
+
+
 async def test_every_response_carries_the_security_headers(
     rig: Rig, bridge: WebBridge, client: httpx.AsyncClient
 ) -> None:

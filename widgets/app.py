@@ -31,14 +31,13 @@ from asks.agent.transcript import EntryKind, Transcript
 from asks.core import i18n
 from asks.core.drafts import ChatLine, with_unsent
 from asks.core.events import AnswerSaved, HostEvent, KeysReturned
-from asks.core.i18n import N_
 from asks.core.i18n import translate as _
 from asks.host.host import QuestionHost
-from asks.surfaces.elsewhere import elsewhere_lines
+from asks.surfaces.elsewhere import answer_lines
 from asks.widgets import chat, panel, prompt, status, transcript
-from asks.widgets.keymap import Command, Context, Keymap
+from asks.widgets.help import help_text
+from asks.widgets.keymap import Command, Keymap
 from asks.widgets.layer import AsksLayer
-from asks.widgets.panel.footer import localized_hints
 from asks.widgets.screen import AsksScreen
 
 if TYPE_CHECKING:  # the bridge (hypercorn: ~0.1 s to import) loads only when asked for
@@ -149,7 +148,9 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
             return self.session.agent.addressees()
         if command != "/asks":
             return ()
-        return tuple(ref.id for ref in self.session.host.surface_port.projection.pending)
+        port = self.session.host.surface_port
+        agents = tuple(f"@{agent}" for agent, _refs in port.pending_by_agent() if agent)
+        return agents + tuple(ref.id for ref in port.projection.pending)
 
     def _say(self, hint: str, until: float = float("inf")) -> None:
         """Show ``hint`` in the status line until the next key, or until ``until`` (clock
@@ -171,11 +172,13 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
                 self._say("")
 
     def _host_event(self, event: HostEvent) -> None:
-        """An answer saved on another surface leaves the panel, the question under the
-        keys went away and the keys went back: say so in the transcript (the notice under
-        the panel goes at the next key; the unsent draft must not go with it)."""
-        if isinstance(event, AnswerSaved) and event.source != "panel":
-            for line in elsewhere_lines(self.session.host.surface_port.projection, event):
+        """An answer was saved (another agent's question, or one answered on another
+        surface: :mod:`asks.surfaces.elsewhere`), the question under the keys went away and
+        the keys went back: say so in the transcript (the notice under the panel goes at the
+        next key; the unsent draft must not go with it)."""
+        if isinstance(event, AnswerSaved):
+            projection = self.session.host.surface_port.projection
+            for line in answer_lines(projection, event, "panel"):
                 self.session.transcript.add(EntryKind.NOTICE, line)
         elif isinstance(event, KeysReturned):
             self.session.transcript.add(EntryKind.NOTICE, event.notice)
@@ -255,13 +258,14 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
         """A chat line: a slash command, else the agent's; False when nothing was sent (the
         editor keeps the line)."""
         if text.startswith("/"):
-            self._slash(text.split())
-            return True
+            return self._slash(text.split())
         sent = self.session.agent.send_nowait(text)
         self.transcript_view.follow()  # back to the newest, even before the turn shows it
         return sent is not Sent.REFUSED
 
-    def _slash(self, words: Sequence[str]) -> None:
+    def _slash(self, words: Sequence[str]) -> bool:
+        """A slash command; False when it was refused and the editor keeps the line (an
+        ``/asks @name`` for an agent with no question: fix the name, nothing retyped)."""
         name, args = words[0], words[1:]
         notes = self.session.transcript
         if name == "/quit":
@@ -270,14 +274,17 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
             notice = self.layer.open_questions(args[0] if args else None)
             if notice is not None:
                 notes.add(EntryKind.NOTICE, notice)
+                return not (args and args[0].startswith("@"))
         elif name == "/web":
             self.on_web_request()
         elif name == "/help":
-            notes.add(EntryKind.NOTICE, help_text(self.keymap), "help")
+            has_agent = self.session.agent.state is not AgentState.ABSENT
+            notes.add(EntryKind.NOTICE, help_text(self.keymap, agent=has_agent), "help")
         elif name == "/language":
             notes.add(EntryKind.NOTICE, self._switch_language(args[0] if args else None))
         else:
             notes.add(EntryKind.NOTICE, _("Unknown command {name}. Try /help.").format(name=name))
+        return True
 
     def _switch_language(self, code: str | None) -> str:
         """``/language [CODE]``: say the language in force, or switch to ``CODE`` and redraw
@@ -315,32 +322,6 @@ def too_small(cols: int, rows: int) -> urwid.Canvas:
     )
     text = urwid.Text(need, wrap="any")
     return urwid.Filler(text, valign="top").render((cols, rows))
-
-
-def help_text(keymap: Keymap) -> str:
-    """``/help``: the slash commands, then what each context's keys do (from the keymap)."""
-    lines = [
-        _(
-            "Commands: /asks [ID] open pending questions · /web answer from a browser · "
-            "/language [CODE] show or switch the language · /help · /quit"
-        )
-    ]
-    names = {
-        Context.CHAT: N_("chat"),
-        Context.PANEL: N_("panel"),
-        Context.REPLY: N_("reply editor"),
-        Context.PROMPT: N_("permission prompt"),
-    }
-    for context, name in names.items():
-        lines.append(f"{_(name)}: {help_line(keymap, context)}")
-    return "\n".join(lines)
-
-
-def help_line(keymap: Keymap, context: Context) -> str:
-    """:meth:`Keymap.help_line` with its labels in the language in force."""
-    commands = [b.command for b in keymap.bindings if b.context is context]
-    commands += [b.command for b in keymap.bindings if b.context is Context.GLOBAL]
-    return localized_hints(keymap, context, list(dict.fromkeys(commands)), every_key=True)
 
 
 # ---------------------------------------------------------------------------- run

@@ -61,6 +61,7 @@ from collections.abc import AsyncIterator, Callable, Hashable, Mapping
 import trio
 import urwid
 
+from asks.core.agents import named_agent
 from asks.core.drafts import ChatLine
 from asks.core.focus import FocusTarget, KeysTo
 from asks.core.i18n import _
@@ -231,7 +232,12 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         return "".join(part if isinstance(part, str) else part[1] for part in markup)
 
     def open_questions(self, question_id: str | None = None) -> str | None:
-        """``/asks [ID]``: open the panel with the keyboard; a sentence if that is refused."""
+        """``/asks [ID]``: open the panel with the keyboard; ``/asks @name``: on that agent's
+        first question (:mod:`asks.core.agents`); a sentence if that is refused."""
+        agent = named_agent(question_id) if question_id is not None else None
+        if agent is not None:
+            refused = self.port.enter_agent_nowait(agent)
+            return None if refused is None else (self.port.notice or refused.text)
         refusal = self.port.enter_panel_nowait(question_id)
         if refusal is None:
             return None

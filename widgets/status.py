@@ -13,7 +13,10 @@ so the most important part comes first):
    ``keys: editor``; while a claim holds the keys back until a pause, followed by
    ``— “Target” waits for a pause`` (``— the prompt waits for a pause`` while a prompt
    holds them back). It is drawn from the same state as the cursor and the
-   panel's border (:meth:`asks.core.focus.Focus.keyboard`), so the three agree;
+   panel's border (:meth:`asks.core.focus.Focus.keyboard`), so the three agree. A question
+   another agent asked (it has a source label: an agent asking through the hub) names that
+   agent: ``keys: question “Canary” · builder``, ``— “Target” from planner waits for a
+   pause`` (the session's own agent is not named: with one agent the name is noise);
 4. the host's notice, sanitised to one line (``status.notice``);
 5. ``extra`` from the app (sanitised to one line).
 
@@ -91,10 +94,18 @@ def keys_text(keys: KeysStatus) -> str:
         text = _("keys: question “{name}”").format(name=sanitize_line(keys.question))
     else:
         text = _("keys: {name}").format(name=_("Review"))
+    if keys.to is KeysTo.PANEL and keys.agent:
+        text = f"{text}{SEPARATOR}{sanitize_line(keys.agent)}"
     if keys.prompt_waiting:
         return f"{text} — {_(PROMPT_WAITS)}"
     if keys.waiting is not None:
-        waits = _("“{name}” waits for a pause").format(name=sanitize_line(keys.waiting))
+        name = sanitize_line(keys.waiting)
+        if keys.waiting_agent:
+            waits = _("“{name}” from {agent} waits for a pause").format(
+                name=name, agent=sanitize_line(keys.waiting_agent)
+            )
+        else:
+            waits = _("“{name}” waits for a pause").format(name=name)
         text = f"{text} — {waits}"
     return text
 

@@ -20,6 +20,7 @@ class Refusal(enum.StrEnum):
     NO_QUESTIONS = "no_questions"  # nothing is pending
     PROMPT_OPEN = "prompt_open"  # a foreign prompt (permission confirm) has the keyboard
     UNKNOWN_QUESTION = "unknown_question"  # no such (pending) question
+    UNKNOWN_AGENT = "unknown_agent"  # no pending question from that agent (``/asks @name``)
     BLOCKER_WAITING = "blocker_waiting"  # a required question holds the panel (rule 4)
     NOT_BLOCKING = "not_blocking"  # defer/partial on a question nobody waits for
     ALREADY_ANSWERED = "already_answered"  # answered or declined (terminal, another surface)
@@ -38,6 +39,7 @@ _TEXT = {
     Refusal.NO_QUESTIONS: N_("No pending questions."),
     Refusal.PROMPT_OPEN: N_("Finish the open prompt first."),
     Refusal.UNKNOWN_QUESTION: N_("No pending question with that id."),
+    Refusal.UNKNOWN_AGENT: N_("No pending questions from that agent."),
     Refusal.BLOCKER_WAITING: N_("A required question is waiting: answer, Decline or Defer it."),
     Refusal.NOT_BLOCKING: N_("This question is not blocking; it simply stays pending."),
     Refusal.ALREADY_ANSWERED: N_("That question was already answered."),

@@ -1,6 +1,7 @@
 """The tab strip: which tabs the panel has, in what order, and which one is selected.
 
-Tabs are the pending questions in arrival order; a multi-question wait adds its Review tab
+Tabs are the pending questions in the order given (the host groups them by agent,
+:mod:`asks.core.agents`; each agent's in arrival order); a multi-question wait adds its Review tab
 right after its last pending question. The strip is rebuilt only when marked dirty (the
 projection or the set of waits changed), and keeps an index so that lookups and relative moves
 cost the same with 1 or 100 tabs. When the selected tab goes away, the nearest surviving tab
@@ -48,6 +49,11 @@ class TabStrip:
     def select(self, tab: TabKey) -> None:
         """Select ``tab`` if the strip has it (after the next rebuild, tabs it will have)."""
         self._selected = tab
+
+    @property
+    def dirty(self) -> bool:
+        """Will the next :meth:`rebuild` rebuild?"""
+        return self._dirty
 
     def invalidate(self) -> None:
         """The pending questions or the waits changed: rebuild at the next :meth:`rebuild`."""

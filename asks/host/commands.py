@@ -35,6 +35,7 @@ from asks.core.model import Answer, Outcome, Question, QuestionRef, Resolution, 
 from asks.core.refusal import Refusal
 from asks.core.tabs import ReviewKey, TabKey, TabStrip
 from asks.host.waits import Wait, WaitBook
+from asks.sanitize import sanitize_line
 from asks.store.projection import Projection
 
 
@@ -104,6 +105,7 @@ class HostCore(Protocol):
     def settle_waits(self, refs: Sequence[QuestionRef]) -> None: ...
     def finish_wait(self, wait: Wait, outcome: Outcome, reason: str = "") -> None: ...
     def say(self, notice: str) -> str: ...
+    def agent_of(self, ref: QuestionRef) -> str | None: ...
 
 
 class PanelCommands:
@@ -332,6 +334,25 @@ class PanelCommands:
         core.focus.enter_panel()
         self.mode = PanelMode.EXPANDED
         return None
+
+    def enter_agent(self, agent: str) -> Refusal | None:
+        """``/asks @name``: the panel with the keys on agent ``name``'s first pending question
+        (its questions are together, in the panel's order: Tab goes through them). An agent
+        with no pending question is refused with a sentence naming those that have some."""
+        core = self.core
+        refs = self.strip.questions()
+        mine = next((ref for ref in refs if core.agent_of(ref) == agent), None)
+        if mine is None:
+            if core.focus.foreign_active:
+                return self._refuse(Refusal.PROMPT_OPEN)
+            asking = dict.fromkeys(f"@{a}" for ref in refs if (a := core.agent_of(ref)))
+            text = _("No pending questions from @{name}.").format(name=sanitize_line(agent))
+            if asking:
+                more = _("Agents asking now: {names}.").format(names=", ".join(asking))
+                text = f"{text} {more}"
+            core.say(text)
+            return Refusal.UNKNOWN_AGENT
+        return self.enter_panel(mine.id)
 
     def toggle_focus(self) -> Refusal | None:
         """Chat → panel; panel → its origin, or (a blocker waits) the next required tab."""

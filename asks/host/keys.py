@@ -75,6 +75,7 @@ class KeyCore(Protocol):
     def selected(self) -> TabKey | None: ...
     def question(self, ref: QuestionRef) -> Question: ...
     def is_required(self, tab: TabKey) -> bool: ...
+    def tab_agent(self, tab: TabKey) -> str | None: ...
 
 
 @attrs.define(eq=False)
@@ -245,18 +246,20 @@ class KeyDesk:
         if held and focus.prompt_owns:
             return KeysStatus(to, prompt_waiting=True)
         selected = core.selected
-        question = None
-        if to is KeysTo.PANEL and isinstance(selected, QuestionRef):
-            question = self._name(selected)
-        waiting = None
+        question = agent = None
+        if to is KeysTo.PANEL and selected is not None:
+            question = self._name(selected) if isinstance(selected, QuestionRef) else None
+            agent = core.tab_agent(selected)
+        waiting = waiting_agent = None
         if held:  # the tab that takes the keys at the pause: the shown one if it is required
             required = (
                 selected
                 if selected is not None and core.is_required(selected)
                 else next((t for t in core.tabs if core.is_required(t)), None)
             )
-            waiting = None if required is None else self._name(required)
-        return KeysStatus(to, question, waiting)
+            if required is not None:
+                waiting, waiting_agent = self._name(required), core.tab_agent(required)
+        return KeysStatus(to, question, waiting, agent=agent, waiting_agent=waiting_agent)
 
     def _name(self, tab: TabKey) -> str:
         if isinstance(tab, QuestionRef):

@@ -47,7 +47,8 @@ class PanelPort(SurfacePort):
 
     @property
     def tabs(self) -> tuple[TabKey, ...]:
-        """The panel's tabs: pending questions in arrival order, and a Review tab per group wait."""
+        """The panel's tabs: pending questions grouped by agent (:meth:`pending_by_agent`),
+        and a Review tab per group wait."""
         return self._state.tabs
 
     @property
@@ -216,6 +217,14 @@ class PanelPort(SurfacePort):
         with self._state.operation():
             self._state.keys.clear_notice()
             return self._state.changed_if(self._state.panel.enter_panel(question_id))
+
+    def enter_agent_nowait(self, agent: str) -> Refusal | None:
+        """Open the panel with focus on agent ``agent``'s first pending question
+        (``/asks @name``); a refusal changes nothing but the notice, which names the agents
+        asking now."""
+        with self._state.operation():
+            self._state.keys.clear_notice()
+            return self._state.changed_if(self._state.panel.enter_agent(agent))
 
     def toggle_focus_nowait(self) -> Refusal | None:
         """The focus-toggle key: chat → panel; panel → back to the origin, or while a

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from asks.core.model import Question, QuestionRef
+from asks.core.tabs import TabKey
 from asks.host.state import HostState
 from asks.host.stats import HostStatistics, snapshot
 from asks.store.projection import Projection
@@ -36,6 +37,21 @@ class Port:
     def question(self, ref: QuestionRef) -> Question:
         """The question ``ref`` (any state: pending, answered, withdrawn)."""
         return self._state.question(ref)
+
+    def agent_of(self, tab: TabKey) -> str | None:
+        """Who asked the question of ``tab`` (a Review tab: its wait's questions): its source
+        label, ``None`` for the session's own agent."""
+        return self._state.tab_agent(tab)
+
+    def pending_by_agent(self) -> tuple[tuple[str | None, tuple[QuestionRef, ...]], ...]:
+        """The pending questions grouped by who asked them, in the panel's order: agents as
+        they first asked in this session, each agent's questions in arrival order
+        (:mod:`asks.core.agents`)."""
+        state = self._state
+        groups: dict[str | None, list[QuestionRef]] = {}
+        for ref in state.strip.questions():
+            groups.setdefault(state.agent_of(ref), []).append(ref)
+        return tuple((agent, tuple(refs)) for agent, refs in groups.items())
 
     def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
         """Call ``listener()`` after every change of what the views show (once per operation,

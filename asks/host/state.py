@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from asks.core import events as ev
+from asks.core.agents import Agent, AgentOrder
 from asks.core.drafts import DraftBook
 from asks.core.focus import Focus, FocusTarget
 from asks.core.i18n import _
@@ -61,6 +62,8 @@ class HostState:
         self.journal = journal
         self.projection = Projection(session_id=journal.session_id)
         self.projection.apply_all(records)
+        self.agents = AgentOrder()
+        self._seed_agents()
         self.focus = focus or Focus(FocusTarget("chat"), FocusTarget("panel"))
         self.outbox = Outbox(self.projection)
         self.waits = WaitBook()
@@ -192,7 +195,36 @@ class HostState:
         self.announcer.changed()
 
     def recompute_tabs(self) -> None:
-        self.strip.rebuild(self.projection.pending, self.waits.staged())
+        """Rebuild the tabs if the pending questions or the waits changed: grouped by agent,
+        in the agents' stable order (:mod:`asks.core.agents`)."""
+        if self.strip.dirty:
+            pending = self.agents.arrange(self.projection.pending, self.agent_of)
+            self.strip.rebuild(pending, self.waits.staged())
+
+    def agent_of(self, ref: QuestionRef) -> Agent:
+        """Who asked ``ref`` (its source label; ``None``: the session's own agent)."""
+        return self.projection.question(ref).source
+
+    def tab_agent(self, tab: TabKey) -> Agent:
+        """Who asked the question of ``tab`` (a Review tab: its wait's questions)."""
+        if isinstance(tab, QuestionRef):
+            return self.agent_of(tab)
+        refs = self._review_refs(tab.call_id)
+        return self.agent_of(refs[0]) if refs else None
+
+    def _seed_agents(self) -> None:
+        """A resumed session ranks its agents as they first asked (read from the journal
+        only when the pending questions come from more than one)."""
+        wanted = {self.agent_of(ref) for ref in self.projection.pending}
+        if len(wanted) < 2:
+            return
+        found: dict[Agent, None] = {}
+        for agent in self.projection.askers():
+            if agent in wanted:
+                found[agent] = None
+                if len(found) == len(wanted):
+                    break
+        self.agents.seed(found)
 
     def changed(self, *, by_panel: bool = False) -> None:
         """Re-derive tabs and focus consistency after any change (``by_panel``: a panel

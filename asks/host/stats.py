@@ -25,14 +25,18 @@ if TYPE_CHECKING:
 @attrs.frozen
 class KeysStatus:
     """Where the keys go (focus rule 9): ``to``; on the panel, the header of the question
-    they go to (``None``: the Review tab); ``waiting``: while a claim holds the keys back
-    until a pause, the header of the required question that takes them then;
-    ``prompt_waiting``: a foreign prompt is up and takes the keys at the pause."""
+    they go to (``None``: the Review tab) and ``agent``, who asked it (its source label;
+    ``None``: the session's own agent, not named); ``waiting``: while a claim holds the keys
+    back until a pause, the header of the required question that takes them then, asked by
+    ``waiting_agent``; ``prompt_waiting``: a foreign prompt is up and takes the keys at the
+    pause."""
 
     to: KeysTo
     question: str | None = None
     waiting: str | None = None
     prompt_waiting: bool = False
+    agent: str | None = None
+    waiting_agent: str | None = None
 
 
 @attrs.frozen

@@ -33,7 +33,7 @@ the group and resolved entries on first read (:mod:`asks.store.deferred`), and t
 
 from __future__ import annotations
 
-from collections.abc import Iterable, MutableMapping
+from collections.abc import Iterable, Iterator, MutableMapping
 from typing import Any, Final, cast
 
 import attrs
@@ -358,6 +358,13 @@ class Projection:
             found = {by_ref[ref].question.recipient for ref in self.pending}
             self._senders = (self.records, len(found) if found - {None} else 0)
         return self._senders[1]
+
+    def askers(self) -> Iterator[str | None]:
+        """The source of each group asked, in journal order (reads each group's line: for
+        seeding an order once, stopped as soon as it has what it needs)."""
+        for call in self.calls.values():
+            if call.group_asked is not None and call.group_asked.questions:
+                yield call.group_asked.questions[0].source
 
     def recipient(self, ref: QuestionRef) -> str | None:
         """Who unit ``ref`` (a question's resolution or a note) is delivered to."""

@@ -12,7 +12,10 @@ Semantics:
   and, for events naming questions, ``questions``: id, incarnation, header, question and
   option labels as single sanitised lines, so a hook may print them to a terminal, and
   ``source``, who asked it — the agent's label for an agent asking through the hub
-  (asks/hub), ``null`` for the session's own agent), and the
+  (asks/hub), ``null`` for the session's own agent), and ``agent``: who asked the event's
+  questions, once for the whole event (the same sanitised label; ``null`` for the session's
+  own agent, or if they came from several), so a notifier can say "builder asks: …" without
+  looking into the list; and the
   environment variables ``ASKS_EVENT`` (the event name), ``ASKS_SESSION`` and — when asks
   runs on a terminal — ``ASKS_TTY``, that terminal's device (a hook runs without a
   controlling terminal, so ``/dev/tty`` does not work there; an OSC 9 notification is written
@@ -58,7 +61,10 @@ def payload(event: HostEvent, session_id: str, port: SurfacePort) -> dict[str, A
     data["session_id"] = session_id
     refs: Sequence[QuestionRef] = getattr(event, "refs", ())
     if refs:
-        data["questions"] = [_question(ref, port) for ref in refs]
+        questions = [_question(ref, port) for ref in refs]
+        data["questions"] = questions
+        agents = {question["source"] for question in questions}
+        data["agent"] = agents.pop() if len(agents) == 1 else None
     return data
 
 

@@ -68,7 +68,7 @@ from asks.core.model import QuestionRef
 from asks.host.panelport import PanelPort
 from asks.sanitize import sanitize_line
 from asks.store.journal import StorageState
-from asks.surfaces.elsewhere import elsewhere_lines
+from asks.surfaces.elsewhere import answer_lines
 from asks.surfaces.line_io import LineReader, Output, TranscriptPrinter
 from asks.surfaces.line_prompts import arrival_lines, parse_yes_no, pending_lines, question_lines
 from asks.surfaces.line_questions import Asking, QuestionPrompt, Step
@@ -417,11 +417,12 @@ class LineMode:
             self.out.line("-- " + _("Withdrawn by the agent: {ids}.").format(ids=ids))
         elif isinstance(event, StorageFailed):
             self.out.line(f"-- {sanitize_line(event.message)}")
-        elif isinstance(event, AnswerSaved) and event.source != "line":  # e.g. the browser
+        elif isinstance(event, AnswerSaved):  # here, or e.g. in the browser
             asked = self._prompted
-            if isinstance(asked, Asking) and asked.ref in event.refs:
+            if event.source != "line" and isinstance(asked, Asking) and asked.ref in event.refs:
                 self.out.hide_prompt()  # answered there: its prompt is not shown again
-            self.out.lines([f"-- {line}" for line in elsewhere_lines(self.port.projection, event)])
+            lines = answer_lines(self.port.projection, event, "line")
+            self.out.lines([f"-- {line}" for line in lines])
 
 
 def _prompt_text(need: Chat | Permission | Asking) -> str | None:

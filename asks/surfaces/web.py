@@ -193,7 +193,7 @@ class WebBridge:
 
     def _refresh(self) -> None:
         """Bump the version (and tell every event stream) only if the list changed."""
-        pending = tuple(self.host.projection.pending)
+        pending = tuple(ref for _, refs in self.host.pending_by_agent() for ref in refs)
         blocking = frozenset(r for r in pending if self.host.wait_for(r) is not None)
         if (pending, blocking) == self._shown:
             return

@@ -6,6 +6,14 @@ so question text can never become markup. The pages carry no inline script or st
 Content-Security-Policy forbids both); behaviour lives in :data:`APP_JS`, served as
 ``/app.js``, and works as progressive enhancement: every question is a plain POST form.
 
+Who asks: when some pending question was asked by another agent (it has a source label: an
+agent asking through the hub), the heading says how many agents ask ("Questions from 3
+agents") and the questions are grouped by agent first, in the panel's order (the views come
+in that order: :meth:`asks.host.port.Port.pending_by_agent`): a ``section.agent`` per agent,
+its ``h2`` the agent's label (the session's own agent: "This session's agent"), the tool
+calls' sections inside it with ``h3`` titles. With only the session's own agent the page is as
+it always was.
+
 Page shape (the live script relies on it): ``<div id="live" data-version=N>`` holds the
 pending questions grouped by tool call (``section.group``), each an ``article.question`` whose
 ``id`` is ``<question id>-<incarnation>`` and whose ``data-state`` is ``blocking`` or
@@ -78,7 +86,7 @@ def page(
 ) -> str:
     """The whole page: header, flash message, the live list."""
     note = _(FLASHES.get(flash or "", ""))
-    heading = _h("Questions from the agent")
+    heading = html.escape(_heading(views))
     flash_html = f'<p class="flash" role="status">{html.escape(note)}</p>' if note else ""
     return _document(
         _("Questions — asks"),
@@ -100,11 +108,12 @@ def live(
     csrf: str,
 ) -> str:
     """The live fragment (also served alone at ``/fragment``)."""
-    groups: dict[str, list[QuestionView]] = {}
-    for view in views:
-        groups.setdefault(view.question.group_id, []).append(view)
-    body = "".join(_group(group, token, csrf) for group in groups.values())
-    if not groups:
+    by_agent = _by_agent(views)
+    if any(agent is not None for agent in by_agent):
+        body = "".join(_agent(agent, group, token, csrf) for agent, group in by_agent.items())
+    else:
+        body = _groups(views, token, csrf, "h2")
+    if not views:
         body = '<p class="empty">' + _h("No pending questions.") + "</p>"
     withdrawn_text = html.escape(_("{header}: “{text}” ({id}) was withdrawn by the agent."))
     notices = "".join(
@@ -117,7 +126,41 @@ def live(
     return f'<div id="live" data-version="{version}">{body}{notices_html}</div>'
 
 
-def _group(views: Sequence[QuestionView], token: str, csrf: str) -> str:
+def _heading(views: Sequence[QuestionView]) -> str:
+    """ "Questions from the agent", or "Questions from 3 agents" when another agent asks."""
+    agents = _by_agent(views)
+    if not any(agent is not None for agent in agents):
+        return _("Questions from the agent")
+    count = len(agents)  # the plural is the status line's ("Asks: 3 pending from 2 agents")
+    agents_text = ngettext("from {count} agent", "from {count} agents", count).format(count=count)
+    questions = _("Questions")
+    return f"{questions} {agents_text}"
+
+
+def _by_agent(views: Sequence[QuestionView]) -> dict[str | None, list[QuestionView]]:
+    agents: dict[str | None, list[QuestionView]] = {}
+    for view in views:
+        agents.setdefault(view.question.source, []).append(view)
+    return agents
+
+
+def _agent(agent: str | None, views: Sequence[QuestionView], token: str, csrf: str) -> str:
+    """One agent's section: its label, then its tool calls' sections."""
+    name = _line(agent) if agent is not None else _h("This session's agent")
+    return (
+        f'<section class="agent"><h2 class="agent">{name}</h2>'
+        f"{_groups(views, token, csrf, 'h3')}</section>"
+    )
+
+
+def _groups(views: Sequence[QuestionView], token: str, csrf: str, title: str) -> str:
+    groups: dict[str, list[QuestionView]] = {}
+    for view in views:
+        groups.setdefault(view.question.group_id, []).append(view)
+    return "".join(_group(group, token, csrf, title) for group in groups.values())
+
+
+def _group(views: Sequence[QuestionView], token: str, csrf: str, heading: str = "h2") -> str:
     blocking = any(v.blocking for v in views)
     title = _("The agent is waiting for this") if blocking else _("Asked in the background")
     if len(views) > 1:
@@ -128,7 +171,8 @@ def _group(views: Sequence[QuestionView], token: str, csrf: str) -> str:
     articles = "".join(_question(v, token, csrf) for v in views)
     kind = "blocking" if blocking else "async"
     note = _group_note(views) if len(views) > 1 else ""
-    return f'<section class="group {kind}"><h2>{html.escape(title)}</h2>{articles}{note}</section>'
+    title_html = f"<{heading}>{html.escape(title)}</{heading}>"
+    return f'<section class="group {kind}">{title_html}{articles}{note}</section>'
 
 
 def _dom_id(question: Question) -> str:
@@ -236,6 +280,8 @@ body { font: 16px/1.4 system-ui, sans-serif; max-width: 48rem; margin: 1rem auto
 .group { border-left: 4px solid #999; padding-left: .75rem; margin: 1.5rem 0; }
 .group.blocking { border-color: #c60; }
 h2 { font-size: 1rem; color: #555; }
+h2.agent { font-size: 1.1rem; color: #222; border-bottom: 1px solid #ccc; }
+h3 { font-size: 1rem; color: #555; }
 .question { margin: 1rem 0; }
 .chip { font-weight: bold; background: #eee; padding: 0 .4rem; border-radius: .3rem; }
 .question.blocking .badge { color: #c60; font-weight: bold; }

@@ -109,6 +109,7 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         self._names: tuple[tuple[TabKey, ...], list[str], list[int], str] = ((), [], [], "")
         self._frame: Frame | None = None
         self._counted: tuple[tuple[TabKey, ...], int] = ((), 0)
+        self._agents_of: tuple[tuple[TabKey, ...], tuple[str, ...]] = ((), ())
         self._pruned_for: tuple[TabKey, ...] | None = None
         self._index: tuple[tuple[TabKey, ...], dict[TabKey, int]] = ((), {})
         self._bar: tuple[tuple[TabKey, ...], Hashable, TabKey | None, TabBar | None] = (
@@ -160,7 +161,7 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         from asks.widgets.panel import compact  # noqa: PLC0415 (module docstring)
 
         if host.mode is PanelMode.COLLAPSED:
-            self._w = compact.collapsed(self._keymap, self._pending_count())
+            self._w = compact.collapsed(self._keymap, self._pending_count(), self._agents())
         elif host.mode is PanelMode.PAUSED and not host.focus.panel_focused:
             self._w = compact.paused(host, self._keymap, self._pending_count())
         else:
@@ -200,6 +201,15 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         if self._counted[0] is not tabs:
             self._counted = (tabs, sum(isinstance(t, QuestionRef) for t in tabs))
         return self._counted[1]
+
+    def _agents(self) -> tuple[str, ...]:
+        """The labels of the agents the tabs' questions are from, in the panel's order
+        (the session's own agent is not named); once per tab list, not per key."""
+        tabs = self._host.tabs
+        if self._agents_of[0] is not tabs:
+            found = (a for a, _ in self._host.pending_by_agent() if a is not None)
+            self._agents_of = (tabs, tuple(found))
+        return self._agents_of[1]
 
     # ------------------------------------------------------------------ expanded
     def _question_parts(self) -> tuple[QuestionRows, ReviewTab]:
