@@ -65,6 +65,7 @@ class HubServer:
     progress_every: float = PROGRESS_EVERY
     on_refused: Callable[[Refusal], None] | None = None
     task_ttl_ms: int = TASK_TTL_MS
+    offer_tasks: bool = True  # False: never answer as a task (a blocking call stays one)
     url: str | None = attrs.field(init=False, default=None)
     _tasks: TaskMethods | None = attrs.field(init=False, default=None)
 
@@ -83,8 +84,9 @@ class HubServer:
         # registered as a plain handler: a call answered as a task returns the extension's
         # own result shape (a dict), which the typed on_call_tool hook does not admit
         server.add_request_handler("tools/call", types.CallToolRequestParams, tools.call_tool)
-        tools.tasks = self._tasks = TaskMethods(self.port, server, tools.label_of)
-        self._tasks.install()
+        if self.offer_tasks:
+            tools.tasks = self._tasks = TaskMethods(self.port, server, tools.label_of)
+            self._tasks.install()
         hosts = host_names(self.bind_host, bound_port)
         security = TransportSecuritySettings(
             enable_dns_rebinding_protection=True,
