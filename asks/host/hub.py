@@ -141,6 +141,10 @@ class HubPort:
         )
 
     # -- offers --------------------------------------------------------------------------
+    async def wait_undelivered(self, label: str) -> None:
+        """Return once agent ``label`` has units to deliver (none claimed by an offer)."""
+        await self._state.outbox.wait_ready(recipient_of(label))
+
     def offer_feedback(self, label: str) -> Offer | None:
         """Offer the agent's undelivered answers as one feedback message (journaled first)."""
         host = self._state

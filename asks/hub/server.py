@@ -31,6 +31,7 @@ from asks.core import diagnostics
 from asks.core.version import __version__
 from asks.host.hub import HubPort
 from asks.host.tasks import TASK_TTL_MS
+from asks.hub.codexqueue import CodexCourier
 from asks.hub.credentials import Keyring
 from asks.hub.guard import HubGuard, Refusal
 from asks.hub.listen import LOOPBACK
@@ -66,8 +67,10 @@ class HubServer:
     on_refused: Callable[[Refusal], None] | None = None
     task_ttl_ms: int = TASK_TTL_MS
     offer_tasks: bool = True  # False: never answer as a task (a blocking call stays one)
+    codex: str | None = None  # the codex binary: late answers go to Codex with codex queue
     url: str | None = attrs.field(init=False, default=None)
     _tasks: TaskMethods | None = attrs.field(init=False, default=None)
+    _courier: CodexCourier | None = attrs.field(init=False, default=None)
 
     @property
     def bind_host(self) -> str:
@@ -84,6 +87,8 @@ class HubServer:
         # registered as a plain handler: a call answered as a task returns the extension's
         # own result shape (a dict), which the typed on_call_tool hook does not admit
         server.add_request_handler("tools/call", types.CallToolRequestParams, tools.call_tool)
+        if self.codex is not None:
+            tools.courier = self._courier = CodexCourier(self.port, self.codex)
         if self.offer_tasks:
             tools.tasks = self._tasks = TaskMethods(self.port, server, tools.label_of)
             self._tasks.install()
@@ -121,6 +126,8 @@ class HubServer:
                 await nursery.start(functools.partial(serve, asgi, config, mode="asgi"))
                 if self._tasks is not None:
                     nursery.start_soon(self._tasks.sweep)
+                if self._courier is not None:
+                    await nursery.start(self._courier.run)
                 self.url = f"http://{_url_host(self.bind_host)}:{bound_port}{PATH}"
                 task_status.started(self.url)
         finally:

@@ -34,6 +34,7 @@ from asks.core.model import Outcome
 from asks.host.hub import HubPort, Offer
 from asks.host.tasks import TASK_TTL_MS
 from asks.host.waits import ToolReply, Wait
+from asks.hub.codexqueue import CodexCourier
 from asks.hub.guard import bound_agent, carry, connection_gone
 from asks.hub.identity import agent_label
 from asks.hub.tasks import TaskMethods, created, declares_tasks, now_ms
@@ -105,6 +106,7 @@ class HubTools:
     progress_every: float = PROGRESS_EVERY
     task_ttl_ms: int = TASK_TTL_MS
     tasks: TaskMethods | None = None  # set: blocking asks become tasks where declared
+    courier: CodexCourier | None = None  # set: late answers go to Codex with codex queue
 
     async def list_tools(self, _ctx: Any, _params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tool_list())
@@ -117,10 +119,21 @@ class HubTools:
     async def call_tool(
         self, ctx: Any, params: types.CallToolRequestParams
     ) -> types.CallToolResult | dict[str, Any]:
-        meta: Mapping[str, Any] | None = ctx.meta
-        scope = getattr(ctx.request, "scope", None)
         label = self.label_of(ctx)
         self.port.seen(label)
+        if self.courier is None:
+            return await self._call(ctx, label, params)
+        self.courier.call_started(label, ctx.meta)
+        try:
+            return await self._call(ctx, label, params)
+        finally:
+            self.courier.call_ended(label)
+
+    async def _call(
+        self, ctx: Any, label: str, params: types.CallToolRequestParams
+    ) -> types.CallToolResult | dict[str, Any]:
+        meta: Mapping[str, Any] | None = ctx.meta
+        scope = getattr(ctx.request, "scope", None)
         arguments = params.arguments if params.arguments is not None else {}
         match params.name:
             case "ask_user_question":
