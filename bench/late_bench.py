@@ -61,12 +61,12 @@ def interactive() -> ModuleType:
     return module
 
 
-def start_hub(ia: ModuleType, run: Any, after: float, env: dict[str, str]) -> str:
+def start_hub(ia: ModuleType, run: Any, after: float, env: dict[str, str], port: int = 0) -> str:
     """bench/late_hub.py as a child of the run; its URL."""
     port_file = Path(run.d) / "hub.url"
     argv = [sys.executable, "-m", "bench.late_hub", "--data-dir", str(Path(run.d) / "asks")]
     argv += ["--port-file", str(port_file), "--log", str(Path(run.d) / "hub.jsonl")]
-    argv += ["--answer-after", str(after)]
+    argv += ["--answer-after", str(after), "--port", str(port)]
     process = subprocess.Popen(
         argv,
         cwd=PROJECT_ROOT,
@@ -115,6 +115,35 @@ def claude(ia: ModuleType, run: Any, after: float, tasks: bool) -> None:
     report(ia, run, wake(ia, run, after + 200), t0)
 
 
+CODEX_TABLE = """
+[mcp_servers.asks]
+url = "{url}"
+bearer_token_env_var = "ASKS_MCP_TOKEN"
+http_headers = {{ "X-Asks-Agent" = "coder" }}
+startup_timeout_sec = 20
+tool_timeout_sec = {timeout}
+"""
+
+
+def codex(ia: ModuleType, run: Any, after: float, timeout: float) -> None:
+    """Codex whose blocking call times out after ``timeout`` s; the answer comes later."""
+    model_port, hub_port = run.fake_model("responses"), ia.free_port()
+    url = f"http://127.0.0.1:{hub_port}/mcp"
+    table = CODEX_TABLE.format(url=url, timeout=timeout)
+    env, work = ia.codex_home(run.d, model_port, table)
+    hub_env = {**env, "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "ASKS_LATE_CODEX": ia.CODEX}
+    start_hub(ia, run, after, hub_env, hub_port)
+    env["ASKS_MCP_TOKEN"] = TOKEN
+    run.codex_env = env
+    run.tmux.start(ia.launcher(run.d, [ia.CODEX], env, work))
+    if run.tmux.wait(r"(?i)(ask codex|send|context left|›)", 60) is None:
+        raise RuntimeError("Codex TUI did not come up:\n" + run.tmux.screen())
+    time.sleep(5)  # the start-up animation
+    prompt = "IA-CALL ask_user_question " + json.dumps(ASK)
+    t0, _ = ia.prompt_until(run, prompt, lambda e: e.get("kind") == "after_tool", 90)
+    report(ia, run, wake(ia, run, after + 120), t0)
+
+
 def report(ia: ModuleType, run: Any, found: Any, t0: int) -> None:
     for entry in run.model():
         reply = entry.get("reply", {})
@@ -140,6 +169,7 @@ def main() -> None:
     parser.add_argument("path", choices=["claude-tasks", "claude-background", "codex-queue"])
     parser.add_argument("--answer-after", type=float, default=None)
     parser.add_argument("--out", default=None)
+    parser.add_argument("--tool-timeout", type=float, default=5.0, help="Codex tool_timeout_sec")
     args = parser.parse_args()
     ia = interactive()
     options = argparse.Namespace(out=args.out, tmux_socket="late")
@@ -151,7 +181,7 @@ def main() -> None:
             case "claude-background":
                 claude(ia, run, args.answer_after or 150.0, tasks=False)
             case "codex-queue":
-                raise SystemExit("codex-queue: not built yet")
+                codex(ia, run, args.answer_after or 20.0, args.tool_timeout)
     finally:
         run.close()
 

@@ -9,7 +9,8 @@ the answer (the first option, as the panel's Enter would), and logs one JSON lin
 with ``CLOCK_MONOTONIC`` nanoseconds (the fake models of the interactive harness stamp their
 requests on the same clock): ``{"ev": "answered", "id", "t_ns"}``; each receipt the hub
 writes: ``{"ev": "delivered", "channel", "ids", "t_ns"}``. Runs until killed. With
-``ASKS_LATE_NO_TASKS`` set, the hub answers no call as a task.
+``ASKS_LATE_NO_TASKS`` set, the hub answers no call as a task; ``ASKS_LATE_CODEX`` names the
+codex binary for ``codex queue`` (run in this process's environment: its ``CODEX_HOME``).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ def _log(path: Path, entry: dict[str, object]) -> None:
         out.write(json.dumps(entry) + "\n")
 
 
-async def serve(data_dir: Path, port_file: Path, log: Path, after: float) -> None:
+async def serve(data_dir: Path, port_file: Path, log: Path, after: float, port: int) -> None:
     def heard(event: ev.HostEvent) -> None:
         if isinstance(event, ev.Delivered):
             ids = [ref.id for ref in (*event.refs, *event.notes)]
@@ -51,7 +52,9 @@ async def serve(data_dir: Path, port_file: Path, log: Path, after: float) -> Non
     host = QuestionHost(journal, clock=trio.current_time)
     host.subscribe_events(heard)
     tasks = not os.environ.get("ASKS_LATE_NO_TASKS")
-    server = HubServer(host.hub_port, Keyring(data_dir), bind_listener(port=0), offer_tasks=tasks)
+    codex = os.environ.get("ASKS_LATE_CODEX") or None
+    listener = bind_listener(port=port)
+    server = HubServer(host.hub_port, Keyring(data_dir), listener, offer_tasks=tasks, codex=codex)
     answered: set[QuestionRef] = set()
     async with trio.open_nursery() as nursery:
         url = await nursery.start(server.run)
@@ -77,8 +80,9 @@ def main() -> None:
     parser.add_argument("--port-file", type=Path, required=True)
     parser.add_argument("--log", type=Path, required=True)
     parser.add_argument("--answer-after", type=float, default=10.0)
+    parser.add_argument("--port", type=int, default=0)
     args = parser.parse_args()
-    trio.run(serve, args.data_dir, args.port_file, args.log, args.answer_after)
+    trio.run(serve, args.data_dir, args.port_file, args.log, args.answer_after, args.port)
 
 
 if __name__ == "__main__":
