@@ -113,6 +113,7 @@ class Hubs:
     rig: Rig
     nursery: trio.Nursery
     ttl_ms: int = 7 * 24 * 3600 * 1000
+    silence_ms: int = 30_000
     scopes: list[trio.CancelScope] = attrs.Factory(list)
 
     async def start(self) -> HubServer:
@@ -122,6 +123,7 @@ class Hubs:
             bind_listener(port=0),
             progress_every=0.05,
             task_ttl_ms=self.ttl_ms,
+            task_silence_ms=self.silence_ms,
         )
         scope = trio.CancelScope()
         self.scopes.append(scope)
@@ -319,6 +321,25 @@ async def test_cancelling_a_task_ends_its_wait_and_the_answer_waits_for_the_next
     assert rig.host.panel_port.focus.claim is None
     rig.answer_option(only_tab(rig), 0)
     assert (await agent.get(task_id))["result"]["status"] == "cancelled"
+    checked = await agent.rpc("tools/call", {"name": "check_answers", "arguments": {}})
+    assert '"Postgres"' in text_of(checked["result"])
+    assert len(await receipted(rig)) == 1
+
+
+async def test_a_task_nobody_polls_is_a_gone_client_its_answer_waits_for_the_next_call(
+    rig: Rig, hubs: Hubs, http: httpx.AsyncClient
+) -> None:
+    hubs.silence_ms = 1  # the client quit at once: it never polls
+    agent = await claude(hubs, http)
+    task_id = await started_task(agent)
+    with trio.fail_after(HANG):  # the sweeper ends the wait: the blocker no longer claims
+        while rig.host.panel_port.focus.claim is not None:
+            await trio.sleep(0.01)
+    task = TaskId.parse(task_id)
+    assert task is not None
+    [result] = rig.tool_results(f"mcp:builder:{task.call_id}")
+    assert result["outcome"] == "interrupted"
+    rig.answer_option(only_tab(rig), 0)  # the question stayed pending
     checked = await agent.rpc("tools/call", {"name": "check_answers", "arguments": {}})
     assert '"Postgres"' in text_of(checked["result"])
     assert len(await receipted(rig)) == 1

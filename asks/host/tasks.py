@@ -15,6 +15,10 @@ State model: docs/late-answers.md, "MCP Tasks". In short:
   response. The task's answers that another response delivered first are repeated marked as a
   repeat, never as a new answer.
 * An unknown id, another agent's call, or an expired task are all one answer: unknown.
+* **Gone means interrupted**, as for a blocking call whose connection closed: a live task that
+  nobody polled for its silence (the client quit: its tasks die with its session) has its
+  wait ended ``interrupted``; its questions stay pending and their answers reach the agent at
+  its next call. A poll after that still finds the task (its status is read from the journal).
 
 Times are wall-clock milliseconds (``time.time``): a task's ttl must mean the same after a
 restart.
@@ -38,6 +42,7 @@ if TYPE_CHECKING:
 
 TASK_VERSION: Final = "t1"
 TASK_TTL_MS: Final = 7 * 24 * 3600 * 1000  # Claude Code tracks a task up to 7 days
+TASK_SILENCE_MS: Final = 30_000  # no poll for this long: the client is gone (it polls each 1 s)
 WITHDRAWN_TEXT: Final = "You withdrew these questions; there is no answer to wait for."
 
 
@@ -100,13 +105,24 @@ class TaskDesk:
         self._state = state
         self._port = port
         self._cancelled: set[str] = set()  # hub call ids whose task the agent cancelled
-        self._live: dict[str, int] = {}  # hub call id of a live detached wait → expiry (ms)
+        # hub call id of a live detached wait → its expiry, last poll, silence allowed (ms)
+        self._live: dict[str, tuple[int, int, int]] = {}
 
-    def detach(self, label: str, call_id: str, wait: Wait, now_ms: int, ttl_ms: int) -> TaskId:
-        """Agent ``label``'s call ``call_id`` (its live ``wait``) is answered as a task."""
+    def detach(
+        self,
+        label: str,
+        call_id: str,
+        wait: Wait,
+        *,
+        now_ms: int,
+        ttl_ms: int = TASK_TTL_MS,
+        silence_ms: int = TASK_SILENCE_MS,
+    ) -> TaskId:
+        """Agent ``label``'s call ``call_id`` (its live ``wait``) is answered as a task that
+        lives ``ttl_ms``; its wait ends if nobody polls it for ``silence_ms``."""
         wait.detach()
         task = TaskId(now_ms, ttl_ms, call_id)
-        self._live[self._port.hub_call_id(label, call_id)] = task.expires_ms
+        self._live[self._port.hub_call_id(label, call_id)] = (task.expires_ms, now_ms, silence_ms)
         return task
 
     def view(self, label: str, text: object, now_ms: int) -> TaskView | None:
@@ -119,6 +135,9 @@ class TaskDesk:
         call = self._state.projection.calls.get(hub_call)
         if call is None or not call.blocking:
             return None
+        if hub_call in self._live:
+            expires, _polled, silence = self._live[hub_call]
+            self._live[hub_call] = (expires, now_ms, silence)
         if now_ms >= task.expires_ms:
             self.expire(now_ms)
             return None
@@ -142,16 +161,22 @@ class TaskDesk:
         return TaskView(TaskStatus.CANCELLED)
 
     def expire(self, now_ms: int) -> int | None:
-        """End the live detached waits whose ttl passed; the next expiry (ms), if any."""
-        for hub_call, expires in list(self._live.items()):
+        """End the live detached waits whose ttl passed or that nobody polled for their
+        silence; when the next one falls due (ms), if any."""
+        due: list[int] = []
+        for hub_call, (expires, polled, silence) in list(self._live.items()):
             if now_ms >= expires:
                 self._end(hub_call, "its task expired")
-        return min(self._live.values(), default=None)
+            elif now_ms >= polled + silence:
+                self._end(hub_call, "the agent stopped polling its task")
+            else:
+                due.append(min(expires, polled + silence))
+        return min(due, default=None)
 
     def _end(self, hub_call: str, reason: str) -> None:
         self._live.pop(hub_call, None)
         wait = self._state.waits.of_call(hub_call)
-        if wait is None or wait.done:
+        if wait is None or wait.done or not wait.detached:
             return
         with self._state.operation():
             self._state.finish_wait(wait, Outcome.INTERRUPTED, reason)

@@ -30,7 +30,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from asks.core import diagnostics
 from asks.core.version import __version__
 from asks.host.hub import HubPort
-from asks.host.tasks import TASK_TTL_MS
+from asks.host.tasks import TASK_SILENCE_MS, TASK_TTL_MS
 from asks.hub.codexqueue import CodexCourier
 from asks.hub.credentials import Keyring
 from asks.hub.guard import HubGuard, Refusal
@@ -66,6 +66,7 @@ class HubServer:
     progress_every: float = PROGRESS_EVERY
     on_refused: Callable[[Refusal], None] | None = None
     task_ttl_ms: int = TASK_TTL_MS
+    task_silence_ms: int = TASK_SILENCE_MS  # a task nobody polled this long: client gone
     offer_tasks: bool = True  # False: never answer as a task (a blocking call stays one)
     codex: str | None = None  # the codex binary: late answers go to Codex with codex queue
     url: str | None = attrs.field(init=False, default=None)
@@ -77,7 +78,7 @@ class HubServer:
         return str(self.listener.getsockname()[0])
 
     def app(self, bound_port: int) -> HubGuard:
-        tools = HubTools(self.port, self.progress_every, self.task_ttl_ms)
+        tools = HubTools(self.port, self.progress_every, self.task_ttl_ms, self.task_silence_ms)
         server = Server(
             "asks",
             version=__version__,

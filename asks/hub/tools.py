@@ -32,7 +32,7 @@ import trio
 from asks import contract
 from asks.core.model import Outcome
 from asks.host.hub import HubPort, Offer
-from asks.host.tasks import TASK_TTL_MS
+from asks.host.tasks import TASK_SILENCE_MS, TASK_TTL_MS
 from asks.host.waits import ToolReply, Wait
 from asks.hub.codexqueue import CodexCourier
 from asks.hub.guard import bound_agent, carry, connection_gone
@@ -105,6 +105,7 @@ class HubTools:
     port: HubPort
     progress_every: float = PROGRESS_EVERY
     task_ttl_ms: int = TASK_TTL_MS
+    task_silence_ms: int = TASK_SILENCE_MS
     tasks: TaskMethods | None = None  # set: blocking asks become tasks where declared
     courier: CodexCourier | None = None  # set: late answers go to Codex with codex queue
 
@@ -171,7 +172,14 @@ class HubTools:
         if self.tasks is not None and declares_tasks(ctx):
             started = self.port.start_call_nowait(label, call_id, arguments)
             if isinstance(started, Wait) and not started.done:
-                task = self.port.tasks.detach(label, call_id, started, now_ms(), self.task_ttl_ms)
+                task = self.port.tasks.detach(
+                    label,
+                    call_id,
+                    started,
+                    now_ms=now_ms(),
+                    ttl_ms=self.task_ttl_ms,
+                    silence_ms=self.task_silence_ms,
+                )
                 self.tasks.started()
                 return created(task)
             reply = started.reply if isinstance(started, Wait) else started
