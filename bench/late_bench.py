@@ -144,6 +144,31 @@ def codex(ia: ModuleType, run: Any, after: float, timeout: float) -> None:
     report(ia, run, wake(ia, run, after + 120), t0)
 
 
+def claude_quit(ia: ModuleType, run: Any, after: float) -> None:
+    """The person quits Claude Code while its task runs: the hub must see the client gone
+    (no poll for 30 s) and keep the answer for the next call, receipting nothing."""
+    url = start_hub(ia, run, after, {})
+    headers = {"Authorization": f"Bearer {TOKEN}", "X-Asks-Agent": "builder"}
+    ia.start_claude(
+        run,
+        {"asks": {"type": "http", "url": url, "headers": headers}},
+        {"permissions": {"allow": ["mcp__asks"]}},
+    )
+    prompt = "IA-CALL mcp__asks__ask_user_question " + json.dumps(ASK)
+    t0, _ = ia.prompt_until(run, prompt, lambda e: e.get("kind") == "after_tool", 60)
+    time.sleep(3)
+    run.tmux.type("/exit")
+    time.sleep(3)
+    run.say("screen after /exit:", "\n" + ia.tidy(run.tmux.screen(), 6))
+    time.sleep(after + 10)
+    journal = next((Path(run.d) / "asks").glob("**/*.jsonl"))
+    for line in journal.read_text().splitlines():
+        entry = json.loads(line)
+        if entry["type"] in ("tool_result", "resolved", "feedback_offered", "offer_delivered"):
+            run.say("journal", entry["type"], json.dumps(entry)[:220])
+    report(ia, run, None, t0)
+
+
 def report(ia: ModuleType, run: Any, found: Any, t0: int) -> None:
     for entry in run.model():
         reply = entry.get("reply", {})
@@ -166,7 +191,8 @@ def report(ia: ModuleType, run: Any, found: Any, t0: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("path", choices=["claude-tasks", "claude-background", "codex-queue"])
+    paths = ["claude-tasks", "claude-background", "claude-quit", "codex-queue"]
+    parser.add_argument("path", choices=paths)
     parser.add_argument("--answer-after", type=float, default=None)
     parser.add_argument("--out", default=None)
     parser.add_argument("--tool-timeout", type=float, default=5.0, help="Codex tool_timeout_sec")
@@ -180,6 +206,8 @@ def main() -> None:
                 claude(ia, run, args.answer_after or 20.0, tasks=True)
             case "claude-background":
                 claude(ia, run, args.answer_after or 150.0, tasks=False)
+            case "claude-quit":
+                claude_quit(ia, run, args.answer_after or 45.0)
             case "codex-queue":
                 codex(ia, run, args.answer_after or 20.0, args.tool_timeout)
     finally:
