@@ -6,7 +6,8 @@
   idle watchdog resets on them). If the client cancels (the SDK cancels this handler) or its
   connection goes away (:func:`~asks.hub.guard.connection_gone`), the wait ends
   ``interrupted`` — never declined — and the question stays pending; its answer reaches the
-  agent at its next asks call.
+  agent at its next asks call. A blocking call of a client that declared MCP Tasks is answered
+  as a task instead (:mod:`asks.hub.tasks`): its result comes with ``tasks/get``.
 * ``withdraw_question`` — takes back the agent's own pending questions.
 * ``check_answers`` — the agent's answers not delivered yet (each once), and its pending ids.
 
@@ -15,7 +16,8 @@ the response was handed over: :mod:`asks.hub.guard`), so an agent that calls any
 gets its answers — except a result whose client is gone already: nothing is offered to it.
 ``check_answers`` takes no arguments: any is refused (``invalid_arguments``), as the contract
 refuses unknown keys everywhere. Texts for the model are English, as everywhere in the
-contract.
+contract. With a :class:`~asks.hub.codexqueue.CodexCourier`, each call tells it that the
+agent's call runs (and its Codex thread), so a late answer is queued only while none runs.
 """
 
 from __future__ import annotations
