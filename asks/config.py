@@ -36,6 +36,7 @@ What it holds (TOML)::
     enabled = true                    # every session serves it (else: asks --mcp, asks hub)
     port = 8765                       # fixed, so a client's config keeps working
     host = "127.0.0.1"                # beyond loopback only on purpose (a warning says so)
+    codex = "codex"                   # for late answers to Codex (codex queue); default: PATH
 
     [hooks]                           # a command (argv list, no shell) per event name, run
     wait_opened = ["notify-send", "asks", "The agent is waiting for you"]  # with the event
@@ -206,11 +207,13 @@ class UiConfig:
 class McpConfig:
     """``[mcp]``: the hub (asks' MCP server for outside agents): on for every session with
     ``enabled``, on ``host``:``port`` (loopback and a fixed port by default, so a client's
-    config keeps working)."""
+    config keeps working). ``codex``: the binary that queues a late answer for an idle
+    Codex session (a path or a name on ``PATH``; default ``codex`` on ``PATH``)."""
 
     enabled: bool = setting(False, BOOL)
     port: int = setting(8765, PORT)
     host: str = setting("127.0.0.1", NAME)
+    codex: str | None = setting(None, NAME)
 
 
 @attrs.frozen

@@ -176,6 +176,7 @@ class HubPlan:
     keyring: Keyring
     host: str  # as asked for (flag, [mcp] host or the default)
     port: HubPort | None = None  # the session's (asks hub: its chat writes to the agents seen)
+    codex: str | None = None  # the codex binary for late answers (codex queue), if found
 
     def setup_command(self) -> str:
         """``asks mcp config claude`` with the flags that reach this hub, shell-quoted."""
@@ -199,7 +200,9 @@ def prepare(args: argparse.Namespace, config: Config, data_dir: Path) -> HubPlan
         )
     listener = bind_listener(host, port)
     load_token(data_dir)
-    return HubPlan(listener, Keyring(data_dir), host)
+    from asks.hub.codexqueue import find_codex  # noqa: PLC0415 (only with the hub on)
+
+    return HubPlan(listener, Keyring(data_dir), host, codex=find_codex(config.mcp.codex))
 
 
 @contextlib.asynccontextmanager
@@ -250,7 +253,9 @@ async def _serve(
     try:
         async with trio.open_nursery() as nursery:
             port = plan.port or host.hub_port
-            server = HubServer(port, plan.keyring, plan.listener, on_refused=refused)
+            server = HubServer(
+                port, plan.keyring, plan.listener, on_refused=refused, codex=plan.codex
+            )
             url: str = await nursery.start(server.run)
             transcript.add(EntryKind.NOTICE, _("Hub on {url}: agents ask here.").format(url=url))
             transcript.add(

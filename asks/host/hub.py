@@ -27,6 +27,8 @@ this session's journal or was written to, and every label that called a tool sin
 
 from __future__ import annotations
 
+import time
+
 import attrs
 
 from asks import contract
@@ -35,6 +37,7 @@ from asks.core.model import QuestionRef
 from asks.host import calls
 from asks.host.notes import feedback_of, send_note, split
 from asks.host.state import HostState
+from asks.host.tasks import TaskDesk
 from asks.host.waits import ToolReply, Wait
 from asks.store.entries import FeedbackOffered, OfferDelivered, OfferReleased
 
@@ -63,12 +66,26 @@ class Offer:
 class HubPort:
     """The MCP server's view of the host (see module docstring)."""
 
-    __slots__ = ("_seen", "_serial", "_state")
+    __slots__ = ("_seen", "_sent_at", "_serial", "_state", "_tasks")
 
     def __init__(self, state: HostState) -> None:
         self._state = state
         self._serial = 0
         self._seen: dict[str, None] = {}  # labels that called a tool since start, in order
+        self._sent_at: dict[QuestionRef, float] = {}  # unit → when its receipt was written
+        self._tasks: TaskDesk | None = None
+
+    @property
+    def tasks(self) -> TaskDesk:
+        """The blocking calls answered as MCP tasks (:mod:`asks.host.tasks`)."""
+        if self._tasks is None:
+            self._tasks = TaskDesk(self._state, self)
+        return self._tasks
+
+    def sent_at(self, ref: QuestionRef) -> float | None:
+        """When (``time.time()``) a receipt of this hub's life named ``ref``; ``None`` if
+        none did (or it was before a restart)."""
+        return self._sent_at.get(ref)
 
     # -- agents --------------------------------------------------------------------------
     def seen(self, label: str) -> None:
@@ -92,16 +109,22 @@ class HubPort:
         return send_note(self._state, recipient_of(label), text)
 
     # -- calls ---------------------------------------------------------------------------
+    @staticmethod
+    def hub_call_id(label: str, call_id: str) -> str:
+        """The journal's id of agent ``label``'s call ``call_id`` (its namespace: no two
+        agents' calls ever meet)."""
+        return f"{recipient_of(label)}:{call_id}"
+
     async def ask(self, label: str, call_id: str, arguments: object) -> ToolReply:
         """Run ``ask_user_question`` for agent ``label``; ``call_id`` is namespaced by it, so
         a retry of the same call maps to the same questions and two agents never collide."""
         asker = calls.Asker(label, recipient_of(label))
-        return await calls.ask(self._state, f"{recipient_of(label)}:{call_id}", arguments, asker)
+        return await calls.ask(self._state, self.hub_call_id(label, call_id), arguments, asker)
 
     def start_call_nowait(self, label: str, call_id: str, arguments: object) -> ToolReply | Wait:
         """:meth:`ask` without waiting: the immediate reply, or the live wait."""
         asker = calls.Asker(label, recipient_of(label))
-        return calls.start(self._state, f"{recipient_of(label)}:{call_id}", arguments, asker)
+        return calls.start(self._state, self.hub_call_id(label, call_id), arguments, asker)
 
     def withdraw(
         self, label: str, question_ids: list[str], reason: str = ""
@@ -118,6 +141,10 @@ class HubPort:
         )
 
     # -- offers --------------------------------------------------------------------------
+    async def wait_undelivered(self, label: str) -> None:
+        """Return once agent ``label`` has units to deliver (none claimed by an offer)."""
+        await self._state.outbox.wait_ready(recipient_of(label))
+
     def offer_feedback(self, label: str) -> Offer | None:
         """Offer the agent's undelivered answers as one feedback message (journaled first)."""
         host = self._state
@@ -144,7 +171,7 @@ class HubPort:
 
     def result_offer(self, label: str, call_id: str) -> Offer | None:
         """The offer a finished blocking call's tool result wrote for its answers, if any."""
-        offer_id = f"{recipient_of(label)}:{call_id}"
+        offer_id = self.hub_call_id(label, call_id)
         refs = tuple(r for r, o in self._state.projection.offered.items() if o == offer_id)
         return Offer(offer_id, refs, "") if refs else None
 
@@ -156,6 +183,7 @@ class HubPort:
             record = host.append(OfferDelivered(offer.offer_id, offer.refs))
             self._unclaim(offer)
             if record is not None:
+                self._sent_at.update(dict.fromkeys(offer.refs, time.time()))
                 questions, notes = split(host.projection, offer.refs)
                 host.emit(ev.Delivered(questions, ev.DeliveryChannel.HUB, notes))
             host.changed()

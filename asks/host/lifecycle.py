@@ -99,8 +99,11 @@ class WaitLife:
 
         A hub agent's wait (its questions have a recipient) writes the result with an *offer*
         instead of a receipt: the answers stay claimed until the hub has handed the response
-        to the connection (:mod:`asks.host.hub`)."""
+        to the connection (:mod:`asks.host.hub`). A detached wait (an MCP task holds it, no
+        request waits for it) delivers nothing: its answers go to the agent's outbox."""
         envelope, delivered = self._wait_envelope(wait, outcome, reason)
+        if wait.detached:
+            delivered = ()
         recipient = self.core.projection.question(wait.refs[0]).recipient
         offer = (
             ()

@@ -26,7 +26,7 @@ class Wait:
     """A live lease: one blocking tool call waiting on 1–4 questions."""
 
     # A plain class, not attrs: building one is ~0.5 M instructions of every launch.
-    __slots__ = ("_done", "call_id", "refs", "reply")
+    __slots__ = ("_detached", "_done", "call_id", "refs", "reply")
 
     def __init__(
         self, call_id: str, refs: tuple[QuestionRef, ...], reply: ToolReply | None = None
@@ -35,6 +35,7 @@ class Wait:
         self.refs = refs
         self.reply = reply
         self._done = trio.Event()
+        self._detached = False
 
     def __repr__(self) -> str:
         return f"Wait({self.call_id!r}, {self.refs!r}, {self.reply!r})"
@@ -42,6 +43,16 @@ class Wait:
     @property
     def done(self) -> bool:
         return self.reply is not None
+
+    @property
+    def detached(self) -> bool:
+        """No request waits for this wait's reply any more (an MCP task holds it instead):
+        its answers are not delivered by its tool result but go to the agent's outbox."""
+        return self._detached
+
+    def detach(self) -> None:
+        """The call that opened this wait was answered as a task (docs/late-answers.md)."""
+        self._detached = True
 
     @property
     def staged(self) -> bool:

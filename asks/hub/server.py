@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 import attrs
+import mcp_types as types
 import trio
 from mcp.server import Server
 from mcp.server.transport_security import TransportSecuritySettings
@@ -29,9 +30,12 @@ from mcp.server.transport_security import TransportSecuritySettings
 from asks.core import diagnostics
 from asks.core.version import __version__
 from asks.host.hub import HubPort
+from asks.host.tasks import TASK_SILENCE_MS, TASK_TTL_MS
+from asks.hub.codexqueue import CodexCourier
 from asks.hub.credentials import Keyring
 from asks.hub.guard import HubGuard, Refusal
 from asks.hub.listen import LOOPBACK
+from asks.hub.tasks import TaskMethods
 from asks.hub.tools import PROGRESS_EVERY, HubTools
 
 SDK_LOGGERS: Final = ("mcp", "sse_starlette")
@@ -61,21 +65,34 @@ class HubServer:
     listener: socket.socket
     progress_every: float = PROGRESS_EVERY
     on_refused: Callable[[Refusal], None] | None = None
+    task_ttl_ms: int = TASK_TTL_MS
+    task_silence_ms: int = TASK_SILENCE_MS  # a task nobody polled this long: client gone
+    offer_tasks: bool = True  # False: never answer as a task (a blocking call stays one)
+    codex: str | None = None  # the codex binary: late answers go to Codex with codex queue
     url: str | None = attrs.field(init=False, default=None)
+    _tasks: TaskMethods | None = attrs.field(init=False, default=None)
+    _courier: CodexCourier | None = attrs.field(init=False, default=None)
 
     @property
     def bind_host(self) -> str:
         return str(self.listener.getsockname()[0])
 
     def app(self, bound_port: int) -> HubGuard:
-        tools = HubTools(self.port, self.progress_every)
+        tools = HubTools(self.port, self.progress_every, self.task_ttl_ms, self.task_silence_ms)
         server = Server(
             "asks",
             version=__version__,
             instructions=INSTRUCTIONS,
             on_list_tools=tools.list_tools,
-            on_call_tool=tools.call_tool,
         )
+        # registered as a plain handler: a call answered as a task returns the extension's
+        # own result shape (a dict), which the typed on_call_tool hook does not admit
+        server.add_request_handler("tools/call", types.CallToolRequestParams, tools.call_tool)
+        if self.codex is not None:
+            tools.courier = self._courier = CodexCourier(self.port, self.codex)
+        if self.offer_tasks:
+            tools.tasks = self._tasks = TaskMethods(self.port, server, tools.label_of)
+            self._tasks.install()
         hosts = host_names(self.bind_host, bound_port)
         security = TransportSecuritySettings(
             enable_dns_rebinding_protection=True,
@@ -108,6 +125,10 @@ class HubServer:
                 # the guard is a plain ASGI callable; hypercorn types its own scope dicts
                 asgi: Any = app
                 await nursery.start(functools.partial(serve, asgi, config, mode="asgi"))
+                if self._tasks is not None:
+                    nursery.start_soon(self._tasks.sweep)
+                if self._courier is not None:
+                    await nursery.start(self._courier.run)
                 self.url = f"http://{_url_host(self.bind_host)}:{bound_port}{PATH}"
                 task_status.started(self.url)
         finally:

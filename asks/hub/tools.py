@@ -6,7 +6,8 @@
   idle watchdog resets on them). If the client cancels (the SDK cancels this handler) or its
   connection goes away (:func:`~asks.hub.guard.connection_gone`), the wait ends
   ``interrupted`` — never declined — and the question stays pending; its answer reaches the
-  agent at its next asks call.
+  agent at its next asks call. A blocking call of a client that declared MCP Tasks is answered
+  as a task instead (:mod:`asks.hub.tasks`): its result comes with ``tasks/get``.
 * ``withdraw_question`` — takes back the agent's own pending questions.
 * ``check_answers`` — the agent's answers not delivered yet (each once), and its pending ids.
 
@@ -15,7 +16,8 @@ the response was handed over: :mod:`asks.hub.guard`), so an agent that calls any
 gets its answers — except a result whose client is gone already: nothing is offered to it.
 ``check_answers`` takes no arguments: any is refused (``invalid_arguments``), as the contract
 refuses unknown keys everywhere. Texts for the model are English, as everywhere in the
-contract.
+contract. With a :class:`~asks.hub.codexqueue.CodexCourier`, each call tells it that the
+agent's call runs (and its Codex thread), so a late answer is queued only while none runs.
 """
 
 from __future__ import annotations
@@ -32,9 +34,12 @@ import trio
 from asks import contract
 from asks.core.model import Outcome
 from asks.host.hub import HubPort, Offer
-from asks.host.waits import ToolReply
+from asks.host.tasks import TASK_SILENCE_MS, TASK_TTL_MS
+from asks.host.waits import ToolReply, Wait
+from asks.hub.codexqueue import CodexCourier
 from asks.hub.guard import bound_agent, carry, connection_gone
 from asks.hub.identity import agent_label
+from asks.hub.tasks import TaskMethods, created, declares_tasks, now_ms
 
 CHECK_TOOL: Final = contract.CHECK_TOOL
 PROGRESS_EVERY: Final = 10.0  # seconds: well under Claude Code's 30 s watchdog check
@@ -101,21 +106,44 @@ class HubTools:
 
     port: HubPort
     progress_every: float = PROGRESS_EVERY
+    task_ttl_ms: int = TASK_TTL_MS
+    task_silence_ms: int = TASK_SILENCE_MS
+    tasks: TaskMethods | None = None  # set: blocking asks become tasks where declared
+    courier: CodexCourier | None = None  # set: late answers go to Codex with codex queue
 
     async def list_tools(self, _ctx: Any, _params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tool_list())
 
+    def label_of(self, ctx: Any) -> str:
+        """The label of the agent behind the request of ``ctx`` (:mod:`asks.hub.identity`)."""
+        scope = getattr(ctx.request, "scope", None)
+        return agent_label(bound_agent(scope), _headers(ctx), ctx.meta, _handshake_name(ctx))
+
     async def call_tool(
         self, ctx: Any, params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
+    ) -> types.CallToolResult | dict[str, Any]:
+        label = self.label_of(ctx)
+        self.port.seen(label)
+        if self.courier is None:
+            return await self._call(ctx, label, params)
+        self.courier.call_started(label, ctx.meta)
+        try:
+            return await self._call(ctx, label, params)
+        finally:
+            self.courier.call_ended(label)
+
+    async def _call(
+        self, ctx: Any, label: str, params: types.CallToolRequestParams
+    ) -> types.CallToolResult | dict[str, Any]:
         meta: Mapping[str, Any] | None = ctx.meta
         scope = getattr(ctx.request, "scope", None)
-        label = agent_label(bound_agent(scope), _headers(ctx), meta, _handshake_name(ctx))
-        self.port.seen(label)
         arguments = params.arguments if params.arguments is not None else {}
         match params.name:
             case "ask_user_question":
-                text, failed = await self._ask(ctx, label, call_id_of(meta), arguments, scope)
+                asked = await self._ask(ctx, label, call_id_of(meta), arguments, scope)
+                if isinstance(asked, dict):
+                    return asked  # answered as a task: its result comes with tasks/get
+                text, failed = asked
             case contract.WITHDRAW_TOOL:
                 text, failed = self._withdraw(label, arguments)
             case "check_answers":
@@ -139,16 +167,26 @@ class HubTools:
 
     async def _ask(
         self, ctx: Any, label: str, call_id: str, arguments: object, scope: Any
-    ) -> tuple[str, bool]:
-        reply: ToolReply | None = None
-        async with trio.open_nursery() as nursery:
-            if ctx.meta is not None and ctx.meta.get("progress_token") is not None:
-                nursery.start_soon(self._progress, ctx)
-            gone = connection_gone(scope)
-            if gone is not None:
-                nursery.start_soon(_cancel_when_set, gone, nursery.cancel_scope)
-            reply = await self.port.ask(label, call_id, arguments)
-            nursery.cancel_scope.cancel()
+    ) -> tuple[str, bool] | dict[str, Any]:
+        """The call's text and whether it failed; or, for a blocking call of a client that
+        declared tasks, the task that answers it (:mod:`asks.hub.tasks`)."""
+        reply: ToolReply | None
+        if self.tasks is not None and declares_tasks(ctx):
+            started = self.port.start_call_nowait(label, call_id, arguments)
+            if isinstance(started, Wait) and not started.done:
+                task = self.port.tasks.detach(
+                    label,
+                    call_id,
+                    started,
+                    now_ms=now_ms(),
+                    ttl_ms=self.task_ttl_ms,
+                    silence_ms=self.task_silence_ms,
+                )
+                self.tasks.started()
+                return created(task)
+            reply = started.reply if isinstance(started, Wait) else started
+        else:
+            reply = await self._wait(ctx, label, call_id, arguments, scope)
         if reply is None:  # the client went away: the wait ended interrupted (journaled)
             return "The connection closed while waiting; the questions stay pending.", True
         if isinstance(reply, contract.ToolError):
@@ -159,6 +197,22 @@ class HubTools:
         if reply.outcome in LATER:  # the contract says "feedback messages": say how, here
             return f"{reply.text}\n{HUB_LATER}", False
         return reply.text, False
+
+    async def _wait(
+        self, ctx: Any, label: str, call_id: str, arguments: object, scope: Any
+    ) -> ToolReply | None:
+        """Run the call while its request lasts: progress while it waits; ``None`` if the
+        client went away first (the wait then ended interrupted)."""
+        reply: ToolReply | None = None
+        async with trio.open_nursery() as nursery:
+            if ctx.meta is not None and ctx.meta.get("progress_token") is not None:
+                nursery.start_soon(self._progress, ctx)
+            gone = connection_gone(scope)
+            if gone is not None:
+                nursery.start_soon(_cancel_when_set, gone, nursery.cancel_scope)
+            reply = await self.port.ask(label, call_id, arguments)
+            nursery.cancel_scope.cancel()
+        return reply
 
     def _check(self, label: str, arguments: Mapping[str, Any]) -> tuple[str, bool]:
         if arguments:
