@@ -285,11 +285,11 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
         translator = i18n.active()
         if translator is None:  # an embedding that entered no translator scope
             return _("Languages are not available here.")
-        available = ", ".join(i18n.LANGUAGES)
+        available = ", ".join(i18n.SHOWN_CODES)
         if code is None:
             return _("Language: {name} ({code}). Available: {codes}.").format(
                 name=i18n.LANGUAGE_NAMES[translator.language],
-                code=translator.language,
+                code=i18n.shown(translator.language),
                 codes=available,
             )
         if not translator.switch(code):
@@ -300,7 +300,7 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
         self.panel.refresh()
         self._changed("status")
         return _("Language: {name} ({code}).").format(
-            name=i18n.LANGUAGE_NAMES[translator.language], code=translator.language
+            name=i18n.LANGUAGE_NAMES[translator.language], code=i18n.shown(translator.language)
         )
 
     def _quit(self) -> None:

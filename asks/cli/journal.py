@@ -5,7 +5,8 @@
   (``--resume ID``; ``--continue``: the newest session of its kind, :func:`resume_id`) with its
   records. A hub session (``asks hub``) resumes only as one, any other only not as one: the
   other way is a :class:`UsageError` saying which command resumes it, before anything is
-  written. A session another program wrote by embedding asks (mode ``embedded``) is never
+  written (the command that does, as typed with the flags that matter: :func:`resume_hint`).
+  A session another program wrote by embedding asks (mode ``embedded``) is never
   resumed (its agent is that program's; the tour would take over its conversation), and
   ``--continue`` passes over it.
 * :class:`UsageError`: a problem with what the person asked for (one line, exit 2);
@@ -15,10 +16,12 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from asks.agent.choice import program_words, resume_command
 from asks.core.i18n import _
 from asks.store.entries import Entry, SessionMode, session_mode
 from asks.store.journal import (
@@ -82,16 +85,31 @@ def open_journal(
                 "continue it in that program"
             ).format(id=session_id)
         )
-    if (session_mode(records) is SessionMode.HUB) != (mode is SessionMode.HUB):
+    if (hub := session_mode(records) is SessionMode.HUB) != (mode is SessionMode.HUB):
         journal.close()
         raise UsageError(
             (
-                _("session {id} is a hub session: resume it with asks hub --resume {id}")
-                if mode is not SessionMode.HUB
-                else _("session {id} is not a hub session: resume it with asks --resume {id}")
-            ).format(id=session_id)
+                _("session {id} is a hub session: resume it with {command}")
+                if hub
+                else _("session {id} is not a hub session: resume it with {command}")
+            ).format(id=session_id, command=resume_hint(args, session_id, hub=hub))
         )
     return journal, records, True  # not copied: built on access (asks/store/records.py)
+
+
+def resume_hint(args: argparse.Namespace, session_id: str, *, hub: bool) -> str:
+    """The command that resumes ``session_id`` — as a hub session (``asks hub``) or not —
+    typed as the person typed the program, shell-quoted, with the flags of ``args`` that it
+    needs: where the session is (``--data-dir``, ``--config``, absolute) and, for a hub,
+    where it listens (``--mcp-host``, ``--mcp-port``: its clients are set up for them)."""
+    program = program_words(sys.argv[0], sys.executable)  # as typed: `asks` may not be on PATH
+    if hub:
+        program.append("hub")
+        if args.mcp_host:
+            program += ["--mcp-host", args.mcp_host]
+        if args.mcp_port is not None:
+            program += ["--mcp-port", str(args.mcp_port)]
+    return resume_command(session_id, args.data_dir, args.config, program)
 
 
 def resume_id(args: argparse.Namespace, data_dir: Path) -> str | None:
