@@ -1,0 +1,56 @@
+"""Issue 27's minor items that show on screen, each under a pty on the real ``asks``: what the
+Review tab shows of an answer given in the browser, and (below) the transcript's lines."""
+
+from __future__ import annotations
+
+import re
+
+import httpx
+import pytest
+from support.launcher import Launcher
+from support.pty_harness import PtyApp
+from support.screen import flat
+from support.typist import after_claim_guard
+
+pytestmark = pytest.mark.e2e
+
+
+def answer_in_browser(app: PtyApp, question: str, fields: dict[str, str]) -> None:
+    """Answer ``question`` on the web page (its own form) with ``fields`` added."""
+    url = app.wait_for(r"web: (http://127\.0\.0\.1:\d+/\?token=[\w-]+)").group(1)
+    origin = url.split("/?", 1)[0]
+    page = httpx.get(url, timeout=10).text
+    [form] = [f for f in re.findall(r"<article.*?</form>", page, re.S) if question in f]
+    action = re.search(r'action="([^"]+)"', form)
+    assert action is not None
+    hidden = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', form))
+    sent = httpx.post(
+        origin + action.group(1).replace("&amp;", "&"),
+        data={**hidden, "action": "answer", **fields},
+        headers={"Origin": origin},
+        timeout=10,
+    )
+    assert sent.status_code in (200, 303), sent.text
+
+
+def test_review_shows_the_notes_written_in_the_browser(launch: Launcher) -> None:
+    """A question of a blocking group answered in the browser with a note, and a note for
+    all: the Review card said ``→ Red (in the browser)`` and nothing of either note."""
+    app = launch.start("--web", script="group_note.toml", cols=200, rows=40)
+    app.wait_for(r"Questions \(2\) ⚠ required")
+    after_claim_guard()  # the panel has the keys, on "Colour"
+    fields = {"choice": "0", "notes": "the brand red", "group_note": "for the launch page"}
+    answer_in_browser(app, "Pick a colour", fields)
+    app.wait_for(r"answered in the browser: Red")
+    app.wait_for(r"│ Pick a size")
+    after_claim_guard()
+    app.press("enter")  # "Colour" went under the keys: on "Size", this Enter is only armed
+    app.wait_for(r"press Enter again to choose “Small”")
+    app.press("enter")  # Small, staged; Review comes next
+    app.wait_for(r"Review your answers")
+    app.wait_for(r"→ Red \(in the browser\)  \(notes: the brand red\)")
+    app.wait_for(r"Note for all: for the launch page \(in the browser\)")
+    app.press("enter")
+    app.wait_for("GOT-RESULT")
+    said = flat(app)
+    assert "the brand red" in said and "for the launch page" in said  # the model got both
