@@ -120,7 +120,8 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
         self._unread = 0  # sent messages the agent has not read (they are kept with the drafts)
         session.host.panel_port.drafts.keep_chat(self._unsent, self._put_back)
         session.transcript.subscribe(self._queue_moved)
-        restored = self.layer.restore_drafts()  # a resume: what the last run left unsent
+        # a resume: what the last run left unsent, said once: in the transcript, which keeps it
+        restored = self.layer.restore_drafts(say=False)
         if restored.notice is not None:
             session.transcript.add(EntryKind.NOTICE, restored.notice)
 
