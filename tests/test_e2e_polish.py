@@ -54,3 +54,33 @@ def test_review_shows_the_notes_written_in_the_browser(launch: Launcher) -> None
     app.wait_for("GOT-RESULT")
     said = flat(app)
     assert "the brand red" in said and "for the launch page" in said  # the model got both
+
+
+def interrupt_then_answer(app: PtyApp, working: str, answer: str) -> None:
+    """Ctrl+C while the tour's ``working`` runs, then answer the pending question from the
+    panel (Enter on its first option): the feedback wakes the agent."""
+    app.wait_for(rf"⚙ work · .*{working}")
+    app.press("ctrl c")
+    app.wait_for(rf"{working} → interrupted")
+    app.wait_for(r"idle$")
+    app.press("shift tab")
+    app.wait_for(r"Enter confirm")
+    app.press("enter")
+    app.wait_for(rf"Got your answer: {answer}\. I'll take it into account\.")
+    app.wait_for(r"idle$")
+
+
+def test_an_interrupted_tour_never_claims_the_work_finished(launch: Launcher) -> None:
+    """After Ctrl+C cut the tour's indexing short, the answer that woke it was followed by the
+    interrupted step's next line: "Indexing is done. Before I change anything …"."""
+    app = launch.start(cols=120, rows=40)
+    interrupt_then_answer(app, "indexing the repository", "English")
+    assert "Indexing is done" not in flat(app)
+
+
+def test_interrupted_work_is_not_said_to_be_finished(launch: Launcher) -> None:
+    """The tour's ``ask`` step, interrupted during its work: "Draft finished." followed the
+    answer (one Ctrl+C per app: a second one within two seconds quits)."""
+    app = launch.start(script="interrupted_work.toml", cols=120, rows=40)
+    interrupt_then_answer(app, "drafting the endpoint", "Yes")
+    assert "Draft finished" not in flat(app)

@@ -20,6 +20,10 @@ How it reacts (it only sees the context, like a real model):
   agent was woken by it, the first matching ``feedback`` step is the turn; mid-turn, that step's
   words and calls are put in front of the next queued reply, so the agent acknowledges the
   feedback at its next step and goes on with what it was doing;
+* an interrupted turn ends its step: a reply cut off while it streams, or a tool result that
+  says the call was cut short (``Error [interrupted]``, a blocking question's wait
+  interrupted), drops the step's remaining replies — feedback that wakes the agent later never
+  continues with "Draft finished." for work that did not finish;
 * the first call of a new session with no user message starts the ``start`` step;
 * a reply's ``say`` may quote what really happened: ``{user}`` (last user message),
   ``{answers}`` (the answers in the newest tool result or feedback, comma-separated),
@@ -223,15 +227,21 @@ class ScriptedModel:
     ) -> AsyncIterator[ModelEvent]:
         self._read(messages)
         reply = self._queue.popleft() if self._queue else self._fallback(messages)
-        for word in _words(
-            self._text(reply.say).format_map(_Quotes(messages, self.hints)).rstrip()
-        ):
-            yield TextDelta(word)
-            if reply.delay:
-                await trio.sleep(reply.delay)
-        for n, call in enumerate(reply.calls):
-            args = localize.translated(call.args) if self.script.localized else call.args
-            yield ToolCall(f"s{len(messages)}-{n}", call.tool, _json(args))
+        done = False
+        try:
+            for word in _words(
+                self._text(reply.say).format_map(_Quotes(messages, self.hints)).rstrip()
+            ):
+                yield TextDelta(word)
+                if reply.delay:
+                    await trio.sleep(reply.delay)
+            for n, call in enumerate(reply.calls):
+                args = localize.translated(call.args) if self.script.localized else call.args
+                yield ToolCall(f"s{len(messages)}-{n}", call.tool, _json(args))
+            done = True
+        finally:
+            if not done:  # interrupted mid-reply: the step's rest would claim work not done
+                self._queue.clear()
 
     def _text(self, say: str) -> str:
         """``say`` in the language in force if the script is localized (module docstring)."""
@@ -244,6 +254,8 @@ class ScriptedModel:
         seen = self.seen() if callable(self.seen) else self.seen
         new, self.seen = messages[seen:], len(messages)
         for message in new:
+            if message.role == "tool" and _cut_short(message.content):
+                self._queue.clear()  # the turn was interrupted: its step ends here
             if message.role != "user":
                 continue
             if message.content.startswith(contract.FEEDBACK_PREFIX):
@@ -325,16 +337,15 @@ class _Quotes(dict[str, str]):
         return {"decline": hints.decline, "defer": hints.defer}.get(key)
 
 
+INTERRUPTED_WAIT: Final = "Waiting for the user's answer was interrupted"  # its result
+
 # How each question result the host writes begins (asks/contract/results.py), and what the
 # scripted agent tells the person about it; a test builds every result and checks these.
 _RESULT_OPENINGS: Final = (
     ("User has answered your questions:", ""),  # the answers themselves (below)
     ("User declined to answer questions", N_("You declined; I'll go on with my best judgement.")),
     ("The user chose to answer later.", N_("Deferred: I'll get your answer when you give it.")),
-    (
-        "Waiting for the user's answer was interrupted",
-        N_("The wait was interrupted; I'll get your answer when you give it."),
-    ),
+    (INTERRUPTED_WAIT, N_("The wait was interrupted; I'll get your answer when you give it.")),
     ("Questions sent to the user without blocking", N_("Queued: answer whenever you like.")),
     ("The questions were withdrawn", N_("I withdrew the question.")),
     ("The user already answered", N_("You had already answered that.")),
@@ -366,6 +377,12 @@ def feedback_words(text: str) -> str:
     if not answers:
         return _("No answer given: I'll go on without it.")
     return _("Got your answer: {answers}. I'll take it into account.").format(answers=answers)
+
+
+def _cut_short(result: str) -> bool:
+    """Did the tool call of ``result`` get cut short (the turn interrupted, failed, or asks
+    restarted): a call with no real result, or a blocking question's wait interrupted?"""
+    return result.startswith((f"Error [{contract.ErrorCode.INTERRUPTED}]", INTERRUPTED_WAIT))
 
 
 def _is_feedback(message: Message) -> bool:
