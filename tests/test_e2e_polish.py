@@ -3,6 +3,7 @@ Review tab shows of an answer given in the browser, and (below) the transcript's
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import httpx
@@ -84,3 +85,39 @@ def test_interrupted_work_is_not_said_to_be_finished(launch: Launcher) -> None:
     app = launch.start(script="interrupted_work.toml", cols=120, rows=40)
     interrupt_then_answer(app, "drafting the endpoint", "Yes")
     assert "Draft finished" not in flat(app)
+
+
+def order_of(app: PtyApp, *patterns: str) -> list[int]:
+    """The screen row each pattern is first found on."""
+    rows = app.text().splitlines()
+    return [next(i for i, row in enumerate(rows) if re.search(p, row)) for p in patterns]
+
+
+PERMISSION_ORDER = (
+    r"⚙ run_command · command: make deploy$",
+    r"⚑ permission allowed: Allow the agent to run: make deploy",
+    r"⚙ run_command → Ran 'make deploy' \(simulated\): exit status 0\.",
+)
+
+
+def test_the_permission_decision_comes_before_what_the_command_did(launch: Launcher) -> None:
+    """``⚑ permission allowed`` was drawn after the command's result (on the ``⚙`` line above
+    it), live and on resume."""
+    app = launch.start(script="line_permission.toml", cols=120, rows=40)
+    app.wait_for(r"Allow the agent to run: make deploy")
+    after_claim_guard()
+    app.press("y")
+    app.wait_for(r"PERMISSION-DONE")
+    app.wait_for(PERMISSION_ORDER[2])
+    live = order_of(app, *PERMISSION_ORDER)
+    assert live == sorted(live), app.text()
+    app.type("/quit")
+    app.press("enter")
+    assert app.wait_exit() == 0
+    again = launch.start("--resume", launch.journal().stem, script="line_permission.toml")
+    again.wait_for(r"Resumed session")
+    again.wait_for(PERMISSION_ORDER[2])
+    resumed = order_of(again, *PERMISSION_ORDER)
+    assert resumed == sorted(resumed), again.text()
+    gaps = [b - a for a, b in itertools.pairwise(live)]
+    assert gaps == [b - a for a, b in itertools.pairwise(resumed)]  # the same lines, in turn

@@ -21,8 +21,8 @@ How it reacts (it only sees the context, like a real model):
   words and calls are put in front of the next queued reply, so the agent acknowledges the
   feedback at its next step and goes on with what it was doing;
 * an interrupted turn ends its step: a reply cut off while it streams, or a tool result that
-  says the call was cut short (``Error [interrupted]``, a blocking question's wait
-  interrupted), drops the step's remaining replies — feedback that wakes the agent later never
+  says the call was cut short (``Error [interrupted]``: what an interrupted turn gives every
+  open call), drops the step's remaining replies — feedback that wakes the agent later never
   continues with "Draft finished." for work that did not finish;
 * the first call of a new session with no user message starts the ``start`` step;
 * a reply's ``say`` may quote what really happened: ``{user}`` (last user message),
@@ -337,15 +337,16 @@ class _Quotes(dict[str, str]):
         return {"decline": hints.decline, "defer": hints.defer}.get(key)
 
 
-INTERRUPTED_WAIT: Final = "Waiting for the user's answer was interrupted"  # its result
-
 # How each question result the host writes begins (asks/contract/results.py), and what the
 # scripted agent tells the person about it; a test builds every result and checks these.
 _RESULT_OPENINGS: Final = (
     ("User has answered your questions:", ""),  # the answers themselves (below)
     ("User declined to answer questions", N_("You declined; I'll go on with my best judgement.")),
     ("The user chose to answer later.", N_("Deferred: I'll get your answer when you give it.")),
-    (INTERRUPTED_WAIT, N_("The wait was interrupted; I'll get your answer when you give it.")),
+    (
+        "Waiting for the user's answer was interrupted",
+        N_("The wait was interrupted; I'll get your answer when you give it."),
+    ),
     ("Questions sent to the user without blocking", N_("Queued: answer whenever you like.")),
     ("The questions were withdrawn", N_("I withdrew the question.")),
     ("The user already answered", N_("You had already answered that.")),
@@ -380,9 +381,11 @@ def feedback_words(text: str) -> str:
 
 
 def _cut_short(result: str) -> bool:
-    """Did the tool call of ``result`` get cut short (the turn interrupted, failed, or asks
-    restarted): a call with no real result, or a blocking question's wait interrupted?"""
-    return result.startswith((f"Error [{contract.ErrorCode.INTERRUPTED}]", INTERRUPTED_WAIT))
+    """Did the tool call of ``result`` get cut short: no real result, because the turn was
+    interrupted (every open call then gets one, a question's too), failed, or asks restarted?
+    (A blocking question's wait that ended ``interrupted`` while the turn goes on — line mode
+    at end of input — is a real result: the step goes on.)"""
+    return result.startswith(f"Error [{contract.ErrorCode.INTERRUPTED}]")
 
 
 def _is_feedback(message: Message) -> bool:
