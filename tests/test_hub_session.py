@@ -139,7 +139,7 @@ async def test_chat_lines_that_reach_no_agent_say_where_to_write(launch: Launche
     app, url, token = start_hub(launch)
     send(app, "hello there")
     app.wait_for(
-        "No agent runs in this session, so nothing reads that. Agents ask here through the hub"
+        "Nothing was sent: no agent runs in this session to read it. Agents ask here through"
     )
     kept(app, "hello there")
     async with agent(url, token, "planner") as planner:
