@@ -77,7 +77,7 @@ import attrs
 
 from asks.contract import DEFAULT_GUIDANCE, Guidance
 from asks.core.events import EventKind
-from asks.core.i18n import LANGUAGES, N_, _, normalize
+from asks.core.i18n import N_, SHOWN_CODES, _, normalize
 from asks.core.keydefaults import DEFAULT_COLLAPSE_KEY, DEFAULT_FOCUS_TOGGLE_KEY, OFF
 from asks.sanitize import sanitize_line
 
@@ -383,7 +383,7 @@ def _section(path: Path, table: str, raw: object, default: S, warnings: list[str
             warnings.append(_warn(path, _("unknown key {name}; ignored").format(name=label)))
         elif not rule.kind.accepts(value):
             shown = _show_default(getattr(default, rule.attribute))
-            expected = _(rule.kind.expected).format(codes=", ".join(LANGUAGES))
+            expected = _(rule.kind.expected).format(codes=", ".join(SHOWN_CODES))
             message = _("{key} must be {expected}; using the default {default}").format(
                 key=f"[{table}] {key}", expected=expected, default=shown
             )

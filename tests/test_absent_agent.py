@@ -69,11 +69,11 @@ def test_lines_for_nobody_name_the_agents_and_write_nothing(rig: Rig, nobody: Ab
         assert nobody.send_nowait(line) is Sent.REFUSED  # the chat editor keeps the line
     notices = [text for kind, text in said(nobody) if kind is EntryKind.NOTICE]
     assert notices == [
-        "No agent runs in this session, so nothing reads that. Write @name text to send a "
-        "note to one of: planner.",
+        "Nothing was sent: no agent runs in this session to read it. Write @name text to send "
+        "a note to one of: planner.",
         "No agent named bob has been seen here. Agents seen: planner.",
         "Write the note after the name: @planner your note",
-        "No agent runs in this session, so nothing reads that. Write @name text to send a "
-        "note to one of: planner.",
+        "Nothing was sent: no agent runs in this session to read it. Write @name text to send "
+        "a note to one of: planner.",
     ]
     assert len(rig.lines()) == before

@@ -21,7 +21,7 @@ import pytest
 import trio
 from support.agent_rig import AgentRig
 from support.fake_openai import FakeOpenAI, Reply
-from support.hub import keyring_with
+from support.hub import TOKEN, keyring_with
 from support.pty_harness import PtyApp
 from support.rig import Rig
 
@@ -286,6 +286,80 @@ async def test_the_hub_s_sdk_logs_go_to_the_debug_log_when_it_is_on(
     finally:
         log.close()
     assert "WARNING mcp.server.streamable_http: as the SDK would: a dropped stream" in read(path)
+
+
+# ------------------------------------------------------------ what clients send is inert there
+HOSTILE = "abc\x1b]0;pwned\x07\x1b[31mRED\x1b[0m\u009b2J\u202etxt"
+
+
+async def raw_post(url: str, header: str) -> bytes:
+    """A POST to the hub at ``url`` with the header line ``header`` sent as it is (an HTTP
+    client library would refuse its bytes); the response's first line."""
+    parts = urlsplit(url)
+    assert parts.hostname == "127.0.0.1" and parts.port is not None
+    body = b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}'
+    head = (
+        f"POST {parts.path} HTTP/1.1\r\nHost: 127.0.0.1:{parts.port}\r\n"
+        f"Authorization: Bearer {TOKEN}\r\nContent-Type: application/json\r\n"
+        f"Accept: application/json, text/event-stream\r\n{header}\r\n"
+        f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+    )
+    stream = await trio.open_tcp_stream("127.0.0.1", parts.port)
+    async with stream:
+        await stream.send_all(head.encode("utf-8") + body)
+        received = b""
+        while b"\r\n" not in received and (chunk := await stream.receive_some()):
+            received += chunk
+    return received.split(b"\r\n", 1)[0]
+
+
+def inert(text: str) -> bool:
+    """No escape, C0 control but newline, C1 control or bidi control in ``text``."""
+    return not any(
+        (ord(c) < 0x20 and c != "\n") or 0x7F <= ord(c) <= 0x9F or c in "\u202e\u2066" for c in text
+    )
+
+
+async def test_a_hostile_session_header_reaches_the_debug_log_inert(
+    debug_log: Path, hub: HubServer
+) -> None:
+    """The SDK logs an unknown ``Mcp-Session-Id`` as received: its escapes were written raw."""
+    assert hub.url is not None
+    status = await raw_post(hub.url, f"Mcp-Session-Id: {HOSTILE}")
+    assert status.startswith(b"HTTP/1.1 404"), status
+    text = read(debug_log)
+    assert "unknown or expired session ID: abc" in text
+    assert "pwned" not in text  # the window-title string went whole
+    assert inert(text), repr(text)
+
+
+def test_every_line_of_the_debug_log_is_inert_and_the_record_is_left_as_logged(
+    debug_log: Path,
+) -> None:
+    """Any log call (asks' own or a library's) quoting agent text: the message stays one line
+    (no forged line), a traceback keeps its lines; other handlers get the record unchanged."""
+    seen: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = seen.append  # type: ignore[method-assign]
+    where = diagnostics.logger("asks.hub.tools")
+    where.addHandler(handler)
+    try:
+        forged = "\n2026-01-01 00:00:00,000 INFO asks: forged"
+        where.warning("agent %s said %s", HOSTILE, forged)
+        try:
+            raise ValueError(f"bad label {HOSTILE}")
+        except ValueError as exc:
+            where.error("a bug", exc_info=exc)
+            diagnostics.unexpected(exc, "asks.hub.tools", f"POST /{HOSTILE}")  # a request's path
+    finally:
+        where.removeHandler(handler)
+    text = read(debug_log)
+    assert inert(text), repr(text)
+    assert not any(line.startswith("2026-01-01") for line in text.splitlines())
+    assert "Traceback (most recent call last):" in text
+    assert "ValueError: bad label abc" in text
+    assert seen[0].getMessage() == f"agent {HOSTILE} said {forged}"
+    assert inert(seen[-1].getMessage())  # what unexpected() logs is inert for every handler
 
 
 # ------------------------------------------------------------------------ the REPL, on screen

@@ -121,6 +121,8 @@ def test_sigkill_keeps_the_chat_line_and_a_half_written_answer(session: Session)
     wait_chat(resumed, CHAT_LINE)
     wait_panel(resumed, rf"4\. {re.escape(HALF)}|{re.escape(HALF)}")
     assert in_panel(resumed, r"Name the release\?")
+    # Said once (the transcript), not also in the panel's notice row and the status line.
+    assert flat(resumed).count("Restored your unsent") == 1, resumed.text()
     # Restoring saved and sent nothing.
     assert resolutions(session.records(), qid) == []
     assert user_messages(session.records()) == []

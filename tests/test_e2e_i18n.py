@@ -61,7 +61,7 @@ def test_lang_de_shows_the_repl_in_german_and_language_zh_switches_live(app: Pty
 
     app.type("/language xx")
     app.press("enter")
-    app.wait_for(r"未知语言 xx。可用: en, de, es, fr, ja, pt, pt_BR, ru, uk, zh。")
+    app.wait_for(r"未知语言 xx。可用: en, de, es, fr, ja, pt, pt-BR, ru, uk, zh。")
     app.type("/quit")
     app.press("enter")
     assert app.wait_exit() == 0

@@ -958,6 +958,9 @@ def test_retry_with_different_args_while_async_pending_is_call_conflict(rig: Rig
     reply = rig.ask_nowait("c1", call(q("Which cache?"), blocking=False))
     assert isinstance(reply, ToolError)
     assert reply.code is ErrorCode.CALL_CONFLICT
+    # which earlier call holds the id (its question, when), not "this conversation"
+    assert f'"Which database?" ({ref.id}, still pending)' in reply.message
+    assert " made at 20" in reply.message and "conversation" not in reply.message
     assert rig.host.panel_port.tabs == (ref,)
     assert len(rig.lines_of("group_asked")) == 1
 

@@ -8,6 +8,7 @@ keys do (``Rig.answer_option``). Raw ``httpx`` requests check what the guard ref
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import httpx
@@ -172,3 +173,30 @@ async def test_a_busy_port_is_one_sentence_naming_the_setting(hub: HubServer) ->
     assert str(raised.value) == (
         f"Port {taken} is in use: set another with --mcp-port or [mcp] port."
     )
+
+
+async def test_a_call_id_reused_by_a_second_run_names_the_agent_and_the_earlier_call(
+    rig: Rig, hub: HubServer
+) -> None:
+    """A client numbering its tool calls per process sends callId "1" again after a restart:
+    the refusal said "in this conversation" and nothing about which call held the id."""
+    cache = {**DB, "question": "Which cache?", "header": "Cache"}
+    async with client(hub) as first_run:
+        queued = await first_run.call_tool(
+            "ask_user_question", {"questions": [DB], "blocking": False}, meta={"callId": "1"}
+        )
+    assert not queued.is_error
+    [ref] = rig.host.panel_port.tabs
+    async with client(hub) as second_run:
+        refused = await second_run.call_tool(
+            "ask_user_question", {"questions": [cache], "blocking": False}, meta={"callId": "1"}
+        )
+    said = text_of(refused)
+    assert refused.is_error and said.startswith("Error [call_conflict]: ")
+    assert 'The tool-call id "1" was already used by agent "planner"' in said
+    assert f'"Which database?" ({ref.id}, still pending)' in said  # type: ignore[union-attr]
+    [asked] = rig.lines_of("group_asked")
+    when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(asked["ts"]))
+    assert f"made at {when}" in said
+    assert "conversation" not in said and "mcp:planner" not in said
+    assert rig.host.panel_port.tabs == (ref,)  # nothing asked

@@ -75,6 +75,26 @@ def test_golden_multi_select_with_checks_and_next(rig: Rig) -> None:
     check_golden("multi_select", lines)
 
 
+def test_multi_select_type_something_row_is_checked_while_it_holds_text(rig: Rig) -> None:
+    """The typed answer is one of a multi-select's answers: its row showed no check at all."""
+    rig.async_question(
+        "c1", "Which checks?", header="Checks", options=("Unit tests", "Lint"), multi=True
+    )
+    panel = make_panel(rig)
+    focused(rig)
+    press(panel, "down", "down")  # onto "3. Type something."
+    assert "│ › 3. [ ] " in "\n".join(screen(panel))
+    press(panel, *"Fuzz")
+    assert "│ › 3. [x] Fuzz" in "\n".join(screen(panel))  # while typing
+    press(panel, "up")
+    text = "\n".join(screen(panel))
+    assert "│   3. [x] Fuzz" in text and "[ ] Lint" in text
+    press(panel, "down", "ctrl u")  # cleared (the draft's clear is confirmed: once more)
+    press(panel, "ctrl u")
+    press(panel, "up")
+    assert "│   3. [ ] Type something." in "\n".join(screen(panel))
+
+
 def test_golden_free_text_editor_with_typed_text(rig: Rig) -> None:
     rig.async_question("c1", "What should the release be called?", header="Name", options=None)
     panel = make_panel(rig)

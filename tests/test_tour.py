@@ -23,6 +23,7 @@ from support.typist import after_claim_guard, wait_prompt_has_keys
 from urwid.testing import render_text
 
 from asks import contract
+from asks.agent.events import Message
 from asks.agent.hints import LINE_HINTS, AnswerHints
 from asks.agent.lines import result_summary
 from asks.agent.loop import AgentState, TextDelta
@@ -481,3 +482,48 @@ def test_the_tour_runs_in_the_locale_asked_for(home: Path, apps: list[PtyApp], l
     app.wait_for(re.escape(question))
     assert hello in flat(app)
     assert "Hi! I'm the scripted demo agent" not in flat(app)
+
+
+CUT_SHORT = """
+[[step]]
+on = "start"
+[[step.reply]]
+say = "Working on it, word by word."
+delay = 0
+[[step.reply]]
+say = "Work finished."
+delay = 0
+[[step]]
+on = "feedback"
+[[step.reply]]
+say = "Thanks."
+delay = 0
+"""
+
+
+async def reply_text(model: ScriptedModel, messages: list[Message], *, cut: bool = False) -> str:
+    """What ``model`` says to ``messages``; ``cut``: the turn is interrupted after one word."""
+    words = []
+    stream = model.stream(messages, [])
+    async for event in stream:
+        if isinstance(event, TextDelta):
+            words.append(event.text)
+        if cut:
+            await stream.aclose()  # type: ignore[attr-defined]
+            break
+    return "".join(words)
+
+
+@pytest.mark.parametrize("where", ["streaming", "tool"])
+async def test_a_step_cut_short_never_goes_on_when_feedback_wakes_the_agent(where: str) -> None:
+    """Interrupted while its reply streams, or with a tool result saying the call was cut
+    short: the feedback that wakes the agent later is answered alone, not followed by the
+    step's next line ("Draft finished." after Ctrl+C in the tour)."""
+    model = ScriptedModel(parse_script(CUT_SHORT, "cut.toml"))
+    first = await reply_text(model, [], cut=where == "streaming")
+    context = [Message("assistant", first)]
+    if where == "tool":
+        cut = contract.interrupted("interrupted by the person (Ctrl+C)").text
+        context.append(Message("tool", cut, tool_call_id="s0-0"))
+    context.append(Message("user", f"{contract.FEEDBACK_PREFIX} The user answered."))
+    assert await reply_text(model, context) == "Thanks."

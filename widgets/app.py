@@ -119,7 +119,8 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
         self._unread = 0  # sent messages the agent has not read (they are kept with the drafts)
         session.host.panel_port.drafts.keep_chat(self._unsent, self._put_back)
         session.transcript.subscribe(self._queue_moved)
-        restored = self.layer.restore_drafts()  # a resume: what the last run left unsent
+        # a resume: what the last run left unsent, said once: in the transcript, which keeps it
+        restored = self.layer.restore_drafts(say=False)
         if restored.notice is not None:
             session.transcript.add(EntryKind.NOTICE, restored.notice)
 
@@ -292,11 +293,11 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
         translator = i18n.active()
         if translator is None:  # an embedding that entered no translator scope
             return _("Languages are not available here.")
-        available = ", ".join(i18n.LANGUAGES)
+        available = ", ".join(i18n.SHOWN_CODES)
         if code is None:
             return _("Language: {name} ({code}). Available: {codes}.").format(
                 name=i18n.LANGUAGE_NAMES[translator.language],
-                code=translator.language,
+                code=i18n.shown(translator.language),
                 codes=available,
             )
         if not translator.switch(code):
@@ -307,7 +308,7 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
         self.panel.refresh()
         self._changed("status")
         return _("Language: {name} ({code}).").format(
-            name=i18n.LANGUAGE_NAMES[translator.language], code=translator.language
+            name=i18n.LANGUAGE_NAMES[translator.language], code=i18n.shown(translator.language)
         )
 
     def _quit(self) -> None:

@@ -210,12 +210,13 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
                     self._nursery = None
                     self._loop = None
 
-    def restore_drafts(self) -> Restored:
+    def restore_drafts(self, *, say: bool = True) -> Restored:
         """Bring back the drafts an earlier run of this session left (once; :meth:`running`
         calls it): pending questions' drafts into the panel, the chat line into the editor.
         Nothing is sent or saved. Returns what came back; its ``notice`` is the sentence to
-        show the person (the host's notice says it too)."""
-        return self._drafts.restore()
+        show the person: the host's notice says it, or with ``say=False`` (called before
+        :meth:`running`) only the caller does, e.g. in its transcript — once, not twice."""
+        return self._drafts.restore(say=say)
 
     def _read_chat(self) -> ChatLine:
         assert self._chat_edit is not None

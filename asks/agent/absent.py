@@ -101,13 +101,13 @@ class AbsentAgent:
         agents = self.addressees()
         if not agents:
             return _(
-                "No agent runs in this session, so nothing reads that. Agents ask here "
-                "through the hub (asks mcp config prints the set-up); write @name text to "
-                "send one a note."
+                "Nothing was sent: no agent runs in this session to read it. Agents ask "
+                "here through the hub (asks mcp config prints the set-up); write @name text "
+                "to send one a note."
             )
         return _(
-            "No agent runs in this session, so nothing reads that. Write @name text to "
-            "send a note to one of: {agents}."
+            "Nothing was sent: no agent runs in this session to read it. Write @name text "
+            "to send a note to one of: {agents}."
         ).format(agents=", ".join(agents))
 
     @staticmethod

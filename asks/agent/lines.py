@@ -72,6 +72,12 @@ def outcome_summary(text: str) -> str:
     return shorten(first, MAX_OUTCOME)
 
 
+def decided_result(name: str, text: str) -> str:
+    """``name → outcome``: a tool's result on a line of its own, after the permission decision
+    that closed its call's line (asks/agent/toolcalls.py, asks/agent/replay.py)."""
+    return f"{name} → {outcome_summary(text)}"
+
+
 def questions_summary(arguments: object, lookup: QuestionLookup) -> str:
     """One line per question of a parsed ``ask_user_question`` call (module docstring)."""
     questions = arguments.get("questions") if isinstance(arguments, dict) else None

@@ -7,7 +7,9 @@ The replayed transcript shows what the live one showed, in journal order:
 * each tool call of a reply, in call order, right after the reply's text: an
   ``ask_user_question`` call the host accepted as its ``? asked:`` card (a promoted question
   by its text and id); one it refused as its error; any other tool as its line
-  (``⚙ name · args``) ending with its result (``→ …``). A call the journal holds no result for
+  (``⚙ name · args``) ending with its result (``→ …``) — or, for a call that asked the person's
+  permission, without it: its result follows its (last) decision on a line of its own
+  (``⚙ name → …``), as live. A call the journal holds no result for
   was cut off by the end of the last run: its line ends with ``unfinished`` (the reason the
   resume gives it, e.g. "the session was restarted before this tool finished");
 * a result the host gave at once (an async group's ``queued``, ``already_received``) right
@@ -34,6 +36,7 @@ import attrs
 from asks.agent.hints import LINE_HINTS, AnswerHints
 from asks.agent.lines import (
     call_summary,
+    decided_result,
     feedback_summary,
     numbered,
     outcome_summary,
@@ -89,15 +92,22 @@ class Maps:
     results: dict[str, str] = attrs.Factory(dict)
     own: set[str] = attrs.Factory(set)
     at_once: dict[str, ToolResult] = attrs.Factory(dict)
+    decided: dict[str, PermissionDecided] = attrs.Factory(dict)  # a call's last decision
+    names: dict[str, str] = attrs.Factory(dict)  # the tool of each call in ``decided``
 
     def add_before(self, projection: Projection, records: Sequence[Record]) -> None:
         """Fold ``records``, which come just before the ones folded so far."""
         for record in reversed(records):
             entry = record.entry
-            if isinstance(entry, ChatMessage):
+            if isinstance(entry, PermissionDecided):
+                self.decided.setdefault(entry.call_id, entry)  # backwards: the last one stays
+            elif isinstance(entry, ChatMessage):
                 for call in entry.tool_calls:
                     if "name" in call:
-                        self.own.add(str(call.get("id", "")))
+                        made = str(call.get("id", ""))
+                        self.own.add(made)
+                        if made in self.decided:
+                            self.names[made] = str(call["name"])
                 if entry.role == "tool":
                     call_id = next(
                         (c.get("tool_call_id") for c in entry.tool_calls if "tool_call_id" in c),
@@ -155,6 +165,15 @@ class Renderer:
             add(EntryKind.FEEDBACK, feedback_summary(self.projection, entry.delivered), entry.mode)
         elif isinstance(entry, PermissionDecided):
             add(EntryKind.DECISION, entry.prompt, "allowed" if entry.allowed else "denied")
+            if self.maps.decided.get(entry.call_id) is entry and self._own(entry.call_id):
+                self._decided_result(entry.call_id)
+
+    def _decided_result(self, call_id: str) -> None:
+        """After a call's last permission decision: its result on a line of its own (its
+        ``⚙`` line, above the decision, was drawn without it), as the live agent drew it."""
+        name = self.maps.names.get(call_id, "")
+        outcome = self.maps.results.get(call_id, f"Error [interrupted]: {self.unfinished}.")
+        self.transcript.add(EntryKind.TOOL, decided_result(name, outcome), name)
 
     def _own(self, call_id: str) -> bool:
         while call_id not in self.maps.own and self.more():
@@ -182,8 +201,10 @@ class Renderer:
             if name == TOOL_NAME:
                 self._ask_call(call_id, arguments)
                 continue
-            outcome = self.maps.results.get(call_id, f"Error [interrupted]: {self.unfinished}.")
-            line = f"{call_summary(name, arguments)} → {outcome_summary(outcome)}"
+            line = call_summary(name, arguments)
+            if call_id not in self.maps.decided:  # else its result follows its decision
+                outcome = self.maps.results.get(call_id, f"Error [interrupted]: {self.unfinished}.")
+                line += f" → {outcome_summary(outcome)}"
             self.transcript.add(EntryKind.TOOL, line, name)
 
     def _ask_call(self, call_id: str, arguments: str) -> None:

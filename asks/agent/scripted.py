@@ -20,6 +20,10 @@ How it reacts (it only sees the context, like a real model):
   agent was woken by it, the first matching ``feedback`` step is the turn; mid-turn, that step's
   words and calls are put in front of the next queued reply, so the agent acknowledges the
   feedback at its next step and goes on with what it was doing;
+* an interrupted turn ends its step: a reply cut off while it streams, or a tool result that
+  says the call was cut short (``Error [interrupted]``: what an interrupted turn gives every
+  open call), drops the step's remaining replies — feedback that wakes the agent later never
+  continues with "Draft finished." for work that did not finish;
 * the first call of a new session with no user message starts the ``start`` step;
 * a reply's ``say`` may quote what really happened: ``{user}`` (last user message),
   ``{answers}`` (the answers in the newest tool result or feedback, comma-separated),
@@ -223,15 +227,21 @@ class ScriptedModel:
     ) -> AsyncIterator[ModelEvent]:
         self._read(messages)
         reply = self._queue.popleft() if self._queue else self._fallback(messages)
-        for word in _words(
-            self._text(reply.say).format_map(_Quotes(messages, self.hints)).rstrip()
-        ):
-            yield TextDelta(word)
-            if reply.delay:
-                await trio.sleep(reply.delay)
-        for n, call in enumerate(reply.calls):
-            args = localize.translated(call.args) if self.script.localized else call.args
-            yield ToolCall(f"s{len(messages)}-{n}", call.tool, _json(args))
+        done = False
+        try:
+            for word in _words(
+                self._text(reply.say).format_map(_Quotes(messages, self.hints)).rstrip()
+            ):
+                yield TextDelta(word)
+                if reply.delay:
+                    await trio.sleep(reply.delay)
+            for n, call in enumerate(reply.calls):
+                args = localize.translated(call.args) if self.script.localized else call.args
+                yield ToolCall(f"s{len(messages)}-{n}", call.tool, _json(args))
+            done = True
+        finally:
+            if not done:  # interrupted mid-reply: the step's rest would claim work not done
+                self._queue.clear()
 
     def _text(self, say: str) -> str:
         """``say`` in the language in force if the script is localized (module docstring)."""
@@ -244,6 +254,8 @@ class ScriptedModel:
         seen = self.seen() if callable(self.seen) else self.seen
         new, self.seen = messages[seen:], len(messages)
         for message in new:
+            if message.role == "tool" and _cut_short(message.content):
+                self._queue.clear()  # the turn was interrupted: its step ends here
             if message.role != "user":
                 continue
             if message.content.startswith(contract.FEEDBACK_PREFIX):
@@ -366,6 +378,14 @@ def feedback_words(text: str) -> str:
     if not answers:
         return _("No answer given: I'll go on without it.")
     return _("Got your answer: {answers}. I'll take it into account.").format(answers=answers)
+
+
+def _cut_short(result: str) -> bool:
+    """Did the tool call of ``result`` get cut short: no real result, because the turn was
+    interrupted (every open call then gets one, a question's too), failed, or asks restarted?
+    (A blocking question's wait that ended ``interrupted`` while the turn goes on — line mode
+    at end of input — is a real result: the step goes on.)"""
+    return result.startswith(f"Error [{contract.ErrorCode.INTERRUPTED}]")
 
 
 def _is_feedback(message: Message) -> bool:

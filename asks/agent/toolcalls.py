@@ -9,7 +9,9 @@ order the journal holds.
   (``→ …``), ``→ interrupted``, or ``→ failed`` (the exception goes up: the turn's error line
   says how). An unknown tool gets ``unknown_tool``. While it runs it may ask the person
   (:meth:`ToolRun.confirm`): the decision is journaled (``permission_decided``) and is a
-  transcript entry of its own, where a resumed transcript shows it again.
+  transcript entry of its own, where a resumed transcript shows it again. It closes the call's
+  line, and the result comes on a line of its own after it (``⚙ name → …``): what a command
+  did is never drawn above the decision that let it run.
 * ``ask_user_question``: served by the host. A ``? asked:`` card is drawn only for a call the
   host accepted (questions asked or a wait opened: :class:`AskCard`); a refused call shows its
   error instead. Its result is journaled by the host (``tool_result``) — except a retry the
@@ -28,8 +30,14 @@ import trio
 from asks import contract
 from asks.agent.events import Message, ToolCall
 from asks.agent.hints import AnswerHints
-from asks.agent.lines import call_summary, outcome_summary, questions_summary, result_summary
-from asks.agent.transcript import EntryKind, Transcript
+from asks.agent.lines import (
+    call_summary,
+    decided_result,
+    outcome_summary,
+    questions_summary,
+    result_summary,
+)
+from asks.agent.transcript import Entry, EntryKind, Transcript
 from asks.host.agentport import AgentPort
 from asks.store.entries import PermissionDecided, ToolResult
 
@@ -71,15 +79,22 @@ class ToolCalls:
             if tool is None:
                 text = contract.unknown_tool(call.name).text
             else:
-                text = await tool.run(
-                    call, ToolRun(self.host, self.transcript, self.confirm, call.id)
-                )
+                run = ToolRun(self.host, self.transcript, self.confirm, call.id, line)
+                text = await tool.run(call, run)
         except Exception:
             text = "failed"  # the turn's error line says how
             raise
         finally:
-            self.transcript.finish(line, f" → {outcome_summary(text)}")
+            self._ended(line, call.name, text)
         self.record(Message("tool", text, tool_call_id=call.id), False)
+
+    def _ended(self, line: Entry, name: str, text: str) -> None:
+        """The call's result on its line, or — the line was closed by a permission decision
+        — on a line of its own after the decision (:meth:`ToolRun.confirm`)."""
+        if line.done:
+            self.transcript.add(EntryKind.TOOL, decided_result(name, text), name)
+        else:
+            self.transcript.finish(line, f" → {outcome_summary(text)}")
 
     async def _ask(self, call: ToolCall, task_status: trio.TaskStatus[AskCard | None]) -> None:
         arguments = contract.parse_arguments(call.arguments)
@@ -144,7 +159,7 @@ class ToolRun:
     """The :class:`~asks.agent.loop.ToolContext` of one tool call: the agent's host and
     transcript, and a confirm that records the person's decision (module docstring)."""
 
-    __slots__ = ("_confirm", "call_id", "host", "transcript")
+    __slots__ = ("_confirm", "call_id", "host", "line", "transcript")
 
     def __init__(
         self,
@@ -152,14 +167,20 @@ class ToolRun:
         transcript: Transcript,
         confirm: Callable[[str], Any],
         call_id: str = "",
+        line: Entry | None = None,
     ) -> None:
         self.host = host
         self.transcript = transcript
         self._confirm = confirm
         self.call_id = call_id
+        self.line = line  # the call's ``⚙`` line, open while it runs
 
     async def confirm(self, text: str) -> bool:
+        """Ask the person; the decision is journaled and drawn after the call's line, which
+        it closes: what the command then does comes after the decision, never above it."""
         allowed = bool(await self._confirm(text))
         self.host.record_message_nowait(PermissionDecided(self.call_id, text, allowed))
+        if self.line is not None and not self.line.done:
+            self.transcript.finish(self.line)
         self.transcript.add(EntryKind.DECISION, text, "allowed" if allowed else "denied")
         return allowed

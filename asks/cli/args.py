@@ -49,26 +49,78 @@ DEFAULTS: Final[Mapping[str, Any]] = types.MappingProxyType(
 )
 
 
+HELP_WORDS: Final = frozenset({"-h", "--help"})
+DESCRIPTION: Final = "A chat REPL whose agent asks you questions without blocking you."
+EPILOG: Final = (
+    "asks mcp config claude|codex|json [--agent NAME], asks mcp token [--agent NAME] "
+    "[--rotate | --revoke NAME]: set up the hub's clients (asks mcp --help)"
+)
+HUB_DESCRIPTION: Final = (
+    "A session with no agent of its own: agents outside asks (Claude Code, Codex, any MCP "
+    "client) ask their questions here, through the hub, and a chat line '@name text' sends "
+    "agent name a note. The transcript says where the hub listens and how to set a client up."
+)
+HUB_EPILOG: Final = (
+    "Set up a client: asks mcp config claude|codex|json [--agent NAME], with this hub's "
+    "--data-dir, --mcp-host and --mcp-port (asks mcp --help)"
+)
+
+
 def parse_args(words: Sequence[str]) -> argparse.Namespace:
     """The command line ``words`` parsed (argparse's errors and exits for bad ones). No words:
     a namespace of :data:`DEFAULTS` (attribute access and ``vars`` as argparse's), without
-    loading argparse."""
+    loading argparse. Help asked of ``asks hub`` (``asks hub --help``, ``asks -h hub``) is the
+    hub's own: its usage and only the flags it takes (:func:`build_parser`)."""
     if not words:
         return cast("argparse.Namespace", types.SimpleNamespace(**DEFAULTS))
+    if HELP_WORDS.intersection(words) and _command_of(words) == "hub":
+        build_parser(hub=True).parse_args(["--help"])  # prints it and exits 0
     return build_parser().parse_args(words)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _command_of(words: Sequence[str]) -> str | None:
+    """The command ``words`` name (``sessions``, ``hub``), help words aside."""
+    parser = build_parser(with_help=False)
+    known, _rest = parser.parse_known_args([w for w in words if w not in HELP_WORDS])
+    return cast("str | None", known.command)
+
+
+def build_parser(*, hub: bool = False, with_help: bool = True) -> argparse.ArgumentParser:
+    """The grammar of ``asks`` or, with ``hub``, of ``asks hub`` (for its help: the flags a
+    hub takes, no command, no agent's flags); ``with_help=False``: without ``-h``."""
     import argparse  # noqa: PLC0415 (not for the bare command: parse_args)
 
     parser = argparse.ArgumentParser(
-        prog="asks",
-        description="A chat REPL whose agent asks you questions without blocking you.",
-        epilog="asks mcp config claude|codex|json [--agent NAME], asks mcp token [--agent "
-        "NAME] [--rotate | --revoke NAME]: set up the hub's clients (asks mcp --help)",
+        prog="asks hub" if hub else "asks",
+        description=HUB_DESCRIPTION if hub else DESCRIPTION,
+        epilog=HUB_EPILOG if hub else EPILOG,
+        add_help=with_help,
     )
     parser.add_argument("--version", action="version", version=f"asks {__version__}")
-    parser.add_argument("--script", type=Path, metavar="FILE", help="run a script file")
+    _add_files(parser)
+    if not hub:
+        _add_agent(parser)
+    _add_surfaces(parser)
+    _add_hub(parser, hub=hub)
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--resume", metavar="ID", help="resume the session ID")
+    group.add_argument(
+        "--continue", dest="cont", action="store_true", help="resume the most recent session"
+    )
+    if not hub:
+        parser.add_argument(
+            "command",
+            nargs="?",
+            choices=["sessions", "hub"],
+            help="'sessions' lists the sessions; 'hub' starts a session with no agent of its "
+            "own, where agents outside asks ask (Claude Code, Codex, …) and @name text sends "
+            "one a note (asks hub --help)",
+        )
+    return parser
+
+
+def _add_files(parser: argparse.ArgumentParser) -> None:
+    """Where sessions, the config and the debug log are; the language."""
     parser.add_argument("--data-dir", type=Path, metavar="DIR", help="where sessions are kept")
     parser.add_argument("--config", type=Path, metavar="FILE", help="config file to read")
     parser.add_argument(
@@ -83,9 +135,14 @@ def build_parser() -> argparse.ArgumentParser:
         type=i18n.locale,
         metavar="CODE",
         help="the language shown: "
-        + ", ".join(i18n.LANGUAGES)
+        + ", ".join(i18n.SHOWN_CODES)
         + " (default: [ui] locale, then LC_ALL, LC_MESSAGES, LANG)",
     )
+
+
+def _add_agent(parser: argparse.ArgumentParser) -> None:
+    """The flags of the session's own agent (the tour, a script, a model; ``-p``)."""
+    parser.add_argument("--script", type=Path, metavar="FILE", help="run a script file")
     parser.add_argument("--model", metavar="NAME", help="the model's name at the provider")
     parser.add_argument(
         "--provider",
@@ -107,6 +164,10 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PROMPT",
         help="run one turn without UI and print the answer ('-' or nothing: read stdin)",
     )
+
+
+def _add_surfaces(parser: argparse.ArgumentParser) -> None:
+    """Line mode and the web bridge."""
     parser.add_argument(
         "--line",
         action="store_true",
@@ -131,12 +192,17 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PORT",
         help="the web bridge's port (default: a free one)",
     )
-    parser.add_argument(
-        "--mcp",
-        action="store_true",
-        help="also serve the hub: Claude Code, Codex and other MCP clients ask "
-        "through this session's panel (asks mcp config prints the set-up)",
-    )
+
+
+def _add_hub(parser: argparse.ArgumentParser, *, hub: bool) -> None:
+    """Where the hub listens; ``--mcp`` to serve it (``asks hub`` always does)."""
+    if not hub:
+        parser.add_argument(
+            "--mcp",
+            action="store_true",
+            help="also serve the hub: Claude Code, Codex and other MCP clients ask "
+            "through this session's panel (asks mcp config prints the set-up)",
+        )
     parser.add_argument(
         "--mcp-port",
         type=_port,
@@ -148,20 +214,6 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="HOST",
         help="where the hub listens (default: [mcp] host, else 127.0.0.1)",
     )
-    group = parser.add_mutually_exclusive_group()
-    group.add_argument("--resume", metavar="ID", help="resume the session ID")
-    group.add_argument(
-        "--continue", dest="cont", action="store_true", help="resume the most recent session"
-    )
-    parser.add_argument(
-        "command",
-        nargs="?",
-        choices=["sessions", "hub"],
-        help="'sessions' lists the sessions; 'hub' starts a session with no agent of its own, "
-        "where agents outside asks ask (Claude Code, Codex, …) and @name text sends one "
-        "a note",
-    )
-    return parser
 
 
 def _port(text: str) -> int:

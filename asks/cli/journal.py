@@ -5,7 +5,8 @@
   (``--resume ID``; ``--continue``: the newest session of its kind, :func:`resume_id`) with its
   records. A hub session (``asks hub``) resumes only as one, any other only not as one: the
   other way is a :class:`UsageError` saying which command resumes it, before anything is
-  written. A session another program wrote by embedding asks (mode ``embedded``) is never
+  written (the command that does, as typed with the flags that matter: :func:`resume_hint`).
+  A session another program wrote by embedding asks (mode ``embedded``) is never
   resumed (its agent is that program's; the tour would take over its conversation), and
   ``--continue`` passes over it. :func:`check_resumable` makes the same refusals from the
   session's first line alone, before anything is opened or bound (the hub's port).
@@ -16,10 +17,12 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from asks.agent.choice import program_words, resume_command
 from asks.core.i18n import _
 from asks.store.entries import Entry, SessionMode, session_mode
 from asks.store.files import SessionInfo, session_path, validate_session_id
@@ -76,7 +79,7 @@ def open_journal(
             else _("open session {id} in {dir}")
         ).format(id=repr(session_id), dir=data_dir)
         raise storage_problem(what, exc) from exc
-    refusal = resume_refusal(session_id, session_mode(records), mode)
+    refusal = resume_refusal(args, session_id, session_mode(records), mode)
     if refusal is not None:
         journal.close()
         raise refusal
@@ -102,14 +105,17 @@ def check_resumable(args: argparse.Namespace, data_dir: Path, mode: SessionMode)
     except OSError:
         return  # the open says what is wrong with it, in its words
     info = SessionInfo(session_id, path, found.st_mtime, found.st_size)
-    refusal = resume_refusal(session_id, started_mode(info), mode)
+    refusal = resume_refusal(args, session_id, started_mode(info), mode)
     if refusal is not None:
         raise refusal
 
 
-def resume_refusal(session_id: str, started: SessionMode, mode: SessionMode) -> UsageError | None:
+def resume_refusal(
+    args: argparse.Namespace, session_id: str, started: SessionMode, mode: SessionMode
+) -> UsageError | None:
     """Why a session started as ``started`` is not resumed as ``mode`` (``None``: it is): an
-    embedder's session never is, a hub session only as one, any other only not as one."""
+    embedder's session never is, a hub session only as one, any other only not as one (saying
+    the command that resumes it, with the flags of ``args`` it needs)."""
     if started is SessionMode.EMBEDDED:
         return UsageError(
             _(
@@ -117,15 +123,30 @@ def resume_refusal(session_id: str, started: SessionMode, mode: SessionMode) -> 
                 "continue it in that program"
             ).format(id=session_id)
         )
-    if (started is SessionMode.HUB) != (mode is SessionMode.HUB):
+    if (hub := started is SessionMode.HUB) != (mode is SessionMode.HUB):
         return UsageError(
             (
-                _("session {id} is a hub session: resume it with asks hub --resume {id}")
-                if mode is not SessionMode.HUB
-                else _("session {id} is not a hub session: resume it with asks --resume {id}")
-            ).format(id=session_id)
+                _("session {id} is a hub session: resume it with {command}")
+                if hub
+                else _("session {id} is not a hub session: resume it with {command}")
+            ).format(id=session_id, command=resume_hint(args, session_id, hub=hub))
         )
     return None
+
+
+def resume_hint(args: argparse.Namespace, session_id: str, *, hub: bool) -> str:
+    """The command that resumes ``session_id`` — as a hub session (``asks hub``) or not —
+    typed as the person typed the program, shell-quoted, with the flags of ``args`` that it
+    needs: where the session is (``--data-dir``, ``--config``, absolute) and, for a hub,
+    where it listens (``--mcp-host``, ``--mcp-port``: its clients are set up for them)."""
+    program = program_words(sys.argv[0], sys.executable)  # as typed: `asks` may not be on PATH
+    if hub:
+        program.append("hub")
+        if args.mcp_host:
+            program += ["--mcp-host", args.mcp_host]
+        if args.mcp_port is not None:
+            program += ["--mcp-port", str(args.mcp_port)]
+    return resume_command(session_id, args.data_dir, args.config, program)
 
 
 def resume_id(args: argparse.Namespace, data_dir: Path) -> str | None:

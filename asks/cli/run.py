@@ -29,11 +29,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 import attrs
 import trio
 
-from asks.agent.choice import program_words, resume_command
 from asks.agent.hints import LINE_HINTS, AnswerHints
 from asks.agent.loop import Agent, Model, TurnOutcome
 from asks.agent.transcript import EntryKind
 from asks.cli.journal import check_resumable
+from asks.cli.journal import resume_hint as journal_hint
 from asks.cli.readconfig import config_notice
 from asks.cli.session import configured_session, model_of, open_session, start_session
 from asks.config import Config
@@ -255,13 +255,8 @@ def run_headless(args: argparse.Namespace, data_dir: Path, config: Config, promp
 
 
 def resume_hint(args: argparse.Namespace, session_id: str) -> str:
-    """The command that resumes ``session_id``, as the person typed the program."""
-    program = program_words(sys.argv[0], sys.executable)  # as typed: `asks` may not be on PATH
-    if args.command == "hub":
-        program += ["hub"]
-        if args.mcp_port is not None:
-            program += ["--mcp-port", str(args.mcp_port)]
-    return resume_command(session_id, args.data_dir, args.config, program)
+    """The command that resumes ``session_id``, as typed (:func:`asks.cli.journal.resume_hint`)."""
+    return journal_hint(args, session_id, hub=args.command == "hub")
 
 
 def hub_plan(args: argparse.Namespace, config: Config, data_dir: Path) -> Any:

@@ -17,6 +17,7 @@ contract.X`` and ``from asks.contract import X`` are the one way in:
 """
 
 from asks.contract.errors import (
+    EarlierQuestion,
     ErrorCode,
     ToolError,
     already_waiting,
@@ -74,6 +75,7 @@ __all__ = [
     "TOOL_NAME",
     "WITHDRAW_TOOL",
     "Call",
+    "EarlierQuestion",
     "ErrorCode",
     "GroupNote",
     "Guidance",

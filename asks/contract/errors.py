@@ -10,6 +10,7 @@ details are sanitised and bounded (:func:`reason`). Pure: no I/O, no state.
 from __future__ import annotations
 
 import enum
+import time
 from collections.abc import Sequence
 from typing import Final
 
@@ -134,13 +135,44 @@ def result_not_saved(detail: str) -> ToolError:
     )
 
 
-def call_conflict(call_id: str) -> ToolError:
+@attrs.frozen
+class EarlierQuestion:
+    """A question of the earlier call that holds a tool-call id (:func:`call_conflict`)."""
+
+    question_id: str
+    question: str
+    pending: bool
+
+
+def call_conflict(
+    call_id: str,
+    agent: str | None = None,
+    earlier: Sequence[EarlierQuestion] = (),
+    asked_at: float | None = None,
+) -> ToolError:
+    """``call_id`` holds another call: say whose (``agent``; ``None``: this session's own
+    agent) and which — its questions and when it was made (a UNIX time, shown in UTC) — so
+    that a client numbering its call ids anew each run sees why its second run is refused."""
+    by = f" by agent {quote(agent)}" if agent else ""
+    when = f" at {_utc(asked_at)}" if asked_at is not None else ""
+    listed = "; ".join(
+        f"{quote(q.question)} ({q.question_id}, {'still pending' if q.pending else 'closed'})"
+        for q in earlier
+    )
+    what = f" asking {listed}" if listed else ""
     return ToolError(
         ErrorCode.CALL_CONFLICT,
-        f"The tool-call id {quote(call_id)} was already used for a different "
-        "ask_user_question call in this conversation, so these questions were not asked. "
-        "Make the call again as a new tool call.",
+        f"The tool-call id {quote(call_id)} was already used{by} for an earlier, different "
+        f"ask_user_question call made{when}{what}, so these questions were not asked. "
+        "A client that numbers its tool calls anew each run reuses ids after a restart. Make "
+        "the call again as a new tool call; if the earlier questions are stale, take them "
+        "back with withdraw_question.",
     )
+
+
+def _utc(timestamp: float) -> str:
+    """``timestamp`` (UNIX time) as ``2026-12-05 12:27:21 UTC``."""
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(timestamp))
 
 
 def unknown_tool(name: str) -> ToolError:

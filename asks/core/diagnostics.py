@@ -14,8 +14,9 @@ one line (in the transcript, on stderr); the details go to the log.
 * **On** (``asks --debug-log FILE``, or the environment variable :data:`ENV`): a file, created
   0600 and appended to, never a terminal (refused), with a handler on the *root* logger, so
   the libraries' records (httpx, the MCP SDK) land there too: asks' own from DEBUG, the
-  others' from INFO. One process has at most one debug log. :meth:`DebugLog.close` puts the
-  logging configuration back as it was.
+  others' from INFO, each line sanitized (:class:`SafeFormatter`: what a client or an agent
+  sent reaches the file as inert text). One process has at most one debug log.
+  :meth:`DebugLog.close` puts the logging configuration back as it was.
 * :func:`details` is how every one-line notice of an unexpected error ends: ``details: FILE``
   while the log is on, else ``details: --debug-log FILE`` (how to get them next time).
   :func:`unexpected` logs an exception with its traceback and returns that line;
@@ -31,16 +32,37 @@ import stat
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Final, TextIO
+from typing import Any, Final, TextIO
 
 from asks.core.i18n import _
 from asks.core.version import __version__
-from asks.sanitize import sanitize_line
+from asks.sanitize import sanitize_line, sanitize_text
 
 ROOT: Final = "asks"
 ENV: Final = "ASKS_DEBUG_LOG"
 FORMAT: Final = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 LINE_MAX: Final = 300  # characters of an exception's message in a one-line notice
+
+
+class SafeFormatter(logging.Formatter):
+    """The debug log's lines: a record's message is one line of inert text whoever wrote it
+    (:func:`~asks.sanitize.sanitize_line`: a client's header value, an agent's label or text,
+    quoted by asks or by a library, carries no escape sequence and cannot start a line of its
+    own), and a traceback or stack is inert text that keeps its newlines
+    (:func:`~asks.sanitize.sanitize_text`). The record is not changed: other handlers (an
+    embedder's) see it as it was logged."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        safe = logging.makeLogRecord(record.__dict__)
+        safe.msg, safe.args = sanitize_line(record.getMessage()), None
+        safe.exc_text = sanitize_text(record.exc_text) if record.exc_text else None
+        return super().format(safe)
+
+    def formatException(self, ei: Any) -> str:  # noqa: N802 (logging's name)
+        return sanitize_text(super().formatException(ei))
+
+    def formatStack(self, stack_info: str) -> str:  # noqa: N802 (logging's name)
+        return sanitize_text(super().formatStack(stack_info))
 
 
 class DebugLogError(OSError):
@@ -87,7 +109,7 @@ def open_debug_log(path: Path) -> DebugLog:
     stream = open(fd, "a", encoding="utf-8", errors="backslashreplace")  # noqa: SIM115 (closed by it)
     root, own = logging.getLogger(), logging.getLogger(ROOT)
     log = DebugLog(path, stream, (root.level, own.level))
-    log.setFormatter(logging.Formatter(FORMAT))
+    log.setFormatter(SafeFormatter(FORMAT))
     root.addHandler(log)
     root.setLevel(min(root.getEffectiveLevel(), logging.INFO))
     own.setLevel(logging.DEBUG)
@@ -152,8 +174,9 @@ def leaf(exc: BaseException) -> BaseException:
 
 def unexpected(exc: BaseException, where: str, what: str = "unexpected error") -> str:
     """Log ``exc`` with its traceback under the logger ``where`` (``what`` happened); the
-    one line for the person: ``Type: message (details: …)``."""
-    logger(where).error("%s", what, exc_info=exc)
+    one line for the person: ``Type: message (details: …)``. ``what`` may quote a client
+    (a request's path): it is logged as inert text, for every handler."""
+    logger(where).error("%s", sanitize_line(what), exc_info=exc)
     inner = leaf(exc)
     text = sanitize_line(str(inner))[:LINE_MAX]
     said = f"{type(inner).__name__}: {text}" if text else type(inner).__name__

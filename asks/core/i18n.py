@@ -9,7 +9,8 @@ Which language (:func:`choose_language`): ``--locale``, then ``[ui] locale`` in 
 then the first non-empty of ``LC_ALL``, ``LC_MESSAGES``, ``LANG`` (POSIX order; an unsupported
 or ``C``/``POSIX`` value there means English), then English. Codes are normalized
 (:func:`normalize`): ``de_DE.UTF-8`` → ``de``, ``pt-BR`` / ``pt_BR.UTF-8`` → ``pt_BR``,
-``zh_CN`` → ``zh``.
+``zh_CN`` → ``zh``. Both spellings are taken everywhere; the person is always shown the tag
+with a hyphen (``pt-BR``, :func:`shown`), the catalogs' folder keeps the underscore.
 
 A :class:`Translator` holds the language chosen now; :meth:`Translator.switch` changes it in
 place (``/language zh``), so everything holding it follows. A message missing from a catalog
@@ -67,6 +68,15 @@ def normalize(code: str) -> str | None:
     if f"{language}_{region.upper()}" in LANGUAGE_NAMES:
         return f"{language}_{region.upper()}"
     return language if language in LANGUAGE_NAMES else None
+
+
+def shown(language: str) -> str:
+    """How a supported ``language`` is written for the person: its BCP 47 tag (``pt_BR`` →
+    ``pt-BR``, as the README writes it); :func:`normalize` takes either spelling back."""
+    return language.replace("_", "-")
+
+
+SHOWN_CODES: Final = tuple(shown(language) for language in LANGUAGES)
 
 
 def locale(code: str) -> str:

@@ -220,7 +220,20 @@ def _repeat_call(
         request, NewQuestions
     ):
         return _new_group(core, call_id, request, asker)
-    return contract.call_conflict(call_id)
+    return _conflict(core, call, call_id, asker)
+
+
+def _conflict(core: IntakeCore, call: CallState, call_id: str, asker: Asker) -> ToolReply:
+    """``call_conflict`` naming the agent and the earlier call (its questions, when); a hub
+    agent's id as it sent it (without the recipient the host namespaces it by)."""
+    shown = call_id.removeprefix(f"{asker.recipient}:") if asker.recipient else call_id
+    earlier = [
+        contract.EarlierQuestion(
+            ref.id, core.projection.question(ref).spec.question, ref in core.projection.pending
+        )
+        for ref in call.refs
+    ]
+    return contract.call_conflict(shown, asker.source, earlier, call.asked_at)
 
 
 def _repeat_result(core: IntakeCore, result: ToolResult, call: CallState) -> ToolReply:

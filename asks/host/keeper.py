@@ -21,8 +21,9 @@ for an ``urwid.Edit``). DESIGN §5 rule 10:
 * **Restore once.** :meth:`restore` reads the file (at resume; a new session has none),
   brings back what :func:`~asks.core.restore.plan_restore` allows — drafts of questions still
   pending with the same incarnation, the chat line into the registered editor — and says what
-  came back (the host's notice; the returned :class:`~asks.core.restore.Restored` carries the
-  sentence for a transcript). An unreadable file is one warning and no drafts, never a crash.
+  came back, once: the host's notice, or (``say=False``) only the returned
+  :class:`~asks.core.restore.Restored`'s sentence, for a caller that writes it elsewhere.
+  An unreadable file is one warning and no drafts, never a crash.
   A chat line that no editor took is kept in the file as it was.
 """
 
@@ -192,12 +193,14 @@ class DraftKeeper:
         return SavedDrafts(chat, self._questions[1])
 
     # -- restoring ------------------------------------------------------------------------
-    def restore(self) -> Restored:
+    def restore(self, *, say: bool = True) -> Restored:
         """Bring back the drafts of an earlier run, once (module docstring); a later call
-        returns the first one's result and changes nothing."""
+        returns the first one's result and changes nothing. ``say``: the host's notice says
+        what came back; without it the caller shows the returned notice itself (the REPL
+        writes it into its transcript: the person reads it once, not in three places)."""
         if self._restored is None:
             self._restored = self._restore()
-            if self._restored.notice is not None:
+            if say and self._restored.notice is not None:
                 self._core.say(self._restored.notice)
         return self._restored
 

@@ -162,6 +162,7 @@ class CallState:
     blocking: bool
     group_asked: GroupAsked | None = None
     result: ToolResult | None = None
+    asked_at: float | None = None  # its record's ``ts``: when the call was saved
 
 
 @attrs.define(eq=False)
@@ -234,6 +235,7 @@ class Projection:
                 self.conversation.append(record)
             case GroupAsked():
                 self._group_asked(entry)
+                self.calls[entry.call_id].asked_at = record.ts
             case Resolved():
                 self._resolved_entry(entry)
             case FeedbackDelivered():
@@ -242,7 +244,7 @@ class Projection:
             case PermissionDecided():
                 self.conversation.append(record)
             case WaitOpened():
-                self._open_call(CallState(entry.call_id, entry.refs, blocking=True))
+                self._open_call(CallState(entry.call_id, entry.refs, True, asked_at=record.ts))
             case Withdrawn():
                 for ref in entry.refs:
                     self._close(ref, QuestionStatus.WITHDRAWN)

@@ -198,6 +198,7 @@ def _calls(snapshot: Snapshot) -> LazyMap[str, CallState]:
             call = CallState(origin.call_id, origin.refs, blocking=True)
         if results[i] >= 0:
             call.result = entry(results[i])
+        call.asked_at = snapshot.records[origins[i]].ts
         return call
 
     open_positions = {snapshot.call_id(origins[i]): i for i in columns["open_calls"]}

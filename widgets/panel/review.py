@@ -7,13 +7,16 @@ what the confirm key does now (submit all, submit some and leave the rest pendin
 until at least one is answered). Between the cards and the summary, the person's note for
 all the questions: the panel's note editor while notes are open (Alt+N by default; the note is
 the host's draft, saved with the answers when Review submits), else the note as text if one
-was typed. The tab has no cursor row. It reads the host and never changes it.
+was typed, and the notes for all saved with answers given elsewhere (the browser), each
+saying where. A card of an answer given elsewhere shows its notes too. The tab has no cursor
+row. It reads the host and never changes it.
 
 All model text goes through :mod:`asks.sanitize` before it reaches a widget.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Hashable
 
 import urwid
@@ -73,7 +76,8 @@ class ReviewTab:
         summary = self._review_summary(answered, missing)
         title = self._memo.text("review", ("panel.question", _("Review your answers")))
         note, editor = self._note(tab, notes_open, len(rows))
-        after = (*note, self._memo.text("review", ("panel.hint", summary)))
+        saved = self._saved_notes(refs)
+        after = (*note, *saved, self._memo.text("review", ("panel.hint", summary)))
         body = Body(
             lead=(),
             rows=tuple(rows),
@@ -98,6 +102,21 @@ class ReviewTab:
         text = text_widget(("panel.notes", sanitize_text(note)))
         return (self._memo.get(("group note", note), lambda: prefixed(caption, width, text)),), None
 
+    def _saved_notes(self, refs: tuple[QuestionRef, ...]) -> tuple[urwid.Widget, ...]:
+        """The notes for all saved already with some of ``refs`` (written in the browser with
+        its answer), each with where it was written; the panel's own stays a draft until
+        Review submits (:meth:`_note`)."""
+        projection = self._host.projection
+        caption = ("panel.notes", _(GROUP_NOTE_CAPTION))
+        width = width_of(caption[1])
+        rows: list[urwid.Widget] = []
+        for note, given in projection.group_notes(refs):
+            where = _where(projection.by_ref[given[0]].source)
+            shown = sanitize_text(note) + (f" ({where})" if where else "")
+            row = functools.partial(prefixed, caption, width, text_widget(("panel.notes", shown)))
+            rows.append(self._memo.get(("saved note", shown), row))
+        return tuple(rows)
+
     def _wait(self, tab: ReviewKey) -> Wait | None:
         return self._host.wait_of_call(tab.call_id)
 
@@ -113,19 +132,12 @@ class ReviewTab:
         return self._review_item(number, ref, ("panel.answer", text)), False
 
     def _saved(self, ref: QuestionRef) -> str:
+        """``→ answer (where)`` of a question saved elsewhere, with the notes written there."""
         state = self._host.projection.by_ref[ref]
         answer = state.resolution.answer if state.resolution is not None else None
         text = _("Declined.") if answer is None else answer.text(state.question.spec)
-        text = answer_text(text)
-        if state.source in (None, "panel"):
-            return text
-        if state.source == "web":
-            where = _("in the browser")
-        elif state.source == "line":
-            where = _("in line mode")
-        else:
-            where = _("from {source}").format(source=sanitize_line(state.source))
-        return f"{text} ({where})"
+        where = _where(state.source)
+        return answer_text(f"{text} ({where})" if where else text, answer.notes if answer else "")
 
     def _review_item(self, number: int, ref: QuestionRef, answer: Markup) -> urwid.Widget:
         key = ("review", number, ref, frozen(answer))
@@ -151,6 +163,17 @@ class ReviewTab:
             stay = ngettext("{count} stays pending.", "{count} stay pending.", missing)
             return f"{submits} {stay.format(count=missing)}"
         return _("{key} submits all answers.").format(key=enter)
+
+
+def _where(source: str | None) -> str | None:
+    """Where an answer was given, for a note after it (``None``: in this panel)."""
+    if source in (None, "panel"):
+        return None
+    if source == "web":
+        return _("in the browser")
+    if source == "line":
+        return _("in line mode")
+    return _("from {source}").format(source=sanitize_line(source))
 
 
 ANSWER_MARK = "→ "

@@ -4,9 +4,10 @@
 heading and :class:`~asks.widgets.panel.body.Body` of a question tab from the question, its
 draft and the panel's view state (whether the panel has the keyboard, whether notes are open):
 the ``›`` cursor marker, numbers, labels and dimmed descriptions, ``[x]`` checks for
-multi-select, the inline reply editor while the cursor is on ``Type something.``, ``Next`` for
-multi-select (dim until something is picked), the notes line and the preview. It keeps one
-:class:`Row` per question and row, and forgets the rows of questions no longer pending.
+multi-select (the ``Type something.`` row's too: checked while it holds text), the inline
+reply editor while the cursor is on ``Type something.``, ``Next`` for multi-select (dim until
+something is picked), the notes line and the preview. It keeps one :class:`Row` per question
+and row, and forgets the rows of questions no longer pending.
 
 All model text goes through :mod:`asks.sanitize` before it reaches a widget.
 """
@@ -257,16 +258,22 @@ class QuestionRows:
         row = custom_row(question.spec)
         here = draft.cursor == row
         editing = here and not notes_open
-        inputs = (here, active, editing, "" if editing else draft.custom_text)
-        return self._row(ref, row, OPTION_PREFIX).show(
+        multi = question.spec.multi_select
+        filled = bool(draft.custom_text.strip()) if multi else None  # its check in multi
+        inputs = (here, active, editing, "" if editing else draft.custom_text, filled)
+        return self._row(ref, row, OPTION_PREFIX + (CHECK_PREFIX if multi else 0)).show(
             inputs, lambda: self._draw_custom_row(question, draft, active, editing)
         )
 
     def _draw_custom_row(
         self, question: Question, draft: Draft, active: bool, editing: bool
     ) -> tuple[Markup, Markup | urwid.Widget]:
+        """Its number and, in multi-select, its check like an option's: ``[x]`` while it
+        holds text (the text is one of the answers), ``[ ]`` while blank."""
         row = custom_row(question.spec)
         prefix: list[Markup] = [self._marker(draft, row, active), f"{row + 1}. "]
+        if question.spec.multi_select:
+            prefix.append(("panel.check", "[x] ") if draft.custom_text.strip() else "[ ] ")
         if editing:
             return prefix, self._reply_row
         if draft.custom_text.strip():
@@ -308,7 +315,8 @@ class QuestionRows:
         if notes_open:
             return self._notes, count, width_of(_(NOTES_CAPTION))
         if draft.cursor == custom_row(question.spec):
-            return self._reply, custom_row(question.spec), OPTION_PREFIX
+            check = CHECK_PREFIX if question.spec.multi_select else 0
+            return self._reply, custom_row(question.spec), OPTION_PREFIX + check
         return None
 
     def _preview(self, ref: QuestionRef, question: Question, draft: Draft) -> urwid.Widget | None:
