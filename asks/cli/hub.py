@@ -218,6 +218,9 @@ async def running(
         try:
             yield
         finally:
+            from asks.hub.hooks import hand_back_all  # noqa: PLC0415 (the hub's own module)
+
+            await hand_back_all((plan.port or host.hub_port).permissions)
             nursery.cancel_scope.cancel()
 
 

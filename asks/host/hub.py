@@ -34,6 +34,7 @@ from asks.core import events as ev
 from asks.core.model import QuestionRef
 from asks.host import calls
 from asks.host.notes import feedback_of, send_note, split
+from asks.host.permissions import PermissionDesk
 from asks.host.state import HostState
 from asks.host.waits import ToolReply, Wait
 from asks.store.entries import FeedbackOffered, OfferDelivered, OfferReleased
@@ -63,12 +64,20 @@ class Offer:
 class HubPort:
     """The MCP server's view of the host (see module docstring)."""
 
-    __slots__ = ("_seen", "_serial", "_state")
+    __slots__ = ("_permissions", "_seen", "_serial", "_state")
 
     def __init__(self, state: HostState) -> None:
         self._state = state
         self._serial = 0
         self._seen: dict[str, None] = {}  # labels that called a tool since start, in order
+        self._permissions: PermissionDesk | None = None
+
+    @property
+    def permissions(self) -> PermissionDesk:
+        """The agents' permission requests (:mod:`asks.host.permissions`)."""
+        if self._permissions is None:
+            self._permissions = PermissionDesk(self._state)
+        return self._permissions
 
     # -- agents --------------------------------------------------------------------------
     def seen(self, label: str) -> None:

@@ -31,6 +31,7 @@ from asks.core.version import __version__
 from asks.host.hub import HubPort
 from asks.hub.credentials import Keyring
 from asks.hub.guard import HubGuard, Refusal
+from asks.hub.hooks import HOOK_LIMIT, PermissionHook
 from asks.hub.listen import LOOPBACK
 from asks.hub.tools import PROGRESS_EVERY, HubTools
 
@@ -61,6 +62,7 @@ class HubServer:
     listener: socket.socket
     progress_every: float = PROGRESS_EVERY
     on_refused: Callable[[Refusal], None] | None = None
+    hook_limit: float = HOOK_LIMIT  # seconds a permission request waits before handing back
     url: str | None = attrs.field(init=False, default=None)
 
     @property
@@ -88,7 +90,10 @@ class HubServer:
             transport_security=security,
             host=self.bind_host,
         )
-        return HubGuard(sdk_app, self.port, self.keyring, hosts, PATH, MAX_BODY, self.on_refused)
+        hooks = PermissionHook(self.port.permissions, self.hook_limit)
+        return HubGuard(
+            sdk_app, self.port, self.keyring, hosts, PATH, MAX_BODY, self.on_refused, hooks
+        )
 
     async def run(self, task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED) -> None:
         """Serve until cancelled; ``task_status.started(url)`` once listening."""
