@@ -6,7 +6,11 @@ text drawn sanitized, asks quitting hands back and journals it."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -209,3 +213,50 @@ async def test_hostile_text_in_the_command_is_drawn_sanitized(
     for bad in ("\x1b", "\x07", "\u202e"):
         assert bad not in drawn
     rig.host.hub_port.permissions.quit()
+
+
+# ---------------------------------------------------------------------------- the command hook
+def hook_command(data_dir: Path, port: int, *extra: str) -> list[str]:
+    words = ["hook", "permission", "--data-dir", str(data_dir), "--mcp-port", str(port)]
+    return [sys.executable, "-m", "asks", *words, *extra]
+
+
+async def test_the_command_hook_prints_the_panels_decision(
+    rig: Rig, hub: HubServer, nursery: trio.Nursery
+) -> None:
+    token = agent_token(rig.directory, "builder")
+    assert token
+    assert hub.url is not None
+    port = int(hub.url.rsplit(":", 1)[1].removesuffix("/mcp"))
+    done: list[subprocess.CompletedProcess[bytes]] = []
+
+    async def run() -> None:
+        command = hook_command(rig.directory, port, "--agent", "builder")
+        done.append(
+            await trio.run_process(command, stdin=json.dumps(CLAUDE).encode(), capture_stdout=True)
+        )
+
+    nursery.start_soon(run)
+    tab = await tab_appears(rig)
+    assert rig.host.surface_port.question(tab).source == "builder"
+    rig.answer_option(tab, 0)
+    while not done:
+        await trio.sleep(0.005)
+    assert done[0].returncode == 0
+    assert json.loads(done[0].stdout) == ALLOW
+
+
+def test_the_command_hook_hands_back_when_asks_is_not_running(tmp_path: Path) -> None:
+    listener = bind_listener(port=0)
+    port = listener.getsockname()[1]
+    listener.close()  # nothing listens there now: connection refused
+    keyring_with(tmp_path, TOKEN)
+    run = subprocess.run(
+        hook_command(tmp_path, port),
+        input=json.dumps(CODEX).encode(),
+        capture_output=True,
+        check=False,
+    )
+    assert run.returncode == 0
+    assert json.loads(run.stdout) == {}  # no decision: the agent's own dialog decides
+    assert b"did not answer" in run.stderr

@@ -51,9 +51,8 @@ import trio
 from asks.host.hub import HubPort, Offer
 from asks.hub.bodies import BodyProblem, BodyTooLargeError, problem, read_body, too_large
 from asks.hub.credentials import Keyring
+from asks.hub.hookcmd import HOOK_PATH  # asks/hub/hooks.py serves it
 from asks.hub.identity import DEFAULT_LABEL, HEADER, label_problem
-
-HOOK_PATH: Final = "/hooks/permission"  # asks/hub/hooks.py serves it
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]

@@ -33,7 +33,7 @@ import trio
 from asks.core.permission import Behavior, HandBack, HookProblem, Verdict, parse_request, reply_body
 from asks.host.permissions import OpenRequest, PermissionDesk
 from asks.hub.bodies import BodyTooLargeError, read_body
-from asks.hub.guard import HOOK_PATH
+from asks.hub.hookcmd import HOOK_PATH, HOOK_TIMEOUT
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -41,7 +41,6 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
 MAX_HOOK_BODY: Final = 256 * 1024  # bytes: a command and its description are a few KiB
-HOOK_TIMEOUT: Final = 120  # seconds: the hook timeout ``asks mcp config`` writes
 HOOK_LIMIT: Final = 110.0  # seconds the hub waits before handing back (under the timeout)
 SEND_GRACE: Final = 5.0  # seconds a reply may take to be handed over
 QUIT_GRACE: Final = 1.0  # seconds asks waits, quitting, for the hand-back replies to go out
