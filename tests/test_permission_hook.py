@@ -77,6 +77,12 @@ async def asked(
     return await tab_appears(rig), replies
 
 
+async def journaled(rig: Rig, entry_type: str) -> None:
+    """Wait until the journal holds an ``entry_type`` line (progress, not a clock)."""
+    while not rig.lines_of(entry_type):
+        await trio.sleep(0.005)
+
+
 async def replied(replies: list[httpx.Response]) -> httpx.Response:
     while not replies:
         await trio.sleep(0.005)
@@ -129,6 +135,7 @@ async def test_the_limit_hands_back_and_the_tab_goes_with_a_notice(
 ) -> None:
     reply = await post(quick_hub, CLAUDE)
     assert (reply.status_code, reply.json()) == (200, {})  # no decision: the agent's dialog
+    await journaled(rig, "withdrawn")  # after the reply went out
     assert rig.host.panel_port.tabs == ()
     (withdrawn,) = rig.lines_of("withdrawn")
     assert withdrawn["reason"] == "permission handed back: the hook's time limit was reached"
@@ -159,6 +166,7 @@ async def test_quitting_hands_back_every_open_request_and_journals_it(
     await hand_back_all(rig.host.hub_port.permissions)
     reply = await replied(replies)
     assert reply.json() == {}
+    await journaled(rig, "withdrawn")
     (withdrawn,) = rig.lines_of("withdrawn")
     assert withdrawn["reason"] == "permission handed back: asks is quitting"
     after = await post(hub, CODEX)  # asks is going: a new request is handed back at once

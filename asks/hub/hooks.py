@@ -136,21 +136,27 @@ class PermissionHook:
         if why is HandBack.GONE:
             self.desk.hand_back(opened, why)  # nobody to reply to
             return
-        if why is not None:
-            self.desk.hand_back(opened, why)
-            await _json(send, 200, reply_body(verdict))
-            return
-        sent = False
-        with trio.CancelScope(shield=True, deadline=trio.current_time() + SEND_GRACE):
+        if why is not None:  # the reply first, so that asks quitting waits for it to go
             try:
-                await _json(send, 200, reply_body(verdict))
-                sent = True
-            except (OSError, trio.BrokenResourceError, trio.ClosedResourceError):
-                pass  # the connection broke: not delivered
-        if not sent:
-            self.desk.hand_back(opened, HandBack.GONE)
-        else:
+                await _reply(send, verdict)
+            finally:
+                self.desk.hand_back(opened, why)
+            return
+        if await _reply(send, verdict):
             self.desk.replied(opened, verdict)
+        else:
+            self.desk.hand_back(opened, HandBack.GONE)
+
+
+async def _reply(send: Send, verdict: Verdict) -> bool:
+    """Send the reply, shielded for at most :data:`SEND_GRACE` seconds; was it handed over?"""
+    with trio.CancelScope(shield=True, deadline=trio.current_time() + SEND_GRACE):
+        try:
+            await _json(send, 200, reply_body(verdict))
+        except (OSError, trio.BrokenResourceError, trio.ClosedResourceError):
+            return False  # the connection broke: not delivered
+        return True
+    return False  # not handed over in time
 
 
 async def _json(send: Send, status: int, payload: dict[str, Any]) -> None:
