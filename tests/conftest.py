@@ -12,6 +12,8 @@ Fixtures (the code behind them is in tests/support/, see its ``__init__``):
 * ``server`` — a fake OpenAI-compatible provider on 127.0.0.1
   (:class:`support.fake_openai.FakeOpenAI`; tests/test_anthropic_model.py has its own, the
   Anthropic one), stopped at the end;
+* ``real_clients`` — the real Claude Code and Codex against fake models
+  (:class:`support.realclients.RealClients`), every one ended at the end;
 * ``hub`` — the hub's MCP server on a free 127.0.0.1 port in the test's nursery, in front of
   the ``rig``'s host (shared token :data:`support.hub.TOKEN`, in the rig's data dir).
 """
@@ -29,6 +31,8 @@ from support.launcher import Launcher
 from support.rig import Rig
 
 if TYPE_CHECKING:
+    from support.realclients import RealClients
+
     from asks.hub.server import HubServer
 
 settings.register_profile(
@@ -54,6 +58,18 @@ def launch(tmp_path: Path) -> Iterator[Launcher]:
         yield launcher
     finally:
         launcher.close()
+
+
+@pytest.fixture
+def real_clients(tmp_path: Path) -> Iterator["RealClients"]:
+    """The real Claude Code and Codex (tests/support/realclients), all ended at the end."""
+    from support.realclients import RealClients  # noqa: PLC0415
+
+    clients = RealClients(tmp_path / "clients")
+    try:
+        yield clients
+    finally:
+        clients.close()
 
 
 @pytest.fixture
