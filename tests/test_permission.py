@@ -222,3 +222,24 @@ def test_quitting_refuses_new_requests_and_hands_back_open_ones(rig: Rig) -> Non
     found = parse_request(body(CODEX))
     assert isinstance(found, PermissionRequest)
     assert desk.open("builder", found) is None
+
+
+def test_the_transcript_says_who_asked_what_and_what_came_of_it(rig: Rig) -> None:
+    from asks.hub.narration import narrate  # noqa: PLC0415 (the hub's module)
+
+    lines: list[str] = []
+    projection = rig.host.surface_port.projection
+    rig.host.subscribe_events(lambda event: lines.extend(narrate(event, projection)))
+    desk = rig.host.hub_port.permissions
+    allowed = open_request(rig)
+    rig.answer_option(allowed.ref, 0)
+    desk.replied(allowed, Verdict(Behavior.ALLOW))
+    handed = open_request(rig, "reviewer")
+    desk.hand_back(handed, HandBack.GONE)
+    assert lines == [
+        "builder asks permission: Bash: npm test",
+        "You allowed builder: Bash: npm test",
+        "reviewer asks permission: Bash: npm test",
+        "reviewer · Bash: npm test: handed back to the agent's own dialog (answered in the "
+        "agent's own dialog, or the agent gave up)",
+    ]
