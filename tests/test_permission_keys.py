@@ -13,7 +13,7 @@ from support.rig import Rig
 from test_permission import CLAUDE
 
 from asks.core.focus import TYPING_GUARD
-from asks.core.permission import Behavior, PermissionRequest, Verdict, parse_request
+from asks.core.permission import Behavior, HandBack, PermissionRequest, Verdict, parse_request
 from asks.host.permissions import OpenRequest
 from asks.widgets.panel import QuestionPanel
 
@@ -106,3 +106,16 @@ def test_y_on_an_ordinary_question_is_typing_as_before(rig: Rig) -> None:
     assert rig.host.panel_port.enter_panel_nowait() is None
     press(panel, "y")
     assert chat_text(panel) == "y" and rig.host.panel_port.focus.doubt is None
+
+
+def test_a_held_decision_goes_with_its_request(rig: Rig) -> None:
+    panel = make_panel(rig)
+    first = request(rig)
+    second = request(rig)
+    assert rig.host.panel_port.enter_panel_nowait() is None
+    assert rig.host.panel_port.selected == first.ref
+    press(panel, "y")
+    rig.host.hub_port.permissions.hand_back(first, HandBack.GONE)  # its dialog answered first
+    assert rig.host.panel_port.focus.doubt is None
+    pause(rig, panel)
+    assert verdict(rig, second) is None  # the "y" was never the other request's

@@ -13,7 +13,7 @@ Enter; a printable key before that sends both to the chat (the layer's stray pat
   row is chosen with the panel's own confirm (:class:`~asks.host.commands.PanelCommand`), so
   its refusals (the first Enter after stray typing, on a question the keys reached on their
   own) hold for ``y`` as for Enter. A decision delivered when the panel no longer has the
-  keys, or its request is gone, does nothing (it was aimed at that request);
+  keys, or on another tab than the request it was aimed at, does nothing;
 * :meth:`PermissionKeys.confirm` — Enter delivers a held decision at once; without one it is
   the panel's Enter.
 """
@@ -37,6 +37,7 @@ class PermissionKeys:
 
     def __init__(self, port: PanelPort) -> None:
         self._port = port
+        self._aimed: QuestionRef | None = None  # the request a held decision key was aimed at
 
     def request_at(self, tab: Hashable | None) -> QuestionRef | None:
         """``tab`` (else the selected tab) if it is a pending permission request."""
@@ -57,7 +58,7 @@ class PermissionKeys:
         def decide(_press: KeyPress) -> str | None:
             port = self._port
             ref = self.request_at(None)
-            if ref is not None and port.focus.keys_to_panel:
+            if ref is not None and ref == self._aimed and port.focus.keys_to_panel:
                 port.set_cursor_nowait(row, ref)
                 port.command_nowait(PanelCommand.CONFIRM, ref)
             return None
@@ -68,7 +69,8 @@ class PermissionKeys:
         """``held`` (the decision, held to the pause) on a permission request; else unused."""
 
         def run(press: KeyPress) -> str | None:
-            return held(press) if self.request_at(press.tab) is not None else press.key
+            self._aimed = self.request_at(press.tab)
+            return held(press) if self._aimed is not None else press.key
 
         return run
 

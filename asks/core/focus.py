@@ -328,6 +328,8 @@ class Focus:
         over it returns to the loan origin); with a claim the typing guard is re-armed from
         ``now`` with the keys at the loan origin. The question the keys reach next is
         unchosen."""
+        if not self.prompt_owns:
+            self.doubt = None  # a decision held at the request that went away was aimed at it
         claim = self.claim
         if claim is None:
             if self.panel_focused:
@@ -390,6 +392,8 @@ class Focus:
         """Return focus to the loan origin if still mounted, else to the chat editor."""
         if self.panel_focused:
             self.owner = self._origin_or_chat()
+            if not self.prompt_owns:
+                self.doubt = None  # a decision held in the panel goes with it
         self.loan_origin = None
         self.claim = None
         self.stray_mark = self.handed = self.unchosen = False
