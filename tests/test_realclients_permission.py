@@ -4,8 +4,10 @@ TUIs (tests/support/realclients, against fake models) and ``asks hub`` under a p
 
 The hook each client gets is exactly what ``asks mcp config claude|codex --agent builder``
 prints. Claude Code: a ``Bash`` permission allowed in the panel runs the command, one denied
-there (with ``n`` and Enter) does not. Codex: an exec approval (``approval_policy =
-"on-request"``, read-only sandbox, an escalated ``touch``) allowed in the panel runs it.
+there (with ``n`` and Enter) does not; with the command form (``asks hook permission``, the
+entry printed for Codex) too, and a request open when asks quits is handed back (``{}``):
+Claude's own dialog decides. Codex: an exec approval (``approval_policy = "on-request"``,
+read-only sandbox, an escalated ``touch``) allowed in the panel runs it.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -107,3 +110,38 @@ def test_codex_exec_approval_allowed_in_the_panel(
     assert outside.exists()
     decided = [r for r in launch.records() if r["type"] == "permission_decided"]
     assert [r["allowed"] for r in decided] == [True]
+
+
+def command_hooks(launch: Launcher, port: int) -> dict[str, Any]:
+    """The command form for Claude Code: the same entry ``asks mcp config codex`` prints."""
+    return printed_hooks(launch, "codex", port)
+
+
+def test_claude_code_with_the_command_hook_and_the_hand_back_at_quit(
+    launch: Launcher, real_clients: RealClients
+) -> None:
+    app, port = start_hub(launch)
+    hub = HubConfig.from_asks(launch.data_dir, port, agent="builder")
+    options = Options(hooks=command_hooks(launch, port))
+    tui = real_clients.tui(Client.CLAUDE, hub, options, name="builder")
+    allowed, mine = tui.work / "allowed-x", tui.work / "mine-x"
+
+    tui.submit("IA-CALL Bash " + json.dumps({"command": f"touch {allowed}"}))
+    answer(app, r"builder · Bash: touch", "y", "enter")
+    tui.wait_screen(r"Allowed by PermissionRequest hook")
+    assert allowed.exists()
+
+    tui.submit("IA-CALL Bash " + json.dumps({"command": f"touch {mine}"}))
+    app.wait_for(r"builder · Bash: touch")
+    app.type("/quit")
+    app.press("enter")
+    assert app.wait_exit() == 0  # the hook got {}: no decision, Claude's own dialog decides
+    tui.wait_screen(r"Do you want to proceed")
+    assert not mine.exists()
+    time.sleep(2)  # pacing, not a verdict: the dialog reads keys once drawn
+    tui.keys("1")  # the person decides in Claude's own dialog
+    tui.wait_screen_gone(r"Do you want to proceed")
+    while not mine.exists():
+        tui.wait_steady()
+    withdrawn = [r for r in launch.records() if r["type"] == "withdrawn"]
+    assert [r["reason"] for r in withdrawn] == ["permission handed back: asks is quitting"]
