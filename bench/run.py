@@ -20,6 +20,7 @@ from bench import (
     journal_bench,
     key_bench,
     launch_bench,
+    permission_bench,
     provider_bench,
     repl_bench,
     resume_bench,
@@ -40,6 +41,7 @@ BENCHMARKS = (
     sse_bench,
     web_bench,
     hub_bench,
+    permission_bench,
 )
 
 

@@ -82,7 +82,7 @@ def test_lookup_uses_context_then_global_and_shift_tab_is_prev_tab_inside_the_pa
     assert keymap.command_for(X.PROMPT, "shift tab") is None  # the toggle cannot work there
     assert keymap.command_for(X.PROMPT, "ctrl c") is C.INTERRUPT
     assert keymap.command_for(X.PROMPT, "y") is C.PROMPT_YES
-    assert keymap.command_for(X.PANEL, "y") is None
+    assert keymap.command_for(X.PANEL, "y") is C.PANEL_ALLOW  # only at a permission request
     assert keymap.command_for(X.REPLY, " ") is None  # space types a space in the editor
     assert keymap.command_for(X.PANEL, "6") is C.PANEL_ROW_6
     assert keymap.command_for(X.PANEL, "7") is None  # no question has a 7th row

@@ -104,6 +104,8 @@ class Command(enum.StrEnum):
     CHAT_WORD_RIGHT = "chat.word_right"
     CHAT_HISTORY_BACK = "chat.history_back"  # on the first row: the message sent before
     CHAT_HISTORY_FORWARD = "chat.history_forward"  # on the last row: the one sent after
+    PANEL_ALLOW = "panel.allow"  # an agent's permission request: allow (held to the pause)
+    PANEL_DENY = "panel.deny"  # ... deny
     PROMPT_YES = "prompt.yes"
     PROMPT_NO = "prompt.no"
     PROMPT_CONFIRM = "prompt.confirm"  # a held decision key counts now (NOTES: prompt's keys)
@@ -158,6 +160,8 @@ DEFAULT_BINDINGS: tuple[Binding, ...] = (
     *_panel_and_reply(C.PANEL_PAGE_UP, ("page up",), "scroll"),
     *_panel_and_reply(C.PANEL_PAGE_DOWN, ("page down",), "scroll"),
     *(Binding(c, (str(n),), X.PANEL, "jump") for n, c in enumerate(ROW_JUMPS, start=1)),
+    Binding(C.PANEL_ALLOW, ("y", "Y"), X.PANEL, "allow"),
+    Binding(C.PANEL_DENY, ("n", "N"), X.PANEL, "deny"),
     # -- the reply editor (printable and editing keys go to the editor itself)
     Binding(C.REPLY_NEWLINE, ("meta enter", "shift enter"), X.REPLY, "newline"),
     Binding(C.REPLY_UP, ("up",), X.REPLY, "choose"),

@@ -32,6 +32,9 @@ keyboard), and the embedder's chat editor. It is the one place keys enter asks:
   decision key (``y``/``n``) is held by the host until the pause after it (the timer then
   delivers it to the prompt) or the prompt's confirm key (Enter); a printable typed before
   that sends the held key and itself to the chat;
+* at an agent's **permission request** in the panel (docs/permission-prompts.md) ``y``/``n``
+  are held and delivered the same way (:mod:`asks.widgets.permkeys`); Enter delivers a held
+  one at once, any other key drops it;
 * the cursor sits where :meth:`~asks.core.focus.Focus.keyboard` says the keys go — the same
   answer that routes them and that the status line names (rule 9c);
 * what no handler and no editor uses is returned, as urwid expects.
@@ -75,6 +78,7 @@ from asks.widgets.keyspec import is_text_key, pretty_key
 from asks.widgets.panel import PALETTE as PANEL_PALETTE
 from asks.widgets.panel import QuestionPanel
 from asks.widgets.panel.markup import Size
+from asks.widgets.permkeys import PermissionKeys
 from asks.widgets.promptkeys import PromptDecisions
 from asks.widgets.status import left_markup
 from asks.widgets.typeahead import TypeAhead
@@ -153,9 +157,11 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         self._had_waits = bool(port.live_waits)
         self._guard_changed = trio.Event()
         self._timer_until = float("inf")  # when the guard timer wakes if nothing changes
-        decisions: Mapping[Command, KeyHandler] = (
-            prompt.key_commands() if isinstance(prompt, KeyCommands) else {}
+        decisions: dict[Command, KeyHandler] = (
+            dict(prompt.key_commands()) if isinstance(prompt, KeyCommands) else {}
         )
+        self._permission = PermissionKeys(port)  # y/n at an agent's permission request
+        decisions.update(self._permission.decisions())
         self._decisions = PromptDecisions(port, decisions, self._prompt_text)
         app = dict(commands or {})
         self._commands = self._command_table(app)
@@ -297,6 +303,10 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         """The widgets' commands, the embedding app's, then the layer's own (which win)."""
         table: dict[Command, KeyHandler] = dict(self.panel.key_commands())
         table.update(self._decisions.table())
+        for decision in (Command.PANEL_ALLOW, Command.PANEL_DENY):
+            table[decision] = self._permission.guard(table[decision])
+        enter = table[Command.PANEL_CONFIRM]
+        table[Command.PANEL_CONFIRM] = self._permission.confirm(enter, self._decisions.confirm)
         if isinstance(self.editor, KeyCommands):
             table.update({c: self._typed(h) for c, h in self.editor.key_commands().items()})
         table.update({command: used(action) for command, action in app.items()})
@@ -324,6 +334,11 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
             context = self.panel.key_context_for(route.tab)
             if command is None:
                 command = self.keymap.command_for(context, key)
+            if focus.doubt is not None:  # y/n held at a permission request (its pause not over)
+                if is_text_key(key):
+                    return self._stray_key(size, key, now)  # the held key was typing too
+                if command is not Command.PANEL_CONFIRM:
+                    self.port.drop_decision_nowait()  # the person did something else
             if command is not None and context is Context.PANEL and is_text_key(key):
                 self.port.printable_command_nowait(key, route.tab, now)  # a digit, Space
             unused = self._dispatch(size, key, context, command, route.tab, now)

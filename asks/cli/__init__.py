@@ -98,6 +98,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     words = sys.argv[1:] if argv is None else list(argv)
+    if words[:1] == ["hook"]:  # asks hook permission: asks/cli/hook.py (a client runs it)
+        from asks.cli.hook import hook_main  # noqa: PLC0415
+
+        return hook_main(words[1:])
     mcp_words = mcp_command(words)
     if mcp_words is not None:  # asks mcp config|token: asks/cli/hub.py
         from asks.cli.hub import mcp_main  # noqa: PLC0415 (the hub's modules load only for it)

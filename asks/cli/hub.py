@@ -47,6 +47,15 @@ from asks.host.host import QuestionHost
 from asks.host.hub import HubPort
 from asks.hub.clients import Client, config_text
 from asks.hub.credentials import Keyring, agent_token, revoke_agent
+from asks.hub.hookcmd import hook_url
+from asks.hub.hookconfig import (
+    claude_entry,
+    codex_entry,
+    codex_home,
+    install_plan,
+    snippet,
+    write_with_backup,
+)
 from asks.hub.identity import MAX_LABEL, label_problem
 from asks.hub.listen import DEFAULT_PORT, LOOPBACK, LOOPBACK_NAMES, bind_listener
 from asks.hub.token import load_token, rotate_token
@@ -103,6 +112,15 @@ def mcp_parser() -> argparse.ArgumentParser:
     )
     configure.add_argument("--mcp-port", type=int, metavar="PORT")
     configure.add_argument("--mcp-host", metavar="HOST")
+    configure.add_argument(
+        "--install",
+        action="store_true",
+        help="write the permission hook into the client's settings (after showing the diff "
+        "and asking; the old file is kept as FILE.bak)",
+    )
+    configure.add_argument(
+        "--yes", action="store_true", help="with --install: write without asking (still shown)"
+    )
     token = commands.add_parser(
         "token", parents=[common], help="print the shared token, or an agent's own"
     )
@@ -144,8 +162,77 @@ def mcp_main(argv: Sequence[str]) -> int:
     token = load_token(data_dir) if agent is None else agent_token(data_dir, agent)
     again = ["asks", "mcp", "token", "--agent", agent or "NAME"]
     again += setup_words(data_dir, LOOPBACK, DEFAULT_PORT)
-    text = config_text(Client(args.client), url_of(host, port), token, agent, shlex.join(again))
+    client = Client(args.client)
+    text = config_text(client, url_of(host, port), token, agent, shlex.join(again))
+    hooks = _hooks(client, data_dir, host=host, port=port, token=token, agent=agent)
+    if hooks is None:
+        print(text)
+        return 0
+    path, entry = hooks
+    if args.install:
+        return _install(path, entry, assume_yes=args.yes)
     print(text)
+    print(hooks_text(client, path, entry))
+    return 0
+
+
+def _hooks(
+    client: Client, data_dir: Path, *, host: str, port: int, token: str, agent: str | None
+) -> tuple[Path, dict[str, object]] | None:
+    """Where ``client``'s permission hook goes and its entry (None: the client has none)."""
+    match client:
+        case Client.CLAUDE:
+            path = Path.cwd() / ".claude" / "settings.local.json"
+            return path, claude_entry(hook_url(host, port), token)
+        case Client.CODEX:
+            words = [sys.executable, "-m", "asks", "hook", "permission"]
+            words += ["--agent", agent] if agent is not None else []
+            words += setup_words(data_dir, host, port)
+            return codex_home() / "hooks.json", codex_entry(shlex.join(words))
+    return None
+
+
+def hooks_text(client: Client, path: Path, entry: dict[str, object]) -> str:
+    """The hook's lines of ``asks mcp config`` (where it goes, then the JSON)."""
+    lines = [
+        "",
+        _("# permission prompts answered in asks' panel: add to {path}").format(path=path),
+        _("# (asks mcp config {client} --install merges it there after showing the diff)").format(
+            client=client.value
+        ),
+    ]
+    if client is Client.CODEX:
+        lines.append(
+            _('# and approval_policy = "on-request" in config.toml; Codex asks once to trust it')
+        )
+    return "\n".join([*lines, snippet(entry)])
+
+
+def _install(path: Path, entry: dict[str, object], *, assume_yes: bool) -> int:
+    """``--install``: show the diff, ask, keep a backup, write (never silently)."""
+    try:
+        plan = install_plan(path, entry)
+    except ValueError as exc:
+        print(f"asks mcp: {exc}", file=sys.stderr)
+        return 2
+    if plan.old == plan.new:
+        print(_("{path} already has asks' permission hook.").format(path=path))
+        return 0
+    print(plan.diff(), end="")
+    if not assume_yes:
+        if not sys.stdin.isatty():
+            print(
+                _("asks mcp: not written: add --yes to write without a terminal"), file=sys.stderr
+            )
+            return 2
+        answer = input(_("Write {path}? [y/N] ").format(path=path))
+        if answer.strip().lower() not in ("y", "yes"):
+            print(_("Nothing written."))
+            return 1
+    backup = write_with_backup(plan)
+    print(_("Wrote {path}.").format(path=path))
+    if backup is not None:
+        print(_("The old file is {backup}.").format(backup=backup))
     return 0
 
 
@@ -221,6 +308,9 @@ async def running(
         try:
             yield
         finally:
+            from asks.hub.hooks import hand_back_all  # noqa: PLC0415 (the hub's own module)
+
+            await hand_back_all((plan.port or host.hub_port).permissions)
             nursery.cancel_scope.cancel()
 
 

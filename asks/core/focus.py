@@ -45,7 +45,10 @@ Pure state, no I/O, no knowledge of tabs beyond opaque keys handed in by the hos
   again. A printable **decision key** is held (:meth:`Focus.hold_decision`, the ``doubt``)
   until the pause after it (:meth:`Focus.due_decision`) or a confirm key
   (:meth:`Focus.confirm_decision`) delivers it to the prompt; a printable key before that
-  makes it a stray too (delivered first, ``Route.first``).
+  makes it a stray too (delivered first, ``Route.first``). The same holds at an agent's
+  permission request in the panel while the panel has the keys (docs/permission-prompts.md):
+  its ``y``/``n`` are held the same way, and a stray there lets go of the panel with the
+  held key first.
 * **Where the keys go** (rule 9c): :meth:`Focus.keyboard` is the one answer; routing
   (:meth:`Focus.key`), the cursor and border (``keys_to_panel``) and the status line all read
   it, so they cannot disagree.
@@ -204,6 +207,8 @@ class Focus:
             if not self.prompt_engaged:
                 return max(self.prompt_since, self.last_key_at) + self.guard
             return None if self.doubt is None else self.doubt.at + self.guard
+        if self.doubt is not None:  # held at a permission request in the panel
+            return self.doubt.at + self.guard
         claim = self.claim
         if claim is None or claim.engaged or not self.panel_focused:
             return None
@@ -252,14 +257,16 @@ class Focus:
             return self._stray_at_prompt(now)
         if not self.panel_focused:
             return Route(self.keyboard().target)
+        first = None if self.doubt is None else self.doubt.key  # a held decision: typing too
+        self.doubt = None
         claim = self.claim
         if claim is None:
             self.leave_panel()
-            return Route(self.owner)
+            return Route(self.owner, first=first)
         self.claim = attrs.evolve(claim, engaged=False, to_origin=True)
         self.last_key_at = max(self.last_key_at, now)
         self.stray_mark = True
-        return Route(self._origin_or_chat())
+        return Route(self._origin_or_chat(), first=first)
 
     def _stray_at_prompt(self, now: float) -> Route:
         """A printable the prompt does not use: the person is typing elsewhere. The prompt is
@@ -271,12 +278,19 @@ class Focus:
         return Route(self._typing_under_prompt(), first=first)
 
     def hold_decision(self, key: str, now: float) -> bool:
-        """A printable decision key at the engaged prompt: hold it until the pause after it
-        (True), or refuse (False: the prompt does not have the keys, or one is held)."""
-        if not (self.prompt_owns and self.prompt_engaged) or self.doubt is not None:
+        """A printable decision key at the engaged prompt, or at an agent's permission
+        request in the panel while the panel has the keys (the host says which tab is one):
+        hold it until the pause after it (True), or refuse (False: neither has the keys, or
+        one is held)."""
+        if self.doubt is not None:
             return False
-        if self._typing_under_prompt() is not self.chat:
-            return False  # an embedder's editor gets one key per keypress: nothing to hold
+        if self.prompt_owns:
+            if not self.prompt_engaged or self._typing_under_prompt() is not self.chat:
+                return False  # an embedder's editor gets one key per keypress: nothing to hold
+        elif self.where() != (KeysTo.PANEL, self.panel, False) or (
+            self._origin_or_chat() is not self.chat
+        ):
+            return False
         self.doubt = Doubt(key, now)
         return True
 
@@ -314,6 +328,8 @@ class Focus:
         over it returns to the loan origin); with a claim the typing guard is re-armed from
         ``now`` with the keys at the loan origin. The question the keys reach next is
         unchosen."""
+        if not self.prompt_owns:
+            self.doubt = None  # a decision held at the request that went away was aimed at it
         claim = self.claim
         if claim is None:
             if self.panel_focused:
@@ -376,6 +392,8 @@ class Focus:
         """Return focus to the loan origin if still mounted, else to the chat editor."""
         if self.panel_focused:
             self.owner = self._origin_or_chat()
+            if not self.prompt_owns:
+                self.doubt = None  # a decision held in the panel goes with it
         self.loan_origin = None
         self.claim = None
         self.stray_mark = self.handed = self.unchosen = False

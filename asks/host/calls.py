@@ -270,6 +270,8 @@ def withdrawable(
 def close_dangling_calls(core: IntakeCore) -> None:
     """Resume: a call with no result gets one (interrupted if blocking); never replayed."""
     for call in list(core.projection.open_calls.values()):
+        if call.call_id.startswith("perm:"):  # asks/host/permissions.py closes those
+            continue
         questions = [core.projection.question(r) for r in call.refs]
         if call.blocking:
             pending = [q for q in questions if q.ref in core.projection.pending]

@@ -36,6 +36,7 @@ from asks.core import events as ev
 from asks.core.model import QuestionRef
 from asks.host import calls
 from asks.host.notes import feedback_of, send_note, split
+from asks.host.permissions import PermissionDesk
 from asks.host.state import HostState
 from asks.host.tasks import TaskDesk
 from asks.host.waits import ToolReply, Wait
@@ -66,7 +67,7 @@ class Offer:
 class HubPort:
     """The MCP server's view of the host (see module docstring)."""
 
-    __slots__ = ("_seen", "_sent_at", "_serial", "_state", "_tasks")
+    __slots__ = ("_permissions", "_seen", "_sent_at", "_serial", "_state", "_tasks")
 
     def __init__(self, state: HostState) -> None:
         self._state = state
@@ -74,6 +75,14 @@ class HubPort:
         self._seen: dict[str, None] = {}  # labels that called a tool since start, in order
         self._sent_at: dict[QuestionRef, float] = {}  # unit → when its receipt was written
         self._tasks: TaskDesk | None = None
+        self._permissions: PermissionDesk | None = None
+
+    @property
+    def permissions(self) -> PermissionDesk:
+        """The agents' permission requests (:mod:`asks.host.permissions`)."""
+        if self._permissions is None:
+            self._permissions = PermissionDesk(self._state)
+        return self._permissions
 
     @property
     def tasks(self) -> TaskDesk:

@@ -32,7 +32,7 @@ from asks.core.i18n import _
 from asks.core.model import Outcome, Question, QuestionRef, Resolution
 from asks.core.refusal import Refusal
 from asks.core.tabs import TabKey, TabStrip
-from asks.host import calls
+from asks.host import calls, permissions
 from asks.host.announce import Announcer
 from asks.host.commands import PanelCommands
 from asks.host.gone import KeysWatch
@@ -84,6 +84,7 @@ class HostState:
         self.keeper = DraftKeeper.beside(self, self.drafts, journal)  # saves and restores them
         with self.operation():
             calls.close_dangling_calls(self)
+            permissions.close_dangling(self)
             self.changed()
 
     # -- reading ----------------------------------------------------------------------------

@@ -51,13 +51,15 @@ import trio
 from asks.host.hub import HubPort, Offer
 from asks.hub.bodies import BodyProblem, BodyTooLargeError, problem, read_body, too_large
 from asks.hub.credentials import Keyring
-from asks.hub.identity import HEADER, label_problem
+from asks.hub.hookcmd import HOOK_PATH  # asks/hub/hooks.py serves it
+from asks.hub.identity import DEFAULT_LABEL, HEADER, label_problem
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 App = Callable[[Scope, Receive, Send], Awaitable[None]]
+HookApp = Callable[[Scope, Receive, Send, str], Awaitable[None]]
 
 OFFERS_KEY: Final = "asks.offers"
 GONE_KEY: Final = "asks.gone"
@@ -82,6 +84,18 @@ class Refusal:
     why: Refused
     token_agent: str | None = None
     label: str | None = None
+
+
+def hook_label(scope: Scope) -> str:
+    """The agent a hook request speaks as: its token's agent, else its ``X-Asks-Agent``
+    header (a label: the guard refused any other), else ``agent``."""
+    bound = bound_agent(scope)
+    if bound is not None:
+        return bound
+    for name, value in scope["headers"]:
+        if bytes(name).decode("latin-1").lower() == HEADER:
+            return bytes(value).decode("latin-1")
+    return DEFAULT_LABEL
 
 
 def bound_agent(scope: Scope | None) -> str | None:
@@ -170,6 +184,7 @@ class HubGuard:
     path: str = "/mcp"
     max_body: int = 1024 * 1024
     on_refused: Callable[[Refusal], None] | None = None
+    hooks: HookApp | None = None  # POST /hooks/permission (asks/hub/hooks.py)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -178,6 +193,9 @@ class HubGuard:
         refusal = self._refusal(scope)
         if refusal is not None:
             await _plain(send, *refusal)  # the body is never read: see _plain
+            return
+        if self.hooks is not None and scope["path"].rstrip("/") == HOOK_PATH:
+            await self.hooks(scope, receive, send, hook_label(scope))
             return
         gone = scope[GONE_KEY] = trio.Event()
         if scope.get("method") == "POST":
@@ -223,7 +241,7 @@ class HubGuard:
         elif label is not None and (why := label_problem(label)) is not None:
             self._refused(Refusal(Refused.LABEL, None, label))
             return 400, f"The X-Asks-Agent header {why}: write the agent's name as it is.", ()
-        if scope["path"].rstrip("/") != self.path:
+        if scope["path"].rstrip("/") not in (self.path, HOOK_PATH if self.hooks else None):
             return 404, "Not found.", ()
         return None
 

@@ -7,7 +7,9 @@ recipient is a hub agent, :mod:`asks.host.hub`), a line, in the person's languag
 * an agent stopped waiting (its client cancelled, timed out or went away): the question stays
   pending and the answer reaches it at its next asks call — never a decline;
 * an agent was given answers (the receipt of a hub response), and the person's notes to it
-  (``asks hub``: ``@name text``) — one line for the notes of a response, after the answers'.
+  (``asks hub``: ``@name text``) — one line for the notes of a response, after the answers';
+* an agent asked permission (its ``PermissionRequest`` hook), the person allowed or denied it
+  (once the reply went out), or it was handed back to the agent's own dialog, and why.
 
 A client the hub refused (:class:`~asks.hub.guard.Refusal`) is a line too, with the command
 that sets it up again (:class:`RefusalNotices`): at most one per kind of refusal in
@@ -32,8 +34,10 @@ import attrs
 from asks.core import events as ev
 from asks.core.i18n import _
 from asks.core.model import Outcome, Question, QuestionRef
+from asks.core.permission import Behavior, HandBack, is_permission, verdict_of
 from asks.host.hub import RECIPIENT_PREFIX
 from asks.host.notes import saved_text, split, typed_text
+from asks.host.permissions import HANDED_BACK, handed_back_notice
 from asks.hub.guard import Refusal, Refused
 from asks.hub.identity import MAX_LABEL
 from asks.sanitize import sanitize_line
@@ -62,8 +66,37 @@ def _quoted(questions: list[Question]) -> str:
 
 def narrate(event: ev.HostEvent, projection: Projection) -> list[str]:
     """The lines for ``event`` if it concerns a hub agent (none if it does not)."""
-    lines = (_about_questions(event, projection), _about_notes(event, projection))
+    lines = (
+        _about_questions(event, projection),
+        _about_notes(event, projection),
+        _about_permissions(event, projection),
+    )
     return [line for line in lines if line is not None]
+
+
+def _about_permissions(event: ev.HostEvent, projection: Projection) -> str | None:
+    """An agent's permission request (docs/permission-prompts.md): asked, decided by the
+    person (the reply went out), or handed back to the agent's own dialog."""
+    refs = getattr(event, "refs", ())
+    found = [projection.question(r) for r in refs if r in projection.by_ref]
+    asked = [q for q in found if is_permission(q)]
+    if not asked:
+        return None
+    agent = sanitize_line(asked[0].source or "agent")
+    request = sanitize_line(asked[0].spec.header)
+    match event:
+        case ev.QuestionAsked():
+            return _("{agent} asks permission: {request}").format(agent=agent, request=request)
+        case ev.Delivered():
+            resolution = projection.by_ref[asked[0].ref].resolution
+            if resolution is not None and verdict_of(resolution).behavior is Behavior.ALLOW:
+                return _("You allowed {agent}: {request}").format(agent=agent, request=request)
+            return _("You denied {agent}: {request}").format(agent=agent, request=request)
+        case ev.QuestionsWithdrawn():
+            why = next((w for w in HandBack if event.reason == HANDED_BACK + w.value), None)
+            if why is not None:
+                return handed_back_notice(f"{agent} · {request}", why)
+    return None
 
 
 def note_quote(text: str, limit: int = 60) -> str:

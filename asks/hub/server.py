@@ -34,6 +34,7 @@ from asks.host.tasks import TASK_SILENCE_MS, TASK_TTL_MS
 from asks.hub.codexqueue import CodexCourier
 from asks.hub.credentials import Keyring
 from asks.hub.guard import HubGuard, Refusal
+from asks.hub.hooks import HOOK_LIMIT, PermissionHook
 from asks.hub.listen import LOOPBACK
 from asks.hub.tasks import TaskMethods
 from asks.hub.tools import PROGRESS_EVERY, HubTools
@@ -69,6 +70,7 @@ class HubServer:
     task_silence_ms: int = TASK_SILENCE_MS  # a task nobody polled this long: client gone
     offer_tasks: bool = True  # False: never answer as a task (a blocking call stays one)
     codex: str | None = None  # the codex binary: late answers go to Codex with codex queue
+    hook_limit: float = HOOK_LIMIT  # seconds a permission request waits before handing back
     url: str | None = attrs.field(init=False, default=None)
     _tasks: TaskMethods | None = attrs.field(init=False, default=None)
     _courier: CodexCourier | None = attrs.field(init=False, default=None)
@@ -105,7 +107,10 @@ class HubServer:
             transport_security=security,
             host=self.bind_host,
         )
-        return HubGuard(sdk_app, self.port, self.keyring, hosts, PATH, MAX_BODY, self.on_refused)
+        hooks = PermissionHook(self.port.permissions, self.hook_limit)
+        return HubGuard(
+            sdk_app, self.port, self.keyring, hosts, PATH, MAX_BODY, self.on_refused, hooks
+        )
 
     async def run(self, task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED) -> None:
         """Serve until cancelled; ``task_status.started(url)`` once listening."""

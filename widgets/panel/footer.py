@@ -20,6 +20,7 @@ import urwid
 from asks.core.focus import KeysTo
 from asks.core.i18n import N_, _, language
 from asks.core.model import QuestionRef
+from asks.core.permission import is_permission
 from asks.core.tabs import ReviewKey, TabKey
 from asks.host.commands import Armed, Confirm, PanelCommand
 from asks.host.panelport import PanelPort
@@ -62,8 +63,15 @@ class Footer:
         return urwid.Pile(rows)
 
     def _held_here(self) -> str:
-        """While keys are held back for the tab the person is on: who takes them at a pause."""
+        """While keys are held back for the tab the person is on: who takes them at a pause;
+        while a decision key waits for the pause after it: what it does then."""
         to, _target, held = self._host.focus.where()
+        doubt = self._host.focus.doubt
+        if doubt is not None and to is KeysTo.PANEL:
+            confirm = pretty_key(self._keymap.key_in(Context.PANEL, C.PANEL_CONFIRM) or "")
+            return _("“{key}” counts at your pause ({confirm}: now)").format(
+                key=doubt.key, confirm=confirm
+            )
         if not (held and to is KeysTo.PANEL):
             return ""
         return _("A required question is waiting: it takes the keys when you pause typing.")
@@ -183,10 +191,12 @@ class Footer:
     def _option_hints(
         self, ref: QuestionRef, many: list[Command], leave: list[Command]
     ) -> list[Command]:
-        spec = self._host.question(ref).spec
+        question = self._host.question(ref)
+        spec = question.spec
         on_option = self._host.draft(ref).cursor < len(spec.options)
         pick = [C.PANEL_TOGGLE] if spec.multi_select and on_option else [C.PANEL_CONFIRM]
-        return [C.PANEL_UP, C.PANEL_DOWN, *pick, *many, *leave, C.PANEL_NOTES]
+        decide = [C.PANEL_ALLOW, C.PANEL_DENY] if is_permission(question) else []
+        return [*decide, C.PANEL_UP, C.PANEL_DOWN, *pick, *many, *leave, C.PANEL_NOTES]
 
 
 C = Command

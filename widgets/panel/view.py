@@ -49,6 +49,7 @@ import urwid
 from asks.core.drafts import Draft, custom_row, row_count
 from asks.core.i18n import _, language
 from asks.core.model import QuestionRef
+from asks.core.permission import is_permission
 from asks.core.tabs import ReviewKey, TabKey
 from asks.host.commands import PanelCommand, PanelMode
 from asks.host.panelport import PanelPort
@@ -323,7 +324,9 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         if header is None:
             question = self._host.question(ref)
             header = sanitize_line(question.spec.header) or "?"
-            if question.source:  # several agents share the host: say who asked
+            if is_permission(question):  # an agent's permission request: who, then what
+                header = f"{sanitize_line(question.source or '')} · {header}"
+            elif question.source:  # several agents share the host: say who asked
                 header = f"{header} ({sanitize_line(question.source)})"
             self._headers[ref] = header
         return header
