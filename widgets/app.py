@@ -31,6 +31,7 @@ from asks.agent.transcript import EntryKind, Transcript
 from asks.core import i18n
 from asks.core.drafts import ChatLine, with_unsent
 from asks.core.events import AnswerSaved, HostEvent, KeysReturned
+from asks.core.extras import Extra, MissingExtraError, require
 from asks.core.i18n import translate as _
 from asks.host.host import QuestionHost
 from asks.surfaces.elsewhere import answer_lines
@@ -435,6 +436,11 @@ class _WebStarter:
         if self.bridge is not None:
             url = self.bridge.url or _("starting…")
             notes.add(EntryKind.NOTICE, _("Answer in a browser: {url}").format(url=url))
+            return
+        try:
+            require(Extra.WEB, "/web")
+        except MissingExtraError as exc:  # one line: what to install
+            notes.add(EntryKind.ERROR, str(exc), "web")
             return
         from asks.surfaces.web import WebBridge  # noqa: PLC0415 (lazy: see the import note above)
 

@@ -16,7 +16,9 @@
 The key is read from the environment variable named by ``[model] api_key_env`` when ``[model]``
 describes the chosen provider, else the provider's default (``OPENAI_API_KEY``,
 ``ANTHROPIC_API_KEY``); it is never recorded. An unknown provider name is a usage error that
-names the choices. :func:`record_of` is the journal entry describing a choice;
+names the choices. A real model without the ``providers`` extra (httpx) installed is a usage
+error naming the pip command, raised before any session is written (asks/core/extras.py).
+:func:`record_of` is the journal entry describing a choice;
 :func:`last_choice` finds the latest one in a session's records; :func:`build_model` makes the
 model (a provider's module and httpx are imported only then); :func:`resume_command` is the
 command that resumes a session the same way, starting asks as it was started
@@ -38,6 +40,8 @@ from asks.agent.hints import LINE_HINTS, AnswerHints
 from asks.agent.loop import Model
 from asks.agent.provider import Provider, Settings, resolve_settings
 from asks.agent.scripted import Script, ScriptedModel, builtin_tour, load_script
+from asks.core.extras import Extra, MissingExtraError, require
+from asks.core.i18n import _
 from asks.store.entries import ModelChosen, Record
 from asks.store.records import Records
 
@@ -139,6 +143,7 @@ def _real(
     else:
         provider = config_provider
     record = recorded if recorded is not None and recorded.provider == provider else None
+    provider_extra(provider)  # before any session is written
     config = configured if config_provider is provider else Configured()
     name = wanted.model or (record.model if record else None) or config.name
     if not name:
@@ -177,6 +182,15 @@ def build_model(
     from asks.agent.openai_model import OpenAIModel  # noqa: PLC0415 — only with a model
 
     return OpenAIModel(source, guidance)
+
+
+def provider_extra(provider: Provider) -> None:
+    """Raise :class:`ChoiceError` (one line: what to install) if ``provider``'s client, the
+    ``providers`` extra, is not installed (asks/core/extras.py)."""
+    try:
+        require(Extra.PROVIDERS, _("the {provider} provider").format(provider=provider.value))
+    except MissingExtraError as exc:
+        raise ChoiceError(str(exc)) from None
 
 
 async def allow_all(text: str) -> bool:

@@ -32,12 +32,13 @@ import trio
 from asks.agent.hints import LINE_HINTS, AnswerHints
 from asks.agent.loop import Agent, Model, TurnOutcome
 from asks.agent.transcript import EntryKind
-from asks.cli.journal import check_resumable
+from asks.cli.journal import UsageError, check_resumable
 from asks.cli.journal import resume_hint as journal_hint
 from asks.cli.readconfig import config_notice
 from asks.cli.session import configured_session, model_of, open_session, start_session
 from asks.config import Config
 from asks.core import diagnostics
+from asks.core.extras import Extra, MissingExtraError, require
 from asks.core.i18n import _
 from asks.store.entries import SessionMode, warm_up_encoders
 from asks.surfaces import headless
@@ -124,6 +125,7 @@ def screen(args: argparse.Namespace, keymap: Keymap, warnings: Sequence[str]) ->
     """The REPL for ``args``; a ``--web`` bind beyond this machine is warned about now, on
     stderr, before the screen hides it."""
     if args.web:
+        needs(Extra.WEB, "asks --web")
         from asks.surfaces.web_bind import binding_warning  # noqa: PLC0415 (only for --web)
 
         if (warning := binding_warning(args.web_host)) is not None:
@@ -177,6 +179,8 @@ class Lines:
 
 def lines(args: argparse.Namespace) -> Lines:
     """Line mode for ``args``."""
+    if args.web:
+        needs(Extra.WEB, "asks --web")
     return Lines((args.web_host, args.web_port) if args.web else None)
 
 
@@ -259,11 +263,24 @@ def resume_hint(args: argparse.Namespace, session_id: str) -> str:
     return journal_hint(args, session_id, hub=args.command == "hub")
 
 
+def needs(extra: Extra, feature: str) -> None:
+    """A :class:`UsageError` (one line, exit status 2: what to install) if ``feature`` is asked
+    for without ``extra`` installed (asks/core/extras.py)."""
+    try:
+        require(extra, feature)
+    except MissingExtraError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def hub_plan(args: argparse.Namespace, config: Config, data_dir: Path) -> Any:
     """With the hub wanted (``--mcp``, ``[mcp] enabled``): its port bound and its token read,
     before the session starts (asks/cli/hub.py); ``None`` without it (nothing of it loads)."""
     if not (args.mcp or config.mcp.enabled):
         return None
+    if args.command == "hub":
+        needs(Extra.HUB, "asks hub")
+    else:
+        needs(Extra.HUB, "asks --mcp" if args.mcp else "[mcp] enabled")
     from asks.cli import hub  # noqa: PLC0415 (the hub's modules load only for the hub)
 
     return hub.prepare(args, config, data_dir)
