@@ -231,7 +231,7 @@ def test_withdraw_and_storage_failure_events(tmp_path: Path) -> None:
     seen: list[ev.HostEvent] = []
     rig.host.subscribe_events(seen.append)
     ref = rig.async_question("c1", "Which?")
-    assert rig.host.agent_port.withdraw_nowait([ref.id], "not needed") is None
+    assert rig.host.agent_port.withdraw_nowait([ref.id], "not needed").all_withdrawn
     rig.ops.fail_next_append()
     rig.host.agent_port.start_call_nowait("c2", call(q("Another?"), blocking=False))
     withdrawn = next(e for e in seen if isinstance(e, ev.QuestionsWithdrawn))

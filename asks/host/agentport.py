@@ -12,6 +12,8 @@ What an agent loop does with it (NOTES, "The agent-facing interface"):
   ``wake`` otherwise); an idle agent awaits :meth:`AgentPort.wait_for_feedback` first.
 * :meth:`AgentPort.turn_started_nowait` / :meth:`AgentPort.turn_ended_nowait` say whether a
   turn runs; :meth:`AgentPort.interrupt_nowait` ends every live wait ``interrupted`` (Ctrl+C).
+* :meth:`AgentPort.withdraw_nowait` takes questions back per id (a
+  :class:`~asks.contract.WithdrawReport`); :meth:`AgentPort.pending_ids` lists what is pending.
 * :meth:`AgentPort.record_message_nowait` journals the conversation's messages and the
   person's permission decisions, so a resumed session rebuilds the conversation.
 """
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from asks.contract import ToolError
+from asks.contract import WithdrawReport
 from asks.core import events as ev
 from asks.host import calls
 from asks.host.lifecycle import interrupt
@@ -59,10 +61,22 @@ class AgentPort(Port):
         ``wait.result()``). A bad ``source`` raises :class:`ValueError` naming the fix."""
         return calls.start(self._state, call_id, arguments, calls.Asker(source))
 
-    def withdraw_nowait(self, question_ids: Sequence[str], reason: str = "") -> ToolError | None:
-        """Take pending questions back (journaled; their drafts dropped; a wait on them ends
-        ``withdrawn``); a coded error if one is unknown or the line could not be saved."""
+    def withdraw_nowait(self, question_ids: Sequence[str], reason: str = "") -> WithdrawReport:
+        """Take back, per id, the questions still pending (journaled in one line; their drafts
+        dropped; a wait on them ends ``withdrawn``). Never all or nothing: the report gives each
+        id its :class:`~asks.contract.WithdrawOutcome` (``withdrawn``, ``already_answered`` —
+        its answer still arrives once —, ``unknown``, or ``not_saved`` if the journal failed),
+        and ``report.text`` is the tool result for the model."""
         return calls.withdraw(self._state, question_ids, reason, None)
+
+    def pending_ids(self) -> tuple[str, ...]:
+        """This agent's questions still pending (not answered, declined or withdrawn), in the
+        order they were asked: what :meth:`withdraw_nowait` can take back and what
+        ``{"questionId": …}`` can wait on. Questions of hub agents are not listed."""
+        projection = self._state.projection
+        return tuple(
+            ref.id for ref in projection.pending if projection.question(ref).recipient is None
+        )
 
     def interrupt_nowait(self, reason: str = "the turn was interrupted") -> None:
         """End every live wait as ``interrupted``; questions stay pending (Ctrl+C, shutdown)."""
