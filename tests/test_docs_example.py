@@ -76,6 +76,7 @@ def test_the_readme_example_answers_an_async_and_a_blocking_question(
     app.press("enter")  # Postgres
     app.wait_for(r"feedback: \[asks feedback\]")
     app.wait_for(r'"Which database\?": answer "Postgres"')
+    app.wait_for(r"program: q-\w+ answered: 'Postgres'")  # typed, from results_of
     app.wait_for("Asks: none pending")
     app.press("ctrl c")  # a key under AsksScreen(signal_keys=False): the program quits
     assert app.wait_exit() == 0

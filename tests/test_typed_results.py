@@ -168,3 +168,23 @@ def test_a_blocking_wait_gives_typed_results_for_each_ending(rig: Rig) -> None:
     rig.host.agent_port.withdraw_nowait([ship.question_id])
     assert not isinstance(third.reply, contract.ToolError) and third.reply is not None
     assert third.reply.result.questions[0].outcome is QuestionOutcome.WITHDRAWN
+
+
+def test_feedback_answers_are_typed_too(rig: Rig) -> None:
+    regions = rig.async_question(
+        "c1", "Which regions?", header="Regions", options=("EU", "US"), multi=True
+    )
+    declined = rig.async_question("c2", "Which port?")
+    answer = Answer(AnswerKind.MULTI, (1,), "Mars", "cheap")
+    surface = rig.host.surface_port
+    assert surface.answer_from_nowait(regions.id, regions.incarnation, answer) is None
+    assert surface.answer_from_nowait(declined.id, declined.incarnation, None) is None
+    port = rig.host.agent_port
+    feedback = port.take_feedback_nowait()
+    assert feedback is not None
+    assert port.results_of(feedback) == (
+        QuestionResult(
+            regions.id, "Which regions?", QuestionOutcome.ANSWERED, ("US",), (1,), "Mars", "cheap"
+        ),
+        QuestionResult(declined.id, "Which port?", QuestionOutcome.DECLINED),
+    )

@@ -44,6 +44,7 @@ from asks.contract.results import (
     feedback_text,
     header_note,
     interrupted_result,
+    question_result,
     queued_result,
     withdrawn_result,
 )
@@ -112,6 +113,7 @@ __all__ = [
     "no_ui",
     "openai_tool",
     "parse_arguments",
+    "question_result",
     "queued_result",
     "result_not_saved",
     "storage_failed",

@@ -138,6 +138,12 @@ class CallResult:
         return cls(outcome, questions, details.get("groupNote", ""))
 
 
+def question_result(question: Question, resolution: Resolution) -> QuestionResult:
+    """One saved answer (or decline) as a typed :class:`QuestionResult` (what a feedback
+    message delivered: :meth:`asks.AgentPort.results_of`)."""
+    return _question_result(_answer_detail(question, resolution))
+
+
 def _question_result(detail: dict[str, Any]) -> QuestionResult:
     qid, text = detail["questionId"], detail["question"]
     if detail["kind"] == "declined":

@@ -55,7 +55,9 @@ def withdraw_tool() -> dict[str, Any]:
                 "Take back pending questions you asked with ask_user_question that you no "
                 "longer need (e.g. you found the answer yourself). They leave the user's panel "
                 "and no answer will arrive for them; a blocking wait on them ends as "
-                '"withdrawn". Questions the user already answered cannot be withdrawn.'
+                '"withdrawn". Each id is handled on its own: the pending ones are withdrawn, '
+                "and the result names any id that was not (already answered: its answer "
+                "still reaches you; or unknown)."
             ),
             "parameters": {
                 "type": "object",

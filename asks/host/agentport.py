@@ -10,6 +10,7 @@ What an agent loop does with it (NOTES, "The agent-facing interface"):
 * Before **each** model call, :meth:`AgentPort.take_feedback_nowait`: the answers saved since,
   as one user-role message whose receipt is already durable (mode ``steer`` while a turn runs,
   ``wake`` otherwise); an idle agent awaits :meth:`AgentPort.wait_for_feedback` first.
+  :meth:`AgentPort.results_of` gives a program the same answers typed.
 * :meth:`AgentPort.turn_started_nowait` / :meth:`AgentPort.turn_ended_nowait` say whether a
   turn runs; :meth:`AgentPort.interrupt_nowait` ends every live wait ``interrupted`` (Ctrl+C).
 * :meth:`AgentPort.withdraw_nowait` takes questions back per id (a
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from asks.contract import WithdrawReport
+from asks.contract import QuestionResult, WithdrawReport, question_result
 from asks.core import events as ev
 from asks.host import calls
 from asks.host.lifecycle import interrupt
@@ -113,6 +114,19 @@ class AgentPort(Port):
             state.emit(ev.Delivered(questions, ev.DeliveryChannel(mode.value), notes))
             state.notify()
             return Feedback(text, refs, mode, record.seq)
+
+    def results_of(self, feedback: Feedback) -> tuple[QuestionResult, ...]:
+        """The answers and declines ``feedback`` delivered, typed, in its order (each
+        ``ANSWERED`` or ``DECLINED``; notes the person sent on their own are only in its text):
+        what a program reads where the model reads ``feedback.text``."""
+        projection = self._state.projection
+        questions, _ = split(projection, feedback.refs)
+        results = []
+        for ref in questions:
+            state = projection.by_ref[ref]
+            if state.resolution is not None:
+                results.append(question_result(state.question, state.resolution))
+        return tuple(results)
 
     async def wait_for_feedback(self) -> None:
         """Return once something is deliverable (an idle agent awaits this to be woken)."""
