@@ -264,6 +264,8 @@ def test_the_core_only_demo_runs_without_urwid() -> None:
     )
     assert "event: answer saved from chatbot" in out.stdout
     assert 'answer "SQLite"' in out.stdout and "agent woken (wake)" in out.stdout
+    assert "without blocking (queued)" in out.stdout
+    assert "answered labels=('SQLite',)" in out.stdout  # the typed result of the feedback
     assert out.stdout.strip().endswith("False")  # the core never needed urwid
 
 
