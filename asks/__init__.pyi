@@ -9,9 +9,15 @@ only if it is listed here.
 # ruff: noqa: I001 (isort would split each aliased name into its own statement; sorted by hand)
 
 from asks.contract import (
+    CallResult as CallResult,
     Guidance as Guidance,
+    QuestionOutcome as QuestionOutcome,
+    QuestionResult as QuestionResult,
     ResultEnvelope as ResultEnvelope,
     ToolError as ToolError,
+    WithdrawItem as WithdrawItem,
+    WithdrawOutcome as WithdrawOutcome,
+    WithdrawReport as WithdrawReport,
     anthropic_tool as anthropic_tool,
     openai_tool as openai_tool,
 )

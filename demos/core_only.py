@@ -32,8 +32,8 @@ async def main(data_dir: Path) -> None:
     }
     reply = await agent.ask("call-1", {"blocking": False, "questions": [spec]}, source="planner")
     assert not isinstance(reply, ToolError), reply.text
-    [qid] = reply.details["questionIds"]
-    print(f"asked {qid} without blocking")
+    [qid] = reply.result.question_ids  # typed: reply.result is a CallResult (outcome QUEUED)
+    print(f"asked {qid} without blocking ({reply.result.outcome})")
 
     async def person_answers_later() -> None:
         await trio.sleep(0.1)
@@ -48,7 +48,9 @@ async def main(data_dir: Path) -> None:
         await agent.wait_for_feedback()  # an idle agent is woken by the saved answer
         feedback = agent.take_feedback_nowait()
         assert feedback is not None
-        print(f"agent woken ({feedback.mode.value}): {feedback.text}")
+        print(f"agent woken ({feedback.mode.value}): {feedback.text}")  # for a model
+        for answer in agent.results_of(feedback):  # the same, typed, for a program
+            print(f"typed: {answer.question_id} {answer.outcome} labels={answer.labels}")
     journal.close()
 
 

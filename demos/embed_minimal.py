@@ -22,7 +22,16 @@ from pathlib import Path
 import trio
 import urwid
 
-from asks import LAYER_PALETTE, AgentPort, AsksLayer, AsksScreen, Journal, QuestionHost, ToolError
+from asks import (
+    LAYER_PALETTE,
+    AgentPort,
+    AsksLayer,
+    AsksScreen,
+    Journal,
+    QuestionHost,
+    QuestionOutcome,
+    ToolError,
+)
 
 
 class Lines:
@@ -72,20 +81,36 @@ class FakeAgent:
                 call, {"blocking": False, "questions": [spec]}, source="planner"
             )
             if not isinstance(reply, ToolError):
-                self.asked += reply.details["questionIds"]
+                self.asked += reply.result.question_ids
             self.say.append(f"planner: {reply.text}")
         elif message == "block":
             spec = self.question("Ship it now?", "Ship", "Yes", "Not yet")
             nursery.start_soon(self._blocking, call, spec)
-        elif message == "withdraw" and self.asked:
-            error = self.port.withdraw_nowait([self.asked.pop()], "no longer needed")
-            self.say.append("planner withdrew its question" if error is None else error.text)
+        elif message == "withdraw":
+            self._withdraw_last()
         else:
             self.say.append(f"agent: you said {message!r} (try ask, block, withdraw)")
 
+    def _withdraw_last(self) -> None:
+        """Take back the planner's last question still pending (``pending_ids`` says which);
+        the report says per id what happened."""
+        pending = [qid for qid in self.asked if qid in self.port.pending_ids()]
+        if not pending:
+            self.say.append("planner: nothing of mine is pending")
+            return
+        report = self.port.withdraw_nowait([pending[-1]], "no longer needed")
+        self.say.append("planner withdrew its question" if report.all_withdrawn else report.text)
+
     async def _blocking(self, call: str, spec: dict[str, object]) -> None:
         reply = await self.port.ask(call, {"questions": [spec]}, source="reviewer")
-        self.say.append(f"reviewer: {reply.text}")
+        self.say.append(f"reviewer: {reply.text}")  # what a model would read
+        if isinstance(reply, ToolError):
+            return
+        [ship] = reply.result.questions  # what a program reads: typed, every outcome
+        if ship.outcome is QuestionOutcome.ANSWERED:
+            self.say.append(f"reviewer decided: {ship.answer or 'nothing chosen'}")
+        else:
+            self.say.append(f"reviewer decided nothing: the question was {ship.outcome}")
 
 
 class ChatScreen(urwid.WidgetWrap[urwid.Widget]):

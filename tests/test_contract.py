@@ -618,6 +618,7 @@ def test_answered_result() -> None:
             "optionIndices": [1],
             "notes": "keep it light",
             "preview": "sqlite3 app.db",
+            "customText": None,
         },
         {
             "questionIndex": 1,
@@ -629,6 +630,7 @@ def test_answered_result() -> None:
             "optionIndices": [0, 2],
             "notes": "",
             "preview": None,
+            "customText": "Mars",
         },
         {
             "questionIndex": 2,
@@ -640,6 +642,7 @@ def test_answered_result() -> None:
             "optionIndices": [],
             "notes": "",
             "preview": None,
+            "customText": None,
         },
     ]
 
@@ -738,6 +741,7 @@ def test_queued_result() -> None:
         "outcome": "queued",
         "callId": "call-7",
         "questionIds": ["q-aaaaaaaaaa", "q-bbbbbbbbbb"],
+        "texts": {"q-aaaaaaaaaa": "Which database?", "q-bbbbbbbbbb": "Which regions?"},
         "answers": [],
         "pending": ["q-aaaaaaaaaa", "q-bbbbbbbbbb"],
     }

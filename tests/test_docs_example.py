@@ -69,12 +69,14 @@ def test_the_readme_example_answers_an_async_and_a_blocking_question(
     app.wait_for(r"│ › 2\. Not yet")
     app.press("enter")
     app.wait_for(r'tool result: User has answered your questions: "Ship it\?"="Not yet"')
+    app.wait_for(r"program: not shipping: you answered 'Not yet'")  # from the typed result
     app.wait_for(r"keys: chat")
     app.press("shift tab")
     app.wait_for(r"keys: question “DB”")
     app.press("enter")  # Postgres
     app.wait_for(r"feedback: \[asks feedback\]")
     app.wait_for(r'"Which database\?": answer "Postgres"')
+    app.wait_for(r"program: q-\w+ answered: 'Postgres'")  # typed, from results_of
     app.wait_for("Asks: none pending")
     app.press("ctrl c")  # a key under AsksScreen(signal_keys=False): the program quits
     assert app.wait_exit() == 0
@@ -85,6 +87,23 @@ def test_the_readme_example_answers_an_async_and_a_blocking_question(
     assert first.mode is SessionMode.EMBEDDED
     outcomes = [e.outcome for e in entries if isinstance(e, ToolResult)]
     assert Outcome.ANSWERED in outcomes
+
+
+def test_the_readme_example_does_not_ship_when_the_person_answers_later(
+    example: tuple[PtyApp, Path],
+) -> None:
+    """Alt+L ("later") on the blocking question: the program reads ``deferred`` and does not
+    ship (issue 29: it used to deploy "to nowhere")."""
+    app, _ = example
+    app.wait_for("Asks: none pending")
+    app.type("ship")
+    app.press("enter")
+    app.wait_for(r"keys: question “Ship”")
+    app.press("meta l")
+    app.wait_for(r"tool result: The user chose to answer later")
+    app.wait_for(r"program: not shipping yet: q-\w+ stays pending")
+    app.press("ctrl c")
+    assert app.wait_exit() == 0
 
 
 def test_sigterm_ends_the_readme_example_with_its_wait_interrupted(

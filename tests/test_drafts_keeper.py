@@ -130,7 +130,7 @@ def test_answered_withdrawn_or_reasked_questions_drop_their_drafts(tmp_path: Pat
         host.surface_port.answer_from_nowait(answered.id, answered.incarnation, answer, "line")
         is None
     )
-    assert host.agent_port.withdraw_nowait([withdrawn.id]) is None
+    assert host.agent_port.withdraw_nowait([withdrawn.id]).all_withdrawn
     stale = QuestionRef(kept.id, kept.incarnation + 1)  # a draft of another incarnation
     file = DraftFile(host.panel_port.drafts.path, rig.journal.session_id)
     saved = file.load()

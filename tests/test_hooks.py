@@ -88,7 +88,7 @@ async def test_a_payload_names_the_agent_that_asked(rig: Rig, tmp_path: Path) ->
         start("p1", call(q("Which port?"), blocking=False), source="planner")
         start("o1", call(q("Lint?"), blocking=False))
         pick(rig, "b1", 1)
-        assert rig.host.agent_port.withdraw_nowait([rig.ref("p1").id]) is None
+        assert rig.host.agent_port.withdraw_nowait([rig.ref("p1").id]).all_withdrawn
         records = await hook_lines(out, 5)
     by_kind = [(r["env"], r["payload"]["agent"]) for r in records]
     assert by_kind == [

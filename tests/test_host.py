@@ -40,7 +40,7 @@ def end_wait(rig: Rig, how: str, ref: QuestionRef) -> None:
         host.panel_port.command_nowait(PanelCommand.DECLINE, ref)  # arms (rule 8: confirmed)
         host.panel_port.command_nowait(PanelCommand.DECLINE, ref)
     elif how == "withdraw":
-        assert host.agent_port.withdraw_nowait([ref.id]) is None
+        assert host.agent_port.withdraw_nowait([ref.id]).all_withdrawn
     elif how == "interrupt":
         host.agent_port.interrupt_nowait()
     elif how == "detach":
@@ -81,7 +81,7 @@ def test_rule1_panel_gives_focus_back_when_its_last_tab_goes(rig: Rig) -> None:
 
     other = rig.async_question("c2", "Which cache?")
     host.panel_port.enter_panel_nowait()
-    assert host.agent_port.withdraw_nowait([other.id]) is None
+    assert host.agent_port.withdraw_nowait([other.id]).all_withdrawn
     assert host.panel_port.tabs == ()
     assert host.panel_port.focus.owner is host.panel_port.focus.chat
 
@@ -621,7 +621,7 @@ def test_rule8_new_incarnation_does_not_inherit_the_old_draft(rig: Rig) -> None:
     host.panel_port.set_custom_text_nowait("old words")
     host.panel_port.set_notes_nowait("old notes")
     rig.move_to(old, 2)
-    assert host.agent_port.withdraw_nowait([old.id]) is None
+    assert host.agent_port.withdraw_nowait([old.id]).all_withdrawn
     assert host.panel_port.draft(old) == Draft()  # withdrawn: its draft is dropped
 
     reply = rig.ask_nowait("c1", call(q("Which cache?"), blocking=False))
@@ -659,6 +659,7 @@ def test_single_select_enter_saves_the_option_under_the_cursor(rig: Rig) -> None
             "questionId": ref.id,
             "question": "Which database?",
             "kind": "option",
+            "customText": None,
             "answer": "SQLite",
             "selected": ["SQLite"],
             "optionIndices": [1],

@@ -30,7 +30,7 @@ def test_a_withdrawal_is_told_after_the_waits_it_closed_ended(rig: Rig) -> None:
             seen.append((rig.host.surface_port.wait_for(event.refs[0]), wait.done))
 
     rig.host.subscribe_events(told)
-    assert rig.host.agent_port.withdraw_nowait([rig.ref("c1").id]) is None
+    assert rig.host.agent_port.withdraw_nowait([rig.ref("c1").id]).all_withdrawn
     assert seen == [(None, True)]
 
 
@@ -41,7 +41,7 @@ def test_a_raising_listener_changes_nothing_and_stops_no_other(rig: Rig) -> None
     seen: list[ev.HostEvent] = []
     rig.host.subscribe_events(seen.append)
     wait = rig.blocker("c1", q("Ship it?"))
-    assert rig.host.agent_port.withdraw_nowait([rig.ref("c1").id]) is None
+    assert rig.host.agent_port.withdraw_nowait([rig.ref("c1").id]).all_withdrawn
     assert [type(e) for e in seen] == [
         ev.QuestionAsked,
         ev.WaitOpened,

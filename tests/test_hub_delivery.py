@@ -14,7 +14,7 @@ from support.hub import hub_ask, hub_receipts
 from support.rig import Rig, call, q, wait_on
 
 from asks.agent.loop import context_from_journal
-from asks.contract import ErrorCode, ResultEnvelope, ToolError
+from asks.contract import ErrorCode, ResultEnvelope, ToolError, WithdrawOutcome
 from asks.core.model import Outcome
 from asks.host.hub import REPEATED_NOTE, Offer
 from asks.store.entries import ChatMessage
@@ -55,11 +55,13 @@ def test_an_agent_cannot_wait_on_or_withdraw_another_agents_question(rig: Rig) -
     started = hub.start_call_nowait("planner", "2", wait_on(theirs.id))
     assert isinstance(started, ToolError) and started.code is ErrorCode.UNKNOWN_QUESTION
     refused = hub.withdraw("planner", [theirs.id])
-    assert refused is not None and refused.code is ErrorCode.UNKNOWN_QUESTION
+    assert refused.outcome_of(theirs.id) is WithdrawOutcome.UNKNOWN
+    assert "Which database" not in refused.text  # another agent's question stays unseen
     own_agent = rig.host.agent_port.withdraw_nowait([theirs.id])
-    assert own_agent is not None and own_agent.code is ErrorCode.UNKNOWN_QUESTION
+    assert own_agent.outcome_of(theirs.id) is WithdrawOutcome.UNKNOWN
+    assert rig.host.agent_port.pending_ids() == ()
     assert hub.pending_ids("reviewer") == (theirs.id,)
-    assert hub.withdraw("reviewer", [theirs.id]) is None
+    assert hub.withdraw("reviewer", [theirs.id]).all_withdrawn
     assert hub.pending_ids("reviewer") == ()
 
 

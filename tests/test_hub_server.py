@@ -135,9 +135,29 @@ async def test_bad_calls_get_coded_errors_and_lose_nothing(rig: Rig, hub: HubSer
         unknown = await session.call_tool("withdraw_question", {"questionIds": ["q-nope"]})
         after = text_of(await session.call_tool("check_answers", {}))
     assert invalid.is_error and "Error [no_questions]" in text_of(invalid)
-    assert unknown.is_error and "Error [unknown_question]" in text_of(unknown)
+    assert unknown.is_error and 'Nothing was withdrawn. Not withdrawn: "q-nope"' in text_of(unknown)
     # the answer rode the first refused call's result: every result begins with feedback
     assert '"Postgres"' in text_of(invalid) and after.startswith("No new answers.")
+
+
+async def test_withdraw_through_the_hub_reports_each_id(rig: Rig, hub: HubServer) -> None:
+    """An answered id with a pending one: the pending one is withdrawn and leaves the panel,
+    the result says per id what happened (issue 29)."""
+    async with client(hub) as session:
+        await session.call_tool("ask_user_question", {"questions": [DB], "blocking": False})
+        [answered] = rig.host.panel_port.tabs
+        port = {**DB, "question": "Which port?", "header": "Port"}
+        await session.call_tool("ask_user_question", {"questions": [port], "blocking": False})
+        [pending] = [t for t in rig.host.panel_port.tabs if t != answered]
+        rig.answer_option(answered, 0)  # type: ignore[arg-type]
+        ids = [answered.id, pending.id]  # type: ignore[union-attr]
+        result = await session.call_tool("withdraw_question", {"questionIds": ids})
+    text = text_of(result)
+    assert not result.is_error
+    assert f'Withdrawn: "Which port?" (id {pending.id})' in text  # type: ignore[union-attr]
+    assert f'Not withdrawn: "{answered.id}" — the user already answered' in text  # type: ignore[union-attr]
+    assert rig.host.panel_port.tabs == ()
+    assert '"Postgres"' in text  # the answered one arrives, at the head of this result
 
 
 @pytest.mark.parametrize(

@@ -50,7 +50,7 @@ def test_a_withdrawn_question_gives_the_keys_back_and_enter_answers_nothing(rig:
     host = rig.host
     canary, port = _on_planner_with_draft(rig)
     seen = _events(rig)
-    assert host.agent_port.withdraw_nowait([port.id]) is None
+    assert host.agent_port.withdraw_nowait([port.id]).all_withdrawn
     focus = host.panel_port.focus
     assert focus.owner is focus.chat and focus.keyboard().to is KeysTo.CHAT
     notice = host.statistics().notice or ""

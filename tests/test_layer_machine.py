@@ -335,7 +335,7 @@ class LayerMachine(RuleBasedStateMachine):
     def _goes(self, ref: QuestionRef, how: str) -> None:
         """Its agent withdraws ``ref``, or the browser answers it."""
         if how == "withdrawn":
-            assert self.host.agent_port.withdraw_nowait([ref.id]) is None
+            assert self.host.agent_port.withdraw_nowait([ref.id]).all_withdrawn
         else:
             answer = Answer(AnswerKind.OPTION, (0,))
             self.host.surface_port.answer_from_nowait(ref.id, ref.incarnation, answer, "web")

@@ -231,7 +231,7 @@ def test_withdraw_and_storage_failure_events(tmp_path: Path) -> None:
     seen: list[ev.HostEvent] = []
     rig.host.subscribe_events(seen.append)
     ref = rig.async_question("c1", "Which?")
-    assert rig.host.agent_port.withdraw_nowait([ref.id], "not needed") is None
+    assert rig.host.agent_port.withdraw_nowait([ref.id], "not needed").all_withdrawn
     rig.ops.fail_next_append()
     rig.host.agent_port.start_call_nowait("c2", call(q("Another?"), blocking=False))
     withdrawn = next(e for e in seen if isinstance(e, ev.QuestionsWithdrawn))
@@ -264,6 +264,8 @@ def test_the_core_only_demo_runs_without_urwid() -> None:
     )
     assert "event: answer saved from chatbot" in out.stdout
     assert 'answer "SQLite"' in out.stdout and "agent woken (wake)" in out.stdout
+    assert "without blocking (queued)" in out.stdout
+    assert "answered labels=('SQLite',)" in out.stdout  # the typed result of the feedback
     assert out.stdout.strip().endswith("False")  # the core never needed urwid
 
 

@@ -253,7 +253,7 @@ async def test_withdraw_takes_pending_questions_back(host: QuestionHost) -> None
     assert notices == ['The agent withdrew "Colour?" (found it).']
 
 
-async def test_withdraw_refuses_unknown_and_answered_ids_all_or_nothing(
+async def test_withdraw_is_per_id_the_answered_and_unknown_ones_are_reported(
     host: QuestionHost,
 ) -> None:
     host.agent_port.start_call_nowait("a1", {"questions": [COLOUR, SIZE], "blocking": False})
@@ -266,20 +266,22 @@ async def test_withdraw_refuses_unknown_and_answered_ids_all_or_nothing(
         is None
     )
     context = Context(host.agent_port)
-    text = await run(WithdrawTool(), context, questionIds=[size, "q-nope"])
-    assert text.startswith('Error [unknown_question]: Nothing was withdrawn: the id "q-nope"')
-    text = await run(WithdrawTool(), context, questionIds=[size, colour])
-    assert text.startswith(
-        f"Error [already_answered]: Nothing was withdrawn: the user already "
-        f'answered (or declined) the id "{colour}"'
+    text = await run(WithdrawTool(), context, questionIds=[colour, size, "q-nope"])
+    assert text == (
+        f'Withdrawn: "Size?" (id {size}). The user no longer sees them and no answer will '
+        f'arrive for them. Not withdrawn: "{colour}" — the user already answered (or declined) '
+        "it; an answer cannot be taken back, it reaches you once, as a tool result or a "
+        'feedback message. Not withdrawn: "q-nope" — no pending question of yours has this id '
+        "(never asked, or already withdrawn)."
     )
-    assert [r.id for r in host.surface_port.projection.pending] == [size]  # nothing was withdrawn
+    assert list(host.surface_port.projection.pending) == []  # the pending one was withdrawn
+    notices = [e.text for e in context.transcript.entries if e.kind is EntryKind.NOTICE]
+    assert notices == ['The agent withdrew "Size?".']  # only what was withdrawn
     assert len(host._state.outbox) == 1  # the saved answer is still delivered, once, as feedback
     feedback = host.agent_port.take_feedback_nowait()
     assert feedback is not None and 'answer "Blue"' in feedback.text
-    assert await run(WithdrawTool(), context, questionIds=[size]) != ""
     again = await run(WithdrawTool(), context, questionIds=[size])
-    assert again.startswith("Error [unknown_question]")  # already withdrawn
+    assert again.startswith(f'Nothing was withdrawn. Not withdrawn: "{size}"')  # already gone
 
 
 async def test_withdraw_ends_a_blocking_wait_as_withdrawn(host: QuestionHost) -> None:

@@ -557,7 +557,7 @@ async def test_withdrawn_question_gives_409_saying_so(
     rig: Rig, bridge: WebBridge, client: httpx.AsyncClient
 ) -> None:
     ref = rig.async_question("c1", "Which database?")
-    assert rig.host.agent_port.withdraw_nowait([ref.id], "not needed") is None
+    assert rig.host.agent_port.withdraw_nowait([ref.id], "not needed").all_withdrawn
     response = await post(client, bridge, form(bridge, ref, choice="0"))
     assert response.status_code == 409
     assert "withdrawn by the agent" in response.text

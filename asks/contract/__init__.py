@@ -12,8 +12,8 @@ contract.X`` and ``from asks.contract import X`` are the one way in:
   wrappings and the configurable :class:`Guidance`.
 * :mod:`~asks.contract.results` — one :class:`ResultEnvelope` builder per outcome, and
   :func:`feedback_text` for async answers.
-* :mod:`~asks.contract.withdraw` — the ``withdraw_question`` tool: schema, validation, errors
-  and result text.
+* :mod:`~asks.contract.withdraw` — the ``withdraw_question`` tool: schema, validation, the
+  per-id :class:`WithdrawReport` and its text.
 """
 
 from asks.contract.errors import (
@@ -32,7 +32,10 @@ from asks.contract.errors import (
 )
 from asks.contract.results import (
     NOTE_PHRASE,
+    CallResult,
     GroupNote,
+    QuestionOutcome,
+    QuestionResult,
     ResultEnvelope,
     already_received_result,
     answered_result,
@@ -41,6 +44,7 @@ from asks.contract.results import (
     feedback_text,
     header_note,
     interrupted_result,
+    question_result,
     queued_result,
     withdrawn_result,
 )
@@ -59,6 +63,9 @@ from asks.contract.validate import Call, NewQuestions, WaitOn, parse_arguments, 
 from asks.contract.withdraw import (
     WITHDRAW_TOOL,
     Withdraw,
+    WithdrawItem,
+    WithdrawOutcome,
+    WithdrawReport,
     already_answered,
     unknown_to_withdraw,
     validate_withdraw,
@@ -75,15 +82,21 @@ __all__ = [
     "TOOL_NAME",
     "WITHDRAW_TOOL",
     "Call",
+    "CallResult",
     "EarlierQuestion",
     "ErrorCode",
     "GroupNote",
     "Guidance",
     "NewQuestions",
+    "QuestionOutcome",
+    "QuestionResult",
     "ResultEnvelope",
     "ToolError",
     "WaitOn",
     "Withdraw",
+    "WithdrawItem",
+    "WithdrawOutcome",
+    "WithdrawReport",
     "already_answered",
     "already_received_result",
     "already_waiting",
@@ -100,6 +113,7 @@ __all__ = [
     "no_ui",
     "openai_tool",
     "parse_arguments",
+    "question_result",
     "queued_result",
     "result_not_saved",
     "storage_failed",

@@ -19,9 +19,10 @@ answers (a feedback made of messages only has no answers' framing line).
 
 from __future__ import annotations
 
+import enum
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 import attrs
 
@@ -40,13 +41,147 @@ class GroupNote:
     question_ids: tuple[str, ...] = ()
 
 
+class QuestionOutcome(enum.StrEnum):
+    """What became of one question of a tool call, for a program (not the model).
+
+    ``ANSWERED`` and ``DECLINED`` are the person's; ``DEFERRED`` means the person chose "later"
+    (Alt+L, or answered only some questions of the group): the question stays pending and its
+    answer will come as feedback; ``INTERRUPTED`` means the wait ended without the person
+    (cancelled, Ctrl+C, UI detached, restart) — never a decline, the question stays pending;
+    ``WITHDRAWN``: the agent took it back, no answer will come. ``QUEUED``: asked without
+    blocking, pending, its answer comes as feedback. ``ALREADY_RECEIVED``: a wait on a
+    question whose answer was already delivered as feedback (use that feedback)."""
+
+    ANSWERED = "answered"
+    DECLINED = "declined"
+    DEFERRED = "deferred"
+    WITHDRAWN = "withdrawn"
+    INTERRUPTED = "interrupted"
+    QUEUED = "queued"
+    ALREADY_RECEIVED = "already_received"
+
+
+@attrs.frozen
+class QuestionResult:
+    """One question of a tool call's result, typed: its id and text, its outcome and — when
+    ``ANSWERED`` — what the person chose.
+
+    ``labels`` / ``indices``: the chosen options' labels and 0-based indices, in option order
+    (one for a single-select answer, zero or more for multi-select, none for free text);
+    ``custom_text``: what was typed in the "Type something." row (``None`` if nothing);
+    ``notes``: the person's note on this question (Alt+N; ``""`` if none); ``preview``: the
+    chosen option's preview (single select), if it has one. All empty unless answered."""
+
+    question_id: str
+    question: str
+    outcome: QuestionOutcome
+    labels: tuple[str, ...] = ()
+    indices: tuple[int, ...] = ()
+    custom_text: str | None = None
+    notes: str = ""
+    preview: str | None = None
+
+    @property
+    def answer(self) -> str:
+        """The answer as the person sees it: the labels, then the custom text, comma-joined."""
+        return ", ".join(self.labels + ((self.custom_text,) if self.custom_text else ()))
+
+
+_PER_QUESTION: Final = {
+    Outcome.ANSWERED: QuestionOutcome.DEFERRED,  # never used: answered calls have no pending
+    Outcome.PARTIAL: QuestionOutcome.DEFERRED,
+    Outcome.DECLINED: QuestionOutcome.DECLINED,
+    Outcome.DEFERRED: QuestionOutcome.DEFERRED,
+    Outcome.WITHDRAWN: QuestionOutcome.WITHDRAWN,
+    Outcome.INTERRUPTED: QuestionOutcome.INTERRUPTED,
+    Outcome.QUEUED: QuestionOutcome.QUEUED,
+    Outcome.ALREADY_RECEIVED: QuestionOutcome.ALREADY_RECEIVED,
+}
+
+
+@attrs.frozen
+class CallResult:
+    """A tool call's result for a program: the call's :class:`~asks.core.model.Outcome`, one
+    :class:`QuestionResult` per question (in the order asked) and the person's group note
+    (``""`` if none; several notes one blank line apart).
+
+    The call outcomes: ``ANSWERED`` (every question answered or declined one by one),
+    ``PARTIAL`` (some answered; the rest ``DEFERRED``, their answers come as feedback),
+    ``DECLINED`` (the person declined the whole group), ``DEFERRED`` (the person chose
+    "later"), ``WITHDRAWN``, ``INTERRUPTED`` (never a decline), ``QUEUED`` (a non-blocking call
+    was accepted: ids now, answers later as feedback), ``ALREADY_RECEIVED`` (a
+    ``{"questionId": …}`` wait on answers already delivered as feedback: nothing to wait for)."""
+
+    outcome: Outcome
+    questions: tuple[QuestionResult, ...]
+    group_note: str = ""
+
+    @property
+    def question_ids(self) -> tuple[str, ...]:
+        """The ids of the call's questions, in the order asked."""
+        return tuple(q.question_id for q in self.questions)
+
+    def get(self, question_id: str) -> QuestionResult | None:
+        """The result of question ``question_id`` (``None`` if the call did not have it)."""
+        found = [q for q in self.questions if q.question_id == question_id]
+        return found[0] if found else None
+
+    @classmethod
+    def of(cls, outcome: Outcome, details: dict[str, Any]) -> CallResult:
+        """Read a result from its journaled ``details`` (what :class:`ResultEnvelope` holds)."""
+        answered = {a["questionId"]: _question_result(a) for a in details.get("answers", [])}
+        rest = _PER_QUESTION[outcome]
+        questions = tuple(
+            answered.get(qid) or QuestionResult(qid, details.get("texts", {}).get(qid, ""), rest)
+            for qid in details.get("questionIds", [])
+        )
+        return cls(outcome, questions, details.get("groupNote", ""))
+
+
+def question_result(question: Question, resolution: Resolution) -> QuestionResult:
+    """One saved answer (or decline) as a typed :class:`QuestionResult` (what a feedback
+    message delivered: :meth:`asks.AgentPort.results_of`)."""
+    return _question_result(_answer_detail(question, resolution))
+
+
+def _question_result(detail: dict[str, Any]) -> QuestionResult:
+    qid, text = detail["questionId"], detail["question"]
+    if detail["kind"] == "declined":
+        return QuestionResult(qid, text, QuestionOutcome.DECLINED)
+    labels = tuple(detail["selected"])
+    return QuestionResult(
+        qid,
+        text,
+        QuestionOutcome.ANSWERED,
+        labels,
+        tuple(detail["optionIndices"]),
+        detail.get("customText", _custom_of(detail["answer"], labels)),
+        detail["notes"],
+        detail["preview"],
+    )
+
+
+def _custom_of(answer: str, labels: tuple[str, ...]) -> str | None:
+    """The custom text inside an answer journaled before ``customText`` existed."""
+    chosen = ", ".join(labels)
+    rest = answer[len(chosen) :].removeprefix(", ") if chosen else answer
+    return rest or None
+
+
 @attrs.frozen
 class ResultEnvelope:
-    """A tool result: its outcome, the text the model reads, and JSON-serialisable details."""
+    """A tool result: its outcome, the text the model reads, and JSON-serialisable details.
+
+    Programs read :attr:`result` (typed); ``details`` is the journaled form of the same."""
 
     outcome: Outcome
     text: str
     details: dict[str, Any]
+
+    @property
+    def result(self) -> CallResult:
+        """The result as typed values: each question's outcome, choices, notes, group note."""
+        return CallResult.of(self.outcome, self.details)
 
 
 def _answer_of(resolution: Resolution) -> Answer | None:
@@ -71,10 +206,12 @@ def _answer_detail(question: Question, resolution: Resolution) -> dict[str, Any]
             "optionIndices": [],
             "notes": "",
             "preview": None,
+            "customText": None,
         }
     indices = sorted(answer.option_indices)
     return detail | {
         "kind": answer.kind.value,
+        "customText": answer.custom_text or None,
         "answer": answer.text(spec),
         "selected": [spec.options[i].label for i in indices],
         "optionIndices": indices,
@@ -97,6 +234,7 @@ def _envelope(
         "outcome": outcome.value,
         "callId": call_id,
         "questionIds": [q.id for q in questions],
+        "texts": {q.id: q.spec.question for q in questions},
         "answers": [_answer_detail(q, r) for q, r in answers],
         "pending": [q.id for q in pending],
     }

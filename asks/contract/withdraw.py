@@ -6,15 +6,21 @@ of :mod:`asks.contract`:
 
 * :func:`validate_withdraw` turns any decoded JSON value into a :class:`Withdraw` or a
   :class:`~asks.contract.errors.ToolError` (``invalid_arguments``); it never raises.
-* The call is all or nothing. Ids that name no question (or one already withdrawn) give
-  ``unknown_question`` (:func:`unknown_to_withdraw`); ids of questions the person already
-  answered or declined give ``already_answered`` (:func:`already_answered`): such an answer is
-  not taken back — it was, or will be, delivered once like any other.
-* :func:`withdrawn_text` is the result the model reads when the questions were withdrawn.
+* Each id gets its own :class:`WithdrawOutcome` in a :class:`WithdrawReport`: the pending ones
+  are withdrawn (in one journal line), an id of a question the person already answered or
+  declined is ``already_answered`` (such an answer is not taken back — it was, or will be,
+  delivered once like any other), an id that names no question of this asker (never asked,
+  another agent's, or already withdrawn) is ``unknown``; and if the journal could not save the
+  withdrawal, the ids that were pending are ``not_saved`` (they stay pending).
+  :attr:`WithdrawReport.text` is the result the model reads: what was withdrawn, then each id
+  that was not and why. (:func:`unknown_to_withdraw` and :func:`already_answered` are the coded
+  errors of the former all-or-nothing call, kept for callers that want a refusal.)
+* :func:`withdrawn_text` is the sentence naming the questions that were withdrawn.
 """
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Sequence
 from typing import Any, Final
 
@@ -49,7 +55,9 @@ def withdraw_tool() -> dict[str, Any]:
                 "Take back pending questions you asked with ask_user_question that you no "
                 "longer need (e.g. you found the answer yourself). They leave the user's panel "
                 "and no answer will arrive for them; a blocking wait on them ends as "
-                '"withdrawn". Questions the user already answered cannot be withdrawn.'
+                '"withdrawn". Each id is handled on its own: the pending ones are withdrawn, '
+                "and the result names any id that was not (already answered: its answer "
+                "still reaches you; or unknown)."
             ),
             "parameters": {
                 "type": "object",
@@ -143,12 +151,94 @@ def already_answered(ids: Sequence[str]) -> ToolError:
     )
 
 
-def withdrawn_text(questions: Sequence[Question], reason: str) -> str:
-    """The result of a successful call: which questions were taken back."""
-    listing = ", ".join(f'"{q.spec.question}" (id {q.id})' for q in questions)
+class WithdrawOutcome(enum.StrEnum):
+    """What a ``withdraw_question`` call did with one id (module docstring)."""
+
+    WITHDRAWN = "withdrawn"  # it was pending; it left the panel, no answer will come
+    ALREADY_ANSWERED = "already_answered"  # answered or declined: its answer still arrives once
+    UNKNOWN = "unknown"  # never asked by this asker, or already withdrawn
+    NOT_SAVED = "not_saved"  # pending, but the journal could not save the withdrawal
+
+
+@attrs.frozen
+class WithdrawItem:
+    """One id of a ``withdraw_question`` call and what became of it; ``question`` is its text
+    when the asker may know it (``""`` for an unknown id)."""
+
+    question_id: str
+    outcome: WithdrawOutcome
+    question: str = ""
+
+
+_WHY: Final = {
+    WithdrawOutcome.ALREADY_ANSWERED: (
+        "the user already answered (or declined) it; an answer cannot be taken back, it "
+        "reaches you once, as a tool result or a feedback message"
+    ),
+    WithdrawOutcome.UNKNOWN: (
+        "no pending question of yours has this id (never asked, or already withdrawn)"
+    ),
+    WithdrawOutcome.NOT_SAVED: (
+        "the withdrawal could not be saved (storage failed); it is still pending"
+    ),
+}
+
+
+@attrs.frozen
+class WithdrawReport:
+    """The result of one ``withdraw_question`` call: one :class:`WithdrawItem` per id, in the
+    order asked, and the reason shown to the person. Never all-or-nothing: the pending ids are
+    withdrawn whatever the others are."""
+
+    items: tuple[WithdrawItem, ...]
+    reason: str = ""
+
+    @property
+    def withdrawn(self) -> tuple[str, ...]:
+        """The ids that were withdrawn."""
+        return self.ids(WithdrawOutcome.WITHDRAWN)
+
+    @property
+    def all_withdrawn(self) -> bool:
+        """True when every id was withdrawn."""
+        return all(item.outcome is WithdrawOutcome.WITHDRAWN for item in self.items)
+
+    def ids(self, outcome: WithdrawOutcome) -> tuple[str, ...]:
+        """The ids that got ``outcome``."""
+        return tuple(item.question_id for item in self.items if item.outcome is outcome)
+
+    def outcome_of(self, question_id: str) -> WithdrawOutcome | None:
+        """What became of ``question_id`` (``None`` if the call did not name it)."""
+        found = [item.outcome for item in self.items if item.question_id == question_id]
+        return found[0] if found else None
+
+    @property
+    def text(self) -> str:
+        """What the model reads: what was withdrawn, then each other id and why."""
+        done = [item for item in self.items if item.outcome is WithdrawOutcome.WITHDRAWN]
+        parts = [withdrawn_text(done, self.reason)] if done else ["Nothing was withdrawn."]
+        parts += [
+            f"Not withdrawn: {quote(item.question_id)} — {_WHY[item.outcome]}."
+            for item in self.items
+            if item.outcome is not WithdrawOutcome.WITHDRAWN
+        ]
+        return " ".join(parts)
+
+
+def withdrawn_text(questions: Sequence[Question | WithdrawItem], reason: str) -> str:
+    """The sentence naming the questions that were taken back (and the reason shown)."""
+    listing = ", ".join(f'"{_text_of(q)}" (id {_id_of(q)})' for q in questions)
     why = f" Reason shown to the user: {reason}" if reason else ""
     ending = "" if why.endswith((".", "!", "?")) or not why else "."
     return (
         f"Withdrawn: {listing}. The user no longer sees them and no answer will arrive for "
         f"them.{why}{ending}"
     )
+
+
+def _text_of(item: Question | WithdrawItem) -> str:
+    return item.question if isinstance(item, WithdrawItem) else item.spec.question
+
+
+def _id_of(item: Question | WithdrawItem) -> str:
+    return item.question_id if isinstance(item, WithdrawItem) else item.id

@@ -10,8 +10,11 @@ What an agent loop does with it (NOTES, "The agent-facing interface"):
 * Before **each** model call, :meth:`AgentPort.take_feedback_nowait`: the answers saved since,
   as one user-role message whose receipt is already durable (mode ``steer`` while a turn runs,
   ``wake`` otherwise); an idle agent awaits :meth:`AgentPort.wait_for_feedback` first.
+  :meth:`AgentPort.results_of` gives a program the same answers typed.
 * :meth:`AgentPort.turn_started_nowait` / :meth:`AgentPort.turn_ended_nowait` say whether a
   turn runs; :meth:`AgentPort.interrupt_nowait` ends every live wait ``interrupted`` (Ctrl+C).
+* :meth:`AgentPort.withdraw_nowait` takes questions back per id (a
+  :class:`~asks.contract.WithdrawReport`); :meth:`AgentPort.pending_ids` lists what is pending.
 * :meth:`AgentPort.record_message_nowait` journals the conversation's messages and the
   person's permission decisions, so a resumed session rebuilds the conversation.
 """
@@ -20,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from asks.contract import ToolError
+from asks.contract import QuestionResult, WithdrawReport, question_result
 from asks.core import events as ev
 from asks.host import calls
 from asks.host.lifecycle import interrupt
@@ -59,10 +62,22 @@ class AgentPort(Port):
         ``wait.result()``). A bad ``source`` raises :class:`ValueError` naming the fix."""
         return calls.start(self._state, call_id, arguments, calls.Asker(source))
 
-    def withdraw_nowait(self, question_ids: Sequence[str], reason: str = "") -> ToolError | None:
-        """Take pending questions back (journaled; their drafts dropped; a wait on them ends
-        ``withdrawn``); a coded error if one is unknown or the line could not be saved."""
+    def withdraw_nowait(self, question_ids: Sequence[str], reason: str = "") -> WithdrawReport:
+        """Take back, per id, the questions still pending (journaled in one line; their drafts
+        dropped; a wait on them ends ``withdrawn``). Never all or nothing: the report gives each
+        id its :class:`~asks.contract.WithdrawOutcome` (``withdrawn``, ``already_answered`` —
+        its answer still arrives once —, ``unknown``, or ``not_saved`` if the journal failed),
+        and ``report.text`` is the tool result for the model."""
         return calls.withdraw(self._state, question_ids, reason, None)
+
+    def pending_ids(self) -> tuple[str, ...]:
+        """This agent's questions still pending (not answered, declined or withdrawn), in the
+        order they were asked: what :meth:`withdraw_nowait` can take back and what
+        ``{"questionId": …}`` can wait on. Questions of hub agents are not listed."""
+        projection = self._state.projection
+        return tuple(
+            ref.id for ref in projection.pending if projection.question(ref).recipient is None
+        )
 
     def interrupt_nowait(self, reason: str = "the turn was interrupted") -> None:
         """End every live wait as ``interrupted``; questions stay pending (Ctrl+C, shutdown)."""
@@ -99,6 +114,19 @@ class AgentPort(Port):
             state.emit(ev.Delivered(questions, ev.DeliveryChannel(mode.value), notes))
             state.notify()
             return Feedback(text, refs, mode, record.seq)
+
+    def results_of(self, feedback: Feedback) -> tuple[QuestionResult, ...]:
+        """The answers and declines ``feedback`` delivered, typed, in its order (each
+        ``ANSWERED`` or ``DECLINED``; notes the person sent on their own are only in its text):
+        what a program reads where the model reads ``feedback.text``."""
+        projection = self._state.projection
+        questions, _ = split(projection, feedback.refs)
+        results = []
+        for ref in questions:
+            state = projection.by_ref[ref]
+            if state.resolution is not None:
+                results.append(question_result(state.question, state.resolution))
+        return tuple(results)
 
     async def wait_for_feedback(self) -> None:
         """Return once something is deliverable (an idle agent awaits this to be woken)."""

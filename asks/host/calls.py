@@ -97,21 +97,36 @@ def start(state: HostState, call_id: str, arguments: object, asker: Asker) -> To
 
 def withdraw(
     state: HostState, question_ids: Sequence[str], reason: str, recipient: str | None
-) -> contract.ToolError | None:
-    """Take pending questions back (journaled, drafts dropped), then end the waits they
-    closed; the event is told once those waits ended too (:mod:`asks.host.announce`)."""
+) -> contract.WithdrawReport:
+    """Take back, per id, the pending questions of ``recipient`` (journaled in one line,
+    drafts dropped), then end the waits they closed; the event is told once those waits ended
+    too (:mod:`asks.host.announce`). Each id gets its own outcome (:class:`WithdrawReport`)."""
     with state.operation():
-        known = withdrawable(state.projection, question_ids, recipient)
-        if isinstance(known, contract.ToolError):
-            return known
-        if state.append(Withdrawn(known, reason)) is None:
-            return contract.storage_failed(state.journal.state.value)
+        items = classify_withdraw(state.projection, question_ids, recipient)
+        known = tuple(
+            ref
+            for item in items
+            if item.outcome is contract.WithdrawOutcome.WITHDRAWN
+            and (ref := state.projection.current.get(item.question_id)) is not None
+        )
+        if known and state.append(Withdrawn(known, reason)) is None:
+            return contract.WithdrawReport(_not_saved(items), reason)
         for ref in known:
             state.drop_draft(ref)
-        state.emit(ev.QuestionsWithdrawn(known, reason))
-        state.settle_waits(known)
-        state.changed()
-        return None
+        if known:
+            state.emit(ev.QuestionsWithdrawn(known, reason))
+            state.settle_waits(known)
+            state.changed()
+        return contract.WithdrawReport(items, reason)
+
+
+def _not_saved(items: tuple[contract.WithdrawItem, ...]) -> tuple[contract.WithdrawItem, ...]:
+    return tuple(
+        attrs.evolve(item, outcome=contract.WithdrawOutcome.NOT_SAVED)
+        if item.outcome is contract.WithdrawOutcome.WITHDRAWN
+        else item
+        for item in items
+    )
 
 
 def group_id(session_id: str, call_id: str) -> str:
@@ -249,22 +264,29 @@ def reply_only(core: IntakeCore, call_id: str, envelope: ResultEnvelope) -> Tool
     return envelope
 
 
-def withdrawable(
+def classify_withdraw(
     projection: Projection, question_ids: Sequence[str], recipient: str | None
-) -> tuple[QuestionRef, ...] | contract.ToolError:
-    """The refs ``recipient`` may withdraw, or ``unknown_question`` naming the others (a
-    question of another recipient is unknown to it)."""
-    refs = [projection.current.get(qid) for qid in question_ids]
-    unknown = [
-        qid
-        for qid, ref in zip(question_ids, refs, strict=True)
-        if ref is None
-        or ref not in projection.pending
-        or projection.question(ref).recipient != recipient
-    ]
-    if unknown or not refs:
-        return contract.unknown_question(unknown)
-    return tuple(r for r in refs if r is not None)
+) -> tuple[contract.WithdrawItem, ...]:
+    """What withdrawing each id would do for ``recipient``: pending → withdrawn; answered or
+    declined → already answered; never asked, withdrawn, or another recipient's → unknown (a
+    question of another recipient is unknown to it, text included)."""
+    items = []
+    for qid in question_ids:
+        st = projection.state_of(qid)
+        if st is None or st.question.recipient != recipient:
+            items.append(contract.WithdrawItem(qid, contract.WithdrawOutcome.UNKNOWN))
+            continue
+        outcome = _WITHDRAW_OUTCOME[st.status]
+        items.append(contract.WithdrawItem(qid, outcome, st.question.spec.question))
+    return tuple(items)
+
+
+_WITHDRAW_OUTCOME = {
+    QuestionStatus.PENDING: contract.WithdrawOutcome.WITHDRAWN,
+    QuestionStatus.ANSWERED: contract.WithdrawOutcome.ALREADY_ANSWERED,
+    QuestionStatus.DECLINED: contract.WithdrawOutcome.ALREADY_ANSWERED,
+    QuestionStatus.WITHDRAWN: contract.WithdrawOutcome.UNKNOWN,
+}
 
 
 def close_dangling_calls(core: IntakeCore) -> None:

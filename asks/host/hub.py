@@ -137,8 +137,9 @@ class HubPort:
 
     def withdraw(
         self, label: str, question_ids: list[str], reason: str = ""
-    ) -> contract.ToolError | None:
-        """Agent ``label`` takes its pending questions back (another agent's are unknown to it)."""
+    ) -> contract.WithdrawReport:
+        """Agent ``label`` takes its pending questions back, per id (another agent's are
+        unknown to it); the report gives each id its outcome."""
         return calls.withdraw(self._state, question_ids, reason, recipient_of(label))
 
     def pending_ids(self, label: str) -> tuple[str, ...]:

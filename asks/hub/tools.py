@@ -224,10 +224,8 @@ class HubTools:
         request = contract.validate_withdraw(arguments)
         if isinstance(request, contract.ToolError):
             return request.text, True
-        refused = self.port.withdraw(label, list(request.question_ids), request.reason)
-        if refused is not None:
-            return refused.text, True
-        return "Withdrawn: " + ", ".join(request.question_ids) + ".", False
+        report = self.port.withdraw(label, list(request.question_ids), request.reason)
+        return report.text, not report.withdrawn
 
     async def _progress(self, ctx: Any) -> None:
         beats = 0

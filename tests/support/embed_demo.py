@@ -31,6 +31,7 @@ def play_the_demo(app: PtyApp) -> None:
     app.wait_for(r"│ › 2\. Not yet")
     app.press("enter")
     app.wait_for(r'reviewer: User has answered your questions: "Ship it now\?"="Not yet"')
+    app.wait_for("reviewer decided: Not yet")  # the typed result
     app.type("withdraw")  # the keyboard is back in the editor
     app.press("enter")
     app.wait_for("planner withdrew its question")
