@@ -16,7 +16,7 @@ import pytest
 import trio
 from support.hub import in_thread, start_hub
 from support.launcher import Launcher
-from test_permission import CLAUDE, CODEX
+from support.permission_bodies import CLAUDE, CODEX
 
 from asks.core.focus import TYPING_GUARD
 

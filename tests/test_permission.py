@@ -10,6 +10,7 @@ import json
 import pytest
 import trio
 import trio.testing
+from support.permission_bodies import CLAUDE, CODEX
 from support.rig import Rig
 
 from asks.core.model import Answer, AnswerKind, QuestionRef, Resolution, ResolutionKind
@@ -27,30 +28,6 @@ from asks.core.permission import (
 from asks.host.commands import PanelCommand
 from asks.host.permissions import OpenRequest
 
-CLAUDE = {  # interactive/README.md result 2, as captured
-    "session_id": "5b7c",
-    "transcript_path": "/w/.claude/projects/p/5b7c.jsonl",
-    "cwd": "/work/app",
-    "prompt_id": "p1",
-    "permission_mode": "default",
-    "hook_event_name": "PermissionRequest",
-    "tool_name": "Bash",
-    "tool_input": {"command": "npm test", "description": "run the tests"},
-    "permission_suggestions": [
-        {"type": "addDirectories", "directories": ["/work/app"], "destination": "session"}
-    ],
-}
-CODEX = {  # interactive/README.md result 6, as captured
-    "session_id": "s",
-    "turn_id": "t",
-    "transcript_path": "/c/sessions/rollout.jsonl",
-    "cwd": "/work/app",
-    "hook_event_name": "PermissionRequest",
-    "model": "fake-model",
-    "permission_mode": "default",
-    "tool_name": "Bash",
-    "tool_input": {"command": "touch /tmp/outside-x", "description": "make a file"},
-}
 REF = QuestionRef("q-0000000000", 1)
 
 

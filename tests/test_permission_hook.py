@@ -18,8 +18,8 @@ import pytest
 import trio
 from support.hub import TOKEN, keyring_with
 from support.panel import make_panel, screen
+from support.permission_bodies import CLAUDE, CODEX
 from support.rig import Rig
-from test_permission import CLAUDE, CODEX
 
 from asks.core.model import QuestionRef
 from asks.host.commands import PanelCommand

@@ -9,8 +9,8 @@ import json
 
 import urwid
 from support.panel import LAYERS, make_panel, press, screen
+from support.permission_bodies import CLAUDE
 from support.rig import Rig
-from test_permission import CLAUDE
 
 from asks.core.focus import TYPING_GUARD
 from asks.core.permission import Behavior, HandBack, PermissionRequest, Verdict, parse_request

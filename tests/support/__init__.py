@@ -17,7 +17,8 @@ package). Fixtures are in ``tests/conftest.py``; these modules hold the code beh
 * :mod:`support.fake_http` — a real HTTP/1.1 server on 127.0.0.1 standing in for a model
   provider (recording, reply queue, faults); :mod:`support.fake_openai` and
   :mod:`support.fake_anthropic` — what each provider's wire says on it.
-* :mod:`support.hub` — the hub's clients and asks; :mod:`support.hooks` — hook commands.
+* :mod:`support.hub` — the hub's clients and asks; :mod:`support.hooks` — hook commands;
+  :mod:`support.permission_bodies` — the permission-hook bodies the real clients send.
 * :mod:`support.attrs_classes` — attrs classes built at call time (the method cache).
 * :mod:`support.journals` — journal bytes of question cycles for the replay tests, and what
   they compare (a projection's state, laziness, an indexed journal).
