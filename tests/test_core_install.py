@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support.building import build_wheel, run, the_wheel
+from support.building import NOT_SOURCE, build_wheel, run, the_wheel
 from support.embed_demo import journal_kinds, play_the_demo
 from support.pty_harness import PtyApp
 
@@ -30,17 +30,6 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
 EXTRA_MODULES = ("httpx", "hypercorn", "mcp", "mcp_types", "pydantic", "starlette", "uvicorn")
-NOT_SOURCE = shutil.ignore_patterns(  # what a build must not see (tests/test_packaging.py)
-    ".git",
-    ".venv",
-    "__pycache__",
-    "*.pyc",
-    "*.egg-info",
-    ".*_cache",
-    ".hypothesis",
-    "build",
-    "dist",
-)
 QUIET = """name = "quiet"
 [[step]]
 on = "start"

@@ -33,7 +33,7 @@ import zipfile
 from pathlib import Path, PurePosixPath
 
 import pytest
-from support.building import build_wheel, run, the_wheel
+from support.building import NOT_SOURCE, build_wheel, run, the_wheel
 from support.embed_demo import journal_kinds, play_the_demo
 from support.pty_harness import PtyApp
 
@@ -41,17 +41,6 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
 BROKEN_LINK = b"../widgets"  # what git checks out for the link with core.symlinks=false
-NOT_SOURCE = shutil.ignore_patterns(  # what .gitignore keeps out of the tree, and .git
-    ".git",
-    ".venv",
-    "__pycache__",
-    "*.pyc",
-    "*.egg-info",
-    ".*_cache",
-    ".hypothesis",
-    "build",
-    "dist",
-)
 SDIST_TESTS = (  # run from the unpacked sdist: conftest, helpers, pty harness, scripts, goldens
     "tests/test_architecture.py",
     "tests/test_keymap.py",

@@ -7,10 +7,23 @@ installed must not see the source tree through them).
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+NOT_SOURCE = shutil.ignore_patterns(  # what .gitignore keeps out of the tree, and .git
+    ".git",
+    ".venv",
+    "__pycache__",
+    "*.pyc",
+    "*.egg-info",
+    ".*_cache",
+    ".hypothesis",
+    "build",
+    "dist",
+)
+"""What a build of the source tree must not see (a copy made with ``shutil.copytree``)."""
 NOT_INHERITED = frozenset({"PYTHONPATH", "PYTEST_ADDOPTS"})
 
 
