@@ -70,6 +70,7 @@ with paused_gc(), cached_attrs_methods():
     from asks.cli.readconfig import keymap_from, read_config
     from asks.core import diagnostics, i18n
     from asks.core.i18n import _
+    from asks.core.space import PanelSpace
     from asks.hub.listen import HubPortBusyError
     from asks.store.files import InvalidSessionId
     from asks.store.journal import SessionLocked, SessionNotFound, default_data_dir
@@ -177,7 +178,8 @@ def dispatch(args: argparse.Namespace, translator: i18n.Translator) -> int:
         if line_mode_wanted(args.line, os.environ, sys.stdin, sys.stdout):
             surface = run.lines(args)
         else:
-            surface = run.screen(args, keymap_from(config, warnings), warnings)
+            space = PanelSpace(config.ui.panel_share)
+            surface = run.screen(args, keymap_from(config, warnings), warnings, space)
         return run.run_session(args, data_dir, config, surface)
     except SessionNotFound:
         print(
