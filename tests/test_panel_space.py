@@ -14,7 +14,7 @@ import urwid
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.panel import database_question
-from support.pty_harness import PtyApp
+from support.pty_harness import ROOT, PtyApp
 from support.rig import Rig, call
 
 from asks.core.space import MIN_PANEL_ROWS, PanelSpace
@@ -115,5 +115,25 @@ def test_asks_repl_at_40x10_keeps_the_draft_the_border_and_a_transcript_row(
             assert len(rows) == 10 and not rows[0].startswith(("┌", "│", "╎")), app.text()
             app.press("shift tab")
         app.wait_for(r"(?m)^│ › 1\. ")  # the focused row is on screen
+    finally:
+        app.close()
+
+
+def test_an_embedders_layer_fits_itself_to_the_running_screen(tmp_path: Path) -> None:
+    """The embedding demo (transcript, layer, status line; it never calls ``fit``) at 40×10:
+    the layer caps the panel from the loop's screen, the draft and the status line stay."""
+    demo = ROOT / "demos" / "embed_minimal.py"
+    app = PtyApp([str(tmp_path)], program=[str(demo)], cols=40, rows=10)
+    try:
+        app.wait_for("Type ask, block or withdraw")
+        app.type("ask")
+        app.press("enter")
+        app.wait_for(r"\[DB \(planner\)\]")
+        app.type("my draft")
+        app.wait_for(r"(?m)^└╌{38}┘\n> my draft\nAsks: ")
+        rows = app.text().split("\n")
+        assert not rows[0].startswith(("┌", "│", "╎")), app.text()
+        app.press("ctrl c")
+        assert app.wait_exit() == 0
     finally:
         app.close()
