@@ -269,10 +269,12 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
             self.fit(self._loop.screen.get_cols_rows()[1], size[0])
 
     def rows(self, size: tuple[int], focus: bool = False) -> int:
+        """The layer's height at ``size``, the panel fitted to the running screen first."""
         self._fit_screen(size)
         return super().rows(size, focus)
 
     def render(self, size: Size, focus: bool = False) -> urwid.Canvas:
+        """Draw the layer, the panel fitted to the running screen first (:meth:`fit`)."""
         self._fit_screen(size)
         return super().render(size, focus)
 
