@@ -28,6 +28,8 @@ What it holds (TOML)::
 
     [ui]
     locale = "de"                     # the person's language (else LC_ALL/LC_MESSAGES/LANG)
+    panel_share = 0.5                 # the most of the screen the question panel takes while
+                                      # it does not have the keyboard (0 < share <= 1)
 
     [tools]
     command_timeout = 120             # seconds before run_command's process group is killed
@@ -71,7 +73,7 @@ import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Final, TypeVar
+from typing import Any, Final, TypeVar, cast
 
 import attrs
 
@@ -79,6 +81,7 @@ from asks.contract import DEFAULT_GUIDANCE, Guidance
 from asks.core.events import EventKind
 from asks.core.i18n import N_, SHOWN_CODES, _, normalize
 from asks.core.keydefaults import DEFAULT_COLLAPSE_KEY, DEFAULT_FOCUS_TOGGLE_KEY, OFF
+from asks.core.space import DEFAULT_PANEL_SHARE
 from asks.sanitize import sanitize_line
 
 DEFAULT_TIMEOUT: Final = 60.0
@@ -146,6 +149,10 @@ def _is_port(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 65535
 
 
+def _is_share(value: object) -> bool:
+    return _is_positive_number(value) and cast("float", value) <= 1
+
+
 def _is_locale(value: object) -> bool:
     return isinstance(value, str) and normalize(value) is not None
 
@@ -157,6 +164,7 @@ POSITIVE: Final = Kind(N_("a positive number"), _is_positive_number, float)
 TEMPERATURE: Final = Kind(N_("a number >= 0"), _is_temperature, float)
 PORT: Final = Kind(N_("a port number (0-65535)"), _is_port)
 LOCALE: Final = Kind(N_("one of {codes}"), _is_locale)
+SHARE: Final = Kind(N_("a number above 0 and at most 1"), _is_share, float)
 ARGV: Final = Kind(
     N_('a command as a list of strings, e.g. ["notify-send", "asks"]'), _is_argv, tuple
 )
@@ -198,9 +206,12 @@ class ModelConfig:
 @attrs.frozen
 class UiConfig:
     """``[ui]``: the language of every person-facing string (``None``: from the environment;
-    asks/core/i18n.py), a supported code such as ``de`` or ``pt-BR``."""
+    asks/core/i18n.py), a supported code such as ``de`` or ``pt-BR``; ``panel_share``: the
+    most of the screen's rows the question panel takes while it does not have the keyboard
+    (asks/core/space.py)."""
 
     locale: str | None = setting(None, LOCALE)
+    panel_share: float = setting(DEFAULT_PANEL_SHARE, SHARE)
 
 
 @attrs.frozen

@@ -173,6 +173,7 @@ VALID = {  # a value of each kind, as TOML, that no key has as its default
     config_file.TEMPERATURE: "0.5",
     config_file.PORT: "1234",
     config_file.LOCALE: '"de"',
+    config_file.SHARE: "0.25",
     config_file.ARGV: '["true"]',
 }
 
@@ -198,6 +199,18 @@ def test_every_key_of_the_classes_is_read_from_the_file(tmp_path: Path) -> None:
             assert got != getattr(table.default, field.name), (name, field.name)
     assert loaded.guidance.guidelines == "x" and loaded.tools.command_timeout == 7.0
     assert isinstance(loaded.tools.command_timeout, float) and loaded.hooks.delivered == ("true",)
+    assert loaded.ui.panel_share == 0.25
+
+
+def test_a_panel_share_outside_0_to_1_is_warned_about_and_the_default_kept(
+    tmp_path: Path,
+) -> None:
+    for bad in ("0", "1.5", "-0.5", '"half"', "true"):
+        loaded, warnings, _ = load_text(tmp_path, f"[ui]\npanel_share = {bad}\n")
+        assert loaded.ui.panel_share == 0.5, bad
+        assert len(warnings) == 1 and "a number above 0 and at most 1" in warnings[0], warnings
+    loaded, warnings, _ = load_text(tmp_path, "[ui]\npanel_share = 1\n")
+    assert (loaded.ui.panel_share, warnings) == (1.0, [])
 
 
 def test_a_key_declared_without_its_kind_is_refused() -> None:

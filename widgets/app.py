@@ -33,6 +33,7 @@ from asks.core.drafts import ChatLine, with_unsent
 from asks.core.events import AnswerSaved, HostEvent, KeysReturned
 from asks.core.extras import Extra, MissingExtraError, require
 from asks.core.i18n import translate as _
+from asks.core.space import PanelSpace
 from asks.host.host import QuestionHost
 from asks.surfaces.elsewhere import answer_lines
 from asks.widgets import chat, panel, prompt, status, transcript
@@ -73,7 +74,13 @@ class Session:
 class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
     """The REPL screen (see module docstring)."""
 
-    def __init__(self, session: Session, keymap: Keymap, clock: Callable[[], float]) -> None:
+    def __init__(
+        self,
+        session: Session,
+        keymap: Keymap,
+        clock: Callable[[], float],
+        space: PanelSpace | None = None,
+    ) -> None:
         self.session = session
         self.keymap = keymap
         self.clock = clock
@@ -89,6 +96,7 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
             prompt=self.prompt_view,
             clock=clock,
             chat_edit=self.chat.edit,
+            space=space,
             commands={
                 Command.INTERRUPT: self.interrupt,
                 Command.CHAT_INTERRUPT: session.agent.interrupt_nowait,
@@ -222,16 +230,9 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
             cols, rows = size
             if cols < MIN_SIZE[0] or rows < MIN_SIZE[1]:
                 return too_small(cols, rows)
-            self.panel.max_rows = self._panel_rows(rows)
+            self.layer.fit(rows, cols)
         self._refresh_if_stale()
         return super().render(size, focus)
-
-    def _panel_rows(self, screen_rows: int) -> int:
-        """Half the screen while the panel is passive; while it has the keyboard, all but the
-        chat editor, the status line and one transcript line (small screens need it)."""
-        if self.session.host.panel_port.focus.panel_focused:
-            return max(3, screen_rows - 3)
-        return max(3, screen_rows // 2)
 
     # -- keys ------------------------------------------------------------------------------
     def keypress(self, size: Size, key: str) -> str | None:
@@ -343,12 +344,13 @@ async def run_repl(
     web: WebOptions | None = None,
     screen: urwid.BaseScreen | None = None,
     on_first_frame: Callable[[], object] | None = None,
+    space: PanelSpace | None = None,
 ) -> int | None:
     """Run the REPL until /quit, a double Ctrl+C, SIGTERM or SIGHUP: urwid, the agent and
     (``--web`` or ``/web``) the web bridge in one nursery. Returns the number of the signal
     that ended it (else ``None``). ``on_first_frame`` is called once the first frame is drawn
     (what must not delay it starts then: the hub's server), outside urwid's idle pass, so that
-    what it changes is drawn.
+    what it changes is drawn. ``space``: the panel's share of the screen (``[ui] panel_share``).
 
     The screen (default ``AsksScreen(signal_keys=False)``: Ctrl+C is a key) leaves the
     terminal as it found it on every way out, an exception included. SIGTERM and SIGHUP end
@@ -357,7 +359,7 @@ async def run_repl(
     Ctrl+C, except while the screen is stopped for the external editor (it was the editor's).
     """
     event_loop = urwid.TrioEventLoop()
-    repl = ReplScreen(session, keymap, trio.current_time)
+    repl = ReplScreen(session, keymap, trio.current_time, space)
     raw = screen or AsksScreen(signal_keys=False)
     loop = urwid.MainLoop(repl, palette(), screen=raw, event_loop=event_loop, handle_mouse=False)
     ended: list[int] = []

@@ -70,6 +70,7 @@ from asks.core.focus import FocusTarget, KeysTo
 from asks.core.i18n import _
 from asks.core.refusal import Refusal
 from asks.core.restore import Restored
+from asks.core.space import PanelSpace
 from asks.host.panelport import PanelPort
 from asks.widgets.external import edit_externally
 from asks.widgets.keymap import PANEL_COMMANDS, Command, Context, Keymap, build_keymap
@@ -77,7 +78,7 @@ from asks.widgets.keys import KeyCommands, KeyHandler, KeyPress, used
 from asks.widgets.keyspec import is_text_key, pretty_key
 from asks.widgets.panel import PALETTE as PANEL_PALETTE
 from asks.widgets.panel import QuestionPanel
-from asks.widgets.panel.markup import Size
+from asks.widgets.panel.markup import Size, rows_of
 from asks.widgets.permkeys import PermissionKeys
 from asks.widgets.promptkeys import PromptDecisions
 from asks.widgets.status import left_markup
@@ -121,7 +122,9 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
     ``keymap``: the keys (:func:`~asks.widgets.keymap.build_keymap`, defaults when ``None``);
     ``prompt``: a widget shown while a foreign prompt of yours has the keyboard
     (``port.begin_foreign_nowait``); ``chat_edit``: the ``urwid.Edit`` inside a custom
-    editor; ``bell`` and ``clock`` are for tests. The README's "Embedding the panel" section
+    editor; ``space``: how many rows the panel may take (:class:`~asks.core.space.PanelSpace`:
+    half the screen, the editor and two more rows of yours always visible; :meth:`fit`);
+    ``bell`` and ``clock`` are for tests. The README's "Embedding the panel" section
     is the guide; the module docstring has the key path in detail.
     """
 
@@ -136,8 +139,10 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         clock: Callable[[], float] = _trio_now,
         chat_edit: urwid.Edit | None = None,
         commands: Mapping[Command, Callable[[], object]] | None = None,
+        space: PanelSpace | None = None,
     ) -> None:
         self.port = port
+        self.space = space or PanelSpace()
         self.editor = editor
         self._drafts = port.drafts
         base = editor.base_widget if chat_edit is None else chat_edit
@@ -253,6 +258,32 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         return refusal.text
 
     # -- rendering ---------------------------------------------------------------------------
+    def fit(self, screen_rows: int, cols: int) -> None:
+        """Cap the panel for a screen of ``screen_rows`` rows drawn ``cols`` wide (the layer's
+        :attr:`space`); the question scrolls inside. While :meth:`running`, the layer does
+        this itself from the loop's screen before each frame; a layer drawn in less than the
+        whole screen is fitted by its container (asks' REPL does)."""
+        below = rows_of(self.editor, cols)
+        if self.prompt is not None and self.port.focus.foreign_active:
+            below += rows_of(self.prompt, cols)
+        focused = self.port.focus.panel_focused
+        self.panel.max_rows = self.space.panel_rows(screen_rows, below, focused=focused)
+
+    def _fit_screen(self, size: Size) -> None:
+        """:meth:`fit` to the running loop's screen (nothing before :meth:`running`)."""
+        if self._loop is not None and size:
+            self.fit(self._loop.screen.get_cols_rows()[1], size[0])
+
+    def rows(self, size: tuple[int], focus: bool = False) -> int:
+        """The layer's height at ``size``, the panel fitted to the running screen first."""
+        self._fit_screen(size)
+        return super().rows(size, focus)
+
+    def render(self, size: Size, focus: bool = False) -> urwid.Canvas:
+        """Draw the layer, the panel fitted to the running screen first (:meth:`fit`)."""
+        self._fit_screen(size)
+        return super().render(size, focus)
+
     def _changed(self) -> None:
         # Eager, not at render time: a container may size the layer (rows) from a cached
         # canvas before rendering it, so the layout must be current as soon as state changes.

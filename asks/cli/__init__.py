@@ -13,6 +13,9 @@
 ``asks -p PROMPT``          one turn without UI, the answer on stdout (``-p -`` or a bare ``-p``:
                             the prompt is read from stdin); see asks/surfaces/headless.py
 ``asks sessions``           list sessions with their pending counts
+``asks sessions rm ID…``    remove sessions; ``asks sessions --prune AGE`` those last used more
+                            than AGE (``30d``) ago; never one that is open, nor one with pending
+                            questions or undelivered answers without ``--force`` (it says so)
 ``asks mcp config|token``   set up the hub for Claude Code, Codex, … (asks/cli/hub.py); ``--mcp``
                             serves it from a session
 ``asks hub``                a session with no agent of its own, only the hub's: their questions,
@@ -67,6 +70,7 @@ with paused_gc(), cached_attrs_methods():
     from asks.cli.readconfig import keymap_from, read_config
     from asks.core import diagnostics, i18n
     from asks.core.i18n import _
+    from asks.core.space import PanelSpace
     from asks.hub.listen import HubPortBusyError
     from asks.store.files import InvalidSessionId
     from asks.store.journal import SessionLocked, SessionNotFound, default_data_dir
@@ -153,7 +157,9 @@ def dispatch(args: argparse.Namespace, translator: i18n.Translator) -> int:
     data_dir = args.data_dir or default_data_dir()
     try:
         if args.command == "sessions":
-            return print_sessions(data_dir)
+            return sessions_command(args, data_dir)
+        if args.words or args.prune is not None or args.force:
+            raise UsageError(_("rm ID, --prune and --force are for 'asks sessions'"))
         warnings: list[str] = []  # also shown in the REPL, where stderr is hidden
         config = read_config(args.config, warnings)
         translator.switch(i18n.choose_language(args.locale, config.ui.locale, os.environ))
@@ -176,7 +182,8 @@ def dispatch(args: argparse.Namespace, translator: i18n.Translator) -> int:
         if line_mode_wanted(args.line, os.environ, sys.stdin, sys.stdout):
             surface = run.lines(args)
         else:
-            surface = run.screen(args, keymap_from(config, warnings), warnings)
+            space = PanelSpace(config.ui.panel_share)
+            surface = run.screen(args, keymap_from(config, warnings), warnings, space)
         return run.run_session(args, data_dir, config, surface)
     except SessionNotFound:
         print(
@@ -200,6 +207,18 @@ def dispatch(args: argparse.Namespace, translator: i18n.Translator) -> int:
     except StartupError as exc:
         print(f"asks: {exc}", file=sys.stderr)
         return EXIT_STORAGE
+
+
+def sessions_command(args: argparse.Namespace, data_dir: Path) -> int:
+    """``asks sessions`` lists; with ``rm ID…`` or ``--prune AGE`` it removes
+    (asks/cli/prune.py)."""
+    if not args.words and args.prune is None:
+        if args.force:
+            raise UsageError(_("--force is for 'asks sessions rm ID' or '--prune AGE'"))
+        return print_sessions(data_dir)
+    from asks.cli.prune import remove_command  # noqa: PLC0415 — only for this command
+
+    return remove_command(list(args.words), args.prune, data_dir, force=args.force)
 
 
 def print_sessions(data_dir: Path) -> int:

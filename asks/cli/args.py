@@ -45,6 +45,9 @@ DEFAULTS: Final[Mapping[str, Any]] = types.MappingProxyType(
         "resume": None,
         "cont": False,
         "command": None,
+        "words": (),
+        "prune": None,
+        "force": False,
     }
 )
 
@@ -116,7 +119,26 @@ def build_parser(*, hub: bool = False, with_help: bool = True) -> argparse.Argum
             "own, where agents outside asks ask (Claude Code, Codex, …) and @name text sends "
             "one a note (asks hub --help)",
         )
+        _add_sessions(parser)
     return parser
+
+
+def _add_sessions(parser: argparse.ArgumentParser) -> None:
+    """``asks sessions rm ID…`` and ``asks sessions --prune AGE`` (asks/store/prune.py)."""
+    parser.add_argument(
+        "words", nargs="*", default=(), metavar="rm ID", help="'sessions rm ID…' removes them"
+    )
+    parser.add_argument(
+        "--prune",
+        metavar="AGE",
+        help="with 'sessions': remove the sessions last used more than AGE ago (30d, 12h, 2w)",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="with 'sessions rm' or '--prune': also remove sessions with pending questions or "
+        "undelivered answers (never one open in a running asks)",
+    )
 
 
 def _add_files(parser: argparse.ArgumentParser) -> None:

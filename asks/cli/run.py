@@ -40,6 +40,7 @@ from asks.config import Config
 from asks.core import diagnostics
 from asks.core.extras import Extra, MissingExtraError, require
 from asks.core.i18n import _
+from asks.core.space import PanelSpace
 from asks.store.entries import SessionMode, warm_up_encoders
 from asks.surfaces import headless
 from asks.widgets.app import Session, WebOptions, run_repl
@@ -91,6 +92,7 @@ class Screen:
     keymap: Keymap
     web: WebOptions
     warnings: Sequence[str] = ()
+    space: PanelSpace | None = None  # the panel's share of the screen (``[ui] panel_share``)
     warms_up = True
 
     @property
@@ -116,12 +118,22 @@ class Screen:
         listening: trio.Event,
     ) -> int:
         ended = await run_repl(
-            session, self.keymap, opening_turn=opening_turn, web=self.web, on_first_frame=shown
+            session,
+            self.keymap,
+            opening_turn=opening_turn,
+            web=self.web,
+            on_first_frame=shown,
+            space=self.space,
         )
         return 0 if ended is None else 128 + ended  # the signal that ended it (SIGTERM, SIGHUP)
 
 
-def screen(args: argparse.Namespace, keymap: Keymap, warnings: Sequence[str]) -> Screen:
+def screen(
+    args: argparse.Namespace,
+    keymap: Keymap,
+    warnings: Sequence[str],
+    space: PanelSpace | None = None,
+) -> Screen:
     """The REPL for ``args``; a ``--web`` bind beyond this machine is warned about now, on
     stderr, before the screen hides it."""
     if args.web:
@@ -130,7 +142,8 @@ def screen(args: argparse.Namespace, keymap: Keymap, warnings: Sequence[str]) ->
 
         if (warning := binding_warning(args.web_host)) is not None:
             print(warning, file=sys.stderr)
-    return Screen(keymap, WebOptions(args.web_host, args.web_port, start=args.web), warnings)
+    web = WebOptions(args.web_host, args.web_port, start=args.web)
+    return Screen(keymap, web, warnings, space)
 
 
 @attrs.frozen
