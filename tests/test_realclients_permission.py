@@ -145,3 +145,35 @@ def test_claude_code_with_the_command_hook_and_the_hand_back_at_quit(
         tui.wait_steady()
     withdrawn = [r for r in launch.records() if r["type"] == "withdrawn"]
     assert [r["reason"] for r in withdrawn] == ["permission handed back: asks is quitting"]
+
+
+ASK = {
+    "questions": [
+        {
+            "question": "Which database?",
+            "header": "Database",
+            "options": [{"label": "PostgreSQL"}, {"label": "SQLite"}],
+        }
+    ],
+    "blocking": False,
+}
+
+
+def test_codex_on_request_calls_asks_own_tools_without_a_permission_tab(
+    launch: Launcher, real_clients: RealClients
+) -> None:
+    """Under ``approval_policy = "on-request"`` (what the permission hook needs) Codex asked
+    permission for each asks call — a tab "Allow mcp__asks__ask_user_question" before the
+    question. The table asks prints (``default_tools_approval_mode``) stops that."""
+    app, port = start_hub(launch)
+    hub = HubConfig.from_asks(launch.data_dir, port, agent="builder")
+    hooks = printed_hooks(launch, "codex", port)
+    options = Options(hooks=hooks, approval="on-request", sandbox="read-only")
+    tui = real_clients.tui(Client.CODEX, hub, options, name="builder", macros={"db": ASK})
+    trust_hooks_once(tui)
+    tui.submit("IA-CALL ask_user_question @db")
+    tui.wait_screen(r"Called asks\.ask_user_question")
+    app.wait_for(r"Database \(builder\)")
+    kinds = {r["type"] for r in launch.records()}
+    assert not {k for k in kinds if k.startswith("permission")}, kinds
+    assert "mcp__asks__ask_user_question" not in app.text()

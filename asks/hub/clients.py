@@ -13,8 +13,10 @@ asks' panel is the point; each call is still a question the person sees).
 * **Codex** — a ``[mcp_servers.asks]`` table for ``~/.codex/config.toml`` with
   ``bearer_token_env_var`` (Codex refuses an inline token) and the export to run: the token
   comes from the environment when Codex starts, so one table serves every agent, each session
-  started with its own token. Codex calls MCP tools without asking under
-  ``approval_policy = "never"``.
+  started with its own token. ``default_tools_approval_mode = "approve"`` lets Codex call
+  asks' tools without a permission prompt under every ``approval_policy`` (seen with Codex
+  0.171.0: under ``"on-request"`` without it, Codex asked permission for each asks call — with
+  asks' permission hook, a tab "Allow mcp__asks__ask_user_question?" before the question).
 * **json** — ``{"url", "headers"}``, what other MCP clients (and the test harness) read.
 """
 
@@ -28,6 +30,7 @@ from typing import Final
 from asks import contract
 
 SERVER_NAME: Final = "asks"
+CODEX_APPROVAL: Final = "approve"  # Codex's per-server tool approval: never prompt
 TOKEN_ENV: Final = "ASKS_MCP_TOKEN"
 TOOLS: Final = (contract.TOOL_NAME, contract.CHECK_TOOL, contract.WITHDRAW_TOOL)
 
@@ -82,10 +85,12 @@ def config_text(client: Client, url: str, token: str, agent: str | None, token_c
                 f"[mcp_servers.{SERVER_NAME}]",
                 f"url = {json.dumps(url)}",
                 f"bearer_token_env_var = {json.dumps(TOKEN_ENV)}",
+                f"default_tools_approval_mode = {json.dumps(CODEX_APPROVAL)}",
                 "# Codex reads the token when it starts: two sessions are two agents when each",
                 f"# starts with its own, e.g. {TOKEN_ENV}=$({token_command}) codex",
                 "# a timed-out call leaves the question pending: the answer comes with the",
-                "# next asks call. Codex runs MCP tools without asking under",
-                '# approval_policy = "never".',
+                "# next asks call. The approval mode lets Codex call asks' tools without a",
+                "# permission prompt, whatever its approval_policy (each call is a question",
+                "# you see in asks).",
             ]
             return "\n".join(lines)

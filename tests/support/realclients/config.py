@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import tomllib
 import urllib.parse
 from collections.abc import Mapping
 from pathlib import Path
@@ -38,6 +39,15 @@ class Client(enum.StrEnum):
     CODEX = "codex"
 
 
+def codex_table_settings(printed: str) -> dict[str, str]:
+    """The settings of the ``[mcp_servers.asks]`` table ``asks mcp config codex`` prints, but
+    the URL and the token's variable (the harness writes those itself): what asks tells a
+    person to put there, so the harness's Codex runs with it."""
+    table = printed.split("\n\n", 1)[0]
+    server = tomllib.loads(table)["mcp_servers"]["asks"]
+    return {k: str(v) for k, v in server.items() if k not in {"url", "bearer_token_env_var"}}
+
+
 @attrs.frozen
 class HubConfig:
     """Where an MCP server is and the headers a client sends it (``name``: the server's name in
@@ -46,6 +56,7 @@ class HubConfig:
     url: str
     headers: Mapping[str, str] = attrs.field(factory=dict)
     name: str = "asks"
+    codex_settings: Mapping[str, str] = attrs.field(factory=dict)
 
     def __attrs_post_init__(self) -> None:
         parts = urllib.parse.urlsplit(self.url)
@@ -70,7 +81,10 @@ class HubConfig:
         if agent is not None:
             argv += ["--agent", agent]
         printed = subprocess.run(argv, capture_output=True, text=True, check=True).stdout
-        return cls.parse(printed)
+        codex = subprocess.run(
+            [*argv[:5], "codex", *argv[6:]], capture_output=True, text=True, check=True
+        ).stdout
+        return attrs.evolve(cls.parse(printed), codex_settings=codex_table_settings(codex))
 
     def header_env(self) -> dict[str, str]:
         """Each header's value in an environment variable ``ASKS_MCP_HEADER_<i>``."""
@@ -240,6 +254,7 @@ def _codex_server(hub: HubConfig, timeout: float) -> tuple[str, dict[str, str]]:
     if others:
         pairs = ", ".join(f"{_toml(k)} = {_toml(v)}" for k, v in others.items())
         lines.append(f"env_http_headers = {{ {pairs} }}")
+    lines += [f"{key} = {_toml(value)}" for key, value in hub.codex_settings.items()]
     lines += ["startup_timeout_sec = 20", f"tool_timeout_sec = {timeout:g}"]
     return "\n".join(lines) + "\n", env
 
