@@ -18,7 +18,6 @@ What can make that unsafe, and what is done about it:
 * urwid changing its shard format: the screen's tests compare every frame built here with
   ``canvas.content()`` of the same canvas.
 
-It also waits for input with one ``poll`` instead of building an epoll selector per key.
 Use it like ``urwid.display.raw.Screen`` (the REPL does; embedders may).
 
 **Ctrl+C as a key** (``AsksScreen(signal_keys=False)``): the terminal's signal and
@@ -33,9 +32,7 @@ the switched-off keys.
 
 from __future__ import annotations
 
-import math
 import os
-import select
 import termios
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -158,15 +155,6 @@ class AsksScreen(urwid.display.raw.Screen):
             found, self._found = self._found, None
             if found is not None:
                 _restore(*found)
-
-    def _wait_for_input_ready(self, timeout: float | None) -> list[int]:
-        """The input descriptors ready within ``timeout`` seconds (urwid's own builds and
-        closes an epoll selector, and formats a debug line with a socket's repr, per key)."""
-        poller = select.poll()
-        for fd in self.get_input_descriptors():
-            poller.register(fd, select.POLLIN)
-        wait = None if timeout is None else math.ceil(timeout * 1000)
-        return [fd for fd, _events in poller.poll(wait)]
 
     def draw_screen(self, size: tuple[int, int], canvas: urwid.Canvas) -> None:
         """urwid's draw, handed a canvas whose unchanged rows are last frame's (same bytes)."""
