@@ -66,7 +66,7 @@ import urwid
 
 from asks.core.agents import named_agent
 from asks.core.drafts import ChatLine
-from asks.core.focus import FocusTarget, KeysTo
+from asks.core.focus import Action, FocusTarget, KeyEvent, KeySeen, KeysTo, Route, decide
 from asks.core.i18n import _
 from asks.core.refusal import Refusal
 from asks.core.restore import Restored
@@ -162,6 +162,7 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         self._had_waits = bool(port.live_waits)
         self._guard_changed = trio.Event()
         self._timer_until = float("inf")  # when the guard timer wakes if nothing changes
+        self._seen_keys: dict[str, KeySeen] = {}  # each key name as the key machine sees it
         decisions: dict[Command, KeyHandler] = (
             dict(prompt.key_commands()) if isinstance(prompt, KeyCommands) else {}
         )
@@ -336,8 +337,6 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         table.update(self._decisions.table())
         for decision in (Command.PANEL_ALLOW, Command.PANEL_DENY):
             table[decision] = self._permission.guard(table[decision])
-        enter = table[Command.PANEL_CONFIRM]
-        table[Command.PANEL_CONFIRM] = self._permission.confirm(enter, self._decisions.confirm)
         if isinstance(self.editor, KeyCommands):
             table.update({c: self._typed(h) for c, h in self.editor.key_commands().items()})
         table.update({command: used(action) for command, action in app.items()})
@@ -352,34 +351,62 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         """Route one key (see module docstring); return it if nothing here uses it."""
         now = self._clock()
         self._decisions.size = size
-        focus = self.port.focus
-        if focus.doubt is not None:  # a held decision key whose pause is over counts first
+        port = self.port
+        if port.focus.doubt is not None:  # a held decision key whose pause is over counts first
             self._decisions.deliver_due(now)
         command = self.keymap.command_for(Context.GLOBAL, key)
         if command in self._early:  # the app's own global command (Ctrl+C): not typing
             return self._commands[command](KeyPress(size, key, Context.GLOBAL, command, None, now))
-        route = self.port.key_route(now)
-        if route.target is focus.owner and focus.prompt_owns:  # the prompt has the keys
-            return self._prompt_key(size, key, command, now)
-        if route.target is focus.panel:
-            context = self.panel.key_context_for(route.tab)
-            if command is None:
-                command = self.keymap.command_for(context, key)
-            if focus.doubt is not None:  # y/n held at a permission request (its pause not over)
-                if is_text_key(key):
-                    return self._stray_key(size, key, now)  # the held key was typing too
-                if command is not Command.PANEL_CONFIRM:
-                    self.port.drop_decision_nowait()  # the person did something else
-            if command is not None and context is Context.PANEL and is_text_key(key):
-                self.port.printable_command_nowait(key, route.tab, now)  # a digit, Space
-            unused = self._dispatch(size, key, context, command, route.tab, now)
-            if unused is not None and context is Context.PANEL and is_text_key(unused):
-                return self._stray_key(size, unused, now)
-            return unused
-        self.last_context = Context.CHAT
-        if route.target is focus.chat:
-            return self._dispatch(size, key, Context.CHAT, command, None, now)
-        return key  # another editor of the embedding app owns the keyboard
+        decision = port.decide_nowait(now, self._seen(key))
+        action, route = decision.action, decision.route
+        if action is Action.TYPING:
+            self.last_context = Context.CHAT
+            if route.target is port.focus.chat:
+                return self._dispatch(size, key, Context.CHAT, command, None, now)
+            return key  # another editor of the embedding app owns the keyboard
+        if action is Action.STRAY:
+            return self._stray_key(size, key, now)
+        if action is Action.PROMPT:
+            return self._prompt_key(size, key, command, route, now)
+        if action is Action.DELIVER_HELD:  # the confirm key: a held decision counts now
+            return self._deliver_held(size, key, command, route, now)
+        context = self.panel.key_context_for(route.tab)
+        if action is Action.DROP_HELD:
+            port.drop_decision_nowait()  # the person did something else
+        if command is None:
+            command = self.keymap.command_for(context, key)
+        if command is not None and context is Context.PANEL and is_text_key(key):
+            port.printable_command_nowait(key, route.tab, now)  # a digit, Space
+        unused = self._dispatch(size, key, context, command, route.tab, now)
+        if unused is not None and context is Context.PANEL and self._stray_after(route, unused):
+            return self._stray_key(size, unused, now)
+        return unused
+
+    def _deliver_held(
+        self, size: Size, key: str, command: Command | None, route: Route, now: float
+    ) -> str | None:
+        """The confirm key while a decision key is held: it counts now, where it was held."""
+        at_panel = route.target is self.port.focus.panel
+        context = self.panel.key_context_for(route.tab) if at_panel else Context.PROMPT
+        self.last_context = context
+        return self._decisions.confirm(KeyPress(size, key, context, command, route.tab, now))
+
+    def _seen(self, key: str) -> KeySeen:
+        """``key`` as the key machine sees it (:class:`~asks.core.focus.KeySeen`), resolved
+        in the keymap once per key name."""
+        seen = self._seen_keys.get(key)
+        if seen is None:
+            panel = self.keymap.command_for(Context.PANEL, key) is Command.PANEL_CONFIRM
+            prompt = self.keymap.command_for(Context.PROMPT, key) is Command.PROMPT_CONFIRM
+            seen = self._seen_keys[key] = KeySeen(is_text_key(key), panel, prompt)
+        return seen
+
+    @staticmethod
+    def _stray_after(route: Route, unused: str) -> bool:
+        """Is ``unused``, a key the panel's rows or the prompt left, typing meant elsewhere?"""
+        if not is_text_key(unused):
+            return False
+        return decide(route.state, KeyEvent.UNUSED_PRINTABLE) is Action.STRAY
 
     def _dispatch(  # noqa: PLR0917
         self,
@@ -411,15 +438,14 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         return key  # another editor of the embedding app: the app delivers it
 
     # -- the prompt's keys (module docstring) ------------------------------------------------
-    def _prompt_key(self, size: Size, key: str, command: Command | None, now: float) -> str | None:
-        """A key at the prompt that has the keys: a printable after a held decision key, or
-        one the prompt does not use, is stray; the rest is the prompt's."""
+    def _prompt_key(
+        self, size: Size, key: str, command: Command | None, route: Route, now: float
+    ) -> str | None:
+        """A key at the prompt that has the keys; one it leaves that is printable is stray."""
         if command is None:
             command = self.keymap.command_for(Context.PROMPT, key)
-        if self.port.focus.doubt is not None and is_text_key(key):
-            return self._stray_key(size, key, now)  # the held key was typing
         unused = self._dispatch(size, key, Context.PROMPT, command, None, now)
-        if unused is not None and self.prompt is not None and is_text_key(unused):
+        if unused is not None and self.prompt is not None and self._stray_after(route, unused):
             return self._stray_key(size, unused, now)
         return unused
 

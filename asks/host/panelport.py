@@ -23,7 +23,7 @@ from collections.abc import Callable, Hashable, Mapping
 import attrs
 
 from asks.core.drafts import Draft
-from asks.core.focus import Focus, FocusTarget, Route
+from asks.core.focus import Focus, FocusTarget, KeyDecision, KeySeen, Route
 from asks.core.model import QuestionRef
 from asks.core.refusal import Refusal
 from asks.core.tabs import ReviewKey, TabKey
@@ -102,6 +102,13 @@ class PanelPort(SurfacePort):
         """A key was read at ``now``: where it goes (rules 7 and 9, :mod:`asks.host.keys`)."""
         with self._state.operation():
             return self._state.keys.route(now)
+
+    def decide_nowait(self, now: float, key: KeySeen) -> KeyDecision:
+        """The layer's one entry for a key read at ``now``: it is routed (:meth:`key_route`)
+        and the key machine names the action the layer performs on it
+        (:func:`~asks.core.focus.decide`, docs/focus-machine.md)."""
+        with self._state.operation():
+            return self._state.keys.decide(now, key)
 
     def stray_key_nowait(self, now: float) -> Route:
         """The panel or the prompt could not use a printable key (rule 9a): where to deliver
