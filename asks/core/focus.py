@@ -495,10 +495,7 @@ class Focus:
             self.doubt = None  # a decision held at the request that went away was aimed at it
         claim = self.claim
         if claim is None:
-            if self.panel_focused:
-                self.leave_panel()
-            else:
-                self.return_foreign_to_origin()
+            self.leave_panel()
             return
         self.claim = attrs.evolve(claim, engaged=False, to_origin=True, claimed_at=now)
         self.unchosen = True
@@ -518,15 +515,18 @@ class Focus:
     def mount(self, target: FocusTarget) -> None:
         self.mounted.add(target)
 
-    def unmount(self, target: FocusTarget) -> None:
-        """Forget ``target``; if it owned focus, focus falls back to the chat editor."""
+    def unmount(self, target: FocusTarget, now: float) -> None:
+        """Forget ``target`` at ``now``. A prompt ends as if it closed (:meth:`end_foreign`:
+        the keys go back where it borrowed them); an editor that had the keys gives them to
+        the chat editor."""
         if target is self.chat or target is self.panel:
             raise ValueError("the chat editor and the panel cannot be unmounted")
+        if any(p is target for p, _ in self.foreign):
+            self.end_foreign(target, now)
+            return
         self.mounted.discard(target)
-        self.foreign = [(p, o) for p, o in self.foreign if p is not target]
         if self.owner is target:
-            self.owner = self.foreign[-1][0] if self.foreign else self.chat
-            self._rearm_prompt(self.last_key_at)
+            self.owner = self.chat
 
     def _origin_or_chat(self) -> FocusTarget:
         origin = self.loan_origin
@@ -552,11 +552,13 @@ class Focus:
         return True
 
     def leave_panel(self) -> None:
-        """Return focus to the loan origin if still mounted, else to the chat editor."""
+        """Return focus to the loan origin if still mounted, else to the chat editor; under a
+        prompt, the prompts that would return the keys to the panel return them there."""
         if self.panel_focused:
             self.owner = self._origin_or_chat()
-            if not self.prompt_owns:
-                self.doubt = None  # a decision held in the panel goes with it
+            self.doubt = None  # a decision held in the panel goes with it
+        elif self.foreign:
+            self.return_foreign_to_origin()
         self.loan_origin = None
         self.claim = None
         self.stray_mark = self.handed = self.unchosen = False
@@ -611,6 +613,9 @@ class Focus:
             return
         _, origin = self.foreign.pop(index)
         self.mounted.discard(prompt)
+        if index < len(self.foreign) and self.foreign[index][1] is prompt:
+            above = self.foreign[index][0]  # it borrowed the keys from this one: from its origin
+            self.foreign[index] = (above, origin)
         if self.owner is not prompt:
             return
         if self.foreign:

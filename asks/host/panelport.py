@@ -265,7 +265,7 @@ class PanelPort(SurfacePort):
     def unmount_nowait(self, target: FocusTarget) -> None:
         """One of the embedder's editors left the screen (focus leaves it if it had it)."""
         with self._state.operation():
-            self._state.focus.unmount(target)
+            self._state.focus.unmount(target, self._state.clock())
             self._state.changed()
 
     def focus_target_nowait(self, target: FocusTarget) -> Refusal | None:
