@@ -171,6 +171,15 @@ def test_a_blocker_claiming_drops_a_decision_held_in_the_panel() -> None:
     assert not focus.settle(TYPING_GUARD)
 
 
+def test_a_held_decision_coming_due_leaves_an_engaged_claim_alone() -> None:
+    focus = in_state(S.CLAIMED)  # engaged at TYPING_GUARD
+    assert focus.hold_decision("y", 1.0) and focus.state() is S.DECISION_HELD_IN_PANEL
+    focus.handed = False
+    assert not focus.settle(1.0 + TYPING_GUARD)
+    assert not focus.handed
+    assert focus.due_decision(1.0 + TYPING_GUARD) == "y"
+
+
 def test_a_mid_stack_prompt_that_ends_hands_its_origin_to_the_prompt_above() -> None:
     focus, editor = fresh()
     focus.give(editor)

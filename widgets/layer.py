@@ -4,7 +4,9 @@
 questions are pending), an optional prompt widget (only while a foreign prompt owns the
 keyboard), and the embedder's chat editor. It is the one place keys enter asks:
 
-* every key goes through ``port.key_route(now)`` — the focus owner and the **typing guard**
+* every key goes through ``port.decide_nowait(now, key)`` — the focus machine
+  (docs/focus-machine.md) routes it and names the action the layer performs: the focus owner
+  and the **typing guard**
   (focus rule 7, :mod:`asks.core.focus`): while a blocker's claim is not engaged, keys keep
   going where the person was typing, in order, none lost; the panel takes keys only after a
   pause. A timer (in :meth:`AsksLayer.running`) engages the claim when the pause is over, so

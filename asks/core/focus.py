@@ -2,6 +2,12 @@
 
 Pure state, no I/O, no knowledge of tabs beyond opaque keys handed in by the host.
 
+It is one explicit machine (docs/focus-machine.md): :meth:`Focus.state` names the state of
+the keys (:class:`FocusState`) from the bookkeeping below, and :func:`decide` maps (state,
+:class:`KeyEvent`) to the :class:`Action` the layer performs, by named :class:`Rule` s
+(:data:`RULES`). Where keys go (:meth:`Focus.where`) and what waits for a pause
+(:meth:`Focus.guard_deadline`) are functions of the state.
+
 * ``owner`` is exactly one :class:`FocusTarget`: the chat editor, the panel, a foreign prompt
   (a modal such as a tool-permission confirm), or another editor the embedding app mounted.
 * When the panel takes focus it records the **loan origin**: the target it borrowed from.
