@@ -86,6 +86,7 @@ from asks.widgets.promptkeys import PromptDecisions
 from asks.widgets.status import left_markup
 from asks.widgets.typeahead import TypeAhead
 
+_Perform = Callable[[Size, str, Command | None, Route, float], str | None]  # one action
 _OWN = (Command.FOCUS_TOGGLE, Command.COLLAPSE, Command.PANEL_EDITOR)  # the layer's commands
 LAYER_PALETTE = PANEL_PALETTE  # urwid palette entries the layer draws with (add your own)
 
@@ -165,6 +166,14 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         self._guard_changed = trio.Event()
         self._timer_until = float("inf")  # when the guard timer wakes if nothing changes
         self._seen_keys: dict[str, KeySeen] = {}  # each key name as the key machine sees it
+        self._actions: Mapping[Action, _Perform] = {  # what the layer does for each action
+            Action.TYPING: self._typing,
+            Action.PANEL: self._panel_key,
+            Action.PROMPT: self._prompt_key,
+            Action.STRAY: self._stray,
+            Action.DELIVER_HELD: self._deliver_held,
+            Action.DROP_HELD: self._drop_held,
+        }
         decisions: dict[Command, KeyHandler] = (
             dict(prompt.key_commands()) if isinstance(prompt, KeyCommands) else {}
         )
@@ -353,32 +362,46 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         """Route one key (see module docstring); return it if nothing here uses it."""
         now = self._clock()
         self._decisions.size = size
-        port = self.port
-        if port.focus.doubt is not None:  # a held decision key whose pause is over counts first
+        if self.port.focus.doubt is not None:  # a held decision key whose pause is over first
             self._decisions.deliver_due(now)
         command = self.keymap.command_for(Context.GLOBAL, key)
         if command in self._early:  # the app's own global command (Ctrl+C): not typing
             return self._commands[command](KeyPress(size, key, Context.GLOBAL, command, None, now))
-        decision = port.decide_nowait(now, self._seen(key))
-        action, route = decision.action, decision.route
-        if action is Action.TYPING:
-            self.last_context = Context.CHAT
-            if route.target is port.focus.chat:
-                return self._dispatch(size, key, Context.CHAT, command, None, now)
-            return key  # another editor of the embedding app owns the keyboard
-        if action is Action.STRAY:
-            return self._stray_key(size, key, now)
-        if action is Action.PROMPT:
-            return self._prompt_key(size, key, command, route, now)
-        if action is Action.DELIVER_HELD:  # the confirm key: a held decision counts now
-            return self._deliver_held(size, key, command, route, now)
+        decision = self.port.decide_nowait(now, self._seen(key))
+        return self._actions[decision.action](size, key, command, decision.route, now)
+
+    def _typing(
+        self, size: Size, key: str, command: Command | None, route: Route, now: float
+    ) -> str | None:
+        """``TYPING``: to the chat editor, or back to the app for its own editor."""
+        self.last_context = Context.CHAT
+        if route.target is self.port.focus.chat:
+            return self._dispatch(size, key, Context.CHAT, command, None, now)
+        return key  # another editor of the embedding app owns the keyboard
+
+    def _stray(
+        self, size: Size, key: str, _command: Command | None, _route: Route, now: float
+    ) -> str | None:
+        """``STRAY``: typing meant for somewhere else (:meth:`_stray_key`)."""
+        return self._stray_key(size, key, now)
+
+    def _drop_held(
+        self, size: Size, key: str, command: Command | None, route: Route, now: float
+    ) -> str | None:
+        """``DROP_HELD``: the person did something else; the key is the panel's."""
+        self.port.drop_decision_nowait()
+        return self._panel_key(size, key, command, route, now)
+
+    def _panel_key(
+        self, size: Size, key: str, command: Command | None, route: Route, now: float
+    ) -> str | None:
+        """``PANEL``: the panel's key, in its context for the routed tab; a printable the
+        panel's rows leave is stray."""
         context = self.panel.key_context_for(route.tab)
-        if action is Action.DROP_HELD:
-            port.drop_decision_nowait()  # the person did something else
         if command is None:
             command = self.keymap.command_for(context, key)
         if command is not None and context is Context.PANEL and is_text_key(key):
-            port.printable_command_nowait(key, route.tab, now)  # a digit, Space
+            self.port.printable_command_nowait(key, route.tab, now)  # a digit, Space
         unused = self._dispatch(size, key, context, command, route.tab, now)
         if unused is not None and context is Context.PANEL and self._stray_after(route, unused):
             return self._stray_key(size, unused, now)

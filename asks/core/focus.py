@@ -109,6 +109,20 @@ class FocusState(enum.StrEnum):
     DECISION_HELD_AT_PROMPT = "decision held at prompt"  # its y/n waits for the pause after it
 
 
+# The members under module names: the key path compares states many times per key, and an
+# enum member read through its class costs about as much as the comparison's whole method.
+_CHAT = FocusState.CHAT
+_EDITOR = FocusState.EDITOR
+_PANEL = FocusState.PANEL
+_CLAIMED = FocusState.CLAIMED
+_CLAIM_HELD_ON_TAB = FocusState.CLAIM_HELD_ON_TAB
+_CLAIM_HELD_AT_ORIGIN = FocusState.CLAIM_HELD_AT_ORIGIN
+_DECISION_HELD_IN_PANEL = FocusState.DECISION_HELD_IN_PANEL
+_PROMPT_HELD = FocusState.PROMPT_HELD
+_PROMPT = FocusState.PROMPT
+_DECISION_HELD_AT_PROMPT = FocusState.DECISION_HELD_AT_PROMPT
+
+
 class KeyEvent(enum.StrEnum):
     """What the layer saw of one key, for :func:`decide`."""
 
@@ -116,6 +130,9 @@ class KeyEvent(enum.StrEnum):
     CONFIRM = "confirm"  # the confirm key (Enter) of the panel or of the prompt
     OTHER = "other"  # any other key (arrows, Esc, Tab, Backspace, …)
     UNUSED_PRINTABLE = "unused printable"  # a printable the panel's rows or the prompt left
+
+
+_PRINTABLE, _CONFIRM, _OTHER = KeyEvent.PRINTABLE, KeyEvent.CONFIRM, KeyEvent.OTHER  # as above
 
 
 class Action(enum.StrEnum):
@@ -201,10 +218,10 @@ class KeySeen:
     def event(self, state: FocusState) -> KeyEvent:
         """What this key is in ``state``, for :func:`decide`."""
         if self.printable:
-            return KeyEvent.PRINTABLE
+            return _PRINTABLE
         if self.confirms_in_panel if state in _TO_PANEL else self.confirms_at_prompt:
-            return KeyEvent.CONFIRM
-        return KeyEvent.OTHER
+            return _CONFIRM
+        return _OTHER
 
 
 @attrs.frozen
@@ -244,6 +261,10 @@ class KeysTo(enum.StrEnum):
     EDITOR = "editor"
     PANEL = "panel"
     PROMPT = "prompt"
+
+
+_KEYS_CHAT, _KEYS_EDITOR = KeysTo.CHAT, KeysTo.EDITOR  # module names, as the states'
+_KEYS_PANEL, _KEYS_PROMPT = KeysTo.PANEL, KeysTo.PROMPT
 
 
 @attrs.frozen
@@ -294,7 +315,7 @@ class Focus:
     @property
     def keys_to_panel(self) -> bool:
         """Do keys go to the panel now (the cursor and the solid border are there)?"""
-        return self.where()[0] is KeysTo.PANEL
+        return self.where()[0] is _KEYS_PANEL
 
     def keyboard(self) -> Keyboard:
         """Where the next key goes (see module docstring): the one answer for the routing,
@@ -305,21 +326,21 @@ class Focus:
         """The keys' named state, from the bookkeeping (docs/focus-machine.md)."""
         owner = self.owner
         if owner is self.chat:
-            return FocusState.CHAT
+            return _CHAT
         if owner is self.panel:
             claim = self.claim
             if claim is not None and not claim.engaged:
                 if claim.prior_tab is None or claim.to_origin:
-                    return FocusState.CLAIM_HELD_AT_ORIGIN
-                return FocusState.CLAIM_HELD_ON_TAB
+                    return _CLAIM_HELD_AT_ORIGIN
+                return _CLAIM_HELD_ON_TAB
             if self.doubt is not None:
-                return FocusState.DECISION_HELD_IN_PANEL
-            return FocusState.PANEL if claim is None else FocusState.CLAIMED
+                return _DECISION_HELD_IN_PANEL
+            return _PANEL if claim is None else _CLAIMED
         if not self.foreign:
-            return FocusState.EDITOR
+            return _EDITOR
         if not self.prompt_engaged:
-            return FocusState.PROMPT_HELD
-        return FocusState.PROMPT if self.doubt is None else FocusState.DECISION_HELD_AT_PROMPT
+            return _PROMPT_HELD
+        return _PROMPT if self.doubt is None else _DECISION_HELD_AT_PROMPT
 
     def where(self) -> tuple[KeysTo, FocusTarget, bool]:
         """:meth:`keyboard` as a plain tuple (cheap: it is read several times per key)."""
@@ -328,20 +349,20 @@ class Focus:
     def _where(self, state: FocusState) -> tuple[KeysTo, FocusTarget, bool]:
         """Where keys go in ``state``: the panel's and the prompt's states keep them; the held
         states pass them to where the person was typing."""
-        if state is FocusState.CHAT:
-            return KeysTo.CHAT, self.chat, False
+        if state is _CHAT:
+            return _KEYS_CHAT, self.chat, False
         if state in _TO_PANEL:
-            return KeysTo.PANEL, self.panel, state is FocusState.CLAIM_HELD_ON_TAB
-        if state is FocusState.PROMPT or state is FocusState.DECISION_HELD_AT_PROMPT:
-            return KeysTo.PROMPT, self.owner, False
-        if state is FocusState.EDITOR:
-            return KeysTo.EDITOR, self.owner, False
+            return _KEYS_PANEL, self.panel, state is _CLAIM_HELD_ON_TAB
+        if state is _PROMPT or state is _DECISION_HELD_AT_PROMPT:
+            return _KEYS_PROMPT, self.owner, False
+        if state is _EDITOR:
+            return _KEYS_EDITOR, self.owner, False
         typing = (
             self._origin_or_chat()
-            if state is FocusState.CLAIM_HELD_AT_ORIGIN
+            if state is _CLAIM_HELD_AT_ORIGIN
             else self._typing_under_prompt()
         )
-        return (KeysTo.CHAT if typing is self.chat else KeysTo.EDITOR), typing, True
+        return (_KEYS_CHAT if typing is self.chat else _KEYS_EDITOR), typing, True
 
     def shown(self, tab: Hashable | None) -> Hashable | None:
         """The tab at the keys, given the tab the panel shows: ``tab`` while the panel has
@@ -371,7 +392,7 @@ class Focus:
         """When an unengaged claim or a held prompt engages, or a held decision key is due,
         if no key comes first; ``None`` if nothing is pending."""
         state = self.state()
-        if state is FocusState.PROMPT_HELD:
+        if state is _PROMPT_HELD:
             return max(self.prompt_since, self.last_key_at) + self.guard
         if state in _CLAIM_HELD:
             assert self.claim is not None
@@ -383,7 +404,7 @@ class Focus:
 
     def settle_prompt(self, now: float) -> bool:
         """Give a held prompt the keys once its quiet interval passed; True if it did now."""
-        if self.state() is not FocusState.PROMPT_HELD:
+        if self.state() is not _PROMPT_HELD:
             return False
         if now < max(self.prompt_since, self.last_key_at) + self.guard:
             return False
@@ -410,7 +431,7 @@ class Focus:
         state = self.state()
         if state in _TO_PANEL:
             claim = self.claim
-            held = state is FocusState.CLAIM_HELD_ON_TAB and claim is not None
+            held = state is _CLAIM_HELD_ON_TAB and claim is not None
             tab = claim.prior_tab if held and claim is not None else prior_owner_tab
             return Route(self.panel, tab, state=state)
         return Route(self._where(state)[1], state=state)
@@ -452,9 +473,9 @@ class Focus:
         hold it until the pause after it (True), or refuse (False: neither has the keys, or
         one is held)."""
         state = self.state()
-        if state is FocusState.PROMPT:  # an embedder's editor gets one key at a time
+        if state is _PROMPT:  # an embedder's editor gets one key at a time
             typing = self._typing_under_prompt()
-        elif state is FocusState.PANEL or state is FocusState.CLAIMED:
+        elif state is _PANEL or state is _CLAIMED:
             typing = self._origin_or_chat()
         else:
             return False  # neither has the keys, or a decision is held already
