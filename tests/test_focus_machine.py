@@ -19,6 +19,7 @@ import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
+from support.focus_states import check_named_state
 
 from asks.core.focus import (
     RULES,
@@ -225,25 +226,6 @@ def test_the_tab_at_the_keys() -> None:
     assert in_state(S.PROMPT).shown(TAB) is None
 
 
-def expected_state(focus: Focus) -> FocusState:
-    """The named state from the bookkeeping, read apart from :meth:`Focus.state`."""
-    owner, claim = focus.owner, focus.claim
-    if owner is focus.chat:
-        return S.CHAT
-    if owner is focus.panel:
-        if claim is not None and not claim.engaged:
-            on_tab = claim.prior_tab is not None and not claim.to_origin
-            return S.CLAIM_HELD_ON_TAB if on_tab else S.CLAIM_HELD_AT_ORIGIN
-        if focus.doubt is not None:
-            return S.DECISION_HELD_IN_PANEL
-        return S.CLAIMED if claim is not None else S.PANEL
-    if any(owner is p for p, _ in focus.foreign):
-        if not focus.prompt_engaged:
-            return S.PROMPT_HELD
-        return S.DECISION_HELD_AT_PROMPT if focus.doubt is not None else S.PROMPT
-    return S.EDITOR
-
-
 class FocusMachine(RuleBasedStateMachine):
     """Any sequence of the focus' own operations keeps it in a named, legal state."""
 
@@ -335,16 +317,9 @@ class FocusMachine(RuleBasedStateMachine):
 
     @invariant()
     def a_named_state_the_bookkeeping_agrees_with(self) -> None:
-        focus = self.focus
-        state = focus.state()
-        assert state is expected_state(focus)
-        to, target, held = focus.where()
-        assert target in focus.mounted
+        state = check_named_state(self.focus)
+        to, _target, held = self.focus.where()
         assert (to, held) == WHERE[state] or to is KeysTo.EDITOR  # held keys may go to an editor
-        if focus.doubt is not None:
-            assert state in (S.DECISION_HELD_IN_PANEL, S.DECISION_HELD_AT_PROMPT), state
-        if focus.foreign:
-            assert focus.owner is focus.foreign[-1][0], "the top prompt owns the keys"
 
     @invariant()
     def a_prompts_origin_is_never_a_prompt_that_ended(self) -> None:

@@ -34,6 +34,7 @@ from pathlib import Path
 import hypothesis.strategies as st
 from hypothesis import settings
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+from support.focus_states import check_named_state
 from support.rig import Clock
 from support.twin_host import TwinHost
 
@@ -434,6 +435,11 @@ class HostMachine(RuleBasedStateMachine):
         assert not self.host.surface_port.projection.open_calls, "resume left a dangling call"
 
     # ------------------------------------------------------------------ invariants
+    @invariant()
+    def a_named_state(self) -> None:
+        """The keys are in one of the focus machine's named states (docs/focus-machine.md)."""
+        check_named_state(self.host.panel_port.focus)
+
     @invariant()
     def one_owner(self) -> None:
         focus = self.host.panel_port.focus
