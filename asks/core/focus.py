@@ -431,8 +431,8 @@ class Focus:
         state = self.state()
         if state in _TO_PANEL:
             claim = self.claim
-            held = state is _CLAIM_HELD_ON_TAB and claim is not None
-            tab = claim.prior_tab if held and claim is not None else prior_owner_tab
+            on_tab = state is _CLAIM_HELD_ON_TAB and claim is not None
+            tab = claim.prior_tab if on_tab and claim is not None else prior_owner_tab
             return Route(self.panel, tab, state=state)
         return Route(self._where(state)[1], state=state)
 
