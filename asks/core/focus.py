@@ -378,8 +378,7 @@ class Focus:
     @property
     def prompt_owns(self) -> bool:
         """Is a foreign prompt the focus owner (held or not)?"""
-        owner = self.owner
-        return bool(self.foreign) and owner is not self.chat and owner is not self.panel
+        return self.state() in _AT_PROMPT
 
     def _typing_under_prompt(self) -> FocusTarget:
         """Where keys go while the prompt is held: the editor the person was typing in."""
@@ -518,7 +517,7 @@ class Focus:
         over it returns to the loan origin); with a claim the typing guard is re-armed from
         ``now`` with the keys at the loan origin. The question the keys reach next is
         unchosen."""
-        if not self.prompt_owns:
+        if self.state() is _DECISION_HELD_IN_PANEL:
             self.doubt = None  # a decision held at the request that went away was aimed at it
         claim = self.claim
         if claim is None:
