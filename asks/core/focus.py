@@ -238,7 +238,8 @@ class Route:
     """Where one key goes: a target, and for the panel maybe the tab it was aimed at;
     ``first``: printable keys that turned out to be typing (held at a prompt, or undone on the
     panel), to deliver to ``target`` before this one, one character each, in order;
-    ``state``: the keys' state the key was routed in (for :func:`decide`)."""
+    ``state``: the keys' state :meth:`Focus.key` routed it in (for :func:`decide`; a stray
+    key's route, which is delivered and not decided, leaves it at its default)."""
 
     target: FocusTarget
     tab: Hashable | None = None
