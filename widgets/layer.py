@@ -60,6 +60,7 @@ import contextlib
 import os
 import sys
 from collections.abc import AsyncIterator, Callable, Hashable, Mapping
+from typing import Final
 
 import trio
 import urwid
@@ -79,13 +80,14 @@ from asks.widgets.keyspec import is_text_key, pretty_key
 from asks.widgets.panel import PALETTE as PANEL_PALETTE
 from asks.widgets.panel import QuestionPanel
 from asks.widgets.panel.markup import Size, rows_of
+from asks.widgets.panel.palette import Palette
 from asks.widgets.permkeys import PermissionKeys
 from asks.widgets.promptkeys import PromptDecisions
 from asks.widgets.status import left_markup
 from asks.widgets.typeahead import TypeAhead
 
 _OWN = (Command.FOCUS_TOGGLE, Command.COLLAPSE, Command.PANEL_EDITOR)  # the layer's commands
-LAYER_PALETTE = PANEL_PALETTE  # urwid palette entries the layer draws with (add your own)
+LAYER_PALETTE: Final[Palette] = PANEL_PALETTE  # what the layer draws with (add yours: with_entries)
 
 
 def ring_terminal_bell() -> None:
@@ -256,6 +258,21 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         if refusal is Refusal.UNKNOWN_QUESTION and question_id is not None:
             return _("No pending question with id {id}.").format(id=question_id)
         return refusal.text
+
+    def run_command(self, line: str) -> bool:
+        """Run ``line`` if it is one of the layer's own chat commands: ``/asks``, ``/asks ID``,
+        ``/asks @name`` (what :meth:`status_text` advertises). Call it with each line the person
+        sends from your chat editor, before your own commands: True means the line was the
+        layer's (do not send it to your agent); a refusal, e.g. no such question, is shown as
+        the host's notice under the panel and in :meth:`status_text`. False: not the layer's,
+        nothing happened."""
+        command, _space, argument = line.strip().partition(" ")
+        if command != "/asks":
+            return False
+        notice = self.open_questions(argument.strip() or None)
+        if notice is not None:
+            self.port.say_nowait(notice)
+        return True
 
     # -- rendering ---------------------------------------------------------------------------
     def fit(self, screen_rows: int, cols: int) -> None:
