@@ -12,7 +12,8 @@ prompt's come from the widgets passed in, Ctrl+C from the embedder):
 * :attr:`Owner.EDITOR` — chat-editor keys: the layer hands them to *your* editor; asks' REPL's
   editor implements them (send, history, Ctrl+U, …), a plain ``urwid.Edit`` only what urwid's
   does, and a key nobody uses is returned from ``keypress`` to you (Enter, Esc, PgUp, …);
-* :attr:`Owner.PROMPT` — a permission prompt's keys: your ``prompt=`` widget gets them;
+* :attr:`Owner.PROMPT` — a permission prompt's keys: your ``prompt=`` widget gets them, a
+  printable one (``y``, ``n``) only once the person paused after it (or pressed Enter);
 * :attr:`Owner.EMBEDDER` — returned to you from ``keypress`` whatever has the keys (Ctrl+C).
 
 :func:`keys_table` renders the table docs/embedding.md shows (``tools/docs_gen.py`` writes it;
@@ -28,7 +29,11 @@ from asks.widgets.keyspec import join_keys, pretty_key
 
 __all__ = ["Owner", "keys_table", "owner"]
 
-LAYER_OWN = frozenset({Command.FOCUS_TOGGLE, Command.COLLAPSE, Command.PANEL_EDITOR})
+# carried out by the layer itself wherever they are bound: the focus toggle, collapse, Ctrl+G,
+# and the prompt's confirm key (it delivers a held y/n to your prompt at once)
+LAYER_OWN = frozenset(
+    {Command.FOCUS_TOGGLE, Command.COLLAPSE, Command.PANEL_EDITOR, Command.PROMPT_CONFIRM}
+)
 WHERE = {
     Context.GLOBAL: "everywhere",
     Context.CHAT: "chat editor",
@@ -44,7 +49,7 @@ class Owner(enum.StrEnum):
 
     LAYER = "the layer"
     EDITOR = "your editor, else returned to you"
-    PROMPT = "your prompt widget"
+    PROMPT = "your prompt widget, y/n after a pause"
     EMBEDDER = "you (returned from keypress)"
 
 

@@ -119,15 +119,18 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
     Run the screen inside ``async with layer.running(loop):`` (trio only: it starts the
     loop's screen and the guard timer, drafts and Ctrl+G's editor, and stops the screen
     however the block ends). For your status line and commands: :meth:`status_text`,
-    :meth:`open_questions` (``/asks [ID]``), :meth:`restore_drafts`.
+    :meth:`run_command` (``/asks [ID]``, which the status line advertises: call it with each
+    line your editor sends), :meth:`open_questions`, :meth:`restore_drafts`.
 
     ``keymap``: the keys (:func:`~asks.widgets.keymap.build_keymap`, defaults when ``None``);
     ``prompt``: a widget shown while a foreign prompt of yours has the keyboard
     (``port.begin_foreign_nowait``); ``chat_edit``: the ``urwid.Edit`` inside a custom
     editor; ``space``: how many rows the panel may take (:class:`~asks.core.space.PanelSpace`:
     half the screen, the editor and two more rows of yours always visible; :meth:`fit`);
-    ``bell`` and ``clock`` are for tests. The README's "Embedding the panel" section
-    is the guide; the module docstring has the key path in detail.
+    ``commands``: your handlers for commands of the keymap the layer resolves but does not
+    carry out itself; ``bell`` and ``clock`` are for tests. The guide, with the table of
+    which keys the layer carries out and which it hands to your editor or returns to you:
+    docs/embedding.md.
     """
 
     def __init__(
@@ -342,7 +345,8 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
     # -- keys --------------------------------------------------------------------------------
     @property
     def commands(self) -> Mapping[Command, KeyHandler]:
-        """The one handler table keys are run from (module docstring)."""
+        """The one handler table keys are run from: the panel's, the prompt's and the
+        editor's commands, the embedder's ``commands=``, then the layer's own (which win)."""
         return self._commands
 
     def _command_table(
@@ -366,7 +370,9 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         return table
 
     def keypress(self, size: Size, key: str) -> str | None:
-        """Route one key (see module docstring); return it if nothing here uses it."""
+        """Route one key to whoever has the keyboard (the panel, a prompt or your editor:
+        the typing guard holds a blocking question's claim until a pause), run the command
+        it is bound to there; return it if nothing here uses it (urwid's contract)."""
         now = self._clock()
         self._decisions.size = size
         focus = self.port.focus

@@ -176,15 +176,22 @@ def _read_index(ops: FileOps, path: Path) -> Index | None:
         return None
 
 
-@attrs.define(eq=False)
+@attrs.define(eq=False, repr=False, getstate_setstate=False)
 class Journal:
-    """An open session journal. Build it with :meth:`create` or :meth:`open`.
+    """An open session journal: ``<data_dir>/<session_id>.jsonl``, one JSON line per entry,
+    locked by the one process writing it. Build it with :meth:`create` (a new session) or
+    :meth:`open` (resume), never with the constructor; close it with :meth:`close` or use it
+    as a context manager.
 
-    See the module docstring for the append, rollback and replay semantics.
+    An embedder hands it to :class:`~asks.host.host.QuestionHost` and keeps only
+    :attr:`session_id` (to resume) and :attr:`path`. Every append is written and fsync'd
+    before it returns; a failed one is rolled back and raises :class:`StorageError`; a torn
+    last line (a crash mid-write) is dropped at the next open. docs/architecture.md, "The
+    journal", has the file's semantics.
     """
 
-    session_id: str = attrs.field(on_setattr=attrs.setters.frozen)
-    path: Path = attrs.field(on_setattr=attrs.setters.frozen)
+    _session_id: str
+    _path: Path
     _ops: FileOps = attrs.field(repr=False)
     _fd: int = attrs.field(repr=False)
     _clock: Callable[[], float] = attrs.field(repr=False)
@@ -196,6 +203,16 @@ class Journal:
     _owner: object = attrs.field(default=None, repr=False)
     _keeper: IndexKeeper | None = attrs.field(default=None, repr=False)
     _first_records: tuple[Record, ...] = attrs.field(default=(), repr=False)
+
+    @property
+    def session_id(self) -> str:
+        """The session's id: ``Journal.open(session_id, data_dir=…)`` resumes it."""
+        return self._session_id
+
+    @property
+    def path(self) -> Path:
+        """The session's journal file."""
+        return self._path
 
     def attach(self, owner: object) -> None:
         """Record the one object that writes this journal (a question host); a second owner
