@@ -15,7 +15,8 @@ from asks.core.answers import answer_problem
 from asks.core.drafts import Draft, answer_at_cursor, custom_row, move, next_row, row_count
 from asks.core.model import Answer, AnswerKind, Option, Question, QuestionRef, QuestionSpec
 from asks.store.entries import GroupAsked, decode, encode
-from asks.surfaces.web_page import QuestionView, _question
+from asks.surfaces.line_prompts import how_to_answer, parse_answer
+from asks.surfaces.web_page import QuestionView, page
 
 TWO = (Option("staging"), Option("production"))
 
@@ -76,6 +77,16 @@ def test_the_web_page_has_no_text_answer_without_the_row() -> None:
     for custom in (True, False):
         spec = QuestionSpec("Where?", "Deploy", TWO, custom=custom)
         question = Question(QuestionRef("q-0000000001", 1), "g-1", 0, spec)
-        html = _question(QuestionView(question, blocking=True), "token", "csrf")
+        html = page([QuestionView(question, blocking=True)], [], version=1, token="t", csrf="c")
         assert ('name="custom"' in html) is custom
         assert ('value="custom"' in html) is custom
+
+
+def test_line_mode_takes_only_option_numbers_and_says_so() -> None:
+    spec = QuestionSpec("Where?", "Deploy", TWO, custom=False)
+    assert parse_answer(spec, "qa") == "This question takes only its options."
+    assert parse_answer(spec, "2") == Answer(AnswerKind.OPTION, (1,))
+    assert "own answer" not in how_to_answer(spec, required=True)
+    assert "own answer" in how_to_answer(QuestionSpec("Where?", "Deploy", TWO), required=True)
+    multi = QuestionSpec("Where?", "Deploy", TWO, multi_select=True, custom=False)
+    assert "own answer" not in how_to_answer(multi, required=True)
