@@ -6,13 +6,15 @@
   ``urwid.Edit`` the layer carries out the rows it owns, and returns every key of the rows
   that are the editor's or the embedder's.
 * ``help()`` of a public name stands on its own: no docstring of a public class or of its own
-  members sends the reader to a module docstring, and ``help(LAYER_PALETTE)`` is the palette's.
+  members sends the reader to a module docstring, ``help(Journal)`` shows no attrs machinery,
+  and ``help(LAYER_PALETTE)`` is the palette's.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import inspect
+import pydoc
 import subprocess
 import sys
 from pathlib import Path
@@ -107,5 +109,7 @@ def test_help_of_a_public_name_stands_on_its_own() -> None:
         ]
         problems += [where for where, doc in docs if "module docstring" in doc]
     assert not problems, problems
+    journal = pydoc.render_doc(asks.Journal, renderer=pydoc.plaintext)
+    assert "attrs" not in journal, "help(Journal) shows attrs' generated machinery"
     assert isinstance(asks.LAYER_PALETTE, asks.Palette)
     assert "with_entries" in (inspect.getdoc(type(asks.LAYER_PALETTE)) or "")

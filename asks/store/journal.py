@@ -54,8 +54,6 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self
 
-import attrs
-
 from asks.core.version import __version__
 from asks.store.entries import (
     DecodeError,
@@ -176,7 +174,6 @@ def _read_index(ops: FileOps, path: Path) -> Index | None:
         return None
 
 
-@attrs.define(eq=False, repr=False, getstate_setstate=False)
 class Journal:
     """An open session journal: ``<data_dir>/<session_id>.jsonl``, one JSON line per entry,
     locked by the one process writing it. Build it with :meth:`create` (a new session) or
@@ -190,19 +187,48 @@ class Journal:
     journal", has the file's semantics.
     """
 
-    _session_id: str
-    _path: Path
-    _ops: FileOps = attrs.field(repr=False)
-    _fd: int = attrs.field(repr=False)
-    _clock: Callable[[], float] = attrs.field(repr=False)
-    _length: int = 0
-    _next_seq: int = 0
-    _state: StorageState = StorageState.OK
-    _warnings: list[str] = attrs.Factory(list)
-    _closed: bool = False
-    _owner: object = attrs.field(default=None, repr=False)
-    _keeper: IndexKeeper | None = attrs.field(default=None, repr=False)
-    _first_records: tuple[Record, ...] = attrs.field(default=(), repr=False)
+    # A plain class: its help() shows what an embedder uses, not a generated constructor.
+    __slots__ = (
+        "__weakref__",
+        "_clock",
+        "_closed",
+        "_fd",
+        "_first_records",
+        "_keeper",
+        "_length",
+        "_next_seq",
+        "_ops",
+        "_owner",
+        "_path",
+        "_session_id",
+        "_state",
+        "_warnings",
+    )
+
+    def __init__(
+        self,
+        session_id: str,
+        path: Path,
+        *,
+        ops: FileOps,
+        fd: int,
+        clock: Callable[[], float],
+        length: int = 0,
+        next_seq: int = 0,
+        warnings: Sequence[str] = (),
+        keeper: IndexKeeper | None = None,
+    ) -> None:
+        """Internal: :meth:`create` and :meth:`open` build journals (the file open, locked
+        and replayed)."""
+        self._session_id, self._path = session_id, path
+        self._ops, self._fd, self._clock = ops, fd, clock
+        self._length, self._next_seq = length, next_seq
+        self._state = StorageState.OK
+        self._warnings = list(warnings)
+        self._closed = False
+        self._owner: object = None
+        self._keeper = keeper
+        self._first_records: tuple[Record, ...] = ()
 
     @property
     def session_id(self) -> str:
