@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from support.panel import ask_async, focused, make_panel, press, screen
+from support.rig import Rig
+
 from asks.contract import ToolError, validate_call
 from asks.contract.validate import NewQuestions
 from asks.core.answers import answer_problem
@@ -90,3 +93,25 @@ def test_line_mode_takes_only_option_numbers_and_says_so() -> None:
     assert "own answer" in how_to_answer(QuestionSpec("Where?", "Deploy", TWO), required=True)
     multi = QuestionSpec("Where?", "Deploy", TWO, multi_select=True, custom=False)
     assert "own answer" not in how_to_answer(multi, required=True)
+
+
+def test_the_panel_draws_and_answers_a_multi_select_without_the_row(rig: Rig) -> None:
+    """Keys through a real layer: the rows are the options and Next, digit 3 is Next, and the
+    answer is the checked option alone."""
+    question = {"question": "Which?", "header": "Pick", "options": [{"label": "a"}, {"label": "b"}]}
+    ask_async(rig, "c1", {**question, "multiSelect": True, "custom": False})
+    panel = make_panel(rig)
+    focused(rig)
+    shown = "\n".join(screen(panel))
+    assert "1. [ ] a" in shown and "2. [ ] b" in shown and "3. Next" in shown, shown
+    assert "Type something." not in shown
+    ref = rig.ref("c1")
+    press(panel, "1", " ", "3")
+    assert rig.host.panel_port.draft(ref).cursor == 2
+    press(panel, "down")  # wraps over the options and Next alone
+    assert rig.host.panel_port.draft(ref).cursor == 0
+    press(panel, "up")
+    press(panel, "enter")
+    resolution = rig.host.surface_port.projection.by_ref[ref].resolution
+    assert resolution is not None and resolution.answer is not None
+    assert resolution.answer == Answer(AnswerKind.MULTI, (0,), None, "")
