@@ -272,9 +272,7 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         command, _space, argument = line.strip().partition(" ")
         if command != "/asks":
             return False
-        notice = self.open_questions(argument.strip() or None)
-        if notice is not None:
-            self.port.say_nowait(notice)
+        self.open_questions(argument.strip() or None)  # a refusal is the host's notice already
         return True
 
     # -- rendering ---------------------------------------------------------------------------
