@@ -35,7 +35,15 @@ from typing import TYPE_CHECKING, Any, Final, Union, get_args, get_origin
 
 import attrs
 
-from asks.core.model import AnswerKind, Outcome, Question, QuestionRef, Resolution, ResolutionKind
+from asks.core.model import (
+    AnswerKind,
+    Outcome,
+    Question,
+    QuestionRef,
+    QuestionSpec,
+    Resolution,
+    ResolutionKind,
+)
 from asks.store.deferred import Deferred, is_unset
 from asks.store.flatjson import as_orjson_writes
 
@@ -395,6 +403,15 @@ def _make_converter() -> cattrs.Converter:
         lambda tp: tp is Resolved,
         lambda tp: cattrs.gen.make_dict_unstructure_fn(
             tp, converter, group_note=cattrs.gen.override(omit_if_default=True)
+        ),
+    )
+    # A question with a ``Type something.`` row (the default) leaves ``custom`` out: its lines
+    # read as before the field existed, and older journals read as custom (before
+    # the question's own hook, which calls it).
+    converter.register_unstructure_hook(
+        QuestionSpec,
+        cattrs.gen.make_dict_unstructure_fn(
+            QuestionSpec, converter, custom=cattrs.gen.override(omit_if_default=True)
         ),
     )
     # A question of the session's own agent has no recipient: left out, so its lines read as

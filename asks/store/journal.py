@@ -54,8 +54,6 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self
 
-import attrs
-
 from asks.core.version import __version__
 from asks.store.entries import (
     DecodeError,
@@ -176,26 +174,71 @@ def _read_index(ops: FileOps, path: Path) -> Index | None:
         return None
 
 
-@attrs.define(eq=False)
 class Journal:
-    """An open session journal. Build it with :meth:`create` or :meth:`open`.
+    """An open session journal: ``<data_dir>/<session_id>.jsonl``, one JSON line per entry,
+    locked by the one process writing it. Build it with :meth:`create` (a new session) or
+    :meth:`open` (resume), never with the constructor; close it with :meth:`close` or use it
+    as a context manager.
 
-    See the module docstring for the append, rollback and replay semantics.
+    An embedder hands it to :class:`~asks.host.host.QuestionHost` and keeps only
+    :attr:`session_id` (to resume) and :attr:`path`. Every append is written and fsync'd
+    before it returns; a failed one is rolled back and raises :class:`StorageError`; a torn
+    last line (a crash mid-write) is dropped at the next open. docs/architecture.md, "The
+    journal", has the file's semantics.
     """
 
-    session_id: str = attrs.field(on_setattr=attrs.setters.frozen)
-    path: Path = attrs.field(on_setattr=attrs.setters.frozen)
-    _ops: FileOps = attrs.field(repr=False)
-    _fd: int = attrs.field(repr=False)
-    _clock: Callable[[], float] = attrs.field(repr=False)
-    _length: int = 0
-    _next_seq: int = 0
-    _state: StorageState = StorageState.OK
-    _warnings: list[str] = attrs.Factory(list)
-    _closed: bool = False
-    _owner: object = attrs.field(default=None, repr=False)
-    _keeper: IndexKeeper | None = attrs.field(default=None, repr=False)
-    _first_records: tuple[Record, ...] = attrs.field(default=(), repr=False)
+    # A plain class: its help() shows what an embedder uses, not a generated constructor.
+    __slots__ = (
+        "__weakref__",
+        "_clock",
+        "_closed",
+        "_fd",
+        "_first_records",
+        "_keeper",
+        "_length",
+        "_next_seq",
+        "_ops",
+        "_owner",
+        "_path",
+        "_session_id",
+        "_state",
+        "_warnings",
+    )
+
+    def __init__(
+        self,
+        session_id: str,
+        path: Path,
+        *,
+        ops: FileOps,
+        fd: int,
+        clock: Callable[[], float],
+        length: int = 0,
+        next_seq: int = 0,
+        warnings: Sequence[str] = (),
+        keeper: IndexKeeper | None = None,
+    ) -> None:
+        """Internal: :meth:`create` and :meth:`open` build journals (the file open, locked
+        and replayed)."""
+        self._session_id, self._path = session_id, path
+        self._ops, self._fd, self._clock = ops, fd, clock
+        self._length, self._next_seq = length, next_seq
+        self._state = StorageState.OK
+        self._warnings = list(warnings)
+        self._closed = False
+        self._owner: object = None
+        self._keeper = keeper
+        self._first_records: tuple[Record, ...] = ()
+
+    @property
+    def session_id(self) -> str:
+        """The session's id: ``Journal.open(session_id, data_dir=…)`` resumes it."""
+        return self._session_id
+
+    @property
+    def path(self) -> Path:
+        """The session's journal file."""
+        return self._path
 
     def attach(self, owner: object) -> None:
         """Record the one object that writes this journal (a question host); a second owner
