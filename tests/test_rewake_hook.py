@@ -1,0 +1,305 @@
+"""Claude Code's asyncRewake hook on a real hub (127.0.0.1, a free port): ``POST
+/hooks/rewake`` and ``/hooks/rewake/printed`` with the body Claude Code sends a ``PostToolUse``
+hook, the agent an SDK client (docs/rewake-hook.md).
+
+A wake offers the agent's answers; the receipt is journaled only when the hook reports it
+printed them; an unreported wake is released for the next call; a newer hook supersedes an
+older; no token 401, a forged agent 403; the text sanitized; the answers delivered once, their
+repeat at the agent's next call marked; and the command itself (``asks hook rewake``) exits 2
+with the answers on stderr only after their receipt.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import trio
+from mcp.client.client import Client
+from support.hub import DB, TOKEN, client, keyring_with, text_of
+from support.rig import Rig
+
+from asks.core.model import QuestionRef
+from asks.host.commands import PanelCommand
+from asks.hub.credentials import agent_token
+from asks.hub.hookcmd import PRINTED_PATH, REWAKE_PATH
+from asks.hub.listen import bind_listener
+from asks.hub.server import HubServer
+
+HANG = 60  # seconds: reached only if something hangs (not a time bound)
+AGENT = "planner"
+
+
+def hook_body(blocking: bool = False) -> dict[str, Any]:
+    """What Claude Code 2.1.332 sent the hook after a non-blocking ask (captured)."""
+    return {
+        "session_id": "7f2ee427-bba6-47d7-869c-1ab9b65b08cd",
+        "cwd": "/tmp/work",
+        "hook_event_name": "PostToolUse",
+        "tool_name": "mcp__asks__ask_user_question",
+        "tool_input": {"questions": [DB], "blocking": blocking},
+        "tool_response": [{"type": "text", "text": "Questions sent … (id q-7bb0ba932c)."}],
+        "tool_use_id": "toolu_fake_293491442331",
+        "mcp_server": {"name": "asks", "source": "dynamic"},
+    }
+
+
+def base(hub: HubServer) -> str:
+    assert hub.url is not None
+    return hub.url.removesuffix("/mcp")
+
+
+async def post(
+    hub: HubServer, path: str, payload: Any, token: str | None = TOKEN, **headers: str
+) -> httpx.Response:
+    sent = {"X-Asks-Agent": AGENT, **headers}
+    if token is not None:
+        sent["Authorization"] = f"Bearer {token}"
+    async with httpx.AsyncClient(timeout=HANG) as http:
+        return await http.post(base(hub) + path, json=payload, headers=sent)
+
+
+def receipts(rig: Rig) -> list[list[str]]:
+    return [[r["id"] for r in line["refs"]] for line in rig.lines_of("offer_delivered")]
+
+
+async def until(condition: Any) -> None:
+    with trio.fail_after(HANG):
+        while not condition():
+            await trio.sleep(0.005)
+
+
+async def ask_async(agent: Client, rig: Rig) -> QuestionRef:
+    await agent.call_tool("ask_user_question", {"questions": [DB], "blocking": False})
+    [ref] = rig.host.panel_port.tabs
+    assert isinstance(ref, QuestionRef)
+    return ref
+
+
+def waiting(nursery: trio.Nursery, hub: HubServer) -> list[httpx.Response]:
+    """A rewake hook's wait, posted in the background; where its reply will be."""
+    replies: list[httpx.Response] = []
+
+    async def wait() -> None:
+        replies.append(await post(hub, REWAKE_PATH, hook_body()))
+
+    nursery.start_soon(wait)
+    return replies
+
+
+async def registered(rig: Rig, count: int) -> None:
+    """Until ``count`` hooks have begun to wait (the desk's serial; progress, not a clock)."""
+    await until(lambda: rig.host.hub_port.rewake._serial >= count)
+
+
+# ---------------------------------------------------------------------------- the hub
+async def test_a_wake_is_receipted_only_once_the_hook_reports_it_printed(
+    rig: Rig, hub: HubServer, nursery: trio.Nursery
+) -> None:
+    async with client(hub, AGENT) as agent:
+        ref = await ask_async(agent, rig)
+        replies = waiting(nursery, hub)
+        await registered(rig, 1)
+        rig.answer_option(ref, 1)
+        await until(lambda: replies)
+        woken = replies[0].json()
+        assert woken["wake"] is True and '"SQLite"' in woken["text"]
+        assert rig.lines_of("feedback_offered") and receipts(rig) == []  # offered, not sent
+        assert "SQLite" not in text_of(await agent.call_tool("check_answers", {}))  # claimed
+
+        reported = await post(hub, PRINTED_PATH, {"offer": woken["offer"]})
+        assert (reported.status_code, reported.json()) == (200, {"delivered": True})
+        assert receipts(rig) == [[ref.id]]
+
+        later = text_of(await agent.call_tool("check_answers", {}))
+        again = text_of(await agent.call_tool("check_answers", {}))
+    assert later.startswith("(Already sent to you at ") and "not a new answer" in later
+    assert '"SQLite"' in later and "No new answers." in later
+    assert again.startswith("No new answers.")  # the repeat comes once
+    assert receipts(rig) == [[ref.id]]  # delivered once
+
+
+async def test_an_unreported_wake_is_released_for_the_next_call(
+    rig: Rig, nursery: trio.Nursery
+) -> None:
+    keyring = keyring_with(rig.directory, TOKEN)
+    hub = HubServer(rig.host.hub_port, keyring, bind_listener(port=0), rewake_grace=0.2)
+    await nursery.start(hub.run)
+    async with client(hub, AGENT) as agent:
+        ref = await ask_async(agent, rig)
+        replies = waiting(nursery, hub)
+        await registered(rig, 1)
+        rig.answer_option(ref, 0)
+        await until(lambda: replies)
+        await until(lambda: rig.lines_of("offer_released"))  # the hook never reported
+        late = await post(hub, PRINTED_PATH, {"offer": replies[0].json()["offer"]})
+        later = text_of(await agent.call_tool("check_answers", {}))
+    assert (late.status_code, late.json()["delivered"]) == (409, False)  # no wake then
+    assert later.startswith("[asks feedback]") and '"Postgres"' in later  # a new answer
+    assert receipts(rig) == [[ref.id]]
+
+
+async def test_a_newer_hook_supersedes_the_older(
+    rig: Rig, hub: HubServer, nursery: trio.Nursery
+) -> None:
+    async with client(hub, AGENT) as agent:
+        ref = await ask_async(agent, rig)
+        older = waiting(nursery, hub)
+        await registered(rig, 1)
+        newer = waiting(nursery, hub)
+        await until(lambda: older)
+        assert older[0].json() == {"wake": False, "why": "superseded"}
+        rig.answer_option(ref, 0)
+        await until(lambda: newer)
+    assert newer[0].json()["wake"] is True
+
+
+async def test_nothing_left_to_wait_for_ends_the_wait(
+    rig: Rig, hub: HubServer, nursery: trio.Nursery
+) -> None:
+    async with client(hub, AGENT) as agent:
+        ref = await ask_async(agent, rig)
+        replies = waiting(nursery, hub)
+        await registered(rig, 1)
+        await agent.call_tool("withdraw_question", {"questionIds": [ref.id]})
+        await until(lambda: replies)
+    assert replies[0].json() == {"wake": False, "why": "nothing_left"}
+
+
+async def test_while_a_call_of_the_agent_runs_its_result_carries_the_answer(
+    rig: Rig, hub: HubServer, nursery: trio.Nursery
+) -> None:
+    async with client(hub, AGENT) as agent:
+        first = await ask_async(agent, rig)
+        replies = waiting(nursery, hub)
+        await registered(rig, 1)
+        results: list[str] = []
+
+        async def blocking() -> None:
+            other = {**DB, "question": "Which cache?", "header": "Cache"}
+            found = await agent.call_tool("ask_user_question", {"questions": [other]})
+            results.append(text_of(found))
+
+        nursery.start_soon(blocking)
+        await until(lambda: len(rig.host.panel_port.tabs) == 2)
+        rig.answer_option(first, 0)  # the blocking call still runs: no wake
+        second = next(t for t in rig.host.panel_port.tabs if t != first)
+        assert isinstance(second, QuestionRef) and not replies
+        rig.answer_option(second, 1)
+        await until(lambda: results and replies)
+    assert '"Postgres"' in results[0]  # the running call's result carried the first answer
+    assert replies[0].json() == {"wake": False, "why": "nothing_left"}
+
+
+async def test_no_token_is_401_and_a_forged_agent_403(rig: Rig, hub: HubServer) -> None:
+    refused = await post(hub, REWAKE_PATH, hook_body(), token=None)
+    assert refused.status_code == 401
+    token = agent_token(rig.directory, "builder")
+    forged = await post(hub, REWAKE_PATH, hook_body(), token=token, **{"X-Asks-Agent": "other"})
+    assert forged.status_code == 403
+    printed = await post(hub, PRINTED_PATH, {"offer": "o-1-1"}, token=None)
+    assert printed.status_code == 401
+
+
+async def test_another_agents_offer_cannot_be_reported(
+    rig: Rig, hub: HubServer, nursery: trio.Nursery
+) -> None:
+    async with client(hub, AGENT) as agent:
+        ref = await ask_async(agent, rig)
+        replies = waiting(nursery, hub)
+        await registered(rig, 1)
+        rig.answer_option(ref, 0)
+        await until(lambda: replies)
+        offer = replies[0].json()["offer"]
+        other = await post(hub, PRINTED_PATH, {"offer": offer}, **{"X-Asks-Agent": "intruder"})
+        assert other.status_code == 409 and receipts(rig) == []
+        mine = await post(hub, PRINTED_PATH, {"offer": offer})
+    assert mine.status_code == 200 and receipts(rig) == [[ref.id]]
+
+
+async def test_a_body_that_is_not_a_post_tool_use_is_400(rig: Rig, hub: HubServer) -> None:
+    refused = await post(hub, REWAKE_PATH, {"hook_event_name": "Stop"})
+    assert refused.status_code == 400
+    assert (await post(hub, PRINTED_PATH, {"nope": 1})).status_code == 400
+    assert rig.lines_of("feedback_offered") == []
+
+
+def type_answer(rig: Rig, ref: QuestionRef, text: str) -> None:
+    rig.move_to(ref, 2)  # the "Type something." row
+    port = rig.host.panel_port
+    port.set_custom_text_nowait(text, tab=ref)
+    port.command_nowait(PanelCommand.CONFIRM, ref)
+
+
+# ---------------------------------------------------------------------------- the command
+def hook_command(data_dir: Path, port: int) -> list[str]:
+    words = ["hook", "rewake", "--data-dir", str(data_dir), "--mcp-port", str(port)]
+    return [sys.executable, "-m", "asks", *words, "--agent", AGENT]
+
+
+def port_of(hub: HubServer) -> int:
+    assert hub.url is not None
+    return int(hub.url.rsplit(":", 1)[1].removesuffix("/mcp"))
+
+
+@pytest.fixture
+async def agent_hub(rig: Rig, nursery: trio.Nursery) -> AsyncIterator[HubServer]:
+    """A hub where agent ``planner`` has its own token (the command speaks with it)."""
+    keyring = keyring_with(rig.directory, TOKEN)
+    agent_token(rig.directory, AGENT)
+    server = HubServer(rig.host.hub_port, keyring, bind_listener(port=0))
+    await nursery.start(server.run)
+    yield server
+
+
+async def test_the_command_prints_the_answer_sanitized_and_exits_2_after_the_receipt(
+    rig: Rig, agent_hub: HubServer, nursery: trio.Nursery
+) -> None:
+    done: list[subprocess.CompletedProcess[bytes]] = []
+
+    async def run() -> None:
+        command = hook_command(rig.directory, port_of(agent_hub))
+        stdin = json.dumps(hook_body()).encode()
+        done.append(
+            await trio.run_process(
+                command, stdin=stdin, capture_stdout=True, capture_stderr=True, check=False
+            )
+        )
+
+    async with client(agent_hub, AGENT) as agent:
+        ref = await ask_async(agent, rig)
+        nursery.start_soon(run)
+        await registered(rig, 1)
+        type_answer(rig, ref, "MySQL\x1b[31m red\x07 \u202eevil")
+        await until(lambda: done)
+    assert done[0].returncode == 2  # wakes the session
+    printed = done[0].stderr.decode()
+    assert "MySQL" in printed and "red" in printed and "evil" in printed
+    for bad in ("\x1b", "\x07", "\u202e"):
+        assert bad not in printed
+    assert receipts(rig) == [[ref.id]]
+    assert done[0].stdout == b""
+
+
+def test_the_command_exits_0_without_a_wait_for_a_blocking_call_or_no_hub(
+    tmp_path: Path,
+) -> None:
+    listener = bind_listener(port=0)
+    port = listener.getsockname()[1]
+    listener.close()  # nothing listens there now: connection refused
+    keyring_with(tmp_path, TOKEN)
+    agent_token(tmp_path, AGENT)
+    for body in (hook_body(blocking=True), hook_body()):
+        run = subprocess.run(
+            hook_command(tmp_path, port),
+            input=json.dumps(body).encode(),
+            capture_output=True,
+            check=False,
+        )
+        assert (run.returncode, run.stdout, run.stderr) == (0, b"", b"")  # no wake, silent
