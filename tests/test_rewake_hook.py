@@ -303,3 +303,43 @@ def test_the_command_exits_0_without_a_wait_for_a_blocking_call_or_no_hub(
             check=False,
         )
         assert (run.returncode, run.stdout, run.stderr) == (0, b"", b"")  # no wake, silent
+
+
+# ---------------------------------------------------------------------------- the set-up
+def mcp_config(tmp_path: Path, *words: str) -> subprocess.CompletedProcess[str]:
+    argv = [sys.executable, "-m", "asks", "mcp", "config", "claude", "--agent", "builder"]
+    return subprocess.run(
+        [*argv, *words, "--mcp-port", "9", "--data-dir", str(tmp_path / "data")],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
+
+
+def test_claude_config_prints_the_rewake_hook_on_the_ask_tool(tmp_path: Path) -> None:
+    done = mcp_config(tmp_path)
+    assert done.returncode == 0, done.stderr
+    printed = json.loads(done.stdout[done.stdout.index("{\n") :])
+    (entry,) = printed["hooks"]["PostToolUse"]
+    assert entry["matcher"] == "mcp__asks__ask_user_question"
+    (hook,) = entry["hooks"]
+    assert hook["type"] == "command" and hook["asyncRewake"] is True
+    assert hook["timeout"] == 7 * 24 * 3600
+    assert "-m asks hook rewake --agent builder --data-dir" in hook["command"]
+    assert hook["command"].endswith("--mcp-port 9")
+    assert "PermissionRequest" in printed["hooks"]  # beside the permission hook
+
+
+def test_install_writes_the_rewake_hook_once_and_keeps_other_hooks(tmp_path: Path) -> None:
+    settings = tmp_path / ".claude" / "settings.local.json"
+    settings.parent.mkdir()
+    other = {"matcher": "Write", "hooks": [{"type": "command", "command": "true"}]}
+    settings.write_text(json.dumps({"hooks": {"PostToolUse": [other]}}))
+    for _ in range(2):
+        done = mcp_config(tmp_path, "--install", "--yes")
+        assert done.returncode == 0, done.stderr
+    hooks = json.loads(settings.read_text())["hooks"]
+    assert hooks["PostToolUse"][0] == other and len(hooks["PostToolUse"]) == 2
+    assert "hook rewake" in hooks["PostToolUse"][1]["hooks"][0]["command"]
+    assert len(hooks["PermissionRequest"]) == 1
