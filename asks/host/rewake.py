@@ -48,8 +48,9 @@ if TYPE_CHECKING:
 
 PRINT_GRACE: Final = 30.0  # seconds from the offer handed to the hook to its report
 WAKE_CLOSING: Final = (
-    "(asks delivered these answers through its hook; they also start the result of your next "
-    "asks call, marked as a repeat.)"
+    "(asks delivered these answers through its hook. Your next call to any asks tool — "
+    "check_answers, for one — repeats them in its result, marked as a repeat, not as new "
+    "answers.)"
 )
 
 
