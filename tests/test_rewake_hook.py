@@ -329,6 +329,14 @@ def test_claude_config_prints_the_rewake_hook_on_the_ask_tool(tmp_path: Path) ->
     assert "-m asks hook rewake --agent builder --data-dir" in hook["command"]
     assert hook["command"].endswith("--mcp-port 9")
     assert "PermissionRequest" in printed["hooks"]  # beside the permission hook
+    shared = subprocess.run(
+        [sys.executable, "-m", "asks", "mcp", "config", "claude", "--data-dir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=True,
+    ).stdout
+    assert "PostToolUse" not in shared  # the shared token cannot say which agent waits
 
 
 def test_install_writes_the_rewake_hook_once_and_keeps_other_hooks(tmp_path: Path) -> None:

@@ -184,7 +184,9 @@ def _hooks(
     client: Client, data_dir: Path, *, host: str, port: int, token: str, agent: str | None
 ) -> tuple[Path, Entries] | None:
     """Where ``client``'s hooks go and their entries, per event (None: the client has none):
-    the permission hook, and for Claude Code the asyncRewake hook (docs/rewake-hook.md)."""
+    the permission hook, and for a Claude Code agent with its own token the asyncRewake hook
+    (docs/rewake-hook.md; with the shared token the hook could not tell which agent it waits
+    for: a session's label comes from its MCP requests, which the hook does not see)."""
 
     def command(event: str) -> str:
         words = [sys.executable, "-m", "asks", "hook", event]
@@ -194,10 +196,10 @@ def _hooks(
     match client:
         case Client.CLAUDE:
             path = Path.cwd() / ".claude" / "settings.local.json"
-            return path, {
-                EVENT: claude_entry(hook_url(host, port), token),
-                REWAKE_EVENT: claude_rewake_entry(command("rewake"), SERVER_NAME),
-            }
+            entries = {EVENT: claude_entry(hook_url(host, port), token)}
+            if agent is not None:
+                entries[REWAKE_EVENT] = claude_rewake_entry(command("rewake"), SERVER_NAME)
+            return path, entries
         case Client.CODEX:
             return codex_home() / "hooks.json", {EVENT: codex_entry(command("permission"))}
     return None
