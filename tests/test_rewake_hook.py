@@ -12,6 +12,7 @@ with the answers on stderr only after their receipt.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -94,8 +95,8 @@ def waiting(nursery: trio.Nursery, hub: HubServer) -> list[httpx.Response]:
 
 
 async def registered(rig: Rig, count: int) -> None:
-    """Until ``count`` hooks have begun to wait (the desk's serial; progress, not a clock)."""
-    await until(lambda: rig.host.hub_port.rewake._serial >= count)
+    """Until ``count`` hooks wait (progress, not a clock)."""
+    await until(lambda: rig.host.hub_port.rewake.waiting == count)
 
 
 # ---------------------------------------------------------------------------- the hub
@@ -285,6 +286,37 @@ async def test_the_command_prints_the_answer_sanitized_and_exits_2_after_the_rec
         assert bad not in printed
     assert receipts(rig) == [[ref.id]]
     assert done[0].stdout == b""
+
+
+async def test_a_command_whose_client_is_gone_cannot_print_and_receipts_nothing(
+    rig: Rig, nursery: trio.Nursery
+) -> None:
+    """The hook outlived its Claude Code (killed): its stderr is a pipe nobody reads, the
+    write fails, no report is made; the wake is released for the agent's next call."""
+    keyring = keyring_with(rig.directory, TOKEN)
+    agent_token(rig.directory, AGENT)
+    hub = HubServer(rig.host.hub_port, keyring, bind_listener(port=0), rewake_grace=0.2)
+    await nursery.start(hub.run)
+    reader, writer = os.pipe()
+    os.close(reader)  # the client that read the hook's stderr is gone
+    done: list[subprocess.CompletedProcess[bytes]] = []
+
+    async def run() -> None:
+        stdin = json.dumps(hook_body()).encode()
+        command = hook_command(rig.directory, port_of(hub))
+        done.append(await trio.run_process(command, stdin=stdin, stderr=writer, check=False))
+
+    async with client(hub, AGENT) as agent:
+        ref = await ask_async(agent, rig)
+        nursery.start_soon(run)
+        await registered(rig, 1)
+        os.close(writer)
+        rig.answer_option(ref, 1)
+        await until(lambda: done and rig.lines_of("offer_released"))
+        later = text_of(await agent.call_tool("check_answers", {}))
+    assert done[0].returncode != 2  # no wake
+    assert later.startswith("[asks feedback]") and '"SQLite"' in later  # a new answer
+    assert receipts(rig) == [[ref.id]]  # the one delivery is the call's
 
 
 def test_the_command_exits_0_without_a_wait_for_a_blocking_call_or_no_hub(

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import enum
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
 import attrs
@@ -87,6 +88,8 @@ class RewakeDesk:
         "_running",
         "_serial",
         "_state",
+        "_unsubscribe",
+        "_waiting",
     )
 
     def __init__(self, state: HostState, port: HubPort) -> None:
@@ -99,7 +102,8 @@ class RewakeDesk:
         self._printing: dict[str, tuple[str, Offer, float]] = {}
         self._repeat: dict[str, dict[QuestionRef, float]] = {}  # label → woken refs → when
         self._changed = trio.Event()
-        state.subscribe(self._poke)
+        self._waiting = 0  # hooks waiting now: the host's changes are heard only then
+        self._unsubscribe: Callable[[], None] | None = None
 
     def _poke(self) -> None:
         self._changed.set()
@@ -115,6 +119,11 @@ class RewakeDesk:
         self._poke()
 
     # -- waits -------------------------------------------------------------------------
+    @property
+    def waiting(self) -> int:
+        """How many hooks wait now (of every agent)."""
+        return self._waiting
+
     async def wait(self, label: str, grace: float = PRINT_GRACE) -> Rewake:
         """Wait as agent ``label``'s newest hook until it wakes, is superseded, or has
         nothing left to wait for (module docstring). A wake's offer must be reported printed
@@ -122,6 +131,9 @@ class RewakeDesk:
         self._serial += 1
         mine = self._newest[label] = self._serial
         self._poke()  # an older wait of the agent ends superseded
+        if not self._waiting:
+            self._unsubscribe = self._state.subscribe(self._poke)
+        self._waiting += 1
         try:
             while True:
                 changed = self._changed
@@ -132,6 +144,10 @@ class RewakeDesk:
         finally:
             if self._newest.get(label) == mine:
                 del self._newest[label]
+            self._waiting -= 1
+            if not self._waiting and self._unsubscribe is not None:
+                self._unsubscribe()
+                self._unsubscribe = None
 
     def _settled(self, label: str, mine: int, grace: float) -> Rewake | None:
         if self._newest.get(label) != mine:
