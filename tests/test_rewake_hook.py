@@ -198,6 +198,67 @@ async def test_while_a_call_of_the_agent_runs_its_result_carries_the_answer(
     assert replies[0].json() == {"wake": False, "why": "nothing_left"}
 
 
+CACHE = {
+    "question": "Which cache?",
+    "header": "Cache",
+    "options": [{"label": "Redis"}, {"label": "Memcached"}],
+}
+MODERN = "2026-07-28"
+
+
+async def rpc(hub: HubServer, method: str, params: dict[str, Any], rid: int) -> dict[str, Any]:
+    """One request of a client that declares MCP Tasks (as Claude Code 2.1.332), as ``AGENT``."""
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": {
+            "extensions": {"io.modelcontextprotocol/tasks": {}}
+        },
+    }
+    body = {"jsonrpc": "2.0", "id": rid, "method": method, "params": {**params, "_meta": meta}}
+    headers = {
+        "Authorization": f"Bearer {TOKEN}",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": MODERN,
+        "Mcp-Method": method,
+        "X-Asks-Agent": AGENT,
+    }
+    if method == "tools/call":
+        headers["Mcp-Name"] = params["name"]
+    assert hub.url is not None
+    async with httpx.AsyncClient(timeout=HANG) as http:
+        text = (await http.post(hub.url, json=body, headers=headers)).text
+    for line in [text, *(x[5:] for x in text.splitlines() if x.startswith("data:"))]:
+        if line.lstrip().startswith("{") and json.loads(line).get("id") == rid:
+            found: dict[str, Any] = json.loads(line)["result"]
+            return found
+    raise AssertionError(text)
+
+
+async def test_a_live_tasks_answer_is_left_to_the_task_one_wake_not_two(
+    rig: Rig, hub: HubServer, nursery: trio.Nursery
+) -> None:
+    arguments = {"questions": [DB]}
+    task = await rpc(hub, "tools/call", {"name": "ask_user_question", "arguments": arguments}, 1)
+    assert task["resultType"] == "task"
+    [blocked] = rig.host.panel_port.tabs
+    async with client(hub, AGENT) as agent:
+        await agent.call_tool("ask_user_question", {"questions": [CACHE], "blocking": False})
+        [later] = [t for t in rig.host.panel_port.tabs if t != blocked]
+        replies = waiting(nursery, hub)
+        await registered(rig, 1)
+        assert isinstance(blocked, QuestionRef) and isinstance(later, QuestionRef)
+        rig.answer_option(blocked, 1)
+        done = await rpc(hub, "tasks/get", {"taskId": task["taskId"]}, 2)
+        assert done["status"] == "completed"
+        assert '"SQLite"' in done["result"]["content"][0]["text"]
+        await until(lambda: receipts(rig) == [[blocked.id]])
+        assert not replies  # the task carried its answer: the hook did not wake for it
+        rig.answer_option(later, 0)
+        await until(lambda: replies)
+    woken = replies[0].json()
+    assert '"Redis"' in woken["text"] and "SQLite" not in woken["text"]
+
+
 async def test_no_token_is_401_and_a_forged_agent_403(rig: Rig, hub: HubServer) -> None:
     refused = await post(hub, REWAKE_PATH, hook_body(), token=None)
     assert refused.status_code == 401

@@ -169,11 +169,14 @@ class HubPort:
         """Return once agent ``label`` has units to deliver (none claimed by an offer)."""
         await self._state.outbox.wait_ready(recipient_of(label))
 
-    def offer_feedback(self, label: str) -> Offer | None:
-        """Offer the agent's undelivered answers as one feedback message (journaled first)."""
+    def offer_feedback(
+        self, label: str, leave: frozenset[QuestionRef] = frozenset()
+    ) -> Offer | None:
+        """Offer the agent's undelivered answers as one feedback message (journaled first);
+        ``leave``: units another path of the agent will carry (not offered here)."""
         host = self._state
         recipient = recipient_of(label)
-        refs = host.outbox.refs(recipient)
+        refs = tuple(r for r in host.outbox.refs(recipient) if r not in leave)
         if not refs:
             return None
         with host.operation():

@@ -11,7 +11,9 @@ the one every path shares (:mod:`asks.host.hub`: an offer, then a receipt or a r
   which ends :attr:`RewakeEnd.SUPERSEDED` (its hook exits 0: no wake).
 * **When it wakes.** The agent has undelivered units (none claimed by an open offer) and no
   asks call of it is running (a running call's result carries them). They are offered then —
-  journaled ``feedback_offered``, claimed, so no other response carries them.
+  journaled ``feedback_offered``, claimed, so no other response carries them — except the
+  answers of the agent's live MCP tasks: the client polls those, and their completed result
+  carries them (one wake, not two).
 * **What counts as delivered.** The hook printed the text and reported so: the receipt is
   written only then (:meth:`RewakeDesk.printed`), and the hook exits 2 only once the receipt
   was acknowledged. An offer whose report does not come within :data:`PRINT_GRACE` seconds
@@ -155,8 +157,9 @@ class RewakeDesk:
         if self._running.get(label):
             return None
         recipient = self._port.recipient(label)
-        if self._state.outbox.refs(recipient):
-            offer = self._port.offer_feedback(label)
+        tasks = self._port.tasks.carried(label)
+        if any(r not in tasks for r in self._state.outbox.refs(recipient)):
+            offer = self._port.offer_feedback(label, tasks)
             if offer is None:  # not saved: the journal's state says why; the next call delivers
                 return Rewake(RewakeEnd.NOTHING_LEFT)
             self._printing[offer.offer_id] = (label, offer, trio.current_time() + grace)
