@@ -35,7 +35,6 @@ from typing import Any
 
 import attrs
 
-from asks.core.gcpause import paused_gc
 from asks.store.entries import Record
 from asks.store.files import FileOps
 from asks.store.index import INDEX_MIN_BYTES, Index, build, index_path
@@ -102,8 +101,7 @@ class IndexKeeper:
         except OSError:
             return
         number = self.lines - tail.count(b"\n") + 1
-        with paused_gc():
-            appended, skipped = decode_tail(tail, self.decoded, number, self.last_seq)
+        appended, skipped = decode_tail(tail, self.decoded, number, self.last_seq)
         fresh, warnings = [*self.fresh, *appended], [*self.warnings, *skipped]
         try:
             rows = self._rows(ops, fd)
@@ -148,16 +146,15 @@ class IndexKeeper:
         if not self._due():
             return False
         try:
-            with paused_gc():  # ~10⁵ small rows: the collector would rescan the whole session
-                blob, index = build(
-                    self.length,
-                    self.crc,
-                    self.index,
-                    fresh,
-                    lines=self.lines,
-                    warnings=warnings,
-                    records=records,
-                )
+            blob, index = build(
+                self.length,
+                self.crc,
+                self.index,
+                fresh,
+                lines=self.lines,
+                warnings=warnings,
+                records=records,
+            )
             ops.replace_file(index_path(self.path), blob)
         except (OSError, ValueError, KeyError, IndexError, TypeError):
             # After an acknowledged append: a row of the old index that does not match its

@@ -38,7 +38,6 @@ from typing import Any, Final, cast
 
 import attrs
 
-from asks.core.gcpause import paused_gc
 from asks.core.model import Question, QuestionRef, QuestionStatus, Resolution, ResolutionKind
 from asks.store.deferred import Deferred, is_unset, pending_of, set_pending
 from asks.store.entries import (
@@ -186,7 +185,7 @@ class Projection:
     _senders: tuple[int, int] = attrs.field(default=(-1, 0), init=False, repr=False)
 
     def apply_all(self, records: Iterable[Record]) -> None:
-        """Replay: fold many records (with the cyclic GC paused while they pile up). An empty
+        """Replay: fold many records. An empty
         projection given a trusted replay's records takes their snapshot's state for the
         records it covers (:mod:`asks.store.snapshot`) and folds only the others."""
         if isinstance(records, Records) and records.snapshot is not None and self._empty():
@@ -195,16 +194,15 @@ class Projection:
             snapshot = records.snapshot
             adopt(self, snapshot)
             records = records[snapshot.rows :]
-        with paused_gc():
-            fold, conversation, count = self._fold, self.conversation.append, 0
-            for record in records:  # chat messages (~half a session) without a call
-                count += 1
-                if type(record.entry) is ChatMessage:
-                    conversation(record)
-                else:
-                    fold(record)
-            self.records += count
-            self._settle()
+        fold, conversation, count = self._fold, self.conversation.append, 0
+        for record in records:  # chat messages (~half a session) without a call
+            count += 1
+            if type(record.entry) is ChatMessage:
+                conversation(record)
+            else:
+                fold(record)
+        self.records += count
+        self._settle()
 
     def _empty(self) -> bool:
         return self.records == 0 and not self.by_ref and not self.conversation

@@ -16,7 +16,6 @@
   prefixes of ``data``: those are not computed. Without it every CRC is computed.
 * ``data`` may be mapped (:meth:`~asks.store.files.FileOps.map_all`): a lazy record keeps a
   view of its line (decoded from a copy when first read), so the records hold no copies.
-* The cyclic GC is paused while the records are built (:func:`asks.core.gcpause.paused_gc`).
 """
 
 from __future__ import annotations
@@ -27,7 +26,6 @@ from typing import Final
 
 import attrs
 
-from asks.core.gcpause import paused_gc
 from asks.core.model import QuestionRef
 from asks.store.entries import DecodeError, Record, decode
 from asks.store.files import Data
@@ -70,14 +68,13 @@ def replay_lines(
 ) -> Replay:
     """The replay of ``data`` (module docstring); ``known``: CRC-32s of its prefixes, by
     length, that need not be computed."""
-    with paused_gc():
-        if index is not None and (replay := _replay_indexed(data, index, known)) is not None:
-            return replay
-        replay = Replay(Records(), [], data.rfind(b"\n") + 1)
-        replay.lines = _decode_span(replay, data, 0, replay.good_length, 1) - 1
-        replay.crc = _crc(data, 0, replay.good_length, 0, known)
-        _warn_torn_tail(replay, data, replay.lines + 1)
+    if index is not None and (replay := _replay_indexed(data, index, known)) is not None:
         return replay
+    replay = Replay(Records(), [], data.rfind(b"\n") + 1)
+    replay.lines = _decode_span(replay, data, 0, replay.good_length, 1) - 1
+    replay.crc = _crc(data, 0, replay.good_length, 0, known)
+    _warn_torn_tail(replay, data, replay.lines + 1)
+    return replay
 
 
 def decode_tail(
