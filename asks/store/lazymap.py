@@ -1,9 +1,9 @@
-"""A mapping over a snapshot's columns whose values are built on access (NOTES "Long sessions
-(issue 21)", third pass).
+"""A mapping over a checkpoint's columns whose values are built on access
+(:mod:`asks.store.checkpoint`).
 
 :class:`LazyMap` behaves as the ``dict`` it stands for: the same keys in the same order
-(the snapshot's, in its order, then keys inserted since, in insertion order; assigning to a
-key keeps its place), the same values. The snapshot's ``n`` keys are known by position
+(the checkpoint's, in its order, then keys inserted since, in insertion order; assigning to a
+key keeps its place), the same values. The checkpoint's ``n`` keys are known by position
 ``0..n-1``; ``key(p)`` names one, ``make(p)`` builds its value, ``positions()`` maps every
 key to its position (built when a lookup misses the positions ``seed`` knew), both keyed by
 ``norm(key)`` if given (a plain tuple hashes in C, an attrs key in Python).
@@ -13,6 +13,9 @@ key to its position (built when a lookup misses the positions ``seed`` knew), bo
   counted.
 * Anything else (iteration, deletion, ``keys()``, ``items()``, equality) first builds the
   whole ``dict`` once (every value not built yet) and from then on is that dict's.
+* What a checkpoint writer reads: :attr:`count`, the values built so far by position
+  (:attr:`made`), the keys inserted since (:attr:`inserted`) and, once thawed, the whole
+  dict (:attr:`thawed`): the saved columns of the values never built are still right.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ V = TypeVar("V")
 
 
 class LazyMap(MutableMapping[K, V]):
-    """A dict of a snapshot's keys, its values built on access (module docstring)."""
+    """A dict of a checkpoint's keys, its values built on access (module docstring)."""
 
     __slots__ = (
         "_count",
@@ -39,6 +42,7 @@ class LazyMap(MutableMapping[K, V]):
         "_positions",
         "_seed",
         "_whole",
+        "source",
     )
 
     def __init__(
@@ -50,14 +54,24 @@ class LazyMap(MutableMapping[K, V]):
         *,
         seed: dict[Any, int] | None = None,
         norm: Callable[[K], Any] | None = None,
+        source: Any = None,
     ) -> None:
         self._count, self._norm = count, norm
         self._key, self._make = key, make
         self._positions: Callable[[], dict[Any, int]] | dict[Any, int] = positions
         self._seed = seed or {}
         self._made: dict[int, V] = {}
-        self._new: dict[K, V] = {}  # keys not in the snapshot, inserted since
+        self._new: dict[K, V] = {}  # keys not in the checkpoint, inserted since
         self._whole: dict[K, V] | None = None
+        self.source = source  # the saved columns it was made from, for a checkpoint writer
+
+    @property
+    def count(self) -> int:
+        """The keys known by position (``0..count-1``)."""
+        return self._count
+
+    def key_at(self, position: int) -> K:
+        return self._key(position)
 
     @property
     def thawed(self) -> dict[K, V] | None:
@@ -66,12 +80,12 @@ class LazyMap(MutableMapping[K, V]):
 
     @property
     def made(self) -> dict[int, V]:
-        """The snapshot's values built so far, by position."""
+        """The values built so far, by position."""
         return self._made
 
     @property
     def inserted(self) -> dict[K, V]:
-        """The keys inserted that the snapshot did not have, in order."""
+        """The keys inserted that the checkpoint did not have, in order."""
         return self._new
 
     def _position(self, key: K) -> int | None:
