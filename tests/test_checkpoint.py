@@ -144,6 +144,8 @@ def test_checkpoint_then_fold_is_the_full_replay(
         assert state_of(projection) == state_of(full)  # rows never built are copied right
         assert state(projection) == state(full)
         journal.close()
+        saved = parse(checkpoint_path(journal.path).read_bytes())
+        assert saved is not None and saved.state == state_of(full)  # re-encoded as it changed
         as_full_replay(data_dir)[0].close()
 
 
@@ -192,6 +194,8 @@ def test_any_history_of_closes_crashes_and_edits_opens_as_a_full_replay(
             if step is not None:
                 journal, _, projection = as_full_replay(data_dir)
         journal.close()
+        saved = parse(checkpoint_path(path).read_bytes())
+        assert saved is None or saved.state == state_of(full_replay(path)[1])
         as_full_replay(data_dir)[0].close()
 
 

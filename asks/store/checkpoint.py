@@ -46,7 +46,8 @@ import marshal
 import sys
 import zlib
 from array import array
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from itertools import islice
 from operator import attrgetter
 from pathlib import Path
 from typing import Any, Final
@@ -163,6 +164,7 @@ def parse(blob: bytes) -> Checkpoint | None:
 def encode(
     projection: Projection,
     *,
+    encoder: Encoder | None = None,
     length: int,
     crc: int,
     lines: int,
@@ -184,7 +186,7 @@ def encode(
                 lines,
                 list(warnings),
                 *table.columns(),
-                state_of(projection),
+                (encoder or Encoder()).state(projection),
             ),
         )
     )
@@ -193,28 +195,134 @@ def encode(
 
 def state_of(projection: Projection) -> tuple[Any, ...]:
     """The projection's state as plain values and record numbers (module docstring)."""
-    p = projection
-    questions = _columns(p.by_ref, _question_columns)
-    if len(questions[2]) and min(questions[2]) < 0:
-        raise ValueError("a question state names no record")
-    calls = _columns(p.calls, _call_columns)
-    if len(calls[1]) and min(calls[1]) < 0:
-        raise ValueError("a call names no record")
-    return (
-        p.session_id,
-        p.unknown,
-        p.duplicate_receipts,
-        p.records,
-        _dumpable(questions),
-        _dumpable(_columns(p.current, _current_columns)),
-        [(ref.id, ref.incarnation) for ref in p.pending],
-        _dumpable(calls),
-        list(p.open_calls),
-        [_unit_row(ref, unit) for ref, unit in p.undelivered.items()],
-        [_note_row(state) for state in p.notes.values()],
-        [(ref.id, ref.incarnation, offer) for ref, offer in p.offered.items()],
-        p.conversation.numbers.tobytes(),
-    )
+    return Encoder().state(projection)
+
+
+class Encoder:
+    """Encodes the state of one projection, again and again: the journal's writer keeps one.
+    The first encoding reads every value (a restored map: only those built since,
+    :func:`_columns`); each later one takes the columns of the one before and re-encodes
+    only the keys the fold changed since (:attr:`Projection.changes`, cleared here), then
+    appends the keys added since (maps only grow: the fold never deletes from them)."""
+
+    def __init__(self) -> None:
+        self._projection: Projection | None = None
+        self._maps = {
+            "by_ref": _MapCache(_question_columns),
+            "current": _MapCache(_current_columns),
+            "calls": _MapCache(_call_columns),
+        }
+
+    def state(self, projection: Projection) -> tuple[Any, ...]:
+        p = projection
+        if p is not self._projection:
+            self._projection = p
+            for cache in self._maps.values():
+                cache.reset()
+        changes = p.changes
+        try:
+            questions = self._maps["by_ref"].encode(p.by_ref, changes.refs)
+            current = self._maps["current"].encode(p.current, changes.ids)
+            calls = self._maps["calls"].encode(p.calls, changes.calls)
+            if len(questions[2]) and min(questions[2]) < 0:
+                raise ValueError("a question state names no record")
+            if len(calls[1]) and min(calls[1]) < 0:
+                raise ValueError("a call names no record")
+        except BaseException:
+            for cache in self._maps.values():
+                cache.reset()
+            raise
+        changes.clear()
+        return (
+            p.session_id,
+            p.unknown,
+            p.duplicate_receipts,
+            p.records,
+            _dumpable(questions),
+            _dumpable(current),
+            [(ref.id, ref.incarnation) for ref in p.pending],
+            _dumpable(calls),
+            list(p.open_calls),
+            [_unit_row(ref, unit) for ref, unit in p.undelivered.items()],
+            [_note_row(state) for state in p.notes.values()],
+            [(ref.id, ref.incarnation, offer) for ref, offer in p.offered.items()],
+            p.conversation.numbers.tobytes(),
+        )
+
+
+class _MapCache:
+    """The last columns of one map and where each key's row is (:class:`Encoder`)."""
+
+    def __init__(self, of: Callable[[list[Any], list[Any]], Columns]) -> None:
+        self._of = of
+        self._columns: Columns | None = None
+        self._positions: dict[Any, int] = {}  # of every key (a dict), or of those inserted
+        self._lazy = False  # whether the map was a restored map not thawed, at the last time
+
+    def reset(self) -> None:
+        self._columns, self._positions = None, {}
+
+    def encode(self, mapping: Mapping[Any, Any], changed: set[Any]) -> Columns:
+        lazy = isinstance(mapping, LazyMap) and mapping.thawed is None
+        columns = self._columns
+        if columns is None or lazy != self._lazy:
+            self._lazy, self._positions = lazy, {}
+            if isinstance(mapping, LazyMap) and lazy:  # the rows of the keys inserted
+                self._positions = {key: mapping.count + n for n, key in enumerate(mapping.inserted)}
+            self._columns = columns = _columns(mapping, self._of)
+            return columns
+        size = len(columns[0])
+        self._write_over(columns, mapping, changed, size)
+        added = list(_keys_past(mapping, size))
+        if added:
+            for column, values in zip(
+                columns, self._of(added, _values(mapping, added)), strict=True
+            ):
+                column.extend(values)
+            if self._positions or lazy:
+                self._positions.update(zip(added, range(size, size + len(added)), strict=True))
+        return columns
+
+    def _write_over(
+        self, columns: Columns, mapping: Mapping[Any, Any], changed: set[Any], size: int
+    ) -> None:
+        """Re-encode the rows of the ``changed`` keys already in ``columns``."""
+        if not changed:
+            return
+        if isinstance(mapping, LazyMap) and mapping.thawed is None:
+            lazy_map = mapping
+
+            def position(key: Any) -> int | None:
+                found = lazy_map.position(key)
+                return found if found is not None else self._positions.get(key)
+
+        else:
+            if not self._positions:
+                self._positions = {key: n for n, key in enumerate(mapping)}
+            positions = self._positions
+
+            def position(key: Any) -> int | None:
+                return positions.get(key)
+
+        rows = [(n, key) for key in changed if (n := position(key)) is not None and n < size]
+        if not rows:
+            return
+        keys = [key for _, key in rows]
+        fresh = self._of(keys, _values(mapping, keys))
+        for column, values in zip(columns, fresh, strict=True):
+            for (n, _), value in zip(rows, values, strict=True):
+                column[n] = value
+
+
+def _keys_past(mapping: Mapping[Any, Any], size: int) -> Iterator[Any]:
+    """The keys of ``mapping`` after its first ``size`` (those added since)."""
+    if isinstance(mapping, LazyMap) and mapping.thawed is None:
+        return islice(mapping.inserted.keys(), size - mapping.count, None)
+    return islice(mapping.keys(), size, None)
+
+
+def _values(mapping: Mapping[Any, Any], keys: list[Any]) -> list[Any]:
+    return [mapping[key] for key in keys]
 
 
 Columns = list[Any]  # lists of strings, arrays of int64, bytearrays: one item per key

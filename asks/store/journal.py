@@ -54,7 +54,7 @@ from typing import Final, Self
 import attrs
 
 from asks.core.version import __version__
-from asks.store.checkpoint import Checkpoint, checkpoint_path, parse
+from asks.store.checkpoint import Checkpoint, Encoder, checkpoint_path, parse
 from asks.store.checkpoint import encode as encode_checkpoint
 from asks.store.entries import (
     DecodeError,
@@ -189,6 +189,7 @@ class Journal:
     _crc: int = 0  # CRC-32 of the file's first ``_length`` bytes
     _line_warnings: list[str] = attrs.Factory(list)
     _projection: Projection | None = attrs.field(default=None, repr=False)
+    _encoder: Encoder = attrs.field(factory=Encoder, repr=False)
     _checkpointed: int = 0  # bytes the last checkpoint saved or trusted covers
 
     def keep_checkpoint(self, projection: Projection) -> None:
@@ -432,6 +433,7 @@ class Journal:
         try:
             blob = encode_checkpoint(
                 projection,
+                encoder=self._encoder,
                 length=self._length,
                 crc=self._crc,
                 lines=self._lines,

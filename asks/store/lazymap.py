@@ -73,6 +73,10 @@ class LazyMap(MutableMapping[K, V]):
     def key_at(self, position: int) -> K:
         return self._key(position)
 
+    def position(self, key: K) -> int | None:
+        """The position of ``key`` among the checkpoint's keys (``None``: not one of them)."""
+        return self._position(key)
+
     @property
     def thawed(self) -> dict[K, V] | None:
         """The whole dict, once something needed all of it (else ``None``)."""

@@ -102,6 +102,22 @@ class CallState:
 
 
 @attrs.define(eq=False)
+class Changes:
+    """The keys of ``by_ref``, ``current`` and ``calls`` whose value the fold set or changed
+    since they were last cleared: what a checkpoint writer re-encodes
+    (:class:`asks.store.checkpoint.Encoder`) instead of every value."""
+
+    refs: set[QuestionRef] = attrs.Factory(set)
+    ids: set[str] = attrs.Factory(set)
+    calls: set[str] = attrs.Factory(set)
+
+    def clear(self) -> None:
+        self.refs.clear()
+        self.ids.clear()
+        self.calls.clear()
+
+
+@attrs.define(eq=False)
 class Projection:
     """State derived from journal records (see module docstring)."""
 
@@ -118,6 +134,7 @@ class Projection:
     unknown: int = 0
     duplicate_receipts: int = 0
     records: int = 0
+    changes: Changes = attrs.field(factory=Changes, init=False, repr=False)
     _senders: tuple[int, int] = attrs.field(default=(-1, 0), init=False, repr=False)
 
     def apply_all(self, records: Iterable[Record]) -> None:
@@ -186,17 +203,21 @@ class Projection:
             by_ref[ref] = QuestionState(question, asked_in=number)
             current[ref.id] = ref
             pending[ref] = None
+        self.changes.refs.update(refs)
+        self.changes.ids.update([ref.id for ref in refs])
         self._open_call(CallState(entry.call_id, refs, entry.blocking, entry, None, ts, number))
 
     def _open_call(self, call: CallState) -> None:
         self.calls[call.call_id] = call
         self.open_calls[call.call_id] = call
+        self.changes.calls.add(call.call_id)
 
     def _tool_result(self, entry: ToolResult, number: int) -> None:
         call = self.calls.get(entry.call_id)
         if call is not None:
             call.result = entry
             call.result_in = number
+            self.changes.calls.add(entry.call_id)
         self.open_calls.pop(entry.call_id, None)
         self._mark_delivered(entry.delivered)
 
@@ -219,6 +240,7 @@ class Projection:
             return
         state.status = status
         self.pending.pop(ref, None)
+        self.changes.refs.add(ref)
 
     def _end_offer(self, offer_id: str, refs: tuple[QuestionRef, ...]) -> None:
         for ref in refs:
@@ -234,6 +256,7 @@ class Projection:
                 self.duplicate_receipts += 1
             state.delivered = True
             self.undelivered.pop(ref, None)
+            self.changes.refs.add(ref)
 
     # -- queries ---------------------------------------------------------------------------
     def question(self, ref: QuestionRef) -> Question:
