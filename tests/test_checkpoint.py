@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.journals import SID, NoFsync, cycle, damage, journal_bytes, state
 
+from asks.core.model import Outcome
 from asks.store import checkpoint as checkpoint_file
 from asks.store import journal as journal_module
 from asks.store.checkpoint import checkpoint_path, parse, state_of
@@ -25,6 +26,7 @@ from asks.store.entries import (
     ChatMessage,
     FeedbackDelivered,
     ModelChosen,
+    NoteSent,
     PermissionDecided,
     Record,
     ToolResult,
@@ -361,6 +363,21 @@ def test_the_last_model_choice_is_found_by_the_kinds(tmp_path: Path) -> None:
     assert records.last_of(ModelChosen) is appended_record
 
 
+def test_the_records_of_some_kinds_are_found_by_the_kinds(tmp_path: Path) -> None:
+    """What a hub resume retells: the records of a few kinds, in order, the checkpoint's
+    built only when chosen, then those appended since."""
+    path = checkpointed_session(tmp_path, 60)
+    journal, records, _ = opened(tmp_path)
+    journal.close()
+    records.append(Record(10**6, 1.0, ToolResult("c", Outcome.QUEUED, "later", {})))
+    wanted = (ToolResult, NoteSent)
+    cold = [*replay_lines(path.read_bytes()).records, records[-1]]
+    before = built(records)
+    found = list(records.of_kinds(wanted))
+    assert found == [r for r in cold if type(r.entry) in wanted] and found
+    assert built(records) - before <= len(found)
+
+
 def test_a_session_that_appended_little_since_its_checkpoint_keeps_it_until_close(
     tmp_path: Path,
 ) -> None:
@@ -420,6 +437,7 @@ def test_a_lazy_map_is_the_dict_it_stands_for(
         norm=norm if normed else None,
     )
     plain = dict(base)
+    assert list(lazy) == list(plain) and not made  # the keys iterate, no value built
     for op, n in ops:
         key = f"k{n}"
         if op == "get":

@@ -194,8 +194,9 @@ def encode(
 
 
 def state_of(projection: Projection) -> tuple[Any, ...]:
-    """The projection's state as plain values and record numbers (module docstring)."""
-    return Encoder().state(projection)
+    """The projection's state as plain values and record numbers (module docstring), read
+    whole; its :attr:`~asks.store.projection.Projection.changes` are left to their encoder."""
+    return Encoder().state(projection, clear=False)
 
 
 class Encoder:
@@ -213,7 +214,9 @@ class Encoder:
             "calls": _MapCache(_call_columns),
         }
 
-    def state(self, projection: Projection) -> tuple[Any, ...]:
+    def state(self, projection: Projection, *, clear: bool = True) -> tuple[Any, ...]:
+        """The state (:func:`state_of`); the projection's changes are then cleared, unless
+        ``clear`` is false (an encoder whose next encoding reads everything anyway)."""
         p = projection
         if p is not self._projection:
             self._projection = p
@@ -232,7 +235,8 @@ class Encoder:
             for cache in self._maps.values():
                 cache.reset()
             raise
-        changes.clear()
+        if clear:
+            changes.clear()
         return (
             p.session_id,
             p.unknown,

@@ -11,8 +11,9 @@ key to its position (built when a lookup misses the positions ``seed`` knew), bo
 * A point lookup, ``in`` or assignment builds at most one value, kept: the same object on
   every read, as a dict gives (the projection's states are mutated in place). ``len`` is
   counted.
-* Anything else (iteration, deletion, ``keys()``, ``items()``, equality) first builds the
-  whole ``dict`` once (every value not built yet) and from then on is that dict's.
+* Iterating the keys builds no value (``items()`` and ``values()`` build each, as lookups).
+* Deletion and ``repr`` first build the whole ``dict`` once (every value not built yet) and
+  from then on it is that dict's.
 * What a checkpoint writer reads: :attr:`count`, the values built so far by position
   (:attr:`made`), the keys inserted since (:attr:`inserted`) and, once thawed, the whole
   dict (:attr:`thawed`): the saved columns of the values never built are still right.
@@ -20,6 +21,7 @@ key to its position (built when a lookup misses the positions ``seed`` knew), bo
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator, MutableMapping
 from typing import Any, TypeVar
 
@@ -153,7 +155,9 @@ class LazyMap(MutableMapping[K, V]):
         del self._thaw()[key]
 
     def __iter__(self) -> Iterator[K]:
-        return iter(self._thaw())
+        if self._whole is not None:
+            return iter(self._whole)
+        return itertools.chain(map(self._key, range(self._count)), list(self._new))
 
     def __len__(self) -> int:
         if self._whole is not None:

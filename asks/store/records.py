@@ -149,6 +149,23 @@ class Records(Sequence[Record]):
         n = self._lines.table.kinds.rfind(bytes([_KIND_OF[cls]]))
         return None if n < 0 else self._one(n)
 
+    def of_kinds(self, classes: Iterable[type[Any]]) -> Iterator[Record]:
+        """The records whose entry is one of ``classes``, in order: the checkpoint's chosen
+        by their kinds, built only when chosen."""
+        wanted = tuple(classes)
+        codes = {_KIND_OF[cls] for cls in wanted if cls in _KIND_OF}
+        covered = 0
+        if self._lines is not None:
+            kinds = self._lines.table.kinds
+            covered = len(kinds)
+            for n in range(covered):
+                if kinds[n] in codes:
+                    yield self._one(n)
+        for n in range(covered, len(self._made)):
+            record = self._one(n)
+            if type(record.entry) in wanted:
+                yield record
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Sequence) or isinstance(other, str | bytes):
             return NotImplemented
