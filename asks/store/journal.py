@@ -284,8 +284,8 @@ class Journal:
         """Open an existing session for appending and replay it.
 
         Returns the journal and every record that decodes, in file order (a sequence built
-        on access, :class:`~asks.store.records.Records`, with the snapshot of the projection
-        of the indexed ones). A torn last line is
+        on access, :class:`~asks.store.records.Records`, carrying the checkpoint of the first
+        ones when one was trusted). A torn last line is
         truncated off the file; damaged lines are skipped. Both leave a message in
         :attr:`warnings`. If the torn tail cannot be truncated, the journal opens
         :attr:`~StorageState.UNCONFIRMED`. Raises :class:`SessionNotFound` for an unknown id.
