@@ -97,3 +97,31 @@ def test_a_settings_file_that_is_not_json_is_left_alone(tmp_path: Path) -> None:
     done = asks(tmp_path, "mcp", "config", "claude", "--install", "--yes")
     assert done.returncode == 2 and "not JSON" in done.stderr
     assert settings.read_text() == "{ not json"
+
+
+def test_claude_install_allows_asks_own_tools_beside_the_persons_rules(tmp_path: Path) -> None:
+    """The hook takes every permission request, so without the rule each asks call was a
+    permission tab before its question (seen with Claude Code 2.1.332)."""
+    settings = tmp_path / ".claude" / "settings.local.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"permissions": {"allow": ["Read"], "deny": ["Bash(rm:*)"]}}))
+    for _ in range(2):  # a second install adds nothing twice
+        done = asks(tmp_path, "mcp", "config", "claude", "--agent", "b", "--install", "--yes")
+        assert done.returncode == 0, done.stderr
+    permissions = json.loads(settings.read_text())["permissions"]
+    assert permissions == {"allow": ["Read", "mcp__asks"], "deny": ["Bash(rm:*)"]}
+    printed = asks(tmp_path, "mcp", "config", "claude", "--agent", "b")
+    assert snippet_of(printed.stdout)["permissions"] == {"allow": ["mcp__asks"]}
+    codex = asks(tmp_path, "mcp", "config", "codex", "--agent", "b")
+    assert "permissions" not in snippet_of(codex.stdout)
+
+
+def test_claude_settings_whose_permissions_are_not_an_object_are_left_alone(
+    tmp_path: Path,
+) -> None:
+    settings = tmp_path / ".claude" / "settings.local.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"permissions": {"allow": "mcp__asks"}}))
+    done = asks(tmp_path, "mcp", "config", "claude", "--install", "--yes")
+    assert done.returncode == 2 and '"permissions"' in done.stderr
+    assert json.loads(settings.read_text()) == {"permissions": {"allow": "mcp__asks"}}

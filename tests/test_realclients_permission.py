@@ -177,3 +177,34 @@ def test_codex_on_request_calls_asks_own_tools_without_a_permission_tab(
     kinds = {r["type"] for r in launch.records()}
     assert not {k for k in kinds if k.startswith("permission")}, kinds
     assert "mcp__asks__ask_user_question" not in app.text()
+
+
+def installed_claude_settings(launch: Launcher, port: int, project: Path) -> dict[str, Any]:
+    """What ``asks mcp config claude --agent builder --install --yes`` writes in ``project``."""
+    words = ["mcp", "config", "claude", "--agent", "builder", "--install", "--yes"]
+    words += ["--mcp-port", str(port), "--data-dir", str(launch.data_dir)]
+    subprocess.run([sys.executable, "-m", "asks", *words], cwd=project, check=True)
+    written = json.loads((project / ".claude" / "settings.local.json").read_text("utf-8"))
+    assert isinstance(written, dict)
+    return written
+
+
+def test_claude_code_installed_calls_asks_own_tools_without_a_permission_tab(
+    launch: Launcher, real_clients: RealClients, tmp_path: Path
+) -> None:
+    """The installed hook takes every permission request (``matcher: "*"``), so a Claude Code
+    that must ask before an MCP tool sent one for each asks call: a tab "Allow
+    mcp__asks__ask_user_question" before the question. ``--install`` allows asks' own tools
+    in the same file; nothing else (``Read`` stands in for the person's own settings)."""
+    app, port = start_hub(launch)
+    hub = HubConfig.from_asks(launch.data_dir, port, agent="builder")
+    settings = installed_claude_settings(launch, port, tmp_path)
+    assert settings["permissions"]["allow"] == ["mcp__asks"]
+    settings["permissions"]["allow"].append("Read")
+    options = Options(settings=settings, allow=("Read",))
+    tui = real_clients.tui(Client.CLAUDE, hub, options, name="builder", macros={"db": ASK})
+    tui.submit("IA-CALL ask_user_question @db")
+    app.wait_for(r"Database \(builder\)")
+    kinds = {r["type"] for r in launch.records()}
+    assert not {k for k in kinds if k.startswith("permission")}, kinds
+    assert "mcp__asks__ask_user_question" not in app.text()

@@ -52,6 +52,7 @@ from asks.hub.hookconfig import (
     EVENT,
     REWAKE_EVENT,
     Entries,
+    claude_allow,
     claude_entry,
     claude_rewake_entry,
     codex_entry,
@@ -174,7 +175,7 @@ def mcp_main(argv: Sequence[str]) -> int:
         return 0
     path, entries = hooks
     if args.install:
-        return _install(path, entries, assume_yes=args.yes)
+        return _install(path, entries, _allowed(client), assume_yes=args.yes)
     print(text)
     print(hooks_text(client, path, entries))
     return 0
@@ -205,6 +206,11 @@ def _hooks(
     return None
 
 
+def _allowed(client: Client) -> tuple[str, ...]:
+    """The permission rules written beside the hooks: Claude Code's for asks' own tools."""
+    return claude_allow(SERVER_NAME) if client is Client.CLAUDE else ()
+
+
 def hooks_text(client: Client, path: Path, entries: Entries) -> str:
     """The hooks' lines of ``asks mcp config`` (where they go, then the JSON)."""
     lines = [
@@ -225,13 +231,13 @@ def hooks_text(client: Client, path: Path, entries: Entries) -> str:
                 "asked without blocking"
             )
         )
-    return "\n".join([*lines, snippet(entries)])
+    return "\n".join([*lines, snippet(entries, _allowed(client))])
 
 
-def _install(path: Path, entries: Entries, *, assume_yes: bool) -> int:
+def _install(path: Path, entries: Entries, allow: tuple[str, ...], *, assume_yes: bool) -> int:
     """``--install``: show the diff, ask, keep a backup, write (never silently)."""
     try:
-        plan = install_plan(path, entries)
+        plan = install_plan(path, entries, allow)
     except ValueError as exc:
         print(f"asks mcp: {exc}", file=sys.stderr)
         return 2

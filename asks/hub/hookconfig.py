@@ -13,7 +13,10 @@ Docs: docs/permission-prompts.md ("Set-up"). Pure text and one file write, no SD
   ``approval_policy = "on-request"`` in its config.toml; Codex asks once to trust new hooks.
 
 :func:`merged` puts asks' entries (one per event) into a settings object (replacing an
-earlier asks entry, keeping every other hook); :func:`install_plan` gives the old and new
+earlier asks entry, keeping every other hook) and, for Claude Code, asks' own tools into
+``permissions.allow`` (:func:`claude_allow`: the permission hook takes every request, so a
+Claude Code that must ask before an MCP tool would send one per asks call, a tab before each
+question — seen with 2.1.332); :func:`install_plan` gives the old and new
 text and a unified diff; :func:`write_with_backup` keeps the old file as ``FILE.bak`` and
 replaces the file atomically.
 Nothing is written without the person's yes (``asks/cli/hub.py``).
@@ -44,6 +47,12 @@ REWAKE_SUMMARY: Final = "asks: an answer to your earlier question"
 REWAKE_MESSAGE: Final = "asks relays the user's answer, given in asks' question panel:"
 
 Entries = Mapping[str, dict[str, Any]]  # event → asks' entry for it
+
+
+def claude_allow(server: str) -> tuple[str, ...]:
+    """The ``permissions.allow`` rules that let Claude Code call the tools of the MCP server
+    named ``server`` (asks' own: each call is a question the person sees) without asking."""
+    return (f"mcp__{server}",)
 
 
 def claude_entry(url: str, token: str) -> dict[str, Any]:
@@ -89,10 +98,19 @@ def _is_ours(entry: object) -> bool:
     )
 
 
-def merged(settings: dict[str, Any], entries: Entries) -> dict[str, Any]:
+def merged(
+    settings: dict[str, Any], entries: Entries, allow: tuple[str, ...] = ()
+) -> dict[str, Any]:
     """``settings`` with asks' entry under ``hooks.<event>`` for each event of ``entries`` (an
-    earlier asks entry replaced; every other key and hook kept as it was)."""
+    earlier asks entry replaced; every other key and hook kept as it was), and each rule of
+    ``allow`` in ``permissions.allow`` (added after the person's own, never twice)."""
     result = copy.deepcopy(settings)
+    if allow:
+        permissions = result.setdefault("permissions", {})
+        rules = permissions.get("allow", []) if isinstance(permissions, dict) else None
+        if not isinstance(rules, list):
+            raise ValueError('its "permissions" is not an object with an "allow" list')
+        permissions["allow"] = rules + [rule for rule in allow if rule not in rules]
     hooks = result.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise ValueError('its "hooks" is not a JSON object')
@@ -104,9 +122,12 @@ def merged(settings: dict[str, Any], entries: Entries) -> dict[str, Any]:
     return result
 
 
-def snippet(entries: Entries) -> str:
-    """The JSON to paste (the whole ``hooks`` object for these entries)."""
-    return json.dumps({"hooks": {event: [entry] for event, entry in entries.items()}}, indent=2)
+def snippet(entries: Entries, allow: tuple[str, ...] = ()) -> str:
+    """The JSON to paste: ``permissions.allow`` with ``allow`` (when any), then the whole
+    ``hooks`` object for these entries."""
+    shown: dict[str, Any] = {"permissions": {"allow": list(allow)}} if allow else {}
+    shown["hooks"] = {event: [entry] for event, entry in entries.items()}
+    return json.dumps(shown, indent=2)
 
 
 @attrs.frozen
@@ -127,9 +148,10 @@ class InstallPlan:
         return "".join(lines)
 
 
-def install_plan(path: Path, entries: Entries) -> InstallPlan:
-    """The plan for merging ``entries`` into the settings file ``path``; :class:`ValueError`
-    (a sentence) if the file is there but is not a JSON object."""
+def install_plan(path: Path, entries: Entries, allow: tuple[str, ...] = ()) -> InstallPlan:
+    """The plan for merging ``entries`` and ``allow`` into the settings file ``path``
+    (:func:`merged`); :class:`ValueError` (a sentence) if the file is there but is not a JSON
+    object."""
     try:
         old: str | None = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -141,7 +163,7 @@ def install_plan(path: Path, entries: Entries) -> InstallPlan:
     if not isinstance(settings, dict):
         raise ValueError(f"{path} is not a JSON object: fix it or paste the snippet")
     try:
-        new = json.dumps(merged(settings, entries), indent=2) + "\n"
+        new = json.dumps(merged(settings, entries, allow), indent=2) + "\n"
     except ValueError as exc:
         raise ValueError(f"{path}: {exc}") from exc
     return InstallPlan(path, old, new)
