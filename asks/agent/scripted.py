@@ -52,6 +52,7 @@ import functools
 import json
 import pkgutil
 import re
+import tomllib
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
@@ -65,7 +66,6 @@ from asks.agent import localize
 from asks.agent.hints import LINE_HINTS, AnswerHints, answer_sentence, collapse_sentence
 from asks.agent.loop import Message, ModelEvent, TextDelta, ToolCall
 from asks.core.i18n import N_, _
-from asks.core.tomlcache import beside_pyc, parsed_toml
 
 TRIGGERS = ("start", "message", "feedback")
 WORD_DELAY = 0.015
@@ -134,17 +134,15 @@ def builtin_tour() -> Script:
     data = pkgutil.get_data("asks.agent", "tour.toml")
     if data is None:  # a loader that cannot read package data
         raise ScriptError("<built-in tour>: cannot read tour.toml")
-    cache = beside_pyc(__file__, "tour.toml.bin")  # parsed as on the last launch
-    script = parse_script(data.decode("utf-8"), "<built-in tour>", cache)
+    script = parse_script(data.decode("utf-8"), "<built-in tour>")
     return attrs.evolve(script, localized=True)
 
 
-def parse_script(text: str, origin: str, cache: Path | None = None) -> Script:
-    """The script in the TOML ``text`` (``origin`` names it in errors); ``cache``: the built-in
-    tour's parse, kept between runs (asks/core/tomlcache.py)."""
+def parse_script(text: str, origin: str) -> Script:
+    """The script in the TOML ``text`` (``origin`` names it in errors)."""
     try:
-        data = parsed_toml(text, cache)
-    except ValueError as exc:  # tomllib.TOMLDecodeError (loaded only to parse: a cache miss)
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
         raise ScriptError(f"{origin}: not valid TOML: {exc}") from exc
     steps = data.get("step")
     if not isinstance(steps, list) or not steps:
