@@ -52,6 +52,8 @@ NEVER_BEFORE_FIRST_FRAME = (
     "asks.agent.replay",
     # the journal's converter: a new session's first lines are flat (asks/store/entries.py)
     "cattrs",
+    # TOML: no config file here, and the built-in tour is Python data (asks/agent/tour.py)
+    "tomllib",
     # the default data dir: on Linux platformdirs' XDG rule, computed by asks/store/files.py
     "platformdirs",
     # a new session's first lines are written by the stdlib's json (asks/store/entries.py)
