@@ -3,9 +3,10 @@
 attrs writes the source of each class's ``__init__``, ``__eq__``, ``__repr__``, … and compiles
 it when the class is built, on every launch: for the ~160 attrs classes ``asks`` imports
 before its first frame (ours and trio's) that compiling is the largest single cost of the
-launch above a bare trio + urwid screen (callgrind: ~200 M of ~450 M instructions; NOTES
-"Floors (issue 21): launch"). Python caches the bytecode of modules, not of code made at run
-time, so :func:`cached_attrs_methods` does it for attrs inside one block (the CLI's imports):
+launch above a bare trio + urwid screen (~255 M instructions, 28–34 ms of CPU:
+``bench/tricks_bench.py``, 2026-12-05). Python caches the bytecode of modules, not of code
+made at run time, so :func:`cached_attrs_methods` does it for attrs inside one block (the
+CLI's imports, as the launch trick ``method-cache`` of asks/cli/startup.py):
 
 * **Exact.** A cached code object is used only for the very same source text and file name
   under the same ``-O`` level (the key is all three, whole): ``compile`` is a pure function of
