@@ -12,7 +12,7 @@ its cost paid or designed away). :func:`importing` wraps the command line's impo
   against the oldest and newest attrs of the pinned range: ``tests/test_attrs_range.py``).
 * :attr:`Trick.GC_PAUSE` — the cyclic collector is off while the imports build their ~80,000
   long-lived objects, which then go to the oldest generation (:mod:`asks.core.gcpause`): the
-  young and full collections the imports would trigger find no garbage. The process's
+  ~130 collections the imports would trigger walk them to free little. The process's
   collector is the program's to pause; library code never touches it.
 
 Which tricks run is read once, here, from the environment: :data:`ENV` unset or ``all`` is
