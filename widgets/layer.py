@@ -60,6 +60,7 @@ import contextlib
 import os
 import sys
 from collections.abc import AsyncIterator, Callable, Hashable, Mapping
+from typing import Final
 
 import trio
 import urwid
@@ -79,13 +80,14 @@ from asks.widgets.keyspec import is_text_key, pretty_key
 from asks.widgets.panel import PALETTE as PANEL_PALETTE
 from asks.widgets.panel import QuestionPanel
 from asks.widgets.panel.markup import Size, rows_of
+from asks.widgets.panel.palette import Palette
 from asks.widgets.permkeys import PermissionKeys
 from asks.widgets.promptkeys import PromptDecisions
 from asks.widgets.status import left_markup
 from asks.widgets.typeahead import TypeAhead
 
 _OWN = (Command.FOCUS_TOGGLE, Command.COLLAPSE, Command.PANEL_EDITOR)  # the layer's commands
-LAYER_PALETTE = PANEL_PALETTE  # urwid palette entries the layer draws with (add your own)
+LAYER_PALETTE: Final[Palette] = PANEL_PALETTE  # what the layer draws with (add yours: with_entries)
 
 
 def ring_terminal_bell() -> None:
@@ -117,15 +119,18 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
     Run the screen inside ``async with layer.running(loop):`` (trio only: it starts the
     loop's screen and the guard timer, drafts and Ctrl+G's editor, and stops the screen
     however the block ends). For your status line and commands: :meth:`status_text`,
-    :meth:`open_questions` (``/asks [ID]``), :meth:`restore_drafts`.
+    :meth:`run_command` (``/asks [ID]``, which the status line advertises: call it with each
+    line your editor sends), :meth:`open_questions`, :meth:`restore_drafts`.
 
     ``keymap``: the keys (:func:`~asks.widgets.keymap.build_keymap`, defaults when ``None``);
     ``prompt``: a widget shown while a foreign prompt of yours has the keyboard
     (``port.begin_foreign_nowait``); ``chat_edit``: the ``urwid.Edit`` inside a custom
     editor; ``space``: how many rows the panel may take (:class:`~asks.core.space.PanelSpace`:
     half the screen, the editor and two more rows of yours always visible; :meth:`fit`);
-    ``bell`` and ``clock`` are for tests. The README's "Embedding the panel" section
-    is the guide; the module docstring has the key path in detail.
+    ``commands``: your handlers for commands of the keymap the layer resolves but does not
+    carry out itself; ``bell`` and ``clock`` are for tests. The guide, with the table of
+    which keys the layer carries out and which it hands to your editor or returns to you:
+    docs/embedding.md.
     """
 
     def __init__(
@@ -257,6 +262,19 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
             return _("No pending question with id {id}.").format(id=question_id)
         return refusal.text
 
+    def run_command(self, line: str) -> bool:
+        """Run ``line`` if it is one of the layer's own chat commands: ``/asks``, ``/asks ID``,
+        ``/asks @name`` (what :meth:`status_text` advertises). Call it with each line the person
+        sends from your chat editor, before your own commands: True means the line was the
+        layer's (do not send it to your agent); a refusal, e.g. no such question, is shown as
+        the host's notice under the panel and in :meth:`status_text`. False: not the layer's,
+        nothing happened."""
+        command, _space, argument = line.strip().partition(" ")
+        if command != "/asks":
+            return False
+        self.open_questions(argument.strip() or None)  # a refusal is the host's notice already
+        return True
+
     # -- rendering ---------------------------------------------------------------------------
     def fit(self, screen_rows: int, cols: int) -> None:
         """Cap the panel for a screen of ``screen_rows`` rows drawn ``cols`` wide (the layer's
@@ -325,7 +343,8 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
     # -- keys --------------------------------------------------------------------------------
     @property
     def commands(self) -> Mapping[Command, KeyHandler]:
-        """The one handler table keys are run from (module docstring)."""
+        """The one handler table keys are run from: the panel's, the prompt's and the
+        editor's commands, the embedder's ``commands=``, then the layer's own (which win)."""
         return self._commands
 
     def _command_table(
@@ -349,7 +368,9 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         return table
 
     def keypress(self, size: Size, key: str) -> str | None:
-        """Route one key (see module docstring); return it if nothing here uses it."""
+        """Route one key to whoever has the keyboard (the panel, a prompt or your editor:
+        the typing guard holds a blocking question's claim until a pause), run the command
+        it is bound to there; return it if nothing here uses it (urwid's contract)."""
         now = self._clock()
         self._decisions.size = size
         focus = self.port.focus

@@ -1,19 +1,6 @@
 """The terminal panel's port: what the panel and its layer widget read and do.
 
-It is a :class:`~asks.host.surfaceport.SurfacePort` (the panel answers on the person's behalf
-too) plus the terminal's own part:
-
-* **what to draw**: the tabs, the selected one, the panel's mode, each question's draft, what is
-  armed (a confirmed Decline or Clear, an Enter rule 9 asks for again), which tabs are required;
-* **the keys** (focus rules 7, 9; :mod:`asks.host.keys`): every key read goes through
-  :meth:`PanelPort.key_route`; the typing guard's and the notice's timers
-  (:meth:`PanelPort.guard_deadline`, :meth:`PanelPort.notice_deadline`) are the layer's;
-* **panel commands and edits** (:mod:`asks.host.commands`): a command on a tab, the reply
-  editor's text, the notes, the Review note, a row jump;
-* **focus moves**: entering the panel (``/asks [ID]``), the focus toggle, collapse, a foreign
-  prompt (a permission dialog) opening and closing, the embedder's own editors mounting,
-  taking the keyboard, unmounting; and the UI detaching;
-* **the drafts file** (:attr:`PanelPort.drafts`, :mod:`asks.host.keeper`).
+Semantics: :class:`PanelPort`'s docstring (what ``help(PanelPort)`` shows).
 """
 
 from __future__ import annotations
@@ -35,7 +22,23 @@ from asks.host.waits import Wait
 
 
 class PanelPort(SurfacePort):
-    """The terminal panel's and the layer widget's view (see module docstring)."""
+    """The terminal panel's and the layer widget's view.
+
+    It is a :class:`~asks.host.surfaceport.SurfacePort` (the panel answers on the person's behalf
+    too) plus the terminal's own part:
+
+    * **what to draw**: the tabs, the selected one, the panel's mode, each question's draft, what is
+      armed (a confirmed Decline or Clear, an Enter rule 9 asks for again), which tabs are required;
+    * **the keys** (focus rules 7, 9; :mod:`asks.host.keys`): every key read goes through
+      :meth:`PanelPort.key_route`; the typing guard's and the notice's timers
+      (:meth:`PanelPort.guard_deadline`, :meth:`PanelPort.notice_deadline`) are the layer's;
+    * **panel commands and edits** (:mod:`asks.host.commands`): a command on a tab, the reply
+      editor's text, the notes, the Review note, a row jump;
+    * **focus moves**: entering the panel (``/asks [ID]``), the focus toggle, collapse, a foreign
+      prompt (a permission dialog) opening and closing, the embedder's own editors mounting,
+      taking the keyboard, unmounting; and the UI detaching;
+    * **the drafts file** (:attr:`PanelPort.drafts`, :mod:`asks.host.keeper`).
+    """
 
     __slots__ = ()
 
