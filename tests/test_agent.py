@@ -236,6 +236,16 @@ def test_the_builtin_tour_and_the_demo_script_load() -> None:
     assert demo.name == "example"
 
 
+def test_each_built_in_tour_has_its_own_arguments() -> None:
+    """The tour is Python data (asks/agent/tour.py), built afresh per call: a call's arguments
+    changed in one session never reach another's tour."""
+    first, second = builtin_tour(), builtin_tour()
+    assert first == second and first.localized
+    calls = [c for s in first.steps for r in s.replies for c in r.calls]
+    again = [c for s in second.steps for r in s.replies for c in r.calls]
+    assert calls and all(a.args is not b.args for a, b in zip(calls, again, strict=True))
+
+
 @pytest.mark.parametrize(
     ("text", "reason"),
     [

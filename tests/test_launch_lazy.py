@@ -12,21 +12,17 @@ The same capture finds the screen's own modules, so it sees what it looks for; t
 goes on normally and ``/quit`` ends it. With ``--mcp`` the same holds: the hub's listener is
 bound before the screen, its server (the MCP SDK, hypercorn: 0.6–1.4 s to import) starts after
 the first frame, and the transcript then says where agents connect. With no flags at all (the
-README's command, sessions in the XDG data dir) the command line is not parsed by argparse
-either (:data:`NOT_FOR_THE_BARE_COMMAND`, asks/cli/args.py). Time is measured in
-``bench/launch_bench.py`` and ``bench/hub_bench.py``, never here.
+README's command, sessions in the XDG data dir) the same holds. Time is measured in
+``bench/launch_bench.py``, ``bench/tricks_bench.py`` and ``bench/hub_bench.py``, never here.
 """
 
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
 from support.pty_harness import PtyApp
-
-from asks.agent.scripted import builtin_tour
 
 NEVER_BEFORE_FIRST_FRAME = (
     # the provider HTTP stack
@@ -56,8 +52,7 @@ NEVER_BEFORE_FIRST_FRAME = (
     "asks.agent.replay",
     # the journal's converter: a new session's first lines are flat (asks/store/entries.py)
     "cattrs",
-    # TOML: no config file here, and the tour's parse is kept from the last launch
-    # (asks/core/tomlcache.py; the test primes it, as any earlier launch does)
+    # TOML: no config file here, and the built-in tour is Python data (asks/agent/tour.py)
     "tomllib",
     # the default data dir: on Linux platformdirs' XDG rule, computed by asks/store/files.py
     "platformdirs",
@@ -72,10 +67,6 @@ NEVER_BEFORE_FIRST_FRAME = (
     "asks.widgets.panel.tabbar",
     "asks.widgets.panel.compact",
 )
-# the bare ``asks``: no words to parse (argparse's defaults are asks.cli.args.DEFAULTS), and
-# English has no catalog to load (asks/core/i18n.py; the harness runs with LANG=C.UTF-8):
-# gettext is argparse's import then
-NOT_FOR_THE_BARE_COMMAND = ("argparse", "gettext")
 DRAWN_BY_THE_FIRST_FRAME = (
     "urwid",
     "asks.widgets.app",
@@ -104,10 +95,8 @@ WRAP = (
     ids=["no flags", "--data-dir", "--mcp"],
 )
 def test_the_tours_first_frame_loads_only_what_it_draws(
-    tmp_path: Path, hub: bool, bare: bool, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, hub: bool, bare: bool
 ) -> None:
-    monkeypatch.setattr(sys, "dont_write_bytecode", False)
-    builtin_tour()  # the launch before this one: the tour's parse is in its cache
     out = tmp_path / "first-frame-modules.txt"
     (tmp_path / "config").mkdir()
     flags = [] if bare else ["--data-dir", str(tmp_path / "data")]
@@ -130,8 +119,5 @@ def test_the_tours_first_frame_loads_only_what_it_draws(
     assert ("asks.cli.hub" in loaded) == hub  # the hub's plan was made before the screen
     assert sorted(loaded.intersection(NEVER_BEFORE_FIRST_FRAME)) == []
     assert not any(name.split(".")[0] in NEVER_BEFORE_FIRST_FRAME for name in loaded)
-    # the flags' runs load argparse, so the capture sees it when it is there
-    want = [] if bare else sorted(NOT_FOR_THE_BARE_COMMAND)
-    assert sorted(loaded.intersection(NOT_FOR_THE_BARE_COMMAND)) == want
     # a session was saved (in the default data dir without flags): the launch was a real one
     assert os.listdir(tmp_path / "data") if not bare else os.listdir(tmp_path / "xdg" / "asks")

@@ -149,7 +149,6 @@ def expected_wheel_files(tree: Path) -> set[str]:
         "asks/py.typed",
         "asks/__init__.pyi",  # the public names (asks/__init__.py reads it)
         "asks/widgets/py.typed",
-        "asks/agent/tour.toml",
         "asks/locale/de/LC_MESSAGES/asks.mo",
         "asks/locale/zh/LC_MESSAGES/asks.mo",
     }

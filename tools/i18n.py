@@ -3,7 +3,7 @@
 ``python tools/i18n.py extract`` writes ``asks/locale/asks.pot`` from the sources (``_``,
 ``N_``, ``ngettext`` calls in ``asks/`` and ``widgets/``) plus the keymap's help labels (they
 are translated where the hints are drawn) and the built-in tour's texts
-(``asks/agent/tour.toml``, the ones asks/agent/localize.py translates when it is played);
+(``asks/agent/tour.py``, the ones asks/agent/localize.py translates when it is played);
 ``update`` merges the template into every ``asks/locale/<lang>/LC_MESSAGES/asks.po``;
 ``compile`` writes the ``.mo`` files beside them (committed, so an install needs no Babel;
 ``tests/test_i18n.py`` checks they are up to date); ``all`` does the three in order.
@@ -56,7 +56,7 @@ def extract() -> Catalog:
     for label in keymap_labels():
         catalog.add(label, None, [("widgets/keymap.py", 0)])
     for text in tour_texts():
-        catalog.add(text, None, [("asks/agent/tour.toml", 0)])
+        catalog.add(text, None, [("asks/agent/tour.py", 0)])
     return catalog
 
 

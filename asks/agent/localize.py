@@ -1,7 +1,7 @@
 """The built-in tour in the person's language: which texts of a script are the person's to
 read, translated through the gettext catalogs when the script is played.
 
-Only a script marked ``localized`` (the built-in tour, ``asks/agent/tour.toml``) is
+Only a script marked ``localized`` (the built-in tour, ``asks/agent/tour.py``) is
 translated; a script file of the person's own is played as written. The texts are each
 reply's ``say`` and, in its tool calls' arguments, every string under one of
 :data:`LOCALIZED_KEYS` (a question, its header and context, an option's label and

@@ -50,7 +50,6 @@ from __future__ import annotations
 
 import functools
 import json
-import pkgutil
 import re
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -61,11 +60,10 @@ import attrs
 import trio
 
 from asks import contract
-from asks.agent import localize
+from asks.agent import localize, tour
 from asks.agent.hints import LINE_HINTS, AnswerHints, answer_sentence, collapse_sentence
 from asks.agent.loop import Message, ModelEvent, TextDelta, ToolCall
 from asks.core.i18n import N_, _
-from asks.core.tomlcache import beside_pyc, parsed_toml
 
 TRIGGERS = ("start", "message", "feedback")
 WORD_DELAY = 0.015
@@ -128,24 +126,24 @@ def load_script(path: Path) -> Script:
 
 
 def builtin_tour() -> Script:
-    """The embedded default: the tour shown by ``asks`` with no flags (``tour.toml`` beside
-    this module, read by the package's loader: also from a zip; ~2 ms less launch than
-    ``importlib.resources``)."""
-    data = pkgutil.get_data("asks.agent", "tour.toml")
-    if data is None:  # a loader that cannot read package data
-        raise ScriptError("<built-in tour>: cannot read tour.toml")
-    cache = beside_pyc(__file__, "tour.toml.bin")  # parsed as on the last launch
-    script = parse_script(data.decode("utf-8"), "<built-in tour>", cache)
-    return attrs.evolve(script, localized=True)
+    """The embedded default: the tour shown by ``asks`` with no flags (asks/agent/tour.py: the
+    table a script file's TOML reads as, checked as any script's)."""
+    return attrs.evolve(script_of(tour.table(), "<built-in tour>"), localized=True)
 
 
-def parse_script(text: str, origin: str, cache: Path | None = None) -> Script:
-    """The script in the TOML ``text`` (``origin`` names it in errors); ``cache``: the built-in
-    tour's parse, kept between runs (asks/core/tomlcache.py)."""
+def parse_script(text: str, origin: str) -> Script:
+    """The script in the TOML ``text`` (``origin`` names it in errors)."""
+    import tomllib  # noqa: PLC0415 (a script file's: the built-in tour needs no parse)
+
     try:
-        data = parsed_toml(text, cache)
-    except ValueError as exc:  # tomllib.TOMLDecodeError (loaded only to parse: a cache miss)
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
         raise ScriptError(f"{origin}: not valid TOML: {exc}") from exc
+    return script_of(data, origin)
+
+
+def script_of(data: dict[str, Any], origin: str) -> Script:
+    """The script in ``data``, a script file's table (``origin`` names it in errors)."""
     steps = data.get("step")
     if not isinstance(steps, list) or not steps:
         raise ScriptError(f"{origin}: a script needs at least one [[step]]")

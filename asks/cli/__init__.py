@@ -49,12 +49,9 @@ exit status 1; without one, Python's traceback.
 
 from __future__ import annotations
 
-from asks.core.codecache import cached_attrs_methods
-from asks.core.gcpause import paused_gc
+from asks.cli import startup
 
-# The imports build ~80k long-lived objects (no young collections over them) and ~160 attrs
-# classes, whose generated methods come compiled from the last launch (asks/core/codecache.py).
-with paused_gc(), cached_attrs_methods():
+with startup.importing():  # the launch's tricks, each with its switch (asks/cli/startup.py)
     import os
     import sys
     from collections.abc import Sequence

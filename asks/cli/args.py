@@ -1,57 +1,20 @@
 """The command line's grammar: the flags and commands of ``asks`` (see :mod:`asks.cli` for
 what each does; ``asks mcp …`` has its own, :mod:`asks.cli.hub`). Parsing only: nothing here
 reads a file or starts anything, and nothing of the hub is imported for its flags.
-
-:func:`parse_args` is what the command runs: with no words at all (the README's ``asks``) the
-parser's defaults are :data:`DEFAULTS`, and neither argparse nor the parser is built (about
-13 M instructions, ~2.5 ms of the launch: issue 21, NOTES "## Floors (issue 21): launch");
-tests/test_cli_args.py pins that they are what ``build_parser().parse_args([])`` gives.
 """
 
 from __future__ import annotations
 
+import argparse
 import enum
 import types
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, cast
+from typing import Final, cast
 
 from asks.agent.provider import Provider
 from asks.core import diagnostics, i18n
 from asks.core.version import __version__
-
-if TYPE_CHECKING:
-    import argparse
-
-# What ``build_parser().parse_args([])`` sets, dest by dest (``--version`` and ``-h`` set none).
-DEFAULTS: Final[Mapping[str, Any]] = types.MappingProxyType(
-    {
-        "script": None,
-        "data_dir": None,
-        "config": None,
-        "debug_log": None,
-        "locale": None,
-        "model": None,
-        "provider": None,
-        "base_url": None,
-        "allow_commands": False,
-        "prompt": None,
-        "line": False,
-        "web": False,
-        "web_host": "127.0.0.1",
-        "web_port": 0,
-        "mcp": False,
-        "mcp_port": None,
-        "mcp_host": None,
-        "resume": None,
-        "cont": False,
-        "command": None,
-        "words": (),
-        "prune": None,
-        "force": False,
-    }
-)
-
 
 HELP_WORDS: Final = frozenset({"-h", "--help"})
 DESCRIPTION: Final = "A chat REPL whose agent asks you questions without blocking you."
@@ -97,12 +60,9 @@ _EPILOGS: Final[Mapping[Grammar, str | None]] = types.MappingProxyType(
 
 
 def parse_args(words: Sequence[str]) -> argparse.Namespace:
-    """The command line ``words`` parsed (argparse's errors and exits for bad ones). No words:
-    a namespace of :data:`DEFAULTS` (attribute access and ``vars`` as argparse's), without
-    loading argparse. Help asked of a command (``asks hub --help``, ``asks -h sessions``) is
-    the command's own: its usage and only the flags it takes (:func:`build_parser`)."""
-    if not words:
-        return cast("argparse.Namespace", types.SimpleNamespace(**DEFAULTS))
+    """The command line ``words`` parsed (argparse's errors and exits for bad ones). Help asked
+    of a command (``asks hub --help``, ``asks -h sessions``) is the command's own: its usage
+    and only the flags it takes (:func:`build_parser`)."""
     if HELP_WORDS.intersection(words) and (command := _command_of(words)) is not None:
         build_parser(Grammar(command)).parse_args(["--help"])  # prints it and exits 0
     return build_parser().parse_args(words)
@@ -121,8 +81,6 @@ def build_parser(
     """The grammar of ``asks``; for the help of a command (``hub``, ``sessions``), a parser of
     only the flags that command takes and no command word; ``with_help=False``: without ``-h``.
     """
-    import argparse  # noqa: PLC0415 (not for the bare command: parse_args)
-
     parser = argparse.ArgumentParser(
         prog="asks" if grammar is Grammar.ASKS else f"asks {grammar.value}",
         description=_DESCRIPTIONS[grammar],
@@ -159,7 +117,6 @@ def build_parser(
 def _add_sessions(parser: argparse.ArgumentParser, *, shown: bool) -> None:
     """``asks sessions rm ID…`` and ``asks sessions --prune AGE`` (asks/store/prune.py); not
     ``shown`` in a help but ``asks sessions --help``'s own."""
-    import argparse  # noqa: PLC0415 (loaded by build_parser already)
 
     def told(text: str) -> str:
         return text if shown else argparse.SUPPRESS
@@ -280,8 +237,6 @@ def _add_hub(parser: argparse.ArgumentParser, *, hub: bool) -> None:
 
 
 def _port(text: str) -> int:
-    import argparse  # noqa: PLC0415 (loaded by build_parser already)
-
     try:
         port = int(text)
     except ValueError:

@@ -3,16 +3,19 @@
 attrs writes the source of each class's ``__init__``, ``__eq__``, ``__repr__``, … and compiles
 it when the class is built, on every launch: for the ~160 attrs classes ``asks`` imports
 before its first frame (ours and trio's) that compiling is the largest single cost of the
-launch above a bare trio + urwid screen (callgrind: ~200 M of ~450 M instructions; NOTES
-"Floors (issue 21): launch"). Python caches the bytecode of modules, not of code made at run
-time, so :func:`cached_attrs_methods` does it for attrs inside one block (the CLI's imports):
+launch above a bare trio + urwid screen (~255 M instructions, 28–34 ms of CPU:
+``bench/tricks_bench.py``, 2026-12-05). Python caches the bytecode of modules, not of code
+made at run time, so :func:`cached_attrs_methods` does it for attrs inside one block (the
+CLI's imports, as the launch trick ``method-cache`` of asks/cli/startup.py):
 
 * **Exact.** A cached code object is used only for the very same source text and file name
   under the same ``-O`` level (the key is all three, whole): ``compile`` is a pure function of
   them, so a hit is what compiling would have returned. A class whose generated source
   changed (a field added, another attrs) misses and is compiled as always. One part of the
   source differs from run to run: a hashable class's ``__hash__`` mixes in a salt, ``hash()``
-  of the class's name, written in as a literal, and ``str`` hashes are randomised per process.
+  of the class's name, written in as a literal, and ``str`` hashes are randomised per process
+  (attrs ≥ 25 compiles a class's methods as one script, older ones each method alone: the
+  salt is in the methods script, or in the hash script, and :func:`salt_of` knows both).
   The key has this run's salt replaced by a marker (the salt is known: :func:`salt_of` the
   file name), the entry keeps the salt it was compiled with, and a hit gets this run's salt
   back in its constants: the code compiling would have given (column offsets after the
@@ -59,25 +62,29 @@ __all__ = [
 
 HEADER = b"asks attrs methods\n"
 SALT = "__asks_attrs_salt__"
-_METHODS = "<attrs generated methods "  # then the class's name, maybe -N, and ">"
+# The scripts that can hold a class's salt: all its methods (attrs >= 25) or only __hash__
+# (older); then the class's name, maybe -N, and ">".
+_SALTED = ("<attrs generated methods ", "<attrs generated hash ")
 Entry = tuple[CodeType, int | None]  # the code, the salt it was compiled with (if any)
 
 
 def salt_of(filename: str) -> int | None:
-    """The salt attrs writes into ``__hash__`` of the class whose methods are ``filename``:
-    ``hash()`` of the class's hash file name (``None``: not attrs' methods script)."""
+    """The salt attrs writes into ``__hash__`` of the class whose methods (or hash method) are
+    ``filename``: ``hash()`` of the class's hash file name (``None``: no such script)."""
     name = class_name(filename)
     return None if name is None else hash(f"<attrs generated hash {name}>")
 
 
 def class_name(filename: str) -> str | None:
-    """The class of attrs' methods script ``filename`` (``<attrs generated methods NAME>``,
-    or ``…NAME-N>`` for a second class of that name), else ``None``: what the pattern
-    ``<attrs generated methods (?P<name>.*?)(?:-\\d+)?>`` matches, by string methods (compiling
-    it is ~0.6 M instructions of the launch; ``tests/test_codecache.py`` compares the two)."""
-    if not (filename.startswith(_METHODS) and filename.endswith(">")):
+    """The class of attrs' methods or hash script ``filename`` (``<attrs generated methods
+    NAME>``, ``<attrs generated hash NAME>``, or ``…NAME-N>`` for a second class of that name),
+    else ``None``: what the pattern ``<attrs generated (?:methods|hash) (?P<name>.*?)(?:-\\d+)?>``
+    matches, by string methods (compiling it is ~0.6 M instructions of the launch;
+    ``tests/test_codecache.py`` compares the two)."""
+    prefix = next((p for p in _SALTED if filename.startswith(p)), None)
+    if prefix is None or not filename.endswith(">"):
         return None
-    inner = filename[len(_METHODS) : -1]
+    inner = filename[len(prefix) : -1]
     if "\n" in inner:  # the pattern's "." does not match a newline
         return None
     head, dash, tail = inner.rpartition("-")

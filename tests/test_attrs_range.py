@@ -1,0 +1,89 @@
+"""The method cache against the oldest and the newest attrs of the pinned range.
+
+:mod:`asks.core.codecache` shadows ``compile`` in attrs' private module ``attr._make`` (inside the
+launch's import block only: asks/cli/startup.py). A private name can change in any release, so
+tests/test_codecache.py — the cache active, a hit is what compiling gives, the block leaves attrs
+as it found it — runs once more with the range's lower bound first on the import path (``pip
+install --target``, cached outside the repo); the suite itself runs with the newest attrs the
+range allows, and this test also checks that the newest installed attrs keeps the one name the
+cache relies on, so a release that drops it fails here rather than quietly launching slower.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[1]
+PIP_TARGET = (sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target")
+RELIES_ON = (
+    "import attr, attr._make as make; "
+    "print(attr.__version__, 'compile' in make._compile_and_eval.__code__.co_names)"
+)
+
+
+def lowest_attrs() -> str:
+    """The lower bound of ``attrs>=X`` in pyproject.toml's dependencies."""
+    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    (spec,) = [d for d in deps if re.match(r"attrs\b", d)]
+    found = re.search(r">=\s*([\d.]+)", spec)
+    assert found, f"no lower bound in {spec!r}"
+    return found.group(1)
+
+
+def oldest_attrs_dir(version: str) -> Path:
+    """A folder with only attrs ``version`` in it (everything else comes from the venv)."""
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    target = base / "asks-tests" / f"attrs-{version}"
+    if not (target / "complete").exists():
+        done = subprocess.run(
+            [*PIP_TARGET, target, "--upgrade", f"attrs=={version}"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        (target / "complete").write_text(f"attrs {version} for tests/test_attrs_range.py\n")
+    return target
+
+
+def relied_on(env: dict[str, str]) -> tuple[str, bool]:
+    """The attrs version ``env`` imports, and whether it compiles through ``compile``."""
+    seen = subprocess.run(
+        [sys.executable, "-c", RELIES_ON], env=env, capture_output=True, text=True, check=False
+    )
+    assert seen.returncode == 0, seen.stderr
+    version, compiles = seen.stdout.split()
+    return version, compiles == "True"
+
+
+def test_the_newest_attrs_compiles_where_the_cache_looks() -> None:
+    version, compiles = relied_on(dict(os.environ))
+    assert compiles, f"attrs {version}: attr._make no longer compiles through compile"
+
+
+def test_the_method_cache_holds_with_the_oldest_attrs_of_the_range() -> None:
+    version = lowest_attrs()
+    env = {**os.environ, "PYTHONPATH": str(oldest_attrs_dir(version))}
+    seen, compiles = relied_on(env)
+    assert seen.split(".")[:2] == version.split(".")[:2], seen
+    assert compiles, f"attrs {seen}: attr._make does not compile through compile"
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_codecache.py"],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert re.search(r"\b\d+ passed\b", done.stdout), done.stdout[-500:]
+    assert " failed" not in done.stdout and " skipped" not in done.stdout, done.stdout[-500:]
