@@ -30,6 +30,8 @@ What it holds (TOML)::
     locale = "de"                     # the person's language (else LC_ALL/LC_MESSAGES/LANG)
     panel_share = 0.5                 # the most of the screen the question panel takes while
                                       # it does not have the keyboard (0 < share <= 1)
+    typing_guard = 0.6                # seconds without a key before a required question or a
+                                      # permission prompt takes the keys (0.3 to 5)
 
     [tools]
     command_timeout = 120             # seconds before run_command's process group is killed
@@ -79,6 +81,7 @@ import attrs
 
 from asks.contract import DEFAULT_GUIDANCE, Guidance
 from asks.core.events import EventKind
+from asks.core.focus import TYPING_GUARD, TYPING_GUARD_RANGE
 from asks.core.i18n import N_, SHOWN_CODES, _, normalize
 from asks.core.keydefaults import DEFAULT_COLLAPSE_KEY, DEFAULT_FOCUS_TOGGLE_KEY, OFF
 from asks.core.space import DEFAULT_PANEL_SHARE
@@ -145,6 +148,11 @@ def _is_positive_number(value: object) -> bool:
     return math.isfinite(value) and value > 0
 
 
+def _is_guard(value: object) -> bool:
+    low, high = TYPING_GUARD_RANGE
+    return _is_positive_number(value) and low <= cast("float", value) <= high
+
+
 def _is_port(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 65535
 
@@ -165,6 +173,7 @@ TEMPERATURE: Final = Kind(N_("a number >= 0"), _is_temperature, float)
 PORT: Final = Kind(N_("a port number (0-65535)"), _is_port)
 LOCALE: Final = Kind(N_("one of {codes}"), _is_locale)
 SHARE: Final = Kind(N_("a number above 0 and at most 1"), _is_share, float)
+GUARD: Final = Kind(N_("a number of seconds from 0.3 to 5"), _is_guard, float)
 ARGV: Final = Kind(
     N_('a command as a list of strings, e.g. ["notify-send", "asks"]'), _is_argv, tuple
 )
@@ -208,10 +217,12 @@ class UiConfig:
     """``[ui]``: the language of every person-facing string (``None``: from the environment;
     asks/core/i18n.py), a supported code such as ``de`` or ``pt-BR``; ``panel_share``: the
     most of the screen's rows the question panel takes while it does not have the keyboard
-    (asks/core/space.py)."""
+    (asks/core/space.py); ``typing_guard``: how long the person must not type before a required
+    question or a permission prompt takes the keys (until then keys go where they went)."""
 
     locale: str | None = setting(None, LOCALE)
     panel_share: float = setting(DEFAULT_PANEL_SHARE, SHARE)
+    typing_guard: float = setting(TYPING_GUARD, GUARD)
 
 
 @attrs.frozen

@@ -174,6 +174,7 @@ VALID = {  # a value of each kind, as TOML, that no key has as its default
     config_file.PORT: "1234",
     config_file.LOCALE: '"de"',
     config_file.SHARE: "0.25",
+    config_file.GUARD: "2.5",
     config_file.ARGV: '["true"]',
 }
 
@@ -211,6 +212,17 @@ def test_a_panel_share_outside_0_to_1_is_warned_about_and_the_default_kept(
         assert len(warnings) == 1 and "a number above 0 and at most 1" in warnings[0], warnings
     loaded, warnings, _ = load_text(tmp_path, "[ui]\npanel_share = 1\n")
     assert (loaded.ui.panel_share, warnings) == (1.0, [])
+
+
+def test_a_typing_guard_outside_its_range_is_warned_about_and_the_default_kept(
+    tmp_path: Path,
+) -> None:
+    for bad in ("0.1", "6", "0", '"slow"', "true"):
+        loaded, warnings, _ = load_text(tmp_path, f"[ui]\ntyping_guard = {bad}\n")
+        assert loaded.ui.typing_guard == 0.6, bad
+        assert len(warnings) == 1 and "a number of seconds from 0.3 to 5" in warnings[0]
+    loaded, warnings, _ = load_text(tmp_path, "[ui]\ntyping_guard = 5\n")
+    assert (loaded.ui.typing_guard, warnings) == (5.0, [])
 
 
 def test_a_key_declared_without_its_kind_is_refused() -> None:

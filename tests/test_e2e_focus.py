@@ -35,7 +35,7 @@ from support.screen import (
     wait_panel,
     wait_panel_gone,
 )
-from support.typist import Typist, pause_until_panel_has_keys, wait_prompt_has_keys
+from support.typist import BURST_GUARD, Typist, pause_until_panel_has_keys, wait_prompt_has_keys
 
 pytestmark = pytest.mark.e2e
 
@@ -139,7 +139,7 @@ def test_focus_returns_to_the_async_tab_the_person_was_on(launch: Launcher, endi
 # ---------------------------------------------------------------------------- 2. typing guard
 def start_typing_turn(launch: Launcher) -> PtyApp:
     """Idle agent; "go" starts a turn that asks a blocker after one second of work."""
-    app = launch.start(script="focus_typing.toml", cols=160)
+    app = launch.start(script="focus_typing.toml", cols=160, typing_guard=BURST_GUARD)
     app.wait_for("GUARD-READY")
     app.wait_for(r"idle$")
     app.type("go")
@@ -420,7 +420,7 @@ def test_a_line_starting_with_a_digit_typed_at_the_rows_is_a_chat_line(launch: L
     """Rule 9a: ``2 more tests`` typed at an option row without looking jumps to row 2 at
     once, but the letter after it shows it was typing: the jump is undone and the whole
     line is in the chat, in order; nothing is answered."""
-    app = launch.start(script="focus_digits.toml")
+    app = launch.start(script="focus_digits.toml", typing_guard=BURST_GUARD)
     app.wait_for(r"╎ Pick a season\?")
     app.press("shift tab")
     app.wait_for(PANEL_FOCUSED)

@@ -18,12 +18,13 @@ behaviour under test); everything else waits for the screen or the journal.
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 from support.launcher import Launcher, question_id, resolutions, user_messages
 from support.pty_harness import PtyApp
 from support.screen import PANEL_FOCUSED, eventually, lines, wait_panel
-from support.typist import Typist, pause, pause_until_panel_has_keys
+from support.typist import BURST_GUARD, Typist, pause, pause_until_panel_has_keys
 
 pytestmark = pytest.mark.e2e
 
@@ -57,7 +58,7 @@ def footer(app: PtyApp) -> str:
 def test_chat_line_typed_at_a_claimed_blocker_reaches_the_chat_and_answers_nothing(
     launch: Launcher,
 ) -> None:
-    app = launch.start(script="keys_group.toml", cols=160, rows=40)
+    app = launch.start(script="keys_group.toml", cols=160, rows=40, typing_guard=BURST_GUARD)
     app.wait_for("KEYS-READY")
     wait_panel(app, r"Where should this service be deployed\?")
     pause_until_panel_has_keys(app)  # idle: the claim took the keyboard
@@ -92,7 +93,7 @@ def test_chat_line_typed_at_a_claimed_blocker_reaches_the_chat_and_answers_nothi
 def test_status_line_says_the_keys_go_to_the_chat_while_the_guard_holds_them(
     launch: Launcher,
 ) -> None:
-    app = launch.start(script="keys_group.toml", cols=160, rows=40)
+    app = launch.start(script="keys_group.toml", cols=160, rows=40, typing_guard=BURST_GUARD)
     app.wait_for("KEYS-READY")
     pause_until_panel_has_keys(app)
     typist = Typist(app)
@@ -100,6 +101,9 @@ def test_status_line_says_the_keys_go_to_the_chat_while_the_guard_holds_them(
     wait_status(app, r"keys: chat — “Target” waits for a pause$")
     assert "Your keys go to the chat until you pause typing" in footer(app)
     typist.check_burst()
+    # [ui] typing_guard holds: twice the default's 0.6 s after the last key, still the chat's
+    time.sleep(max(0.0, typist.last_key_at + 1.2 - time.monotonic()))
+    assert "keys: chat — “Target” waits for a pause" in status(app), status(app)
     app.wait_for(PANEL_FOCUSED)
     wait_status(app, r"keys: question “Target”$")
     assert launch.records()[-1]["type"] != "resolved"

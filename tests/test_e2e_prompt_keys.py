@@ -18,7 +18,7 @@ import pytest
 from support.launcher import Launcher, user_messages
 from support.pty_harness import PtyApp
 from support.screen import chat_text, eventually, wait_chat
-from support.typist import Typist, wait_prompt_has_keys
+from support.typist import BURST_GUARD, Typist, wait_prompt_has_keys
 
 pytestmark = pytest.mark.e2e
 
@@ -26,7 +26,7 @@ PROMPT = "Permission: Allow the agent to run: make deploy"
 
 
 def start_turn(launch: Launcher) -> PtyApp:
-    app = launch.start(script="prompt_typing.toml", cols=120)
+    app = launch.start(script="prompt_typing.toml", cols=120, typing_guard=BURST_GUARD)
     app.wait_for("PROMPT-READY")
     app.wait_for(r"idle$")
     app.type("go")

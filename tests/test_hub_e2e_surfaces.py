@@ -23,7 +23,7 @@ from support.hub import DB, agent, first_id, in_thread, text_of, token_of
 from support.launcher import Launcher
 from support.pty_harness import PtyApp
 from support.screen import PANEL_FOCUSED, chat_text, wait_chat, wait_panel
-from support.typist import Typist, pause_until_panel_has_keys
+from support.typist import BURST_GUARD, Typist, pause_until_panel_has_keys
 
 from asks.hub.identity import client_label
 
@@ -42,10 +42,19 @@ EVIL = {
 }
 
 
-def start_hub(launch: Launcher, *extra: str) -> tuple[PtyApp, str, str]:
+def start_hub(
+    launch: Launcher, *extra: str, typing_guard: float | None = None
+) -> tuple[PtyApp, str, str]:
     """``asks --mcp`` on a free port: the app, the hub's URL (from the screen), the token."""
     app = launch.start(
-        "--mcp", "--mcp-port", "0", *extra, script="hub_quiet.toml", cols=140, rows=40
+        "--mcp",
+        "--mcp-port",
+        "0",
+        *extra,
+        script="hub_quiet.toml",
+        cols=140,
+        rows=40,
+        typing_guard=typing_guard,
     )
     url = app.wait_for(r"Hub on (http://127\.0\.0\.1:\d+/mcp)").group(1)
     app.wait_for("QUIET-READY")
@@ -251,7 +260,7 @@ async def test_an_outside_blocker_claims_focus_like_the_built_in_agents(
     """Rule 7: a blocker from an outside agent arriving while the person types takes no key
     of the burst; after a pause the panel has the keyboard (rule 3); answered, focus goes
     back to the chat draft, intact (rule 5), and the agent's call returns the answer."""
-    app, url, token = start_hub(launch)
+    app, url, token = start_hub(launch, typing_guard=BURST_GUARD)
     typist = Typist(app)
     async with agent(url, token, "planner") as planner, trio.open_nursery() as nursery:
         results: list[Any] = []

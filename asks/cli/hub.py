@@ -42,6 +42,7 @@ import trio
 from asks.agent.transcript import EntryKind, Transcript
 from asks.config import Config, load_config
 from asks.core import events as ev
+from asks.core.focus import TYPING_GUARD, Focus
 from asks.core.i18n import _
 from asks.host.host import QuestionHost
 from asks.host.hub import HubPort
@@ -290,6 +291,7 @@ class HubPlan:
     host: str  # as asked for (flag, [mcp] host or the default)
     port: HubPort | None = None  # the session's (asks hub: its chat writes to the agents seen)
     codex: str | None = None  # the codex binary for late answers (codex queue), if found
+    typing_guard: float = TYPING_GUARD  # [ui] typing_guard
 
     def setup_command(self) -> str:
         """``asks mcp config claude`` with the flags that reach this hub, shell-quoted."""
@@ -315,7 +317,10 @@ def prepare(args: argparse.Namespace, config: Config, data_dir: Path) -> HubPlan
     load_token(data_dir)
     from asks.hub.codexqueue import find_codex  # noqa: PLC0415 (only with the hub on)
 
-    return HubPlan(listener, Keyring(data_dir), host, codex=find_codex(config.mcp.codex))
+    codex = find_codex(config.mcp.codex)
+    return HubPlan(
+        listener, Keyring(data_dir), host, codex=codex, typing_guard=config.ui.typing_guard
+    )
 
 
 @contextlib.asynccontextmanager
@@ -410,7 +415,8 @@ def hub_session(
     from asks.hub.narration import retold  # noqa: PLC0415
     from asks.widgets.app import Session  # noqa: PLC0415
 
-    host = QuestionHost(journal, records, clock=trio.current_time)
+    focus = Focus.of_screen(plan.typing_guard)
+    host = QuestionHost(journal, records, focus=focus, clock=trio.current_time)
     transcript = Transcript()
     plan.port = host.hub_port
     if resumed:

@@ -45,6 +45,7 @@ from asks.agent.transcript import Transcript
 from asks.cli.journal import open_journal, resume_id, storage_problem
 from asks.config import Config
 from asks.contract import DEFAULT_GUIDANCE, Guidance
+from asks.core.focus import TYPING_GUARD, Focus
 from asks.core.i18n import _
 from asks.host.host import QuestionHost
 from asks.store.entries import ModelChosen, Record, SessionMode
@@ -141,6 +142,7 @@ def configured_session(
         resumed=resumed,
         guidance=config.guidance,
         command_timeout=config.tools.command_timeout,
+        typing_guard=config.ui.typing_guard,
         **surface,
     )
 
@@ -161,12 +163,18 @@ def build_session(
     command_timeout: float | None = None,
     allow_commands: bool = False,
     hints: AnswerHints = LINE_HINTS,
+    typing_guard: float = TYPING_GUARD,
 ) -> Session:
     """Host, agent, transcript and prompt broker for a new or resumed session. Without a UI
     the host answers ask calls with ``no_ui`` and permission prompts are denied (allowed with
     ``allow_commands``). Tools: module docstring (``command_timeout``: ``run_command``'s own
-    default when ``None``). ``hints``: how the person answers on the surface (its keys)."""
-    host = QuestionHost(journal, records, clock=trio.current_time, ui_attached=ui_attached)
+    default when ``None``). ``hints``: how the person answers on the surface (its keys);
+    ``typing_guard``: seconds without a key before a required question or a permission prompt
+    takes the keys."""
+    focus = Focus.of_screen(typing_guard)
+    host = QuestionHost(
+        journal, records, focus=focus, clock=trio.current_time, ui_attached=ui_attached
+    )
     transcript = Transcript()
     context = ResumedContext(host.surface_port.projection.conversation)  # built at the first turn
     model = build_model(source, guidance, seen=context.count, hints=hints)

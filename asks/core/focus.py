@@ -70,7 +70,8 @@ from types import MappingProxyType
 
 import attrs
 
-TYPING_GUARD = 0.6  # seconds of no typing before a claim takes the keys (NOTES.md, rule 7)
+TYPING_GUARD = 0.6  # seconds of no typing before a claim or a prompt takes the keys
+TYPING_GUARD_RANGE = (0.3, 5.0)  # the guards a person may configure ([ui] typing_guard)
 
 
 @attrs.define(eq=False, repr=False)
@@ -299,6 +300,12 @@ class Focus:
     prompt_engaged: bool = attrs.field(init=False, default=False)  # the top prompt has the keys
     prompt_since: float = attrs.field(init=False, default=float("-inf"))  # it opened or re-armed
     doubt: Doubt | None = attrs.field(init=False, default=None)  # a decision key held
+
+    @classmethod
+    def of_screen(cls, guard: float = TYPING_GUARD) -> Focus:
+        """The focus of one screen whose keys the chat editor and the panel share, with a
+        typing guard of ``guard`` seconds (what a host makes when it is given none)."""
+        return cls(FocusTarget("chat"), FocusTarget("panel"), guard)
 
     def __attrs_post_init__(self) -> None:
         self.owner = self.chat

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Sequence
 from asks.core import events as ev
 from asks.core.agents import Agent, AgentOrder
 from asks.core.drafts import DraftBook
-from asks.core.focus import Focus, FocusTarget
+from asks.core.focus import Focus
 from asks.core.i18n import _
 from asks.core.model import Outcome, Question, QuestionRef, Resolution
 from asks.core.refusal import Refusal
@@ -65,7 +65,7 @@ class HostState:
         journal.keep_checkpoint(self.projection)  # its resume cache (asks/store/checkpoint.py)
         self.agents = AgentOrder()
         self._seed_agents()
-        self.focus = focus or Focus(FocusTarget("chat"), FocusTarget("panel"))
+        self.focus = focus or Focus.of_screen()
         self.outbox = Outbox(self.projection)
         self.waits = WaitBook()
         self.ui_attached = ui_attached

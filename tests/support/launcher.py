@@ -31,13 +31,25 @@ class Launcher:
         self.apps: list[PtyApp] = []
 
     def start(
-        self, *args: str, script: str | None = None, cols: int = 100, rows: int = 30
+        self,
+        *args: str,
+        script: str | None = None,
+        cols: int = 100,
+        rows: int = 30,
+        typing_guard: float | None = None,
     ) -> PtyApp:
-        """``asks ARGS`` on a ``cols`` × ``rows`` pty; ``script``: a file of tests/scripts."""
+        """``asks ARGS`` on a ``cols`` × ``rows`` pty; ``script``: a file of tests/scripts;
+        ``typing_guard``: the app's ``[ui] typing_guard`` (a config file of its own)."""
         argv = ["--data-dir", str(self.data_dir)]
         if script is not None:
             argv += ["--script", str(SCRIPTS / script)]
+        if typing_guard is not None:
+            config = self.config_home / f"guard-{len(self.apps)}.toml"
+            config.write_text(f"[ui]\ntyping_guard = {typing_guard}\n", encoding="utf-8")
+            argv += ["--config", str(config)]
         app = PtyApp([*argv, *args], cols=cols, rows=rows, env=self.env)
+        if typing_guard is not None:
+            app.typing_guard = typing_guard
         self.apps.append(app)
         return app
 

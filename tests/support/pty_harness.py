@@ -32,6 +32,7 @@ import ptyprocess
 import pyte
 from pyte.screens import Char
 
+from asks.core.focus import TYPING_GUARD
 from support.paths import ROOT
 
 ESC_GAP = 0.3  # seconds after a lone Esc (see PtyApp.press)
@@ -113,6 +114,8 @@ class PtyApp:
         inherited ``PYTHONPATH`` dropped)."""
         self.screen = pyte.Screen(cols, rows)
         self.stream = pyte.ByteStream(self.screen)
+        # the app's typing guard ([ui] typing_guard): what the typist's pauses and bursts use
+        self.typing_guard = TYPING_GUARD
         self.raw = bytearray()
         self._lock = threading.Lock()
         # The person's language comes from the test (env), never from the machine running it.
