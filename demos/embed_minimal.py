@@ -121,7 +121,7 @@ class ChatScreen(urwid.WidgetWrap[urwid.Widget]):
         self.walker: urwid.SimpleFocusListWalker[urwid.Text] = urwid.SimpleFocusListWalker([])
         self.editor = urwid.Edit("> ")
         self.layer = AsksLayer(host.panel_port, self.editor)
-        self.status = urwid.Text(self.layer.status_text())
+        self.status = urwid.Text(self.layer.status_text(), wrap="ellipsis")  # one row
         host.subscribe_status(lambda _stats: self.status.set_text(self.layer.status_text()))
         lines.listeners.append(self.refresh)
         body = urwid.ListBox(self.walker)

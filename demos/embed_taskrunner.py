@@ -138,11 +138,11 @@ class RunnerScreen(urwid.WidgetWrap[urwid.Widget]):
     def __init__(self, host: QuestionHost, runner: Runner, nursery: trio.Nursery) -> None:
         self.runner, self.nursery = runner, nursery
         self.log_lines: urwid.SimpleFocusListWalker[urwid.Text] = urwid.SimpleFocusListWalker([])
-        self.header = urwid.Text("")
+        self.header = urwid.Text("", wrap="ellipsis")  # one row: what reserve=3 counts
         self.editor = urwid.Edit("task> ")
         # one header row besides the status line and a log row: the panel leaves all three
         self.layer = AsksLayer(host.panel_port, self.editor, space=PanelSpace(reserve=3))
-        self.status = urwid.Text(self.layer.status_text())
+        self.status = urwid.Text(self.layer.status_text(), wrap="ellipsis")  # one row
         host.subscribe_status(lambda _stats: self.status.set_text(self.layer.status_text()))
         runner.changed = self.show_header
         frame = urwid.Frame(

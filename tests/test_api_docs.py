@@ -113,3 +113,11 @@ def test_help_of_a_public_name_stands_on_its_own() -> None:
     assert "attrs" not in journal, "help(Journal) shows attrs' generated machinery"
     assert isinstance(asks.LAYER_PALETTE, asks.Palette)
     assert "with_entries" in (inspect.getdoc(type(asks.LAYER_PALETTE)) or "")
+
+
+def test_a_union_alias_lists_its_members_not_the_union_types_own_doc() -> None:
+    """An outside writer found ``ToolReply`` and ``HostEvent`` shown as "Represent a PEP 604
+    union type": nothing about what they hold."""
+    page = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
+    assert "PEP 604" not in page
+    assert "- `ToolError`: A rejected call" in page

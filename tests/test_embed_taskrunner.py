@@ -43,3 +43,23 @@ def test_the_header_stays_on_screen_while_the_panel_has_the_keys(tmp_path: Path)
         assert app.wait_exit() == 0
     finally:
         app.close()
+
+
+def test_a_long_notice_at_40x10_leaves_the_header_and_one_status_row(tmp_path: Path) -> None:
+    """An outside writer's find: Esc at a required question wrote a notice that wrapped the
+    status line to 3–4 rows and pushed the header off a 40×10 screen (reserve counts rows)."""
+    app = PtyApp([str(tmp_path / "data")], program=[str(DEMO)], cwd=tmp_path, cols=40, rows=10)
+    try:
+        app.wait_for("Tasks: deploy")
+        app.type("deploy")
+        app.press("enter")
+        app.wait_for(r"keys: questi")  # the status line cut at the screen's edge, one row
+        app.press("esc")
+        app.wait_for(r"This question is required")
+        rows = app.text().splitlines()
+        assert rows[0].startswith(" taskrunner · running:"), rows
+        assert rows[-2].startswith("task>"), rows  # the editor right above: one status row
+        app.press("ctrl c")
+        assert app.wait_exit() == 0
+    finally:
+        app.close()

@@ -18,6 +18,7 @@ import argparse
 import enum
 import inspect
 import sys
+import types
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -146,11 +147,22 @@ def _class(name: str, cls: type) -> list[str]:
     return [*lines, *members, ""] if members else lines
 
 
+def _union_members(union: types.UnionType) -> list[str]:
+    """A line per member of ``union``: its name and the first line of its docstring."""
+    lines = []
+    for member in union.__args__:
+        doc = (inspect.getdoc(member) or "").split("\n", 1)[0]
+        lines.append(f"- `{member.__name__}`: {doc}" if doc else f"- `{member.__name__}`")
+    return lines
+
+
 def _entry(name: str, value: object) -> list[str]:
     if inspect.isclass(value):
         return _class(name, value)
     if inspect.isfunction(value):
         return [f"### `{name}{signature(value)}`", "", _doc(value), ""]
+    if isinstance(value, types.UnionType):
+        return [f"### `{name}`: a union: a value of one of these", "", *_union_members(value), ""]
     kind = type(value)
     lines = [f"### `{name}`: `{kind.__name__}`", "", _doc(kind), ""]
     if hasattr(value, "names"):
