@@ -45,6 +45,7 @@ from asks.core.model import (
     QuestionRef as QuestionRef,
 )
 from asks.core.refusal import Refusal as Refusal
+from asks.core.space import PanelSpace as PanelSpace
 from asks.core.restore import Restored as Restored
 from asks.core.version import __version__ as __version__
 from asks.host.agentport import AgentPort as AgentPort
@@ -64,4 +65,5 @@ from asks.store.outbox import DeliveryMode as DeliveryMode, Feedback as Feedback
 from asks.surfaces.web import WebBridge as WebBridge
 from asks.widgets.keymap import Keymap as Keymap, build_keymap as build_keymap
 from asks.widgets.layer import LAYER_PALETTE as LAYER_PALETTE, AsksLayer as AsksLayer
+from asks.widgets.panel.palette import Palette as Palette
 from asks.widgets.screen import AsksScreen as AsksScreen

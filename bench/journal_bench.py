@@ -1,9 +1,9 @@
 """Journal benchmarks: append+fsync latency, 100k-entry replay, per-append cost vs. size.
 
 The replay figure is what ``asks --resume`` does before building the session: Journal.open
-and Projection.apply_all, with the session's replay index (what every open after the first
+and Projection.apply_all, with the session's resume checkpoint (what every open after the first
 finds) and without it (the first open after lines were appended by an earlier run; it writes
-the index). The goal (0.5 s) is judged on the CPU median, which other load disturbs least.
+the checkpoint). The goal (0.5 s) is judged on the CPU median, which other load disturbs least.
 
 Run: ``.venv/bin/python -m bench.journal_bench [--quick]`` (or all benchmarks: ``-m bench.run``).
 """
@@ -18,8 +18,8 @@ from pathlib import Path
 import attrs
 
 from asks.agent.loop import context_from_journal
+from asks.store.checkpoint import checkpoint_path
 from asks.store.entries import Record
-from asks.store.index import index_path
 from asks.store.journal import Journal
 from asks.store.projection import Projection
 from bench import workload
@@ -92,9 +92,9 @@ def _replay_once(
     data_dir: Path, session_id: str, *, gc_off: bool, cold: bool = False
 ) -> tuple[Resume, int, Session]:
     """Journal.open + apply every record to a fresh Projection (after removing the replay
-    index when ``cold``); (timings, ns of one full gc with it resident, session)."""
+    checkpoint when ``cold``); (timings, ns of one full gc with it resident, session)."""
     if cold:
-        index_path(data_dir / f"{session_id}.jsonl").unlink(missing_ok=True)
+        checkpoint_path(data_dir / f"{session_id}.jsonl").unlink(missing_ok=True)
     ops = TimingFileOps()
     if gc_off:
         gc.disable()
@@ -104,6 +104,7 @@ def _replay_once(
         t1 = time.perf_counter_ns()
         projection = Projection(session_id=journal.session_id)
         projection.apply_all(records)  # the resume path (QuestionHost does the same)
+        journal.keep_checkpoint(projection)  # as QuestionHost does: saved at close
         t2, c2 = time.perf_counter_ns(), time.process_time_ns()
     finally:
         gc.enable()
@@ -128,11 +129,11 @@ def _first_read_ns(projection: Projection) -> int:
 def bench_replay(
     rows: list[Row], data_dir: Path, records: list[Record], runs: int, gc_off_runs: int
 ) -> Session:
-    """Time the resume path over a 100k-entry file, without and with its replay index
+    """Time the resume path over a 100k-entry file, without and with its resume checkpoint
     (interleaved); returns the last run's journal+projection."""
     print(
         f"\n-- replay: Journal.open + Projection.apply of {len(records):,} entries, "
-        f"{runs} run(s) each without (first open, writes it) and with the replay index"
+        f"{runs} run(s) each without (first open, writes it) and with the resume checkpoint"
     )
     t0 = time.perf_counter()
     path = workload.write_journal(data_dir, "replay", records)
@@ -160,7 +161,7 @@ def bench_replay(
             if kind is warm:
                 gcs.append(gc_ns)
     assert last is not None
-    _report_resumes(rows, cold, warm, index_path(path).stat().st_size)
+    _report_resumes(rows, cold, warm, checkpoint_path(path).stat().st_size)
     report(
         rows,
         Row(NAME, "  then the first reads (context + questions), CPU", ms(_first_read_ns(last[1]))),
@@ -199,7 +200,7 @@ def bench_replay(
 
 def _report_resumes(rows: list[Row], cold: list[Resume], warm: list[Resume], side: int) -> None:
     goal = RESUME_GOAL_NS
-    for name, runs in (("with index", warm), ("first open, no index", cold)):
+    for name, runs in (("with checkpoint", warm), ("first open, no checkpoint", cold)):
         totals = [r.total_ns for r in runs]
         cpus = [r.cpu_ns for r in runs]
         met = None if runs is cold else median(cpus) <= goal
@@ -225,7 +226,7 @@ def _report_resumes(rows: list[Row], cold: list[Resume], warm: list[Resume], sid
                 NAME, "  Projection.apply_all median (wall)", ms(median([r.apply_ns for r in runs]))
             ),
         )
-    report(rows, Row(NAME, "  replay index file", f"{side / 1e6:.1f} MB"))
+    report(rows, Row(NAME, "  resume checkpoint file", f"{side / 1e6:.1f} MB"))
 
 
 def _fresh_records(start_seq: int, count: int) -> list[Record]:

@@ -1,6 +1,7 @@
 """Late answers with the real clients: answer saved → the agent's next model request (ms).
 
-``python -m bench.late_bench claude-tasks|claude-background|codex-queue [--answer-after S]``
+``python -m bench.late_bench claude-tasks|claude-background|claude-rewake|codex-queue
+[--answer-after S]``
 
 Each run drives the **real** interactive TUI (Claude Code 2.1.332 or Codex 0.171.0) under tmux
 against a fake model on 127.0.0.1, with the interactive harness of
@@ -17,6 +18,9 @@ wrote (channel) and whether the request carried the answer.
 * ``claude-background`` — the same client with ``--answer-after 150``: the hub's tasks are
   off (``ASKS_LATE_NO_TASKS=1`` in the hub), the blocking call is moved to the background at
   120 s and its result starts a turn.
+* ``claude-rewake`` — the agent asks without blocking (its turn ends at once); the
+  asyncRewake hook ``asks mcp config claude --agent builder`` prints (docs/rewake-hook.md)
+  waits on the hub, prints the answer and exits 2, which starts a turn.
 * ``codex-queue`` — Codex: the call times out (``tool_timeout_sec``), the hub runs
   ``codex queue`` with the call's thread.
 
@@ -115,6 +119,34 @@ def claude(ia: ModuleType, run: Any, after: float, tasks: bool) -> None:
     report(ia, run, wake(ia, run, after + 200), t0)
 
 
+def asks_cli(*words: str) -> str:
+    """``asks WORDS``'s standard output."""
+    argv = [sys.executable, "-m", "asks", *words]
+    return subprocess.run(argv, capture_output=True, text=True, check=True, cwd=PROJECT_ROOT).stdout
+
+
+def claude_rewake(ia: ModuleType, run: Any, after: float) -> None:
+    """A non-blocking ask; the rewake hook, as asks prints it, wakes the idle session."""
+    url = start_hub(ia, run, after, {})
+    data = str(Path(run.d) / "asks")
+    token = asks_cli("mcp", "token", "--agent", "builder", "--data-dir", data).strip()
+    port = url.rsplit(":", 1)[1].split("/", 1)[0]
+    words = ["mcp", "config", "claude", "--agent", "builder", "--data-dir", data]
+    printed = asks_cli(*words, "--mcp-port", port)
+    hooks = json.loads(printed[printed.index("{\n") :])["hooks"]
+    servers = {
+        "asks": {"type": "http", "url": url, "headers": {"Authorization": f"Bearer {token}"}}
+    }
+    settings = {
+        "permissions": {"allow": ["mcp__asks"]},
+        "hooks": {"PostToolUse": hooks["PostToolUse"]},
+    }
+    ia.start_claude(run, servers, settings)
+    prompt = "IA-CALL mcp__asks__ask_user_question " + json.dumps({**ASK, "blocking": False})
+    t0, _ = ia.prompt_until(run, prompt, lambda e: e.get("kind") == "after_tool", 60)
+    report(ia, run, wake(ia, run, after + 60), t0)
+
+
 CODEX_TABLE = """
 [mcp_servers.asks]
 url = "{url}"
@@ -191,7 +223,7 @@ def report(ia: ModuleType, run: Any, found: Any, t0: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    paths = ["claude-tasks", "claude-background", "claude-quit", "codex-queue"]
+    paths = ["claude-tasks", "claude-background", "claude-rewake", "claude-quit", "codex-queue"]
     parser.add_argument("path", choices=paths)
     parser.add_argument("--answer-after", type=float, default=None)
     parser.add_argument("--out", default=None)
@@ -206,6 +238,8 @@ def main() -> None:
                 claude(ia, run, args.answer_after or 20.0, tasks=True)
             case "claude-background":
                 claude(ia, run, args.answer_after or 150.0, tasks=False)
+            case "claude-rewake":
+                claude_rewake(ia, run, args.answer_after or 20.0)
             case "claude-quit":
                 claude_quit(ia, run, args.answer_after or 45.0)
             case "codex-queue":

@@ -5,19 +5,20 @@ benchmarks: ``-m bench.run``). ``--before DIR`` runs every figure a second time,
 against the ``asks/`` and ``widgets/`` found in DIR (e.g. ``git archive REV asks widgets |
 tar -x -C DIR``); ``--after DIR`` likewise for the tree after (default: this one). The
 before/after table of NOTES "Long sessions (issue 21)" comes from one such run. Each tree
-resumes its own copy of the session (an index is written per format).
+resumes its own copy of the session (its own side files).
 
 * **Resume → first frame.** The real ``asks --resume`` of a generated 100,000-entry session
-  (bench/workload.py, its replay index current, one question pending, closed cleanly by the
-  tree's own code after a first resume) under a pty, against a fresh ``asks`` in the same
+  (bench/workload.py, its resume checkpoint current, one question pending, closed cleanly by
+  the tree's own code after a first resume) under a pty, against a fresh ``asks`` in the same
   run: CPU time of the process from exec to its first frame drawn (the probe of
   bench/launch_bench.py), and VmRSS then. Goal: resume ≤ fresh + 100 ms.
 * **First open after a crash.** A child appends 100,000 entries one by one to a new session
   (fsync off: durability is not measured here), copies the files as a crash would leave them
   (the state before any close), and closes. Another child opens the copy: CPU of
   ``Journal.open`` + ``Projection.apply_all``. Goal ≤ 0.5 s.
-* **Exit.** The first child's ``Journal.close`` after those appends (what a session that
-  appended 100k lines pays at exit: the index). Goal ≤ 50 ms.
+* **Exit.** The first child's ``Journal.close`` after those appends, each folded into a
+  projection kept for the checkpoint as the host does (what a session that appended 100k
+  lines pays at exit: the checkpoint). Goal ≤ 50 ms.
 
 CPU time, not wall: other work on this 2-core machine disturbs it least. Medians of
 interleaved runs; nothing asserts on time.
@@ -80,7 +81,7 @@ WRITER = r"""
 import shutil, sys, time
 from pathlib import Path
 from asks.store.journal import FileOps, Journal
-from asks.store.journal import Journal
+from asks.store.projection import Projection
 from bench import workload
 
 class NoFsync(FileOps):
@@ -89,8 +90,13 @@ class NoFsync(FileOps):
 
 data, crashed, count = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
 journal = Journal.create(data_dir=data, session_id="w", file_ops=NoFsync())
+projection = Projection(session_id="w")
+keep = getattr(journal, "keep_checkpoint", None)  # as the host does (trees that have it)
+if keep is not None:
+    projection.apply_all(journal.first_records)
+    keep(projection)
 for record in workload.records(count)[1:]:
-    journal.append(record.entry)
+    projection.apply(journal.append(record.entry))
 for path in data.iterdir():
     shutil.copy(path, crashed / path.name)
 c0 = time.process_time_ns()
@@ -113,14 +119,21 @@ journal.close()
 """
 
 
-# Opens and closes a session (what a clean exit of the run before leaves: the tree's index
-# current, and its stamp if it writes one).
+# Opens and closes a session as the host does (what a clean exit of the run before leaves:
+# the tree's index current and its stamp, or its checkpoint).
 CLOSE = r"""
 import sys
 from pathlib import Path
 from asks.store.journal import Journal
+from asks.store.projection import Projection
 
-Journal.open(sys.argv[2], data_dir=Path(sys.argv[1]))[0].close()
+journal, records = Journal.open(sys.argv[2], data_dir=Path(sys.argv[1]))
+keep = getattr(journal, "keep_checkpoint", None)
+if keep is not None:
+    projection = Projection(session_id=journal.session_id)
+    projection.apply_all(records)
+    keep(projection)
+journal.close()
 """
 
 
@@ -128,7 +141,7 @@ def make_session(data: Path) -> None:
     records = workload.records(ENTRIES)
     records += workload.pending_cycle(len(records))
     workload.write_journal(data, SESSION, records)
-    journal, _ = Journal.open(SESSION, data_dir=data)  # writes the index
+    journal, _ = Journal.open(SESSION, data_dir=data)  # (the tree before: writes its index)
     journal.close()
 
 
@@ -231,7 +244,7 @@ def main(
         print(
             f"session written and indexed in {time.perf_counter() - t0:.1f} s: {size / 1e6:.0f} MB"
         )
-        # Each tree resumes its own copy: an index is per format, and trees of different
+        # Each tree resumes its own copy: side files are per format, and trees of different
         # formats sharing one would each find the other's, replay in full and rewrite it.
         resumes: dict[str, list[str]] = {}
         for name in trees:
@@ -243,7 +256,7 @@ def main(
             }
             for name in trees
         }
-        for name, tree in trees.items() if launches else ():  # warm-up: .pyc, its own index
+        for name, tree in trees.items() if launches else ():  # warm-up: .pyc, its own side files
             probe(work, resumes[name], tree_env(work, tree))
             # The probe exits at the first frame, as a crash would: close the session as
             # the previous run's clean exit did (the copy is another file: no stamp holds).

@@ -134,23 +134,20 @@ class ChatScreen(urwid.WidgetWrap[urwid.Widget]):
             self.walker.append(urwid.Text(self.lines.items[len(self.walker)]))
             self.walker.set_focus(len(self.walker) - 1)
 
-    def keypress(self, size: tuple[int, int], key: str) -> str | None:  # type: ignore[override]
-        if key == "ctrl c":
-            raise urwid.ExitMainLoop()
-        unused = self.layer.keypress((size[0],), key)
-        if unused == "enter":
+    def keypress(self, size: tuple[()] | tuple[int] | tuple[int, int], key: str) -> str | None:
+        unused = super().keypress(size, key)  # the frame hands it to the layer, which sees it first
+        if unused == "enter":  # Enter in the chat editor: nobody else used it
             self.submit(self.editor.edit_text.strip())
             return None
+        if unused == "ctrl c":  # a key, not SIGINT: AsksScreen(signal_keys=False)
+            raise urwid.ExitMainLoop()
         return unused
 
     def submit(self, text: str) -> None:
         self.editor.set_edit_text("")
         if text == "/quit":
             raise urwid.ExitMainLoop()
-        if text.startswith("/asks"):
-            notice = self.layer.open_questions(text.split()[1] if " " in text else None)
-            self.lines.append(notice or "(panel opened)")
-        elif text:
+        if text and not self.layer.run_command(text):  # /asks [ID]: the layer's own command
             self.lines.append(f"you: {text}")
             self.agent.inbox_send.send_nowait(text)
         self.refresh()

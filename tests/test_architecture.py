@@ -13,6 +13,9 @@
   imports inside functions and under ``TYPE_CHECKING``.
 * **urwid stays in the UI.** Only ``asks.widgets`` and ``asks.cli`` import urwid, and nothing
   imports the repo folder as the top-level module ``widgets`` (always ``asks.widgets``).
+* **The collector is the program's.** Library code never touches the process's garbage
+  collector: only ``asks.cli`` imports :mod:`gc` or :mod:`asks.core.gcpause` (whose own
+  ``import gc`` is the one exception), so an embedder's collector runs as the embedder set it.
 * **File sizes are reported, not gated.** ``tools/sizes.py`` lists the long files for review
   (a line cap that failed the suite made files oscillate around it and turned main red);
   the test here only checks that the report reads the tree.
@@ -81,6 +84,7 @@ _MODULE_LAYERS = {
     "asks.__main__": Layer.CLI,
 }
 URWID_LAYERS = frozenset({Layer.WIDGETS, Layer.CLI})
+GC_MODULES = frozenset({"gc", "asks.core.gcpause"})  # only the cli touches the collector
 
 
 def layer_of(module: str) -> Layer | None:
@@ -154,6 +158,8 @@ def violations(imports: list[Import]) -> list[str]:
             problems.append(f"{where}: import asks.widgets.…, never the repo folder `widgets`")
         elif top == "urwid" and layer not in URWID_LAYERS:
             problems.append(f"{where}: only asks.widgets and asks.cli may import urwid")
+        elif imp.target in GC_MODULES and layer is not Layer.CLI and imp.module not in GC_MODULES:
+            problems.append(f"{where}: only asks.cli may touch the garbage collector")
         elif top == "asks":
             target = layer_of(imp.target)
             if target is None:
@@ -218,6 +224,19 @@ def test_the_checker_flags_upward_urwid_and_folder_imports() -> None:
     assert any(":6 imports widgets" in p for p in widget_problems)
     assert any(":8 imports asks (api)" in p for p in widget_problems)
     assert violations(imports_in("asks.config", "import asks.widgets.app\n", False, known))
+
+
+def test_the_checker_keeps_the_collector_to_the_cli() -> None:
+    """``gc`` and the GC pause, imported anywhere but the cli (and the pause's own module),
+    are flagged."""
+    known = frozenset({"asks", "asks.core", "asks.core.gcpause"})
+    source = "import gc\nfrom asks.core.gcpause import paused_gc\n"
+    for module in ("asks.store.replay", "asks.host.state", "asks.core.x"):
+        problems = violations(imports_in(module, source, False, known))
+        assert len(problems) == 2, problems
+        assert all("only asks.cli may touch the garbage collector" in p for p in problems)
+    assert not violations(imports_in("asks.cli.run", source, False, known))
+    assert not violations(imports_in("asks.core.gcpause", "import gc\n", False, known))
 
 
 def test_the_size_report_reads_every_source_file_and_fails_nothing() -> None:

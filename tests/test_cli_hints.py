@@ -128,7 +128,7 @@ def test_asks_help_is_still_the_general_one() -> None:
     shown = help_of("--help")
     assert shown.startswith("usage: asks [")
     assert "--model" in shown
-    assert "asks hub --help" in shown
+    assert "asks hub --help" in " ".join(shown.split())
 
 
 def test_language_codes_are_shown_with_a_hyphen_and_taken_both_ways() -> None:
@@ -138,3 +138,21 @@ def test_language_codes_are_shown_with_a_hyphen_and_taken_both_ways() -> None:
     assert "pt_BR" not in shown
     assert parse_args(["--locale", "pt-BR"]).locale == "pt_BR"
     assert parse_args(["--locale", "pt_BR"]).locale == "pt_BR"
+
+
+@pytest.mark.parametrize("words", [["sessions", "--help"], ["-h", "sessions"]])
+def test_asks_sessions_help_is_its_own(words: list[str]) -> None:
+    """It printed the general help, with every flag of the REPL beside ``rm ID`` and ``--prune``."""
+    shown = help_of(*words)
+    assert shown.startswith("usage: asks sessions ")
+    for flag in ("--prune", "--force", "rm ID", "--data-dir"):
+        assert flag in shown
+    for flag in ("--model", "--mcp-port", "--resume", "{sessions,hub}"):
+        assert flag not in shown
+
+
+def test_the_general_help_keeps_the_sessions_flags_to_their_own() -> None:
+    shown = " ".join(help_of("--help").split())
+    assert "asks sessions --help" in shown
+    for flag in ("--prune", "--force", "rm ID"):
+        assert flag not in shown

@@ -490,7 +490,15 @@ def test_schema_structure_and_limits() -> None:
     questions = schema["properties"]["questions"]
     assert (questions["minItems"], questions["maxItems"]) == (1, model.MAX_QUESTIONS)
     new, wait = questions["items"]["anyOf"]
-    assert set(new["properties"]) == {"question", "header", "options", "multiSelect", "context"}
+    assert set(new["properties"]) == {
+        "question",
+        "header",
+        "options",
+        "multiSelect",
+        "context",
+        "custom",
+    }
+    assert new["properties"]["custom"]["default"] is True
     assert new["properties"]["header"]["maxLength"] == model.MAX_HEADER
     options = new["properties"]["options"]
     assert (options["minItems"], options["maxItems"]) == (2, 4)

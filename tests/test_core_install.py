@@ -6,7 +6,8 @@ by pyproject.toml (the dependencies) and the Python version, so a machine pays i
 run installs the wheel of the tree under test into it again (``--no-deps``). In that venv:
 
 * none of the extras' modules can be found (else the venv proves nothing);
-* the embedding demo (demos/embed_minimal.py) runs under a pty and journals as it must;
+* the embedding demos (demos/embed_minimal.py, demos/embed_taskrunner.py) run under a pty and
+  journal as they must;
 * each entry point that needs an extra (``asks --mcp``, ``asks hub``, ``[mcp] enabled``,
   ``--web``, a real model) exits 2 with one line on stderr naming the pip command, writing
   no session; ``/web`` in the REPL says the same line in the transcript and the REPL goes on.
@@ -23,7 +24,7 @@ from pathlib import Path
 
 import pytest
 from support.building import NOT_SOURCE, build_wheel, run, the_wheel
-from support.embed_demo import journal_kinds, play_the_demo
+from support.embed_demo import journal_kinds, play_the_demo, play_the_taskrunner
 from support.pty_harness import PtyApp
 
 pytestmark = pytest.mark.slow
@@ -98,6 +99,22 @@ def test_the_embedding_demo_runs_with_only_the_core(core: Path, tmp_path: Path) 
         app.close()
     kinds = journal_kinds(data)
     assert kinds.count("Resolved") == 1 and kinds.count("Withdrawn") == 1
+
+
+def test_the_second_embedding_runs_with_only_the_core(core: Path, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    app = PtyApp(
+        [str(data)],
+        program=[str(ROOT / "demos" / "embed_taskrunner.py")],
+        python=str(core / "bin" / "python"),
+        source=None,
+        cwd=tmp_path,
+    )
+    try:
+        play_the_taskrunner(app)
+    finally:
+        app.close()
+    assert journal_kinds(data).count("Resolved") == 2
 
 
 def english() -> dict[str, str]:

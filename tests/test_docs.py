@@ -59,6 +59,20 @@ DOCS = sorted(
 
 HISTORICAL: dict[str, str] = {
     "widgets/panel.py": "decision 0002's context: the one file the panel was before widgets/panel/",
+    **dict.fromkeys(
+        (
+            "asks/store/index.py",
+            "asks/store/indexer.py",
+            "asks/store/lazy.py",
+            "asks/store/snapshot.py",
+            "asks/store/stamp.py",
+            "tests/test_replay_index.py",
+            "tests/test_snapshot.py",
+            "tests/test_stamp.py",
+        ),
+        "decision 0009 and bench/HISTORY.md: the replay index, the projection snapshot and the "
+        "stamp, before the resume checkpoint (decision 0027)",
+    ),
 }
 NOT_PATHS: dict[str, str] = {
     "tools/list": "a JSON-RPC method of MCP, not the tools/ folder",

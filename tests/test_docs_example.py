@@ -10,8 +10,11 @@ as a key, SIGTERM from outside. The session is the embedder's own (its folder, m
 
 from __future__ import annotations
 
+import os
 import re
 import signal
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -119,3 +122,38 @@ def test_sigterm_ends_the_readme_example_with_its_wait_interrupted(
     assert app.termios_now() == app.termios_at_start
     results = [e for e in the_session(folder) if isinstance(e, ToolResult)]
     assert [r.outcome for r in results] == [Outcome.INTERRUPTED]
+
+
+def test_the_readme_example_type_checks_under_mypy_strict(tmp_path: Path) -> None:
+    """The example as printed passes ``mypy --strict`` (what an embedder's CI runs), with
+    asks' own types (the tree under test, ``MYPYPATH``): a wrong annotation fails here."""
+    program = tmp_path / "myrepl.py"
+    program.write_text(readme_example(), encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path / "cache"), "."],
+        cwd=tmp_path,
+        env={**os.environ, "MYPYPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_readme_example_runs_the_layers_asks_command(example: tuple[PtyApp, Path]) -> None:
+    """``/asks`` (what the status line advertises) is the layer's: it opens the panel and is
+    never sent to the agent; ``/asks ID`` for no such question says so in the status line."""
+    app, _ = example
+    app.wait_for("Asks: none pending")
+    app.type("db")
+    app.press("enter")
+    app.wait_for(r"Which database\?")
+    app.type("/asks q-0000000000")
+    app.press("enter")
+    app.wait_for(r"No pending question with id q-0000000000\.")
+    app.type("/asks")
+    app.press("enter")
+    app.wait_for(r"keys: question “DB”")
+    assert "you: /asks" not in app.text()
+    app.press("ctrl c")
+    assert app.wait_exit() == 0

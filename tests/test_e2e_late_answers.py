@@ -5,13 +5,17 @@ realclients) against fake models. The agent asks a blocking question; its turn e
 answer (Claude Code: the call became an MCP task and moved to the background; Codex: the call
 timed out) and the session sits idle. The person then answers with keys in asks' panel, and
 the client starts a model request by itself carrying the answer: the fake model's log shows
-it. The journal holds exactly one receipt for the answer.
+it. The journal holds exactly one receipt for the answer. A question Claude Code asks without
+blocking is woken by the asyncRewake hook as ``asks mcp config claude`` prints it
+(docs/rewake-hook.md).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -31,6 +35,9 @@ BLOCKING = {
     ],
     "blocking": True,
 }
+
+
+ASYNC = {**BLOCKING, "blocking": False}
 
 
 def receipts(launch: Launcher) -> list[list[str]]:
@@ -92,6 +99,7 @@ def test_an_idle_codex_session_gets_the_answer_through_codex_queue(
 
     timed_out = tui.prompt("IA-CALL ask_user_question @db")
     assert "timed out" in timed_out.results[0].text  # the turn ended without the answer
+    app.wait_for(rf"{name} stopped waiting")  # the keys went back to the chat: not before
     since = tui.log.mark()
     answer_sqlite(app, name)
 
@@ -99,3 +107,37 @@ def test_an_idle_codex_session_gets_the_answer_through_codex_queue(
     assert "[asks feedback]" in woken.last_user
     tui.wait_screen(r"IA-SAW: \[asks feedback\](.|\n)*SQLite")
     assert len(receipts(launch)) == 1
+
+
+def rewake_hooks(launch: Launcher, port: int, agent: str) -> dict[str, Any]:
+    """The PostToolUse hook of ``asks mcp config claude --agent AGENT``, as printed."""
+    argv = [sys.executable, "-m", "asks", "mcp", "config", "claude", "--agent", agent]
+    argv += ["--mcp-port", str(port), "--data-dir", str(launch.data_dir)]
+    printed = subprocess.run(argv, capture_output=True, text=True, check=True).stdout
+    hooks = json.loads(printed[printed.index("{\n") :])["hooks"]
+    return {"PostToolUse": hooks["PostToolUse"]}
+
+
+def test_an_idle_claude_code_session_is_woken_by_the_rewake_hook(
+    launch: Launcher, real_clients: RealClients
+) -> None:
+    name = "claude-rewake"
+    app = launch.start("hub", "--mcp-port", "0", cols=140)
+    port = int(app.wait_for(r"Hub on http://127\.0\.0\.1:(\d+)/mcp").group(1))
+    hub = HubConfig.from_asks(launch.data_dir, port, name)
+    options = Options(hooks=rewake_hooks(launch, port, name))
+    tui = real_clients.tui(Client.CLAUDE, hub, options, macros={"db": ASYNC}, name=name)
+
+    sent = tui.prompt("IA-CALL ask_user_question @db")
+    assert "without blocking" in sent.results[0].text  # the turn ends: idle
+    since = tui.log.mark()
+    answer_sqlite(app, name)
+
+    woken = tui.log.wait_for(started_by_itself, since, why="a request carrying the answer")
+    assert "asks relays the user's answer" in woken.last_user  # the hook's rewakeMessage
+    assert len(receipts(launch)) == 1
+    again = tui.prompt("IA-CALL check_answers {}")
+    repeated = again.results[0].text
+    assert repeated.startswith("(Already sent to you at ") and "SQLite" in repeated
+    assert "No new answers." in repeated
+    assert len(receipts(launch)) == 1  # the repeat is no second delivery

@@ -137,7 +137,7 @@ def test_a_late_context_is_the_eager_one() -> None:
     projection = session(30, 2, hub=True)
     conversation = list(projection.conversation)
     context = ResumedContext(projection.conversation)
-    projection.conversation.append(Record(10**6, 0.0, ChatMessage("user", "later")))
+    projection.conversation.append(Record(10**6, 0.0, ChatMessage("user", "later")), 10**6)
     assert context.messages() == context_from_journal(conversation)
     assert context.messages() is context.messages()
     count = context.count()

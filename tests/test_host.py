@@ -456,6 +456,31 @@ def test_rule6_interrupt_under_a_foreign_prompt_returns_to_origin_after_it(rig: 
     assert host.panel_port.focus.owner is editor
 
 
+def test_collapse_at_a_prompt_over_the_panel_returns_the_keys_to_the_origin(rig: Rig) -> None:
+    """Keys go back where they were borrowed: not into the panel collapsed under the prompt."""
+    host = rig.host
+    editor = rig.give_focus(FocusTarget("notes-editor"))
+    rig.async_question("c1", "Which database?")
+    assert host.panel_port.enter_panel_nowait() is None
+    prompt = FocusTarget("permission-prompt")
+    host.panel_port.begin_foreign_nowait(prompt)
+    assert host.panel_port.toggle_collapse_nowait() is None
+    assert host.panel_port.mode is PanelMode.COLLAPSED
+    host.panel_port.end_foreign_nowait(prompt)
+    assert host.panel_port.focus.owner is editor
+    assert not host.panel_port.focus.keys_to_panel
+
+
+def test_an_unmounted_prompt_returns_the_keys_to_its_origin(rig: Rig) -> None:
+    host = rig.host
+    editor = rig.give_focus(FocusTarget("notes-editor"))
+    prompt = FocusTarget("permission-prompt")
+    host.panel_port.begin_foreign_nowait(prompt)
+    host.panel_port.unmount_nowait(prompt)
+    assert host.panel_port.focus.owner is editor
+    assert not host.panel_port.focus.foreign_active
+
+
 # =========================================================================== rule 7
 
 

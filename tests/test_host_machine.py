@@ -34,11 +34,13 @@ from pathlib import Path
 import hypothesis.strategies as st
 from hypothesis import settings
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+from support.focus_states import check_named_state
 from support.rig import Clock
 from support.twin_host import TwinHost
 
 from asks.contract import ResultEnvelope
 from asks.core import events as ev
+from asks.core.drafts import row_count
 from asks.core.focus import TYPING_GUARD, FocusTarget
 from asks.core.model import Answer, AnswerKind, Outcome, QuestionRef
 from asks.core.refusal import Refusal
@@ -59,12 +61,16 @@ from asks.store.projection import Projection
 
 
 def question(i: int, kind: int) -> dict[str, object]:
+    """Kind 0: free text; 1: single select; 2: multi-select; 3 and 4: 1 and 2 without the
+    ``Type something.`` row (``"custom": false``)."""
     q: dict[str, object] = {"question": f"Question number {i}?", "header": f"H{i}"}
-    if kind == 1:
+    if kind in {1, 3}:
         q["options"] = [{"label": "Yes"}, {"label": "No"}, {"label": "Maybe"}]
-    elif kind == 2:
+    elif kind in {2, 4}:
         q["options"] = [{"label": "A"}, {"label": "B"}]
         q["multiSelect"] = True
+    if kind in {3, 4}:
+        q["custom"] = False
     return q
 
 
@@ -164,7 +170,7 @@ class HostMachine(RuleBasedStateMachine):
         return before > 0 and not self.host.surface_port.live_waits
 
     # ------------------------------------------------------------------ arrivals
-    @rule(n=st.integers(1, 3), kinds=st.lists(st.integers(0, 2), min_size=3, max_size=3))
+    @rule(n=st.integers(1, 3), kinds=st.lists(st.integers(0, 4), min_size=3, max_size=3))
     def async_arrival(self, n: int, kinds: list[int]) -> None:
         host = self.host
         route = host.panel_port.key_route(
@@ -190,7 +196,7 @@ class HostMachine(RuleBasedStateMachine):
         for ref, draft in drafts.items():
             assert host.panel_port.draft(ref) == draft, "rule 8: arrival changed a draft"
 
-    @rule(n=st.integers(1, 3), kinds=st.lists(st.integers(0, 2), min_size=3, max_size=3))
+    @rule(n=st.integers(1, 3), kinds=st.lists(st.integers(0, 4), min_size=3, max_size=3))
     def blocking_arrival(self, n: int, kinds: list[int]) -> None:
         host = self.host
         owner, had_waits = host.panel_port.focus.owner, bool(host.surface_port.live_waits)
@@ -292,7 +298,7 @@ class HostMachine(RuleBasedStateMachine):
             if spec.multi_select:
                 host.panel_port.set_cursor_nowait(0)
                 host.panel_port.command_nowait(PanelCommand.TOGGLE)
-                host.panel_port.set_cursor_nowait(len(spec.options) + 1)
+                host.panel_port.set_cursor_nowait(row_count(spec) - 1)  # Next
             elif spec.options:
                 host.panel_port.set_cursor_nowait(len(spec.options) - 1)
             else:
@@ -434,6 +440,11 @@ class HostMachine(RuleBasedStateMachine):
         assert not self.host.surface_port.projection.open_calls, "resume left a dangling call"
 
     # ------------------------------------------------------------------ invariants
+    @invariant()
+    def a_named_state(self) -> None:
+        """The keys are in one of the focus machine's named states (docs/focus-machine.md)."""
+        check_named_state(self.host.panel_port.focus)
+
     @invariant()
     def one_owner(self) -> None:
         focus = self.host.panel_port.focus

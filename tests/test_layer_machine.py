@@ -49,6 +49,7 @@ from pathlib import Path
 import hypothesis.strategies as st
 from hypothesis import event, settings
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+from support.focus_states import check_named_state
 from support.rig import Rig, call, q
 
 from asks.agent.prompts import Prompt, PromptBroker
@@ -564,6 +565,11 @@ class LayerMachine(RuleBasedStateMachine):
         self.host.agent_port.interrupt_nowait()
 
     # ------------------------------------------------------------------ invariants
+    @invariant()
+    def a_named_state(self) -> None:
+        """The keys are in one of the focus machine's named states (docs/focus-machine.md)."""
+        check_named_state(self.host.panel_port.focus)
+
     @invariant()
     def one_owner(self) -> None:
         focus = self.host.panel_port.focus

@@ -23,6 +23,7 @@ from asks.host.hub import HubPort
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "demos" / "embed_minimal.py"
+SECOND = ROOT / "demos" / "embed_taskrunner.py"  # written from docs/embedding.md alone
 
 
 def test_every_public_name_resolves() -> None:
@@ -76,13 +77,14 @@ def private_uses(path: Path) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("path", [ROOT / "widgets" / "app.py", DEMO], ids=lambda p: p.name)
-def test_our_repl_and_the_demo_use_no_private_name(path: Path) -> None:
+@pytest.mark.parametrize("path", [ROOT / "widgets" / "app.py", DEMO, SECOND], ids=lambda p: p.name)
+def test_our_repl_and_the_demos_use_no_private_name(path: Path) -> None:
     assert private_uses(path) == []
 
 
-def test_the_demo_imports_only_the_public_facade() -> None:
-    tree = ast.parse(DEMO.read_text(encoding="utf-8"))
+@pytest.mark.parametrize("demo", [DEMO, SECOND], ids=lambda p: p.name)
+def test_the_demos_import_only_the_public_facade(demo: Path) -> None:
+    tree = ast.parse(demo.read_text(encoding="utf-8"))
     modules = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     assert {m for m in modules if m and m.startswith("asks")} == {"asks"}
 

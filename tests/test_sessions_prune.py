@@ -46,10 +46,12 @@ def asks(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def done(data: Path, session_id: str) -> None:
-    """A session with chat only; plus a drafts file and the index's leftover temporary."""
+    """A session with chat only; plus a drafts file, a checkpoint and an earlier version's
+    leftover temporary of its replay index."""
     with Journal.create(data_dir=data, session_id=session_id, mode=SessionMode.INTERACTIVE) as j:
         j.append(ChatMessage("user", "hello"))
     (data / f"{session_id}.drafts.json").write_bytes(b"{}")
+    (data / f"{session_id}.jsonl.checkpoint").write_bytes(b"")
     (data / f"{session_id}.jsonl.idx.tmp").write_bytes(b"")
 
 
@@ -79,7 +81,7 @@ def test_every_file_of_a_done_session_is_removed_and_no_other(tmp_path: Path) ->
     done(tmp_path, "a")
     done(tmp_path, "b")
     files = {p.name for p in session_files(tmp_path, "a")}
-    assert {"a.jsonl", "a.jsonl.stamp", "a.drafts.json", "a.jsonl.idx.tmp"} <= files
+    assert {"a.jsonl", "a.jsonl.checkpoint", "a.drafts.json", "a.jsonl.idx.tmp"} <= files
     assert session_files(tmp_path, "a")[-1].name == "a.jsonl"  # the journal last
     assert remove_session("a", data_dir=tmp_path) == Outcome("a", Verdict.REMOVED)
     assert names(tmp_path) == {p.name for p in session_files(tmp_path, "b")}

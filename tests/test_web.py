@@ -349,6 +349,24 @@ async def test_multi_select_and_free_text_refuse_the_wrong_shape(
     assert resolved_lines(rig) == []
 
 
+async def test_a_question_without_the_type_something_row_takes_no_typed_answer(
+    rig: Rig, bridge: WebBridge, client: httpx.AsyncClient
+) -> None:
+    """``"custom": false``: the page has no text field, and a form that sends text anyway
+    (an old page, a hand-made post) is refused with nothing saved; an option is saved."""
+    rig.blocker("c1", {**q("Deploy where?", options=("staging", "production")), "custom": False})
+    ref = rig.ref("c1")
+    page = (await client.get(ok(bridge))).text
+    assert 'name="custom"' not in page and "Deploy where?" in page
+    for fields in ({"choice": "custom", "custom": "qa"}, {"custom": "qa"}):
+        response = await post(client, bridge, form(bridge, ref, **fields))
+        assert response.status_code == 400, (fields, response.text)
+    assert resolved_lines(rig) == []
+    response = await post(client, bridge, form(bridge, ref, choice="1"))
+    assert response.status_code == 303, response.text
+    assert len(resolved_lines(rig)) == 1
+
+
 @pytest.mark.parametrize(
     ("content", "content_type"),
     [

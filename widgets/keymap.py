@@ -242,7 +242,9 @@ def _index(
 
 @attrs.frozen
 class Keymap:
-    """An immutable, indexed keymap (see module docstring). Build it with :func:`build_keymap`."""
+    """An immutable, indexed keymap: which command each key runs in each context. Build it
+    with :func:`build_keymap`; docs/embedding.md has the table of its keys and who carries
+    out each in an embedding."""
 
     bindings: tuple[Binding, ...]
     _by_key: Mapping[tuple[Context, str], Command] = attrs.field(init=False, repr=False, eq=False)

@@ -4,7 +4,9 @@
 questions are pending), an optional prompt widget (only while a foreign prompt owns the
 keyboard), and the embedder's chat editor. It is the one place keys enter asks:
 
-* every key goes through ``port.key_route(now)`` — the focus owner and the **typing guard**
+* every key goes through ``port.decide_nowait(now, key)`` — the focus machine
+  (docs/focus-machine.md) routes it and names the action the layer performs: the focus owner
+  and the **typing guard**
   (focus rule 7, :mod:`asks.core.focus`): while a blocker's claim is not engaged, keys keep
   going where the person was typing, in order, none lost; the panel takes keys only after a
   pause. A timer (in :meth:`AsksLayer.running`) engages the claim when the pause is over, so
@@ -60,13 +62,14 @@ import contextlib
 import os
 import sys
 from collections.abc import AsyncIterator, Callable, Hashable, Mapping
+from typing import Final
 
 import trio
 import urwid
 
 from asks.core.agents import named_agent
 from asks.core.drafts import ChatLine
-from asks.core.focus import FocusTarget, KeysTo
+from asks.core.focus import Action, FocusTarget, KeyEvent, KeySeen, KeysTo, Route, decide
 from asks.core.i18n import _
 from asks.core.refusal import Refusal
 from asks.core.restore import Restored
@@ -79,13 +82,15 @@ from asks.widgets.keyspec import is_text_key, pretty_key
 from asks.widgets.panel import PALETTE as PANEL_PALETTE
 from asks.widgets.panel import QuestionPanel
 from asks.widgets.panel.markup import Size, rows_of
+from asks.widgets.panel.palette import Palette
 from asks.widgets.permkeys import PermissionKeys
 from asks.widgets.promptkeys import PromptDecisions
 from asks.widgets.status import left_markup
 from asks.widgets.typeahead import TypeAhead
 
+_Perform = Callable[[Size, str, Command | None, Route, float], str | None]  # one action
 _OWN = (Command.FOCUS_TOGGLE, Command.COLLAPSE, Command.PANEL_EDITOR)  # the layer's commands
-LAYER_PALETTE = PANEL_PALETTE  # urwid palette entries the layer draws with (add your own)
+LAYER_PALETTE: Final[Palette] = PANEL_PALETTE  # what the layer draws with (add yours: with_entries)
 
 
 def ring_terminal_bell() -> None:
@@ -117,15 +122,18 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
     Run the screen inside ``async with layer.running(loop):`` (trio only: it starts the
     loop's screen and the guard timer, drafts and Ctrl+G's editor, and stops the screen
     however the block ends). For your status line and commands: :meth:`status_text`,
-    :meth:`open_questions` (``/asks [ID]``), :meth:`restore_drafts`.
+    :meth:`run_command` (``/asks [ID]``, which the status line advertises: call it with each
+    line your editor sends), :meth:`open_questions`, :meth:`restore_drafts`.
 
     ``keymap``: the keys (:func:`~asks.widgets.keymap.build_keymap`, defaults when ``None``);
     ``prompt``: a widget shown while a foreign prompt of yours has the keyboard
     (``port.begin_foreign_nowait``); ``chat_edit``: the ``urwid.Edit`` inside a custom
     editor; ``space``: how many rows the panel may take (:class:`~asks.core.space.PanelSpace`:
     half the screen, the editor and two more rows of yours always visible; :meth:`fit`);
-    ``bell`` and ``clock`` are for tests. The README's "Embedding the panel" section
-    is the guide; the module docstring has the key path in detail.
+    ``commands``: your handlers for commands of the keymap the layer resolves but does not
+    carry out itself; ``bell`` and ``clock`` are for tests. The guide, with the table of
+    which keys the layer carries out and which it hands to your editor or returns to you:
+    docs/embedding.md.
     """
 
     def __init__(
@@ -164,6 +172,15 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         self._keying = False  # a key is being routed: changes are drawn at once
         self._guard_changed = trio.Event()
         self._timer_until = float("inf")  # when the guard timer wakes if nothing changes
+        self._seen_keys: dict[str, KeySeen] = {}  # each key name as the key machine sees it
+        self._actions: Mapping[Action, _Perform] = {  # what the layer does for each action
+            Action.TYPING: self._typing,
+            Action.PANEL: self._panel_key,
+            Action.PROMPT: self._prompt_key,
+            Action.STRAY: self._stray,
+            Action.DELIVER_HELD: self._deliver_held,
+            Action.DROP_HELD: self._drop_held,
+        }
         decisions: dict[Command, KeyHandler] = (
             dict(prompt.key_commands()) if isinstance(prompt, KeyCommands) else {}
         )
@@ -269,6 +286,19 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
             return _("No pending question with id {id}.").format(id=question_id)
         return refusal.text
 
+    def run_command(self, line: str) -> bool:
+        """Run ``line`` if it is one of the layer's own chat commands: ``/asks``, ``/asks ID``,
+        ``/asks @name`` (what :meth:`status_text` advertises). Call it with each line the person
+        sends from your chat editor, before your own commands: True means the line was the
+        layer's (do not send it to your agent); a refusal, e.g. no such question, is shown as
+        the host's notice under the panel and in :meth:`status_text`. False: not the layer's,
+        nothing happened."""
+        command, _space, argument = line.strip().partition(" ")
+        if command != "/asks":
+            return False
+        self.open_questions(argument.strip() or None)  # a refusal is the host's notice already
+        return True
+
     # -- rendering ---------------------------------------------------------------------------
     def fit(self, screen_rows: int, cols: int) -> None:
         """Cap the panel for a screen of ``screen_rows`` rows drawn ``cols`` wide (the layer's
@@ -351,7 +381,8 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
     # -- keys --------------------------------------------------------------------------------
     @property
     def commands(self) -> Mapping[Command, KeyHandler]:
-        """The one handler table keys are run from (module docstring)."""
+        """The one handler table keys are run from: the panel's, the prompt's and the
+        editor's commands, the embedder's ``commands=``, then the layer's own (which win)."""
         return self._commands
 
     def _command_table(
@@ -362,8 +393,6 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         table.update(self._decisions.table())
         for decision in (Command.PANEL_ALLOW, Command.PANEL_DENY):
             table[decision] = self._permission.guard(table[decision])
-        enter = table[Command.PANEL_CONFIRM]
-        table[Command.PANEL_CONFIRM] = self._permission.confirm(enter, self._decisions.confirm)
         if isinstance(self.editor, KeyCommands):
             table.update({c: self._typed(h) for c, h in self.editor.key_commands().items()})
         table.update({command: used(action) for command, action in app.items()})
@@ -375,7 +404,9 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         return table
 
     def keypress(self, size: Size, key: str) -> str | None:
-        """Route one key (see module docstring); return it if nothing here uses it."""
+        """Route one key to whoever has the keyboard (the panel, a prompt or your editor:
+        the typing guard holds a blocking question's claim until a pause), run the command
+        it is bound to there; return it if nothing here uses it (urwid's contract)."""
         self._fresh()
         self._keying = True
         try:
@@ -386,34 +417,76 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
     def _route_key(self, size: Size, key: str) -> str | None:
         now = self._clock()
         self._decisions.size = size
-        focus = self.port.focus
-        if focus.doubt is not None:  # a held decision key whose pause is over counts first
+        if self.port.focus.doubt is not None:  # a held decision key whose pause is over first
             self._decisions.deliver_due(now)
         command = self.keymap.command_for(Context.GLOBAL, key)
         if command in self._early:  # the app's own global command (Ctrl+C): not typing
             return self._commands[command](KeyPress(size, key, Context.GLOBAL, command, None, now))
-        route = self.port.key_route(now)
-        if route.target is focus.owner and focus.prompt_owns:  # the prompt has the keys
-            return self._prompt_key(size, key, command, now)
-        if route.target is focus.panel:
-            context = self.panel.key_context_for(route.tab)
-            if command is None:
-                command = self.keymap.command_for(context, key)
-            if focus.doubt is not None:  # y/n held at a permission request (its pause not over)
-                if is_text_key(key):
-                    return self._stray_key(size, key, now)  # the held key was typing too
-                if command is not Command.PANEL_CONFIRM:
-                    self.port.drop_decision_nowait()  # the person did something else
-            if command is not None and context is Context.PANEL and is_text_key(key):
-                self.port.printable_command_nowait(key, route.tab, now)  # a digit, Space
-            unused = self._dispatch(size, key, context, command, route.tab, now)
-            if unused is not None and context is Context.PANEL and is_text_key(unused):
-                return self._stray_key(size, unused, now)
-            return unused
+        decision = self.port.decide_nowait(now, self._seen(key))
+        return self._actions[decision.action](size, key, command, decision.route, now)
+
+    def _typing(
+        self, size: Size, key: str, command: Command | None, route: Route, now: float
+    ) -> str | None:
+        """``TYPING``: to the chat editor, or back to the app for its own editor."""
         self.last_context = Context.CHAT
-        if route.target is focus.chat:
+        if route.target is self.port.focus.chat:
             return self._dispatch(size, key, Context.CHAT, command, None, now)
         return key  # another editor of the embedding app owns the keyboard
+
+    def _stray(
+        self, size: Size, key: str, _command: Command | None, _route: Route, now: float
+    ) -> str | None:
+        """``STRAY``: typing meant for somewhere else (:meth:`_stray_key`)."""
+        return self._stray_key(size, key, now)
+
+    def _drop_held(
+        self, size: Size, key: str, command: Command | None, route: Route, now: float
+    ) -> str | None:
+        """``DROP_HELD``: the person did something else; the key is the panel's."""
+        self.port.drop_decision_nowait()
+        return self._panel_key(size, key, command, route, now)
+
+    def _panel_key(
+        self, size: Size, key: str, command: Command | None, route: Route, now: float
+    ) -> str | None:
+        """``PANEL``: the panel's key, in its context for the routed tab; a printable the
+        panel's rows leave is stray."""
+        context = self.panel.key_context_for(route.tab)
+        if command is None:
+            command = self.keymap.command_for(context, key)
+        if command is not None and context is Context.PANEL and is_text_key(key):
+            self.port.printable_command_nowait(key, route.tab, now)  # a digit, Space
+        unused = self._dispatch(size, key, context, command, route.tab, now)
+        if unused is not None and context is Context.PANEL and self._stray_after(route, unused):
+            return self._stray_key(size, unused, now)
+        return unused
+
+    def _deliver_held(
+        self, size: Size, key: str, command: Command | None, route: Route, now: float
+    ) -> str | None:
+        """The confirm key while a decision key is held: it counts now, where it was held."""
+        at_panel = route.target is self.port.focus.panel
+        context = self.panel.key_context_for(route.tab) if at_panel else Context.PROMPT
+        self.last_context = context
+        return self._decisions.confirm(KeyPress(size, key, context, command, route.tab, now))
+
+    def _seen(self, key: str) -> KeySeen:
+        """``key`` as the key machine sees it (:class:`~asks.core.focus.KeySeen`), resolved
+        in the keymap once per key name."""
+        seen = self._seen_keys.get(key)
+        if seen is None:
+            panel = self.keymap.command_for(Context.PANEL, key) is Command.PANEL_CONFIRM
+            prompt = self.keymap.command_for(Context.PROMPT, key) is Command.PROMPT_CONFIRM
+            seen = self._seen_keys[key] = KeySeen(is_text_key(key), panel, prompt)
+        return seen
+
+    @staticmethod
+    def _stray_after(route: Route, unused: str) -> bool:
+        """Is ``unused``, a key the panel's rows or the prompt left, typing meant elsewhere?"""
+        if not is_text_key(unused):
+            return False
+        return decide(route.state, KeyEvent.UNUSED_PRINTABLE) is Action.STRAY
 
     def _dispatch(  # noqa: PLR0917
         self,
@@ -445,15 +518,14 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         return key  # another editor of the embedding app: the app delivers it
 
     # -- the prompt's keys (module docstring) ------------------------------------------------
-    def _prompt_key(self, size: Size, key: str, command: Command | None, now: float) -> str | None:
-        """A key at the prompt that has the keys: a printable after a held decision key, or
-        one the prompt does not use, is stray; the rest is the prompt's."""
+    def _prompt_key(
+        self, size: Size, key: str, command: Command | None, route: Route, now: float
+    ) -> str | None:
+        """A key at the prompt that has the keys; one it leaves that is printable is stray."""
         if command is None:
             command = self.keymap.command_for(Context.PROMPT, key)
-        if self.port.focus.doubt is not None and is_text_key(key):
-            return self._stray_key(size, key, now)  # the held key was typing
         unused = self._dispatch(size, key, Context.PROMPT, command, None, now)
-        if unused is not None and self.prompt is not None and is_text_key(unused):
+        if unused is not None and self.prompt is not None and self._stray_after(route, unused):
             return self._stray_key(size, unused, now)
         return unused
 

@@ -14,8 +14,8 @@ Enter; a printable key before that sends both to the chat (the layer's stray pat
   its refusals (the first Enter after stray typing, on a question the keys reached on their
   own) hold for ``y`` as for Enter. A decision delivered when the panel no longer has the
   keys, or on another tab than the request it was aimed at, does nothing;
-* :meth:`PermissionKeys.confirm` — Enter delivers a held decision at once; without one it is
-  the panel's Enter.
+* Enter delivers a held decision at once (the key machine's ``DELIVER_HELD``, carried out by
+  the layer); without one it is the panel's Enter.
 """
 
 from __future__ import annotations
@@ -71,16 +71,5 @@ class PermissionKeys:
         def run(press: KeyPress) -> str | None:
             self._aimed = self.request_at(press.tab)
             return held(press) if self._aimed is not None else press.key
-
-        return run
-
-    def confirm(self, enter: KeyHandler, deliver: KeyHandler) -> KeyHandler:
-        """Enter: ``deliver`` a decision held in the panel now, else the panel's ``enter``."""
-
-        def run(press: KeyPress) -> str | None:
-            focus = self._port.focus
-            if focus.doubt is not None and not focus.prompt_owns:
-                return deliver(press)
-            return enter(press)
 
         return run

@@ -129,7 +129,9 @@ SIGNAL_KEYS = (termios.VINTR, termios.VQUIT, termios.VSUSP, termios.VSTART, term
 class AsksScreen(urwid.display.raw.Screen):
     """``urwid.display.raw.Screen`` that rebuilds only changed rows; with
     ``signal_keys=False`` Ctrl+C, Ctrl+\\, Ctrl+Z, Ctrl+S and Ctrl+Q arrive as keys while it
-    runs (module docstring)."""
+    runs, and its stop leaves the terminal's settings exactly as it found them (do not call
+    urwid's ``tty_signal_keys`` before it starts). Use it like urwid's raw screen; a frame
+    reaches the terminal as the same bytes."""
 
     def __init__(self, *args: Any, signal_keys: bool = True, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -10,6 +10,7 @@ tests/test_cli_args.py pins that they are what ``build_parser().parse_args([])``
 
 from __future__ import annotations
 
+import enum
 import types
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -63,21 +64,47 @@ HUB_DESCRIPTION: Final = (
     "client) ask their questions here, through the hub, and a chat line '@name text' sends "
     "agent name a note. The transcript says where the hub listens and how to set a client up."
 )
+SESSIONS_DESCRIPTION: Final = (
+    "The sessions kept in the data directory: with no more words, a list of them (the newest "
+    "first); 'rm ID…' removes those sessions, --prune AGE the ones last used longer ago. A "
+    "session with pending questions or undelivered answers is kept unless --force; one open in "
+    "a running asks is never removed."
+)
 HUB_EPILOG: Final = (
     "Set up a client: asks mcp config claude|codex|json [--agent NAME], with this hub's "
     "--data-dir, --mcp-host and --mcp-port (asks mcp --help)"
 )
 
 
+class Grammar(enum.Enum):
+    """Whose help a parser prints: plain ``asks``, ``asks hub`` or ``asks sessions``."""
+
+    ASKS = "asks"
+    HUB = "hub"
+    SESSIONS = "sessions"
+
+
+_DESCRIPTIONS: Final[Mapping[Grammar, str]] = types.MappingProxyType(
+    {
+        Grammar.ASKS: DESCRIPTION,
+        Grammar.HUB: HUB_DESCRIPTION,
+        Grammar.SESSIONS: SESSIONS_DESCRIPTION,
+    }
+)
+_EPILOGS: Final[Mapping[Grammar, str | None]] = types.MappingProxyType(
+    {Grammar.ASKS: EPILOG, Grammar.HUB: HUB_EPILOG, Grammar.SESSIONS: None}
+)
+
+
 def parse_args(words: Sequence[str]) -> argparse.Namespace:
     """The command line ``words`` parsed (argparse's errors and exits for bad ones). No words:
     a namespace of :data:`DEFAULTS` (attribute access and ``vars`` as argparse's), without
-    loading argparse. Help asked of ``asks hub`` (``asks hub --help``, ``asks -h hub``) is the
-    hub's own: its usage and only the flags it takes (:func:`build_parser`)."""
+    loading argparse. Help asked of a command (``asks hub --help``, ``asks -h sessions``) is
+    the command's own: its usage and only the flags it takes (:func:`build_parser`)."""
     if not words:
         return cast("argparse.Namespace", types.SimpleNamespace(**DEFAULTS))
-    if HELP_WORDS.intersection(words) and _command_of(words) == "hub":
-        build_parser(hub=True).parse_args(["--help"])  # prints it and exits 0
+    if HELP_WORDS.intersection(words) and (command := _command_of(words)) is not None:
+        build_parser(Grammar(command)).parse_args(["--help"])  # prints it and exits 0
     return build_parser().parse_args(words)
 
 
@@ -88,56 +115,70 @@ def _command_of(words: Sequence[str]) -> str | None:
     return cast("str | None", known.command)
 
 
-def build_parser(*, hub: bool = False, with_help: bool = True) -> argparse.ArgumentParser:
-    """The grammar of ``asks`` or, with ``hub``, of ``asks hub`` (for its help: the flags a
-    hub takes, no command, no agent's flags); ``with_help=False``: without ``-h``."""
+def build_parser(
+    grammar: Grammar = Grammar.ASKS, *, with_help: bool = True
+) -> argparse.ArgumentParser:
+    """The grammar of ``asks``; for the help of a command (``hub``, ``sessions``), a parser of
+    only the flags that command takes and no command word; ``with_help=False``: without ``-h``.
+    """
     import argparse  # noqa: PLC0415 (not for the bare command: parse_args)
 
     parser = argparse.ArgumentParser(
-        prog="asks hub" if hub else "asks",
-        description=HUB_DESCRIPTION if hub else DESCRIPTION,
-        epilog=HUB_EPILOG if hub else EPILOG,
+        prog="asks" if grammar is Grammar.ASKS else f"asks {grammar.value}",
+        description=_DESCRIPTIONS[grammar],
+        epilog=_EPILOGS[grammar],
         add_help=with_help,
     )
     parser.add_argument("--version", action="version", version=f"asks {__version__}")
     _add_files(parser)
-    if not hub:
+    if grammar is Grammar.SESSIONS:
+        _add_sessions(parser, shown=True)
+        return parser
+    if grammar is Grammar.ASKS:
         _add_agent(parser)
     _add_surfaces(parser)
-    _add_hub(parser, hub=hub)
+    _add_hub(parser, hub=grammar is Grammar.HUB)
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--resume", metavar="ID", help="resume the session ID")
     group.add_argument(
         "--continue", dest="cont", action="store_true", help="resume the most recent session"
     )
-    if not hub:
+    if grammar is Grammar.ASKS:
         parser.add_argument(
             "command",
             nargs="?",
-            choices=["sessions", "hub"],
-            help="'sessions' lists the sessions; 'hub' starts a session with no agent of its "
-            "own, where agents outside asks ask (Claude Code, Codex, …) and @name text sends "
-            "one a note (asks hub --help)",
+            choices=[Grammar.SESSIONS.value, Grammar.HUB.value],
+            help="'sessions' lists, removes or prunes the sessions (asks sessions --help); "
+            "'hub' starts a session with no agent of its own, where agents outside asks ask "
+            "(Claude Code, Codex, …) and @name text sends one a note (asks hub --help)",
         )
-        _add_sessions(parser)
+        _add_sessions(parser, shown=False)
     return parser
 
 
-def _add_sessions(parser: argparse.ArgumentParser) -> None:
-    """``asks sessions rm ID…`` and ``asks sessions --prune AGE`` (asks/store/prune.py)."""
+def _add_sessions(parser: argparse.ArgumentParser, *, shown: bool) -> None:
+    """``asks sessions rm ID…`` and ``asks sessions --prune AGE`` (asks/store/prune.py); not
+    ``shown`` in a help but ``asks sessions --help``'s own."""
+    import argparse  # noqa: PLC0415 (loaded by build_parser already)
+
+    def told(text: str) -> str:
+        return text if shown else argparse.SUPPRESS
+
     parser.add_argument(
-        "words", nargs="*", default=(), metavar="rm ID", help="'sessions rm ID…' removes them"
+        "words", nargs="*", default=(), metavar="rm ID", help=told("'rm ID…' removes them")
     )
     parser.add_argument(
         "--prune",
         metavar="AGE",
-        help="with 'sessions': remove the sessions last used more than AGE ago (30d, 12h, 2w)",
+        help=told("remove the sessions last used more than AGE ago (30d, 12h, 2w)"),
     )
     parser.add_argument(
         "--force",
         action="store_true",
-        help="with 'sessions rm' or '--prune': also remove sessions with pending questions or "
-        "undelivered answers (never one open in a running asks)",
+        help=told(
+            "with 'rm' or '--prune': also remove sessions with pending questions or "
+            "undelivered answers (never one open in a running asks)"
+        ),
     )
 
 

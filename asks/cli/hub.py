@@ -45,11 +45,15 @@ from asks.core import events as ev
 from asks.core.i18n import _
 from asks.host.host import QuestionHost
 from asks.host.hub import HubPort
-from asks.hub.clients import Client, config_text
+from asks.hub.clients import SERVER_NAME, Client, config_text
 from asks.hub.credentials import Keyring, agent_token, revoke_agent
 from asks.hub.hookcmd import hook_url
 from asks.hub.hookconfig import (
+    EVENT,
+    REWAKE_EVENT,
+    Entries,
     claude_entry,
+    claude_rewake_entry,
     codex_entry,
     codex_home,
     install_plan,
@@ -168,32 +172,41 @@ def mcp_main(argv: Sequence[str]) -> int:
     if hooks is None:
         print(text)
         return 0
-    path, entry = hooks
+    path, entries = hooks
     if args.install:
-        return _install(path, entry, assume_yes=args.yes)
+        return _install(path, entries, assume_yes=args.yes)
     print(text)
-    print(hooks_text(client, path, entry))
+    print(hooks_text(client, path, entries))
     return 0
 
 
 def _hooks(
     client: Client, data_dir: Path, *, host: str, port: int, token: str, agent: str | None
-) -> tuple[Path, dict[str, object]] | None:
-    """Where ``client``'s permission hook goes and its entry (None: the client has none)."""
+) -> tuple[Path, Entries] | None:
+    """Where ``client``'s hooks go and their entries, per event (None: the client has none):
+    the permission hook, and for a Claude Code agent with its own token the asyncRewake hook
+    (docs/rewake-hook.md; with the shared token the hook could not tell which agent it waits
+    for: a session's label comes from its MCP requests, which the hook does not see)."""
+
+    def command(event: str) -> str:
+        words = [sys.executable, "-m", "asks", "hook", event]
+        words += ["--agent", agent] if agent is not None else []
+        return shlex.join(words + setup_words(data_dir, host, port))
+
     match client:
         case Client.CLAUDE:
             path = Path.cwd() / ".claude" / "settings.local.json"
-            return path, claude_entry(hook_url(host, port), token)
+            entries = {EVENT: claude_entry(hook_url(host, port), token)}
+            if agent is not None:
+                entries[REWAKE_EVENT] = claude_rewake_entry(command("rewake"), SERVER_NAME)
+            return path, entries
         case Client.CODEX:
-            words = [sys.executable, "-m", "asks", "hook", "permission"]
-            words += ["--agent", agent] if agent is not None else []
-            words += setup_words(data_dir, host, port)
-            return codex_home() / "hooks.json", codex_entry(shlex.join(words))
+            return codex_home() / "hooks.json", {EVENT: codex_entry(command("permission"))}
     return None
 
 
-def hooks_text(client: Client, path: Path, entry: dict[str, object]) -> str:
-    """The hook's lines of ``asks mcp config`` (where it goes, then the JSON)."""
+def hooks_text(client: Client, path: Path, entries: Entries) -> str:
+    """The hooks' lines of ``asks mcp config`` (where they go, then the JSON)."""
     lines = [
         "",
         _("# permission prompts answered in asks' panel: add to {path}").format(path=path),
@@ -205,13 +218,20 @@ def hooks_text(client: Client, path: Path, entry: dict[str, object]) -> str:
         lines.append(
             _('# and approval_policy = "on-request" in config.toml; Codex asks once to trust it')
         )
-    return "\n".join([*lines, snippet(entry)])
+    if REWAKE_EVENT in entries:
+        lines.append(
+            _(
+                "# the PostToolUse hook wakes an idle session when you answer a question it "
+                "asked without blocking"
+            )
+        )
+    return "\n".join([*lines, snippet(entries)])
 
 
-def _install(path: Path, entry: dict[str, object], *, assume_yes: bool) -> int:
+def _install(path: Path, entries: Entries, *, assume_yes: bool) -> int:
     """``--install``: show the diff, ask, keep a backup, write (never silently)."""
     try:
-        plan = install_plan(path, entry)
+        plan = install_plan(path, entries)
     except ValueError as exc:
         print(f"asks mcp: {exc}", file=sys.stderr)
         return 2

@@ -39,6 +39,7 @@ from asks.cli.session import configured_session, model_of, open_session, start_s
 from asks.config import Config
 from asks.core import diagnostics
 from asks.core.extras import Extra, MissingExtraError, require
+from asks.core.gcpause import paused_gc
 from asks.core.i18n import _
 from asks.core.space import PanelSpace
 from asks.store.entries import SessionMode, warm_up_encoders
@@ -202,7 +203,8 @@ def run_session(args: argparse.Namespace, data_dir: Path, config: Config, surfac
     mode = SessionMode.HUB if args.command == "hub" else SessionMode.INTERACTIVE
     check_resumable(args, data_dir, mode)  # a refused resume binds no port
     hub = hub_plan(args, config, data_dir)  # before anything is written: a busy port
-    journal, session, resumed = start_session(args, data_dir, config, hub, surface.hints)
+    with paused_gc():  # a resume builds ~10⁵ long-lived objects: no young collections over them
+        journal, session, resumed = start_session(args, data_dir, config, hub, surface.hints)
     with journal:
         surface.prepare(session)
         gc.freeze()  # the replayed state is long-lived: full collections need not rescan it
@@ -240,7 +242,8 @@ def run_session(args: argparse.Namespace, data_dir: Path, config: Config, surfac
 
 def run_headless(args: argparse.Namespace, data_dir: Path, config: Config, prompt: str) -> int:
     """``asks -p``: one turn, no UI (asks/surfaces/headless.py)."""
-    journal, records, resumed, source = open_session(args, data_dir, SessionMode.PRINT, config)
+    with paused_gc():  # as for the REPL (run_session)
+        journal, records, resumed, source = open_session(args, data_dir, SessionMode.PRINT, config)
     with journal:
         session = configured_session(
             journal,

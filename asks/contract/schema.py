@@ -114,6 +114,12 @@ def _new_question_schema() -> dict[str, Any]:
             "context": _text_schema(
                 model.MAX_CONTEXT, "Optional background shown under the question.", 0
             ),
+            "custom": {
+                "type": "boolean",
+                "default": True,
+                "description": "Let the user type their own answer besides the options "
+                "(false: only the options answer).",
+            },
         },
         "required": ["question", "header"],
         "additionalProperties": False,

@@ -34,7 +34,7 @@ _RAW_FACTOR: Final = 8
 SHORTENED: Final = "…"  # ends a header that was cut to fit (see :func:`shorten_header`)
 
 _TOP_KEYS: Final = ("questions", "blocking")
-_QUESTION_KEYS: Final = ("question", "header", "options", "multiSelect", "context")
+_QUESTION_KEYS: Final = ("question", "header", "options", "multiSelect", "context", "custom")
 _OPTION_KEYS: Final = ("label", "description", "preview")
 
 
@@ -306,8 +306,14 @@ def _new_question(n: int, entry: dict[Any, Any]) -> QuestionSpec:
             f'{where} sets "multiSelect": true but has no options. Add {model.MIN_OPTIONS} '
             f'to {model.MAX_OPTIONS} options, or drop "multiSelect" for a free-text answer.'
         )
+    custom = _optional_bool(entry, "custom", True, where)
+    if not custom and not options:
+        raise _invalid(
+            f'{where} sets "custom": false but has no options: the person could not answer. '
+            f'Add {model.MIN_OPTIONS} to {model.MAX_OPTIONS} options, or drop "custom".'
+        )
     _check_labels(n, options)
-    return QuestionSpec(question, header, options, multi, context)
+    return QuestionSpec(question, header, options, multi, context, custom)
 
 
 def _check_distinct(specs: Sequence[QuestionSpec]) -> None:

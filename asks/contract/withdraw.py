@@ -152,7 +152,12 @@ def already_answered(ids: Sequence[str]) -> ToolError:
 
 
 class WithdrawOutcome(enum.StrEnum):
-    """What a ``withdraw_question`` call did with one id (module docstring)."""
+    """What a ``withdraw_question`` call (or ``AgentPort.withdraw_nowait``) did with one id:
+    ``WITHDRAWN`` (it was pending: it left the panel, no answer will come);
+    ``ALREADY_ANSWERED`` (answered or declined: that answer is not taken back, it is
+    delivered once); ``UNKNOWN`` (never asked by this asker, another agent's, or already
+    withdrawn); ``NOT_SAVED`` (pending, but the journal could not save the withdrawal: it
+    stays pending)."""
 
     WITHDRAWN = "withdrawn"  # it was pending; it left the panel, no answer will come
     ALREADY_ANSWERED = "already_answered"  # answered or declined: its answer still arrives once

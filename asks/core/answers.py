@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from asks.core.drafts import offers_custom
 from asks.core.i18n import _
 from asks.core.model import MAX_CUSTOM_TEXT, Answer, AnswerKind, QuestionSpec
 
@@ -12,7 +13,8 @@ def answer_problem(spec: QuestionSpec, answer: Answer) -> str | None:
     The shapes the panel produces: ``option`` = exactly one option of a single-select question;
     ``multi`` = distinct options (sorted) of a multi-select question and/or custom text, at least
     one of them; ``custom`` = non-empty text for a single-select or free-text question. Custom
-    text and notes are at most ``MAX_CUSTOM_TEXT`` characters.
+    text and notes are at most ``MAX_CUSTOM_TEXT`` characters. A question that is not
+    ``custom`` (no ``Type something.`` row) takes no typed text at all.
     """
     indices = answer.option_indices
     if any(i < 0 or i >= len(spec.options) for i in indices):
@@ -22,6 +24,8 @@ def answer_problem(spec: QuestionSpec, answer: Answer) -> str | None:
     if len(answer.notes) > MAX_CUSTOM_TEXT:
         return _("The notes are longer than {count} characters.").format(count=MAX_CUSTOM_TEXT)
     has_text = bool(answer.custom_text and answer.custom_text.strip())
+    if has_text and not offers_custom(spec):
+        return _("This question takes only its options.")
     match answer.kind:
         case AnswerKind.OPTION if spec.multi_select or len(indices) != 1:
             return _("Choose exactly one option.")

@@ -1,9 +1,10 @@
 """Drafts: what the person has selected or typed for one question incarnation, not yet saved.
 
 A :class:`Draft` is a frozen value; every edit returns a new one. The rows of a question are
-its options ``0..n-1``, then the ``Type something.`` row (``n``), then for multi-select the
-``Next`` row (``n + 1``). Cursor movement wraps. :func:`answer_at_cursor` turns a draft into an
-:class:`~asks.core.model.Answer` (or says why it cannot yet).
+its options ``0..n-1``, then the ``Type something.`` row (``n``; left out when the question
+is not ``custom``), then for multi-select the ``Next`` row (the last). Cursor movement wraps.
+:func:`answer_at_cursor` turns a draft into an :class:`~asks.core.model.Answer` (or says why
+it cannot yet).
 
 What survives a crash (DESIGN §5 rule 10) is a :class:`SavedDrafts`: the chat line
 (:class:`ChatLine`, text and caret; a REPL puts its unread sent messages in front,
@@ -144,16 +145,23 @@ class DraftBook:
                     self.staged_revision += 1
 
 
+def offers_custom(spec: QuestionSpec) -> bool:
+    """Whether the question has a ``Type something.`` row (a free-text question always has)."""
+    return spec.custom or not spec.options
+
+
 def row_count(spec: QuestionSpec) -> int:
-    return len(spec.options) + 1 + (1 if spec.multi_select else 0)
+    return len(spec.options) + offers_custom(spec) + spec.multi_select
 
 
-def custom_row(spec: QuestionSpec) -> int:
-    return len(spec.options)
+def custom_row(spec: QuestionSpec) -> int | None:
+    """The ``Type something.`` row, right after the options; None when it is left out."""
+    return len(spec.options) if offers_custom(spec) else None
 
 
 def next_row(spec: QuestionSpec) -> int | None:
-    return len(spec.options) + 1 if spec.multi_select else None
+    """The multi-select ``Next`` row, the last one; None for a single choice."""
+    return row_count(spec) - 1 if spec.multi_select else None
 
 
 def move(draft: Draft, spec: QuestionSpec, delta: int) -> Draft:
@@ -180,7 +188,7 @@ def answer_at_cursor(draft: Draft, spec: QuestionSpec) -> Answer | str:
     """
     notes = draft.notes.strip()
     if spec.multi_select:
-        custom = _custom(draft)
+        custom = _custom(draft) if offers_custom(spec) else None
         if not draft.checked and custom is None:
             return _("Check at least one option or type an answer, then choose {next}.").format(
                 next=_("Next")

@@ -2,6 +2,12 @@
 
 Pure state, no I/O, no knowledge of tabs beyond opaque keys handed in by the host.
 
+It is one explicit machine (docs/focus-machine.md): :meth:`Focus.state` names the state of
+the keys (:class:`FocusState`) from the bookkeeping below, and :func:`decide` maps (state,
+:class:`KeyEvent`) to the :class:`Action` the layer performs, by named :class:`Rule` s
+(:data:`RULES`). Where keys go (:meth:`Focus.where`) and what waits for a pause
+(:meth:`Focus.guard_deadline`) are functions of the state.
+
 * ``owner`` is exactly one :class:`FocusTarget`: the chat editor, the panel, a foreign prompt
   (a modal such as a tool-permission confirm), or another editor the embedding app mounted.
 * When the panel takes focus it records the **loan origin**: the target it borrowed from.
@@ -59,7 +65,8 @@ The host decides *when* to call these methods; this module guarantees the bookke
 from __future__ import annotations
 
 import enum
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
+from types import MappingProxyType
 
 import attrs
 
@@ -86,15 +93,158 @@ class Claim:
     to_origin: bool = False  # held-back keys go to the loan origin, not to ``prior_tab``
 
 
+class FocusState(enum.StrEnum):
+    """Who has the person's keys, named (docs/focus-machine.md). :meth:`Focus.state` derives
+    it from the bookkeeping; every key rule (:func:`decide`) is a function of it."""
+
+    CHAT = "chat"  # the chat editor has the keys
+    EDITOR = "editor"  # an editor of the embedding app has them
+    PANEL = "panel"  # the panel has them; no blocker claims it
+    CLAIMED = "claimed"  # a blocker's claim took them after a pause
+    CLAIM_HELD_ON_TAB = "claim held on tab"  # a claim waits for a pause; keys: the tab shown
+    CLAIM_HELD_AT_ORIGIN = "claim held at origin"  # ... keys: where the person was typing
+    DECISION_HELD_IN_PANEL = "decision held in panel"  # a permission request's y/n waits
+    PROMPT_HELD = "prompt held"  # a foreign prompt is drawn; keys: where the person was typing
+    PROMPT = "prompt"  # the foreign prompt has the keys
+    DECISION_HELD_AT_PROMPT = "decision held at prompt"  # its y/n waits for the pause after it
+
+
+# The members under module names: the key path compares states many times per key, and an
+# enum member read through its class costs about as much as the comparison's whole method.
+_CHAT = FocusState.CHAT
+_EDITOR = FocusState.EDITOR
+_PANEL = FocusState.PANEL
+_CLAIMED = FocusState.CLAIMED
+_CLAIM_HELD_ON_TAB = FocusState.CLAIM_HELD_ON_TAB
+_CLAIM_HELD_AT_ORIGIN = FocusState.CLAIM_HELD_AT_ORIGIN
+_DECISION_HELD_IN_PANEL = FocusState.DECISION_HELD_IN_PANEL
+_PROMPT_HELD = FocusState.PROMPT_HELD
+_PROMPT = FocusState.PROMPT
+_DECISION_HELD_AT_PROMPT = FocusState.DECISION_HELD_AT_PROMPT
+
+
+class KeyEvent(enum.StrEnum):
+    """What the layer saw of one key, for :func:`decide`."""
+
+    PRINTABLE = "printable"  # a printable key (a character)
+    CONFIRM = "confirm"  # the confirm key (Enter) of the panel or of the prompt
+    OTHER = "other"  # any other key (arrows, Esc, Tab, Backspace, …)
+    UNUSED_PRINTABLE = "unused printable"  # a printable the panel's rows or the prompt left
+
+
+_PRINTABLE, _CONFIRM, _OTHER = KeyEvent.PRINTABLE, KeyEvent.CONFIRM, KeyEvent.OTHER  # as above
+
+
+class Action(enum.StrEnum):
+    """What the layer does with a key (:func:`decide`)."""
+
+    TYPING = "typing"  # to where the person was typing: the chat editor, else the app's editor
+    PANEL = "panel"  # to the panel, in its context for the tab routed
+    PROMPT = "prompt"  # to the foreign prompt
+    STRAY = "stray"  # typing meant for elsewhere: to the host's stray route, held keys first
+    DELIVER_HELD = "deliver held"  # the held decision key counts now
+    DROP_HELD = "drop held"  # the held decision key no longer counts; the key goes to the panel
+
+
+class Rule(enum.StrEnum):
+    """The key rules by name (docs/focus-machine.md): why :func:`decide` acts as it does."""
+
+    WHERE_TYPING = "keys go where the person is typing"
+    TYPING_GUARD = "a held claim or prompt lets keys pass until a pause"
+    PANEL_KEYS = "the panel's keys act on the panel"
+    PROMPT_KEYS = "the prompt's keys act on the prompt"
+    STRAY = "a printable the panel or the prompt cannot use is typing"
+    TYPED_OVER_DECISION = "a printable after a held decision key makes both typing"
+    CONFIRM_DECIDES = "the confirm key makes a held decision count now"
+    OTHER_KEY_DROPS = "another key in the panel drops a held decision"
+    HELD_AT_PROMPT = "a non-printable key at the prompt leaves a held decision"
+
+
+_HELD_STATES = (FocusState.CLAIM_HELD_AT_ORIGIN, FocusState.PROMPT_HELD)
+_PANEL_STATES = (FocusState.PANEL, FocusState.CLAIMED, FocusState.CLAIM_HELD_ON_TAB)
+_CLAIM_HELD = frozenset((FocusState.CLAIM_HELD_ON_TAB, FocusState.CLAIM_HELD_AT_ORIGIN))
+_DECISION_HELD = frozenset((FocusState.DECISION_HELD_IN_PANEL, FocusState.DECISION_HELD_AT_PROMPT))
+_TO_PANEL = frozenset((*_PANEL_STATES, FocusState.DECISION_HELD_IN_PANEL))  # keys reach the panel
+_AT_PROMPT = frozenset(
+    (FocusState.PROMPT_HELD, FocusState.PROMPT, FocusState.DECISION_HELD_AT_PROMPT)
+)
+
+
+def _rules() -> dict[tuple[FocusState, KeyEvent], tuple[Rule, Action]]:
+    """The key machine's table: every (state, event) has one rule and one action."""
+    table: dict[tuple[FocusState, KeyEvent], tuple[Rule, Action]] = {}
+    every = tuple(KeyEvent)
+    for event in every:
+        table[FocusState.CHAT, event] = (Rule.WHERE_TYPING, Action.TYPING)
+        table[FocusState.EDITOR, event] = (Rule.WHERE_TYPING, Action.TYPING)
+        for state in _HELD_STATES:
+            table[state, event] = (Rule.TYPING_GUARD, Action.TYPING)
+    for state in _PANEL_STATES:
+        for event in every:
+            table[state, event] = (Rule.PANEL_KEYS, Action.PANEL)
+        table[state, KeyEvent.UNUSED_PRINTABLE] = (Rule.STRAY, Action.STRAY)
+    for event in every:
+        table[FocusState.PROMPT, event] = (Rule.PROMPT_KEYS, Action.PROMPT)
+    table[FocusState.PROMPT, KeyEvent.UNUSED_PRINTABLE] = (Rule.STRAY, Action.STRAY)
+    held = {
+        FocusState.DECISION_HELD_IN_PANEL: (Rule.OTHER_KEY_DROPS, Action.DROP_HELD),
+        FocusState.DECISION_HELD_AT_PROMPT: (Rule.HELD_AT_PROMPT, Action.PROMPT),
+    }
+    for state, other in held.items():
+        table[state, KeyEvent.PRINTABLE] = (Rule.TYPED_OVER_DECISION, Action.STRAY)
+        table[state, KeyEvent.UNUSED_PRINTABLE] = (Rule.STRAY, Action.STRAY)
+        table[state, KeyEvent.CONFIRM] = (Rule.CONFIRM_DECIDES, Action.DELIVER_HELD)
+        table[state, KeyEvent.OTHER] = other
+    return table
+
+
+RULES: Mapping[tuple[FocusState, KeyEvent], tuple[Rule, Action]] = MappingProxyType(_rules())
+
+
+def decide(state: FocusState, event: KeyEvent) -> Action:
+    """What the layer does with a key seen as ``event`` while the keys are in ``state``."""
+    return RULES[state, event][1]
+
+
+@attrs.frozen
+class KeySeen:
+    """One key as the layer saw it before routing: printable, and whether it is the panel's
+    or the prompt's confirm key (the keymap says; the layer resolves it once per key name)."""
+
+    printable: bool
+    confirms_in_panel: bool = False
+    confirms_at_prompt: bool = False
+
+    def event(self, state: FocusState) -> KeyEvent:
+        """What this key is in ``state``, for :func:`decide`."""
+        if self.printable:
+            return _PRINTABLE
+        if self.confirms_in_panel if state in _TO_PANEL else self.confirms_at_prompt:
+            return _CONFIRM
+        return _OTHER
+
+
+@attrs.frozen
+class KeyDecision:
+    """What :meth:`~asks.host.panelport.PanelPort.decide_nowait` answers for one key: the
+    action the layer performs and the route it performs it on."""
+
+    action: Action
+    route: Route
+
+
 @attrs.frozen
 class Route:
     """Where one key goes: a target, and for the panel maybe the tab it was aimed at;
     ``first``: printable keys that turned out to be typing (held at a prompt, or undone on the
-    panel), to deliver to ``target`` before this one, one character each, in order."""
+    panel), to deliver to ``target`` before this one, one character each, in order;
+    ``state``: the keys' state :meth:`Focus.key` routed it in (for :func:`decide`; a stray
+    key's route, which is delivered and not decided, leaves it at its default)."""
 
     target: FocusTarget
     tab: Hashable | None = None
     first: str | None = None
+    state: FocusState = attrs.field(default=FocusState.CHAT, eq=False)  # not where it goes
 
 
 @attrs.frozen
@@ -112,6 +262,10 @@ class KeysTo(enum.StrEnum):
     EDITOR = "editor"
     PANEL = "panel"
     PROMPT = "prompt"
+
+
+_KEYS_CHAT, _KEYS_EDITOR = KeysTo.CHAT, KeysTo.EDITOR  # module names, as the states'
+_KEYS_PANEL, _KEYS_PROMPT = KeysTo.PANEL, KeysTo.PROMPT
 
 
 @attrs.frozen
@@ -162,36 +316,70 @@ class Focus:
     @property
     def keys_to_panel(self) -> bool:
         """Do keys go to the panel now (the cursor and the solid border are there)?"""
-        return self.where()[0] is KeysTo.PANEL
+        return self.where()[0] is _KEYS_PANEL
 
     def keyboard(self) -> Keyboard:
         """Where the next key goes (see module docstring): the one answer for the routing,
         the cursor, the border and the status line."""
         return Keyboard(*self.where())
 
-    def where(self) -> tuple[KeysTo, FocusTarget, bool]:
-        """:meth:`keyboard` as a plain tuple (cheap: it is read several times per key)."""
+    def state(self) -> FocusState:
+        """The keys' named state, from the bookkeeping (docs/focus-machine.md)."""
         owner = self.owner
-        if self.foreign and owner is not self.chat and owner is not self.panel:
-            if self.prompt_engaged:
-                return KeysTo.PROMPT, owner, False
-            typing = self._typing_under_prompt()
-            return (KeysTo.CHAT if typing is self.chat else KeysTo.EDITOR), typing, True
-        held = False
+        if owner is self.chat:
+            return _CHAT
         if owner is self.panel:
             claim = self.claim
-            if claim is None or claim.engaged:
-                return KeysTo.PANEL, owner, False
-            if claim.prior_tab is not None and not claim.to_origin:
-                return KeysTo.PANEL, owner, True
-            owner, held = self._origin_or_chat(), True
-        return (KeysTo.CHAT if owner is self.chat else KeysTo.EDITOR), owner, held
+            if claim is not None and not claim.engaged:
+                if claim.prior_tab is None or claim.to_origin:
+                    return _CLAIM_HELD_AT_ORIGIN
+                return _CLAIM_HELD_ON_TAB
+            if self.doubt is not None:
+                return _DECISION_HELD_IN_PANEL
+            return _PANEL if claim is None else _CLAIMED
+        if not self.foreign:
+            return _EDITOR
+        if not self.prompt_engaged:
+            return _PROMPT_HELD
+        return _PROMPT if self.doubt is None else _DECISION_HELD_AT_PROMPT
+
+    def where(self) -> tuple[KeysTo, FocusTarget, bool]:
+        """:meth:`keyboard` as a plain tuple (cheap: it is read several times per key)."""
+        return self._where(self.state())
+
+    def _where(self, state: FocusState) -> tuple[KeysTo, FocusTarget, bool]:
+        """Where keys go in ``state``: the panel's and the prompt's states keep them; the held
+        states pass them to where the person was typing."""
+        if state is _CHAT:
+            return _KEYS_CHAT, self.chat, False
+        if state in _TO_PANEL:
+            return _KEYS_PANEL, self.panel, state is _CLAIM_HELD_ON_TAB
+        if state is _PROMPT or state is _DECISION_HELD_AT_PROMPT:
+            return _KEYS_PROMPT, self.owner, False
+        if state is _EDITOR:
+            return _KEYS_EDITOR, self.owner, False
+        typing = (
+            self._origin_or_chat()
+            if state is _CLAIM_HELD_AT_ORIGIN
+            else self._typing_under_prompt()
+        )
+        return (_KEYS_CHAT if typing is self.chat else _KEYS_EDITOR), typing, True
+
+    def shown(self, tab: Hashable | None) -> Hashable | None:
+        """The tab at the keys, given the tab the panel shows: ``tab`` while the panel has
+        the keys (or holds them for it), or while a prompt covers a panel that had them;
+        else ``None``."""
+        state = self.state()
+        if state in _TO_PANEL:
+            return tab
+        if state in _AT_PROMPT and self.foreign[0][1] is self.panel:
+            return tab
+        return None
 
     @property
     def prompt_owns(self) -> bool:
         """Is a foreign prompt the focus owner (held or not)?"""
-        owner = self.owner
-        return bool(self.foreign) and owner is not self.chat and owner is not self.panel
+        return self.state() in _AT_PROMPT
 
     def _typing_under_prompt(self) -> FocusTarget:
         """Where keys go while the prompt is held: the editor the person was typing in."""
@@ -203,20 +391,20 @@ class Focus:
     def guard_deadline(self) -> float | None:
         """When an unengaged claim or a held prompt engages, or a held decision key is due,
         if no key comes first; ``None`` if nothing is pending."""
-        if self.prompt_owns:
-            if not self.prompt_engaged:
-                return max(self.prompt_since, self.last_key_at) + self.guard
-            return None if self.doubt is None else self.doubt.at + self.guard
-        if self.doubt is not None:  # held at a permission request in the panel
+        state = self.state()
+        if state is _PROMPT_HELD:
+            return max(self.prompt_since, self.last_key_at) + self.guard
+        if state in _CLAIM_HELD:
+            assert self.claim is not None
+            return max(self.claim.claimed_at, self.last_key_at) + self.guard
+        if state in _DECISION_HELD:
+            assert self.doubt is not None
             return self.doubt.at + self.guard
-        claim = self.claim
-        if claim is None or claim.engaged or not self.panel_focused:
-            return None
-        return max(claim.claimed_at, self.last_key_at) + self.guard
+        return None
 
     def settle_prompt(self, now: float) -> bool:
         """Give a held prompt the keys once its quiet interval passed; True if it did now."""
-        if not self.prompt_owns or self.prompt_engaged:
+        if self.state() is not _PROMPT_HELD:
             return False
         if now < max(self.prompt_since, self.last_key_at) + self.guard:
             return False
@@ -225,12 +413,12 @@ class Focus:
 
     def settle(self, now: float) -> bool:
         """Engage a pending claim whose quiet interval has passed; True if it engaged now."""
-        if self.prompt_owns:
+        claim = self.claim
+        if self.state() not in _CLAIM_HELD or claim is None:
             return False
-        deadline = self.guard_deadline()
-        if deadline is None or now < deadline or self.claim is None:
+        if now < max(claim.claimed_at, self.last_key_at) + self.guard:
             return False
-        self.claim = attrs.evolve(self.claim, engaged=True, to_origin=False)
+        self.claim = attrs.evolve(claim, engaged=True, to_origin=False)
         self.handed = True
         return True
 
@@ -240,12 +428,13 @@ class Focus:
         self.settle(now)
         self.settle_prompt(now)
         self.last_key_at = now
-        to, target, held = self.where()
-        if to is KeysTo.PANEL:
+        state = self.state()
+        if state in _TO_PANEL:
             claim = self.claim
-            tab = claim.prior_tab if held and claim is not None else prior_owner_tab
-            return Route(self.panel, tab)
-        return Route(target)
+            on_tab = state is _CLAIM_HELD_ON_TAB and claim is not None
+            tab = claim.prior_tab if on_tab and claim is not None else prior_owner_tab
+            return Route(self.panel, tab, state=state)
+        return Route(self._where(state)[1], state=state)
 
     def stray(self, now: float) -> Route:
         """The panel could not use a printable key read at ``now`` (rule 9a): where it goes.
@@ -253,10 +442,11 @@ class Focus:
         With a live claim the typing guard is re-armed, held keys go to the loan origin and
         the stray mark is set; without one the panel lets go of the keyboard (to the origin).
         """
-        if self.prompt_owns:
+        state = self.state()
+        if state in _AT_PROMPT:
             return self._stray_at_prompt(now)
-        if not self.panel_focused:
-            return Route(self.keyboard().target)
+        if self.owner is not self.panel:
+            return Route(self._where(state)[1], state=state)
         first = None if self.doubt is None else self.doubt.key  # a held decision: typing too
         self.doubt = None
         claim = self.claim
@@ -282,14 +472,14 @@ class Focus:
         request in the panel while the panel has the keys (the host says which tab is one):
         hold it until the pause after it (True), or refuse (False: neither has the keys, or
         one is held)."""
-        if self.doubt is not None:
-            return False
-        if self.prompt_owns:
-            if not self.prompt_engaged or self._typing_under_prompt() is not self.chat:
-                return False  # an embedder's editor gets one key per keypress: nothing to hold
-        elif self.where() != (KeysTo.PANEL, self.panel, False) or (
-            self._origin_or_chat() is not self.chat
-        ):
+        state = self.state()
+        if state is _PROMPT:  # an embedder's editor gets one key at a time
+            typing = self._typing_under_prompt()
+        elif state is _PANEL or state is _CLAIMED:
+            typing = self._origin_or_chat()
+        else:
+            return False  # neither has the keys, or a decision is held already
+        if typing is not self.chat:
             return False
         self.doubt = Doubt(key, now)
         return True
@@ -328,14 +518,11 @@ class Focus:
         over it returns to the loan origin); with a claim the typing guard is re-armed from
         ``now`` with the keys at the loan origin. The question the keys reach next is
         unchosen."""
-        if not self.prompt_owns:
+        if self.state() is _DECISION_HELD_IN_PANEL:
             self.doubt = None  # a decision held at the request that went away was aimed at it
         claim = self.claim
         if claim is None:
-            if self.panel_focused:
-                self.leave_panel()
-            else:
-                self.return_foreign_to_origin()
+            self.leave_panel()
             return
         self.claim = attrs.evolve(claim, engaged=False, to_origin=True, claimed_at=now)
         self.unchosen = True
@@ -355,15 +542,18 @@ class Focus:
     def mount(self, target: FocusTarget) -> None:
         self.mounted.add(target)
 
-    def unmount(self, target: FocusTarget) -> None:
-        """Forget ``target``; if it owned focus, focus falls back to the chat editor."""
+    def unmount(self, target: FocusTarget, now: float) -> None:
+        """Forget ``target`` at ``now``. A prompt ends as if it closed (:meth:`end_foreign`:
+        the keys go back where it borrowed them); an editor that had the keys gives them to
+        the chat editor."""
         if target is self.chat or target is self.panel:
             raise ValueError("the chat editor and the panel cannot be unmounted")
+        if any(p is target for p, _ in self.foreign):
+            self.end_foreign(target, now)
+            return
         self.mounted.discard(target)
-        self.foreign = [(p, o) for p, o in self.foreign if p is not target]
         if self.owner is target:
-            self.owner = self.foreign[-1][0] if self.foreign else self.chat
-            self._rearm_prompt(self.last_key_at)
+            self.owner = self.chat
 
     def _origin_or_chat(self) -> FocusTarget:
         origin = self.loan_origin
@@ -389,11 +579,13 @@ class Focus:
         return True
 
     def leave_panel(self) -> None:
-        """Return focus to the loan origin if still mounted, else to the chat editor."""
+        """Return focus to the loan origin if still mounted, else to the chat editor; under a
+        prompt, the prompts that would return the keys to the panel return them there."""
         if self.panel_focused:
             self.owner = self._origin_or_chat()
-            if not self.prompt_owns:
-                self.doubt = None  # a decision held in the panel goes with it
+            self.doubt = None  # a decision held in the panel goes with it
+        elif self.foreign:
+            self.return_foreign_to_origin()
         self.loan_origin = None
         self.claim = None
         self.stray_mark = self.handed = self.unchosen = False
@@ -406,6 +598,7 @@ class Focus:
             self.claim_waiting = True
             return
         prior = current_tab if self.panel_focused else None
+        self.doubt = None  # a decision held in the panel: the screen changed under it
         self.enter_panel()
         self.claim = Claim(prior_tab=prior, claimed_at=now)
         self.claim_waiting = False
@@ -447,6 +640,9 @@ class Focus:
             return
         _, origin = self.foreign.pop(index)
         self.mounted.discard(prompt)
+        if index < len(self.foreign) and self.foreign[index][1] is prompt:
+            above = self.foreign[index][0]  # it borrowed the keys from this one: from its origin
+            self.foreign[index] = (above, origin)
         if self.owner is not prompt:
             return
         if self.foreign:

@@ -58,13 +58,19 @@ class Option:
 
 @attrs.frozen
 class QuestionSpec:
-    """A validated new question as the model asked it (before it gets an id)."""
+    """A validated new question as the model asked it (before it gets an id).
+
+    ``custom``: the person may type their own answer in a ``Type something.`` row besides the
+    options (the default). False (the tool's ``"custom": false``) leaves that row out: only
+    the options answer. A free-text question (no options) is always custom.
+    """
 
     question: str
     header: str
     options: tuple[Option, ...] = ()
     multi_select: bool = False
     context: str | None = None
+    custom: bool = True
 
     @property
     def is_free_text(self) -> bool:

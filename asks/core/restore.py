@@ -32,7 +32,14 @@ from asks.sanitize import sanitize_text
 
 @attrs.frozen
 class Restored:
-    """What a resume brought back (see module docstring); empty when there was nothing."""
+    """What a resume brought back from the drafts file; empty when there was nothing.
+
+    Drafts come back only for questions still pending with the same incarnation, clipped to
+    what the question accepts; nothing is sent or saved. ``chat`` is the chat line to put
+    back into the editor; ``dropped`` counts drafts of questions no longer pending;
+    ``warning`` says why nothing came back when the file could not be read. :attr:`notice`
+    is the sentence to show the person.
+    """
 
     drafts: tuple[SavedDraft, ...] = ()
     chat: ChatLine | None = None  # put back into the chat editor

@@ -38,7 +38,10 @@ def _share(value: float) -> float:
 @attrs.frozen
 class PanelSpace:
     """The panel's cap: ``share`` of the screen while passive (0 < share <= 1), ``reserve``
-    rows of the embedder kept visible besides the editor and prompt (module docstring)."""
+    rows of the embedder kept visible besides the editor and prompt. While passive the panel
+    takes at most ``share`` of the screen (never less than five rows while that much is
+    left); while it has the keyboard, every row the editor, prompt and reserve leave. A
+    program with a header line as well passes ``PanelSpace(reserve=3)``."""
 
     share: float = attrs.field(default=DEFAULT_PANEL_SHARE, converter=_share)
     reserve: int = DEFAULT_RESERVE

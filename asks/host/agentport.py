@@ -1,22 +1,6 @@
 """The agent loop's port: run ``ask_user_question``, withdraw, take feedback, say turns.
 
-What an agent loop does with it (NOTES, "The agent-facing interface"):
-
-* ``await port.ask(call_id, arguments, source=...)`` runs one tool call and returns its
-  :data:`~asks.host.waits.ToolReply` (a result envelope for the model, or a coded error); a
-  blocking call returns when its wait ends; cancelling it ends the wait ``interrupted``.
-  :meth:`AgentPort.start_call_nowait` is the same without waiting: the reply, or the live
-  :class:`~asks.host.waits.Wait`.
-* Before **each** model call, :meth:`AgentPort.take_feedback_nowait`: the answers saved since,
-  as one user-role message whose receipt is already durable (mode ``steer`` while a turn runs,
-  ``wake`` otherwise); an idle agent awaits :meth:`AgentPort.wait_for_feedback` first.
-  :meth:`AgentPort.results_of` gives a program the same answers typed.
-* :meth:`AgentPort.turn_started_nowait` / :meth:`AgentPort.turn_ended_nowait` say whether a
-  turn runs; :meth:`AgentPort.interrupt_nowait` ends every live wait ``interrupted`` (Ctrl+C).
-* :meth:`AgentPort.withdraw_nowait` takes questions back per id (a
-  :class:`~asks.contract.WithdrawReport`); :meth:`AgentPort.pending_ids` lists what is pending.
-* :meth:`AgentPort.record_message_nowait` journals the conversation's messages and the
-  person's permission decisions, so a resumed session rebuilds the conversation.
+Semantics: :class:`AgentPort`'s docstring (what ``help(AgentPort)`` shows).
 """
 
 from __future__ import annotations
@@ -35,7 +19,26 @@ from asks.store.outbox import DeliveryMode, Feedback
 
 
 class AgentPort(Port):
-    """The agent loop's view of the host (see module docstring)."""
+    """The agent loop's view of the host.
+
+    What an agent loop does with it (the guide: docs/embedding.md):
+
+    * ``await port.ask(call_id, arguments, source=...)`` runs one tool call and returns its
+      :data:`~asks.host.waits.ToolReply` (a result envelope for the model, or a coded error); a
+      blocking call returns when its wait ends; cancelling it ends the wait ``interrupted``.
+      :meth:`AgentPort.start_call_nowait` is the same without waiting: the reply, or the live
+      :class:`~asks.host.waits.Wait`.
+    * Before **each** model call, :meth:`AgentPort.take_feedback_nowait`: the answers saved since,
+      as one user-role message whose receipt is already durable (mode ``steer`` while a turn runs,
+      ``wake`` otherwise); an idle agent awaits :meth:`AgentPort.wait_for_feedback` first.
+      :meth:`AgentPort.results_of` gives a program the same answers typed.
+    * :meth:`AgentPort.turn_started_nowait` / :meth:`AgentPort.turn_ended_nowait` say whether a
+      turn runs; :meth:`AgentPort.interrupt_nowait` ends every live wait ``interrupted`` (Ctrl+C).
+    * :meth:`AgentPort.withdraw_nowait` takes questions back per id (a
+      :class:`~asks.contract.WithdrawReport`); :meth:`AgentPort.pending_ids` lists what is pending.
+    * :meth:`AgentPort.record_message_nowait` journals the conversation's messages and the
+      person's permission decisions, so a resumed session rebuilds the conversation.
+    """
 
     __slots__ = ()
 

@@ -28,7 +28,15 @@ from typing import Protocol
 import attrs
 
 from asks.core.chatline import chat_command_line
-from asks.core.drafts import Draft, DraftBook, answer_at_cursor, custom_row, move, toggle
+from asks.core.drafts import (
+    Draft,
+    DraftBook,
+    answer_at_cursor,
+    custom_row,
+    move,
+    row_count,
+    toggle,
+)
 from asks.core.focus import Focus
 from asks.core.i18n import _
 from asks.core.model import Answer, Outcome, Question, QuestionRef, Resolution, ResolutionKind
@@ -216,7 +224,7 @@ class PanelCommands:
             return
         in_editor = draft.cursor == custom_row(spec)
         if spec.multi_select and in_editor:
-            draft = attrs.evolve(draft, cursor=custom_row(spec) + 1)  # the Next row
+            draft = attrs.evolve(draft, cursor=row_count(spec) - 1)  # the Next row
         answer = answer_at_cursor(draft, spec)
         if isinstance(answer, str):
             self.core.say(answer)

@@ -99,13 +99,9 @@ class KeysWatch:
 
     def _at_keys(self) -> AtKeys | None:
         core = self.core
-        focus, tab = core.focus, core.strip.selected
-        if tab is None:
-            return None
-        if focus.panel_focused:
-            if focus.where()[0] is not KeysTo.PANEL:
-                return None
-        elif not (focus.foreign and focus.foreign[0][1] is focus.panel):
+        focus = core.focus
+        tab = focus.shown(core.strip.selected)
+        if not isinstance(tab, (QuestionRef, ReviewKey)):
             return None
         refs = self.review_refs(tab.call_id) if isinstance(tab, ReviewKey) else (tab,)
         return AtKeys(tab, refs, focus.claim is not None)

@@ -1,30 +1,6 @@
 """The question host: one session's questions, and the documented face an embedder holds.
 
-``QuestionHost(journal, records=(), *, focus=None, clock=trio.current_time, ui_attached=True)``
-builds the host of one journal (a second host on the same journal is refused): the questions
-of its records (a resume), the waits, drafts, tabs and focus. An embedder holds it and hands
-out its **ports**, one per consumer, each implementing what that consumer may do:
-
-* :attr:`QuestionHost.agent_port` (:class:`~asks.host.agentport.AgentPort`) — the agent loop:
-  ``ask``, withdraw, feedback before each model call, turns, interrupt;
-* :attr:`QuestionHost.panel_port` (:class:`~asks.host.panelport.PanelPort`) — the terminal
-  panel: what :class:`~asks.widgets.layer.AsksLayer` takes;
-* :attr:`QuestionHost.surface_port` (:class:`~asks.host.surfaceport.SurfacePort`) — other
-  surfaces (a web page, a notifier): answer, decline, defer, typed events;
-* :attr:`QuestionHost.hub_port` (:class:`~asks.host.hub.HubPort`) — asks' own MCP server.
-
-and follows it: :meth:`QuestionHost.subscribe` (something changed), :meth:`QuestionHost.
-subscribe_events` (typed events, :mod:`asks.core.events`), :meth:`QuestionHost.subscribe_status`
-(what a status line shows changed: no polling of ``status_text()``), :meth:`QuestionHost.
-statistics`; and :meth:`QuestionHost.detach_ui_nowait` when its UI goes away.
-
-Behind the facade and the ports is one private :class:`~asks.host.state.HostState` (like trio's
-channel state behind its two ends): the journal, the projection, the outbox, the live waits,
-and the collaborators that keep **save before notify** — a change is journaled and folded in,
-waits, tabs, focus and outbox follow, and only then are events and listeners told
-(:mod:`asks.host.announce`). Nothing public journals an arbitrary entry or emits an event.
-Storage failures never raise out of the host: the draft stays, the notice says what happened,
-the agent gets ``storage_failed``, and nothing is reported saved unless it is durable.
+Semantics: :class:`QuestionHost`'s docstring (what ``help(QuestionHost)`` shows).
 """
 
 from __future__ import annotations
@@ -50,7 +26,34 @@ if TYPE_CHECKING:
 
 
 class QuestionHost:
-    """The questions of one session and the ports to them (see module docstring)."""
+    """The questions of one session and the ports to them.
+
+    ``QuestionHost(journal, records=(), *, focus=None, clock=trio.current_time, ui_attached=True)``
+    builds the host of one journal (a second host on the same journal is refused): the questions
+    of its records (a resume), the waits, drafts, tabs and focus. An embedder holds it and hands
+    out its **ports**, one per consumer, each implementing what that consumer may do:
+
+    * :attr:`QuestionHost.agent_port` (:class:`~asks.host.agentport.AgentPort`) — the agent loop:
+      ``ask``, withdraw, feedback before each model call, turns, interrupt;
+    * :attr:`QuestionHost.panel_port` (:class:`~asks.host.panelport.PanelPort`) — the terminal
+      panel: what :class:`~asks.widgets.layer.AsksLayer` takes;
+    * :attr:`QuestionHost.surface_port` (:class:`~asks.host.surfaceport.SurfacePort`) — other
+      surfaces (a web page, a notifier): answer, decline, defer, typed events;
+    * ``hub_port`` — asks' own MCP server's (not for embedders).
+
+    and follows it: :meth:`QuestionHost.subscribe` (something changed), :meth:`QuestionHost.
+    subscribe_events` (typed events, :mod:`asks.core.events`), :meth:`QuestionHost.subscribe_status`
+    (what a status line shows changed: no polling of ``status_text()``), :meth:`QuestionHost.
+    statistics`; and :meth:`QuestionHost.detach_ui_nowait` when its UI goes away.
+
+    Behind the facade and the ports is one private :class:`~asks.host.state.HostState` (like trio's
+    channel state behind its two ends): the journal, the projection, the outbox, the live waits,
+    and the collaborators that keep **save before notify** — a change is journaled and folded in,
+    waits, tabs, focus and outbox follow, and only then are events and listeners told
+    (:mod:`asks.host.announce`). Nothing public journals an arbitrary entry or emits an event.
+    Storage failures never raise out of the host: the draft stays, the notice says what happened,
+    the agent gets ``storage_failed``, and nothing is reported saved unless it is durable.
+    """
 
     __slots__ = ("_agent", "_hub", "_panel", "_state", "_surface")
 

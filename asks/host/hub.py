@@ -37,6 +37,7 @@ from asks.core.model import QuestionRef
 from asks.host import calls
 from asks.host.notes import feedback_of, send_note, split
 from asks.host.permissions import PermissionDesk
+from asks.host.rewake import RewakeDesk
 from asks.host.state import HostState
 from asks.host.tasks import TaskDesk
 from asks.host.waits import ToolReply, Wait
@@ -67,7 +68,7 @@ class Offer:
 class HubPort:
     """The MCP server's view of the host (see module docstring)."""
 
-    __slots__ = ("_permissions", "_seen", "_sent_at", "_serial", "_state", "_tasks")
+    __slots__ = ("_permissions", "_rewake", "_seen", "_sent_at", "_serial", "_state", "_tasks")
 
     def __init__(self, state: HostState) -> None:
         self._state = state
@@ -76,6 +77,7 @@ class HubPort:
         self._sent_at: dict[QuestionRef, float] = {}  # unit → when its receipt was written
         self._tasks: TaskDesk | None = None
         self._permissions: PermissionDesk | None = None
+        self._rewake: RewakeDesk | None = None
 
     @property
     def permissions(self) -> PermissionDesk:
@@ -90,6 +92,13 @@ class HubPort:
         if self._tasks is None:
             self._tasks = TaskDesk(self._state, self)
         return self._tasks
+
+    @property
+    def rewake(self) -> RewakeDesk:
+        """The agents' asyncRewake hooks (:mod:`asks.host.rewake`)."""
+        if self._rewake is None:
+            self._rewake = RewakeDesk(self._state, self)
+        return self._rewake
 
     def sent_at(self, ref: QuestionRef) -> float | None:
         """When (``time.time()``) a receipt of this hub's life named ``ref``; ``None`` if
@@ -118,6 +127,11 @@ class HubPort:
         return send_note(self._state, recipient_of(label), text)
 
     # -- calls ---------------------------------------------------------------------------
+    @staticmethod
+    def recipient(label: str) -> str:
+        """The recipient of agent ``label``'s questions and notes (:func:`recipient_of`)."""
+        return recipient_of(label)
+
     @staticmethod
     def hub_call_id(label: str, call_id: str) -> str:
         """The journal's id of agent ``label``'s call ``call_id`` (its namespace: no two
@@ -155,11 +169,14 @@ class HubPort:
         """Return once agent ``label`` has units to deliver (none claimed by an offer)."""
         await self._state.outbox.wait_ready(recipient_of(label))
 
-    def offer_feedback(self, label: str) -> Offer | None:
-        """Offer the agent's undelivered answers as one feedback message (journaled first)."""
+    def offer_feedback(
+        self, label: str, leave: frozenset[QuestionRef] = frozenset()
+    ) -> Offer | None:
+        """Offer the agent's undelivered answers as one feedback message (journaled first);
+        ``leave``: units another path of the agent will carry (not offered here)."""
         host = self._state
         recipient = recipient_of(label)
-        refs = host.outbox.refs(recipient)
+        refs = tuple(r for r in host.outbox.refs(recipient) if r not in leave)
         if not refs:
             return None
         with host.operation():

@@ -65,7 +65,12 @@ class KeeperStatistics:
 
 
 class DraftKeeper:
-    """Saves and restores one host's drafts (see module docstring)."""
+    """Saves and restores one host's drafts: the panel's drafts and the chat line, in the
+    session's drafts file beside the journal (``<session>.drafts.json``, 0600), never an
+    answer. A key only marks them dirty; :meth:`AsksLayer.running
+    <asks.widgets.layer.AsksLayer.running>` writes at most every ``interval`` seconds and
+    once more at the end. An embedder reaches it as ``host.panel_port.drafts`` to register
+    an editor that is not an ``urwid.Edit`` (:meth:`keep_chat`)."""
 
     # A plain class, not attrs: building one is ~1 M instructions of every launch.
     __slots__ = (
@@ -194,7 +199,8 @@ class DraftKeeper:
 
     # -- restoring ------------------------------------------------------------------------
     def restore(self, *, say: bool = True) -> Restored:
-        """Bring back the drafts of an earlier run, once (module docstring); a later call
+        """Bring back the drafts of an earlier run, once (:class:`~asks.core.restore.Restored`
+        says what came back); a later call
         returns the first one's result and changes nothing. ``say``: the host's notice says
         what came back; without it the caller shows the returned notice itself (the REPL
         writes it into its transcript: the person reads it once, not in three places)."""

@@ -41,7 +41,7 @@ from typing import Protocol
 import attrs
 
 from asks.core.drafts import Draft
-from asks.core.focus import Focus, KeysTo, Route
+from asks.core.focus import Focus, FocusState, KeyDecision, KeySeen, KeysTo, Route, decide
 from asks.core.i18n import _
 from asks.core.model import Question, QuestionRef
 from asks.core.tabs import TabKey
@@ -106,6 +106,12 @@ class KeyDesk:
         if changed or focus.where() != before:
             self.notify()
         return route
+
+    def decide(self, now: float, key: KeySeen) -> KeyDecision:
+        """Route a key read at ``now`` (:meth:`route`), then the key machine's action for it
+        in the state it was routed in (:func:`~asks.core.focus.decide`)."""
+        route = self.route(now)
+        return KeyDecision(decide(route.state, key.event(route.state)), route)
 
     def settle_nowait(self, now: float) -> bool:
         """The guard's quiet interval may be over: engage the claim (True if it did)."""
@@ -207,10 +213,10 @@ class KeyDesk:
     def keep_claim_consistent(self) -> None:
         """A held claim's keys go to the tab shown, or to the loan origin (module docstring)."""
         focus = self.core.focus
-        claim = focus.claim
-        if claim is None or claim.engaged or not focus.panel_focused:
+        if focus.state() is not FocusState.CLAIM_HELD_ON_TAB:
             return
-        if claim.prior_tab is not None and self.core.selected != claim.prior_tab:
+        claim = focus.claim
+        if claim is not None and self.core.selected != claim.prior_tab:
             focus.hold_at_origin()
 
     # -- the notice -------------------------------------------------------------------------
@@ -240,10 +246,11 @@ class KeyDesk:
         but the chat (no questions, no prompt)."""
         core = self.core
         focus = core.focus
+        state = focus.state()
         to, _target, held = focus.where()
         if not core.tabs and not focus.foreign_active:
             return None
-        if held and focus.prompt_owns:
+        if state is FocusState.PROMPT_HELD:
             return KeysStatus(to, prompt_waiting=True)
         selected = core.selected
         question = agent = None

@@ -175,10 +175,8 @@ class WaitLife:
         if isinstance(prior, QuestionRef) and prior in self.strip:
             self.strip.select(prior)
             self.core.focus.hand_back()  # an editor there is not chosen again yet (rule 9)
-        elif self.core.focus.panel_focused:
+        else:  # under a foreign prompt, the prompt returns the keys to the origin instead
             self.core.focus.leave_panel()
-        else:  # a foreign prompt sits on top of the panel: it will return to the origin
-            self.core.focus.return_foreign_to_origin()
 
     # -- ending a wait on request (other surfaces) ------------------------------------------
     def _of_id(self, question_id: str) -> Wait | None:

@@ -1,19 +1,6 @@
 """The terminal panel's port: what the panel and its layer widget read and do.
 
-It is a :class:`~asks.host.surfaceport.SurfacePort` (the panel answers on the person's behalf
-too) plus the terminal's own part:
-
-* **what to draw**: the tabs, the selected one, the panel's mode, each question's draft, what is
-  armed (a confirmed Decline or Clear, an Enter rule 9 asks for again), which tabs are required;
-* **the keys** (focus rules 7, 9; :mod:`asks.host.keys`): every key read goes through
-  :meth:`PanelPort.key_route`; the typing guard's and the notice's timers
-  (:meth:`PanelPort.guard_deadline`, :meth:`PanelPort.notice_deadline`) are the layer's;
-* **panel commands and edits** (:mod:`asks.host.commands`): a command on a tab, the reply
-  editor's text, the notes, the Review note, a row jump;
-* **focus moves**: entering the panel (``/asks [ID]``), the focus toggle, collapse, a foreign
-  prompt (a permission dialog) opening and closing, the embedder's own editors mounting,
-  taking the keyboard, unmounting; and the UI detaching;
-* **the drafts file** (:attr:`PanelPort.drafts`, :mod:`asks.host.keeper`).
+Semantics: :class:`PanelPort`'s docstring (what ``help(PanelPort)`` shows).
 """
 
 from __future__ import annotations
@@ -23,7 +10,7 @@ from collections.abc import Callable, Hashable, Mapping
 import attrs
 
 from asks.core.drafts import Draft
-from asks.core.focus import Focus, FocusTarget, Route
+from asks.core.focus import Focus, FocusTarget, KeyDecision, KeySeen, Route
 from asks.core.model import QuestionRef
 from asks.core.refusal import Refusal
 from asks.core.tabs import ReviewKey, TabKey
@@ -35,7 +22,23 @@ from asks.host.waits import Wait
 
 
 class PanelPort(SurfacePort):
-    """The terminal panel's and the layer widget's view (see module docstring)."""
+    """The terminal panel's and the layer widget's view.
+
+    It is a :class:`~asks.host.surfaceport.SurfacePort` (the panel answers on the person's behalf
+    too) plus the terminal's own part:
+
+    * **what to draw**: the tabs, the selected one, the panel's mode, each question's draft, what is
+      armed (a confirmed Decline or Clear, an Enter rule 9 asks for again), which tabs are required;
+    * **the keys** (focus rules 7, 9; :mod:`asks.host.keys`): every key read goes through
+      :meth:`PanelPort.key_route`; the typing guard's and the notice's timers
+      (:meth:`PanelPort.guard_deadline`, :meth:`PanelPort.notice_deadline`) are the layer's;
+    * **panel commands and edits** (:mod:`asks.host.commands`): a command on a tab, the reply
+      editor's text, the notes, the Review note, a row jump;
+    * **focus moves**: entering the panel (``/asks [ID]``), the focus toggle, collapse, a foreign
+      prompt (a permission dialog) opening and closing, the embedder's own editors mounting,
+      taking the keyboard, unmounting; and the UI detaching;
+    * **the drafts file** (:attr:`PanelPort.drafts`, :mod:`asks.host.keeper`).
+    """
 
     __slots__ = ()
 
@@ -110,6 +113,13 @@ class PanelPort(SurfacePort):
         """A key was read at ``now``: where it goes (rules 7 and 9, :mod:`asks.host.keys`)."""
         with self._state.operation():
             return self._state.keys.route(now)
+
+    def decide_nowait(self, now: float, key: KeySeen) -> KeyDecision:
+        """The layer's one entry for a key read at ``now``: it is routed (:meth:`key_route`)
+        and the key machine names the action the layer performs on it
+        (:func:`~asks.core.focus.decide`, docs/focus-machine.md)."""
+        with self._state.operation():
+            return self._state.keys.decide(now, key)
 
     def stray_key_nowait(self, now: float) -> Route:
         """The panel or the prompt could not use a printable key (rule 9a): where to deliver
@@ -266,7 +276,7 @@ class PanelPort(SurfacePort):
     def unmount_nowait(self, target: FocusTarget) -> None:
         """One of the embedder's editors left the screen (focus leaves it if it had it)."""
         with self._state.operation():
-            self._state.focus.unmount(target)
+            self._state.focus.unmount(target, self._state.clock())
             self._state.changed()
 
     def focus_target_nowait(self, target: FocusTarget) -> Refusal | None:

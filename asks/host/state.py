@@ -62,6 +62,7 @@ class HostState:
         self.journal = journal
         self.projection = Projection(session_id=journal.session_id)
         self.projection.apply_all(records)
+        journal.keep_checkpoint(self.projection)  # its resume cache (asks/store/checkpoint.py)
         self.agents = AgentOrder()
         self._seed_agents()
         self.focus = focus or Focus(FocusTarget("chat"), FocusTarget("panel"))

@@ -1,11 +1,6 @@
 """The host's frozen statistics snapshot (what status lines and notifiers read).
 
-* ``pending``: questions waiting for the person; ``pending_agents``: how many agents asked
-  them, counted only when some of them asked through the hub (``Asks: 3 pending from 2
-  agents``; the session's own agent counts as one), else 0.
-* ``saved_undelivered``: units saved and not delivered yet, for every recipient (answers,
-  declines, notes); ``saved_for_agent``: those of the session's own agent (what would wake it).
-* ``keys``: where the keys go (:class:`KeysStatus`).
+Semantics: :class:`HostStatistics`'s docstring (what ``help(HostStatistics)`` shows).
 """
 
 from __future__ import annotations
@@ -41,7 +36,15 @@ class KeysStatus:
 
 @attrs.frozen
 class HostStatistics:
-    """Snapshot for the status line (module docstring)."""
+    """Snapshot for the status line.
+
+    * ``pending``: questions waiting for the person; ``pending_agents``: how many agents asked
+      them, counted only when some of them asked through the hub (``Asks: 3 pending from 2
+      agents``; the session's own agent counts as one), else 0.
+    * ``saved_undelivered``: units saved and not delivered yet, for every recipient (answers,
+      declines, notes); ``saved_for_agent``: those of the session's own agent (what would wake it).
+    * ``keys``: where the keys go (:class:`KeysStatus`).
+    """
 
     pending: int
     saved_undelivered: int

@@ -1,12 +1,6 @@
 """Other surfaces' port: the web bridge, line mode, hooks and embedders' notifiers.
 
-They read what is pending (:attr:`SurfacePort.projection`, :meth:`SurfacePort.question`,
-which questions a wait holds), follow the typed events (:meth:`SurfacePort.subscribe_events`:
-each told after its journal line is durable and the host's state is consistent again), and act
-for the person: answer or decline a question (:meth:`SurfacePort.answer_from_nowait`: checked,
-then saved the panel's way, :mod:`asks.host.answering`), answer a wait later
-(:meth:`SurfacePort.defer_nowait`) or send what was answered of it
-(:meth:`SurfacePort.submit_partial_nowait`). Refusals are :class:`~asks.core.refusal.Refusal`.
+Semantics: :class:`SurfacePort`'s docstring (what ``help(SurfacePort)`` shows).
 """
 
 from __future__ import annotations
@@ -22,7 +16,16 @@ from asks.host.waits import Wait
 
 
 class SurfacePort(Port):
-    """The view of other surfaces (see module docstring)."""
+    """The view of other surfaces.
+
+    They read what is pending (:attr:`SurfacePort.projection`, :meth:`SurfacePort.question`,
+    which questions a wait holds), follow the typed events (:meth:`SurfacePort.subscribe_events`:
+    each told after its journal line is durable and the host's state is consistent again), and act
+    for the person: answer or decline a question (:meth:`SurfacePort.answer_from_nowait`: checked,
+    then saved the panel's way, :mod:`asks.host.answering`), answer a wait later
+    (:meth:`SurfacePort.defer_nowait`) or send what was answered of it
+    (:meth:`SurfacePort.submit_partial_nowait`). Refusals are :class:`~asks.core.refusal.Refusal`.
+    """
 
     __slots__ = ()
 
@@ -41,7 +44,7 @@ class SurfacePort(Port):
         return self._state.waits.of_ref(ref)
 
     def subscribe_events(self, listener: Callable[[HostEvent], None]) -> Callable[[], None]:
-        """Call ``listener(event)`` with each typed event (module docstring); returns an
+        """Call ``listener(event)`` with each typed event (the class docstring); returns an
         unsubscribe function. A listener that raises is reported once, never breaks the host."""
         return self._state.announcer.events.add(listener)
 

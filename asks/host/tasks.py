@@ -147,6 +147,18 @@ class TaskDesk:
             return TaskView(TaskStatus.WORKING)
         return self._completed(label, call.refs)
 
+    def carried(self, label: str) -> frozenset[QuestionRef]:
+        """The questions of agent ``label``'s live tasks: the client polls those tasks, whose
+        completed result will carry their answers."""
+        prefix = self._port.hub_call_id(label, "")
+        calls = self._state.projection.calls
+        return frozenset(
+            ref
+            for hub_call in self._live
+            if hub_call.startswith(prefix) and (call := calls.get(hub_call)) is not None
+            for ref in call.refs
+        )
+
     def cancel(self, label: str, text: object, now_ms: int) -> TaskView | None:
         """The agent gives its task up: a live wait ends ``interrupted`` (its questions stay
         pending; their answers reach the agent at its next call). ``None`` if unknown."""

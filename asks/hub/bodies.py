@@ -34,6 +34,7 @@ import attrs
 
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
 
 TOOLS_CALL: Final = "tools/call"
 
@@ -176,3 +177,11 @@ def _kind(value: object) -> str:
 
 def _invalid(code: RpcError, message: str, request_id: int | str | None = None) -> BodyProblem:
     return BodyProblem(400, code, message, request_id)
+
+
+async def send_json(send: Send, status: int, payload: dict[str, Any]) -> None:
+    """A whole JSON response (the hooks' replies)."""
+    body = json.dumps(payload).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import enum
 import json
-from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
 from typing import Any, Final
 from urllib.parse import parse_qs
 
@@ -51,7 +51,6 @@ import trio
 from asks.host.hub import HubPort, Offer
 from asks.hub.bodies import BodyProblem, BodyTooLargeError, problem, read_body, too_large
 from asks.hub.credentials import Keyring
-from asks.hub.hookcmd import HOOK_PATH  # asks/hub/hooks.py serves it
 from asks.hub.identity import DEFAULT_LABEL, HEADER, label_problem
 
 Scope = MutableMapping[str, Any]
@@ -184,7 +183,7 @@ class HubGuard:
     path: str = "/mcp"
     max_body: int = 1024 * 1024
     on_refused: Callable[[Refusal], None] | None = None
-    hooks: HookApp | None = None  # POST /hooks/permission (asks/hub/hooks.py)
+    hooks: Mapping[str, HookApp] = attrs.Factory(dict)  # path → its hook (asks/hub/hooks.py)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -194,8 +193,9 @@ class HubGuard:
         if refusal is not None:
             await _plain(send, *refusal)  # the body is never read: see _plain
             return
-        if self.hooks is not None and scope["path"].rstrip("/") == HOOK_PATH:
-            await self.hooks(scope, receive, send, hook_label(scope))
+        hook = self.hooks.get(scope["path"].rstrip("/"))
+        if hook is not None:
+            await hook(scope, receive, send, hook_label(scope))
             return
         gone = scope[GONE_KEY] = trio.Event()
         if scope.get("method") == "POST":
@@ -241,7 +241,8 @@ class HubGuard:
         elif label is not None and (why := label_problem(label)) is not None:
             self._refused(Refusal(Refused.LABEL, None, label))
             return 400, f"The X-Asks-Agent header {why}: write the agent's name as it is.", ()
-        if scope["path"].rstrip("/") not in (self.path, HOOK_PATH if self.hooks else None):
+        path = scope["path"].rstrip("/")
+        if path != self.path and path not in self.hooks:
             return 404, "Not found.", ()
         return None
 

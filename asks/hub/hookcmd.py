@@ -1,4 +1,4 @@
-"""The command form of the permission hook: ``asks hook permission`` (no SDK, no trio).
+"""The hooks as commands: ``asks hook permission`` and ``asks hook rewake`` (no SDK, no trio).
 
 A client configured with ``"type": "command"`` runs it with the hook's JSON on stdin and reads
 the decision from stdout. :func:`forward` POSTs the JSON to the running hub's
@@ -8,6 +8,14 @@ is not running (connection refused), the token is missing or refused, the reply 
 object, the request timed out — the text is ``{}`` (no decision: the agent's own dialog
 decides) with a sentence for stderr; the command always exits 0, so the client never treats
 asks' absence as a failed hook.
+
+:func:`rewake` is Claude Code's ``asyncRewake`` hook (docs/rewake-hook.md), run after each
+non-blocking ``ask_user_question``: it long-polls the hub's ``/hooks/rewake`` until the
+agent's answers are offered to it, prints them (sanitized) with ``show`` (stderr), reports
+``/hooks/rewake/printed`` and returns :data:`WAKE` (exit 2: the session wakes with the text)
+only when the hub acknowledged the receipt. Everything else — another tool or a blocking call,
+no token, the hub gone, superseded by a newer hook, nothing left to wait for, the report
+refused — returns 0: no wake, the answers wait for the agent's next asks call.
 """
 
 from __future__ import annotations
@@ -15,13 +23,22 @@ from __future__ import annotations
 import json
 import urllib.error
 import urllib.request
-from typing import Final
+from collections.abc import Callable
+from typing import Any, Final
 
 import attrs
+
+from asks.sanitize import sanitize_text
 
 HOOK_PATH: Final = "/hooks/permission"
 HOOK_TIMEOUT: Final = 120  # seconds: the hook timeout ``asks mcp config`` writes
 HAND_BACK: Final = "{}"
+REWAKE_PATH: Final = "/hooks/rewake"
+PRINTED_PATH: Final = "/hooks/rewake/printed"
+REWAKE_TIMEOUT: Final = 7 * 24 * 3600  # seconds: the rewake hook's timeout (a task's ttl)
+REPORT_TIMEOUT: Final = 20.0  # seconds for the printed report (under the hub's grace)
+WAKE: Final = 2  # the exit code that wakes the session with the hook's stderr
+ASK_TOOL: Final = "ask_user_question"
 
 
 @attrs.frozen
@@ -32,9 +49,14 @@ class Forwarded:
     problem: str = ""
 
 
-def hook_url(host: str, port: int) -> str:
+def hub_base(host: str, port: int) -> str:
+    """``http://HOST:PORT`` of the hub (an IPv6 host in brackets)."""
     shown = f"[{host}]" if ":" in host else host
-    return f"http://{shown}:{port}{HOOK_PATH}"
+    return f"http://{shown}:{port}"
+
+
+def hook_url(host: str, port: int) -> str:
+    return hub_base(host, port) + HOOK_PATH
 
 
 def forward(url: str, body: bytes, token: str | None, timeout: float) -> Forwarded:
@@ -71,3 +93,57 @@ def _error(exc: urllib.error.HTTPError) -> str:
     except (ValueError, OSError):
         return exc.reason if isinstance(exc.reason, str) else ""
     return str(found.get("error", "")) if isinstance(found, dict) else ""
+
+
+def is_async_ask(body: bytes) -> bool:
+    """Is ``body`` a hook's input for a non-blocking ``ask_user_question`` of asks?"""
+    try:
+        found = json.loads(body)
+    except ValueError:
+        return False
+    if not isinstance(found, dict):
+        return False
+    name, arguments = found.get("tool_name"), found.get("tool_input")
+    return (
+        isinstance(name, str)
+        and name.endswith(ASK_TOOL)
+        and isinstance(arguments, dict)
+        and arguments.get("blocking") is False
+    )
+
+
+def rewake(
+    base: str, body: bytes, token: str | None, timeout: float, show: Callable[[str], None]
+) -> int:
+    """Run the rewake hook against the hub at ``base``; the exit code (module docstring)."""
+    if token is None or not is_async_ask(body):
+        return 0
+    waited = _post_json(base + REWAKE_PATH, body, token, timeout)
+    if waited is None or waited.get("wake") is not True:
+        return 0
+    text, offer = waited.get("text"), waited.get("offer")
+    if not isinstance(text, str) or not isinstance(offer, str):
+        return 0
+    try:
+        show(sanitize_text(text))
+    except (OSError, ValueError):
+        return 0  # not printed: the hub releases the offer when its grace passes
+    report = json.dumps({"offer": offer}).encode()
+    reported = _post_json(base + PRINTED_PATH, report, token, REPORT_TIMEOUT)
+    return WAKE if reported is not None and reported.get("delivered") is True else 0
+
+
+def _post_json(url: str, body: bytes, token: str, timeout: float) -> dict[str, Any] | None:
+    """POST ``body``; the reply's JSON object, or ``None`` (refused, unreachable, not JSON)."""
+    request = urllib.request.Request(
+        url,
+        data=body,
+        method="POST",
+        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            found = json.loads(response.read().decode("utf-8"))
+    except (OSError, ValueError):  # HTTPError is an OSError; a bad reply a ValueError
+        return None
+    return found if isinstance(found, dict) else None

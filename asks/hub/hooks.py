@@ -23,7 +23,6 @@ whose connection then closes, falls back to its own dialog.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any, Final
 
@@ -32,7 +31,7 @@ import trio
 
 from asks.core.permission import Behavior, HandBack, HookProblem, Verdict, parse_request, reply_body
 from asks.host.permissions import OpenRequest, PermissionDesk
-from asks.hub.bodies import BodyTooLargeError, read_body
+from asks.hub.bodies import BodyTooLargeError, read_body, send_json
 from asks.hub.hookcmd import HOOK_PATH, HOOK_TIMEOUT
 
 Scope = MutableMapping[str, Any]
@@ -73,21 +72,21 @@ class PermissionHook:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send, label: str) -> None:
         if scope.get("method") != "POST":
-            await _json(send, 405, {"error": "POST the hook's JSON here."})
+            await send_json(send, 405, {"error": "POST the hook's JSON here."})
             return
         try:
             body = await read_body(receive, MAX_HOOK_BODY)
         except BodyTooLargeError:
             message = f"The hook's input is over {MAX_HOOK_BODY // 1024} KiB: refused."
-            await _json(send, 413, {"error": message})
+            await send_json(send, 413, {"error": message})
             return
         request = parse_request(body)
         if isinstance(request, HookProblem):
-            await _json(send, request.status, {"error": request.message})
+            await send_json(send, request.status, {"error": request.message})
             return
         opened = self.desk.open(label, request)
         if opened is None:  # not saved, or quitting: the agent's own dialog decides
-            await _json(send, 200, reply_body(Verdict(Behavior.HAND_BACK)))
+            await send_json(send, 200, reply_body(Verdict(Behavior.HAND_BACK)))
             return
         try:
             verdict, why = await self._outcome(opened, receive)
@@ -152,15 +151,8 @@ async def _reply(send: Send, verdict: Verdict) -> bool:
     """Send the reply, shielded for at most :data:`SEND_GRACE` seconds; was it handed over?"""
     with trio.CancelScope(shield=True, deadline=trio.current_time() + SEND_GRACE):
         try:
-            await _json(send, 200, reply_body(verdict))
+            await send_json(send, 200, reply_body(verdict))
         except (OSError, trio.BrokenResourceError, trio.ClosedResourceError):
             return False  # the connection broke: not delivered
         return True
     return False  # not handed over in time
-
-
-async def _json(send: Send, status: int, payload: dict[str, Any]) -> None:
-    body = json.dumps(payload).encode()
-    headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})

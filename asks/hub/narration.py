@@ -43,6 +43,7 @@ from asks.hub.identity import MAX_LABEL
 from asks.sanitize import sanitize_line
 from asks.store.entries import GroupAsked, NoteSent, OfferDelivered, Record, ToolResult
 from asks.store.projection import Projection
+from asks.store.records import Records
 
 REFUSALS_QUIET: Final = 60.0  # seconds between two lines about one kind of refusal
 
@@ -142,9 +143,15 @@ def _about_questions(event: ev.HostEvent, projection: Projection) -> str | None:
     return None
 
 
+_TOLD: Final = (GroupAsked, ToolResult, OfferDelivered, NoteSent)  # the kinds retold tells
+
+
 def retold(records: Iterable[Record], projection: Projection) -> list[Retold]:
-    """The hub's part of a journal as transcript lines (module docstring)."""
+    """The hub's part of a journal as transcript lines (module docstring); of a replay's
+    records, only those of the kinds it tells are built."""
     lines: list[Retold] = []
+    if isinstance(records, Records):
+        records = records.of_kinds(_TOLD)
     for record in records:
         entry = record.entry
         event: ev.HostEvent | None = None

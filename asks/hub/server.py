@@ -31,12 +31,15 @@ from mcp.server.transport_security import TransportSecuritySettings
 from asks.core import diagnostics
 from asks.core.version import __version__
 from asks.host.hub import HubPort
+from asks.host.rewake import PRINT_GRACE
 from asks.host.tasks import TASK_SILENCE_MS, TASK_TTL_MS
 from asks.hub.codexqueue import CodexCourier
 from asks.hub.credentials import Keyring
-from asks.hub.guard import HubGuard, Refusal
+from asks.hub.guard import HookApp, HubGuard, Refusal
+from asks.hub.hookcmd import HOOK_PATH, PRINTED_PATH, REWAKE_PATH
 from asks.hub.hooks import HOOK_LIMIT, PermissionHook
 from asks.hub.listen import LOOPBACK
+from asks.hub.rewake import REWAKE_LIMIT, RewakeHook
 from asks.hub.tasks import TaskMethods
 from asks.hub.tools import PROGRESS_EVERY, HubTools
 
@@ -78,6 +81,8 @@ class HubServer:
     offer_tasks: bool = True  # False: never answer as a task (a blocking call stays one)
     codex: str | None = None  # the codex binary: late answers go to Codex with codex queue
     hook_limit: float = HOOK_LIMIT  # seconds a permission request waits before handing back
+    rewake_limit: float = REWAKE_LIMIT  # seconds a rewake hook waits on the hub at most
+    rewake_grace: float = PRINT_GRACE  # seconds a rewake hook has to report it printed
     session_idle: float = SESSION_IDLE  # seconds an initialize session may sit idle
     max_sessions: int = MAX_SESSIONS  # initialize sessions open at once
     url: str | None = attrs.field(init=False, default=None)
@@ -118,7 +123,12 @@ class HubServer:
             session_idle_timeout=self.session_idle,
             max_sessions=self.max_sessions,
         )
-        hooks = PermissionHook(self.port.permissions, self.hook_limit)
+        rewake = RewakeHook(self.port.rewake, self.rewake_limit, self.rewake_grace)
+        hooks: dict[str, HookApp] = {
+            HOOK_PATH: PermissionHook(self.port.permissions, self.hook_limit),
+            REWAKE_PATH: rewake.wait,
+            PRINTED_PATH: rewake.printed,
+        }
         return HubGuard(
             sdk_app, self.port, self.keyring, hosts, PATH, MAX_BODY, self.on_refused, hooks
         )
@@ -143,6 +153,7 @@ class HubServer:
                 await nursery.start(functools.partial(serve, asgi, config, mode="asgi"))
                 if self._tasks is not None:
                     nursery.start_soon(self._tasks.sweep)
+                nursery.start_soon(self.port.rewake.sweep)
                 if self._courier is not None:
                     await nursery.start(self._courier.run)
                 self.url = f"http://{_url_host(self.bind_host)}:{bound_port}{PATH}"

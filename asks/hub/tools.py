@@ -124,13 +124,16 @@ class HubTools:
     ) -> types.CallToolResult | dict[str, Any]:
         label = self.label_of(ctx)
         self.port.seen(label)
-        if self.courier is None:
-            return await self._call(ctx, label, params)
-        self.courier.call_started(label, ctx.meta)
+        rewake = self.port.rewake
+        rewake.call_started(label)
+        if self.courier is not None:
+            self.courier.call_started(label, ctx.meta)
         try:
             return await self._call(ctx, label, params)
         finally:
-            self.courier.call_ended(label)
+            if self.courier is not None:
+                self.courier.call_ended(label)
+            rewake.call_ended(label)
 
     async def _call(
         self, ctx: Any, label: str, params: types.CallToolRequestParams
@@ -161,6 +164,9 @@ class HubTools:
             text = f"{feedback.text}\n\n{text}"
         elif params.name == CHECK_TOOL and not failed:
             text = f"No new answers.\n{text}"
+        repeat = self.port.rewake.repeat_of(label)
+        if repeat is not None:  # first, marked: never taken for a new answer
+            text = f"{repeat}\n\n{text}"
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=text)], is_error=failed
         )

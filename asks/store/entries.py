@@ -35,8 +35,15 @@ from typing import TYPE_CHECKING, Any, Final, Union, get_args, get_origin
 
 import attrs
 
-from asks.core.model import AnswerKind, Outcome, Question, QuestionRef, Resolution, ResolutionKind
-from asks.store.deferred import Deferred, is_unset
+from asks.core.model import (
+    AnswerKind,
+    Outcome,
+    Question,
+    QuestionRef,
+    QuestionSpec,
+    Resolution,
+    ResolutionKind,
+)
 from asks.store.flatjson import as_orjson_writes
 
 if TYPE_CHECKING:  # cattrs loads with the converter, orjson on first use (module docstring)
@@ -64,23 +71,6 @@ class SessionMode(enum.StrEnum):
         return cls.UNKNOWN
 
 
-class _LazyEntry(Deferred):
-    """An entry the fast replay may build before decoding its line (:mod:`asks.store.lazy`):
-    the pending value is ``(line, facts)`` (``line``: its bytes or a view of them); the first
-    read of an unset field decodes ``line`` with :func:`decode` (the same code as every
-    replay) and takes the unset fields from it."""
-
-    __slots__ = ()
-
-    def _fill(self, pending: tuple[bytes | memoryview, object], name: str) -> None:
-        full = decode(bytes(pending[0])).entry
-        if type(full) is not type(self):
-            raise RuntimeError(f"replay index: {type(self).__name__} line decodes as {full!r}")
-        for field in attrs.fields(type(self)):
-            if is_unset(self, field.name):
-                object.__setattr__(self, field.name, getattr(full, field.name))
-
-
 @attrs.frozen
 class SessionStarted:
     """First line of every journal."""
@@ -92,7 +82,7 @@ class SessionStarted:
 
 
 @attrs.frozen
-class GroupAsked(_LazyEntry):
+class GroupAsked:
     """The questions of one ``ask_user_question`` call, saved before the tool returns.
 
     With ``blocking`` the call also opens a wait for the whole group; the wait is closed by the
@@ -114,7 +104,7 @@ class WaitOpened:
 
 
 @attrs.frozen
-class ToolResult(_LazyEntry):
+class ToolResult:
     """The tool result the model sees for ``call_id``; receipt of the resolutions it carries.
 
     ``delivered`` lists the resolutions this result hands to the model: after this line they
@@ -129,7 +119,7 @@ class ToolResult(_LazyEntry):
 
 
 @attrs.frozen
-class Resolved(_LazyEntry):
+class Resolved:
     """The person saved answers or declines (one submit = one line, atomic).
 
     ``group_note`` is the person's one note for all the questions of this submit (the Review
@@ -144,7 +134,7 @@ class Resolved(_LazyEntry):
 
 
 @attrs.frozen
-class FeedbackDelivered(_LazyEntry):
+class FeedbackDelivered:
     """Receipt: a feedback message carrying ``delivered`` entered the model's context."""
 
     delivered: tuple[QuestionRef, ...]
@@ -203,7 +193,7 @@ class Withdrawn:
 
 
 @attrs.frozen
-class ChatMessage(_LazyEntry):
+class ChatMessage:
     """A conversation message that is not a tool result or feedback (user or assistant)."""
 
     role: str
@@ -395,6 +385,15 @@ def _make_converter() -> cattrs.Converter:
         lambda tp: tp is Resolved,
         lambda tp: cattrs.gen.make_dict_unstructure_fn(
             tp, converter, group_note=cattrs.gen.override(omit_if_default=True)
+        ),
+    )
+    # A question with a ``Type something.`` row (the default) leaves ``custom`` out: its lines
+    # read as before the field existed, and older journals read as custom (before
+    # the question's own hook, which calls it).
+    converter.register_unstructure_hook(
+        QuestionSpec,
+        cattrs.gen.make_dict_unstructure_fn(
+            QuestionSpec, converter, custom=cattrs.gen.override(omit_if_default=True)
         ),
     )
     # A question of the session's own agent has no recipient: left out, so its lines read as

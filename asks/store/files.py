@@ -161,10 +161,10 @@ class FileOps:
 
     def map_all(self, fd: int, path: Path) -> Data:
         """The whole file open as ``fd`` at ``path``, mapped read-only: no copy, its pages
-        read as they are touched (slices are ``bytes``). For a replay whose lazy records keep
-        views of their lines (:mod:`asks.store.replay`): they cost no memory of their own,
-        and once :meth:`release` drops the pages from this process, a line is paged in again
-        (from the page cache) only when its record is first read. An empty file is ``b""``.
+        read as they are touched (slices are ``bytes``). For a replay whose checkpoint's
+        records read their lines from it when first built (:mod:`asks.store.records`): once
+        :meth:`release` drops the pages from this process, a line is paged in again (from
+        the page cache) only when its record is first read. An empty file is ``b""``.
 
         Mapped through a descriptor of its own, opened read-only and closed at once: a
         mapping keeps a duplicate of the descriptor it was made from, and one sharing
@@ -242,12 +242,12 @@ class FileOps:
         os.unlink(path)
 
     def read_file(self, path: Path) -> bytes:
-        """The whole of a side file (the replay index)."""
+        """The whole of a side file (the resume checkpoint)."""
         return path.read_bytes()
 
     def replace_file(self, path: Path, data: bytes) -> None:
         """Put ``data`` at ``path`` by writing a temporary file (0600) and renaming it over,
-        without fsync: for side files that are checked before use (the replay index)."""
+        without fsync: for side files that are checked before use (the resume checkpoint)."""
         temporary = path.with_name(path.name + ".tmp")
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, FILE_MODE)
         try:

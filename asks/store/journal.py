@@ -22,16 +22,12 @@ Semantics:
   naming its line number; a line whose ``seq`` does not increase is skipped the same way. Replay
   never fails on content. Lines of unknown type or newer schema version are kept as
   :class:`~asks.store.entries.UnknownEntry`.
-* **Replay index.** :meth:`Journal.open` and :func:`read_records` use the session's replay
-  index (:mod:`asks.store.index`) when it checks out against the bytes read, and ignore it
-  otherwise; the records are the same either way. The one writer keeps it current
-  (:mod:`asks.store.indexer`: after the open's replay and after an append, when at least
-  :data:`~asks.store.index.INDEX_MIN_BYTES` are not covered, so a crash leaves less than that
-  to decode and a close has nothing to index); failing to is not an error, nothing depends
-  on it.
-* **Stamp.** At close the writer stamps the file (:mod:`asks.store.stamp`, by the keeper) if
-  nobody else wrote it since its last append: the next open that finds the same stat takes
-  the CRC-32 the index check needs from the stamp instead of reading the journal for it.
+* **Checkpoint.** :meth:`Journal.open` and :func:`read_records` use the session's resume
+  checkpoint (:mod:`asks.store.checkpoint`) when it covers the bytes read, and replay in full
+  otherwise; the records are the same either way. The one writer saves the checkpoint of the
+  projection given to :meth:`Journal.keep_checkpoint` when it has folded every record: at
+  close, and before an append once :data:`CHECKPOINT_EVERY` bytes were appended past the
+  last one (so a crash leaves less than that to decode). Failing to is not an error.
 * **O(1) appends.** The file length and the next sequence number are tracked in memory; the file
   is read only by :meth:`Journal.open`.
 * **One writer.** A session file must have at most one :class:`Journal` appending to it, in one
@@ -49,14 +45,15 @@ import enum
 import errno
 import os
 import time
+import zlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Self
-
-import attrs
+from typing import Final, Self
 
 from asks.core.version import __version__
+from asks.store.checkpoint import Checkpoint, Encoder, checkpoint_path, parse
+from asks.store.checkpoint import encode as encode_checkpoint
 from asks.store.entries import (
     DecodeError,
     Entry,
@@ -79,11 +76,9 @@ from asks.store.files import (
     session_path,
     validate_session_id,
 )
-from asks.store.index import Index, index_path, parse
-from asks.store.indexer import IndexKeeper
-from asks.store.records import Records
-from asks.store.replay import Replay, replay_lines
-from asks.store.stamp import known_crcs, stamp_path, stat_key
+from asks.store.projection import Projection
+from asks.store.records import Records, Table
+from asks.store.replay import replay_lines
 
 __all__ = [
     "SUFFIX",
@@ -102,6 +97,11 @@ __all__ = [
     "read_records",
     "validate_session_id",
 ]
+
+
+# A session that appended this many bytes past its last checkpoint saves a new one before its
+# next append (a crash then leaves less than this to decode: ~25 ms a MiB).
+CHECKPOINT_EVERY: Final = 4 << 20
 
 
 class StorageError(Exception):
@@ -136,17 +136,11 @@ def read_records(session_id: str, *, data_dir: Path, file_ops: FileOps | None = 
         ) from exc
     try:
         data = ops.map_all(fd, path)
-        known = _read_stamp(ops, path, fd)
     finally:
         os.close(fd)
-    records = _records(replay_lines(data, _read_index(ops, path), known))
+    records = replay_lines(data, _read_checkpoint(ops, path)).records
     ops.release(data)
     return records
-
-
-def _records(replay: Replay) -> Records:
-    records = replay.records
-    return records if isinstance(records, Records) else Records(records)
 
 
 def started_mode(info: SessionInfo) -> SessionMode:
@@ -160,42 +154,101 @@ def started_mode(info: SessionInfo) -> SessionMode:
     return entry.mode if isinstance(entry, SessionStarted) else SessionMode.UNKNOWN
 
 
-def _read_stamp(ops: FileOps, path: Path, fd: int) -> dict[int, int]:
-    """The CRC-32s the journal's stamp knows, if it is a stamp of the file open as ``fd`` as
-    it is now (:mod:`asks.store.stamp`; after mapping it: then the mapped bytes are its)."""
+def _read_checkpoint(ops: FileOps, path: Path) -> Checkpoint | None:
     try:
-        return known_crcs(ops.read_file(stamp_path(path)), stat_key(ops.status(fd)))
-    except OSError:
-        return {}
-
-
-def _read_index(ops: FileOps, path: Path) -> Index | None:
-    try:
-        return parse(ops.read_file(index_path(path)))
+        return parse(ops.read_file(checkpoint_path(path)))
     except OSError:
         return None
 
 
-@attrs.define(eq=False)
 class Journal:
-    """An open session journal. Build it with :meth:`create` or :meth:`open`.
+    """An open session journal: ``<data_dir>/<session_id>.jsonl``, one JSON line per entry,
+    locked by the one process writing it. Build it with :meth:`create` (a new session) or
+    :meth:`open` (resume), never with the constructor; close it with :meth:`close` or use it
+    as a context manager.
 
-    See the module docstring for the append, rollback and replay semantics.
+    An embedder hands it to :class:`~asks.host.host.QuestionHost` and keeps only
+    :attr:`session_id` (to resume) and :attr:`path`. Every append is written and fsync'd
+    before it returns; a failed one is rolled back and raises :class:`StorageError`; a torn
+    last line (a crash mid-write) is dropped at the next open. docs/architecture.md, "The
+    journal", has the file's semantics.
     """
 
-    session_id: str = attrs.field(on_setattr=attrs.setters.frozen)
-    path: Path = attrs.field(on_setattr=attrs.setters.frozen)
-    _ops: FileOps = attrs.field(repr=False)
-    _fd: int = attrs.field(repr=False)
-    _clock: Callable[[], float] = attrs.field(repr=False)
-    _length: int = 0
-    _next_seq: int = 0
-    _state: StorageState = StorageState.OK
-    _warnings: list[str] = attrs.Factory(list)
-    _closed: bool = False
-    _owner: object = attrs.field(default=None, repr=False)
-    _keeper: IndexKeeper | None = attrs.field(default=None, repr=False)
-    _first_records: tuple[Record, ...] = attrs.field(default=(), repr=False)
+    # A plain class: its help() shows what an embedder uses, not a generated constructor.
+    __slots__ = (
+        "__weakref__",
+        "_checkpointed",
+        "_clock",
+        "_closed",
+        "_crc",
+        "_encoder",
+        "_fd",
+        "_first_records",
+        "_length",
+        "_line_warnings",
+        "_lines",
+        "_next_seq",
+        "_ops",
+        "_owner",
+        "_path",
+        "_projection",
+        "_session_id",
+        "_state",
+        "_table",
+        "_warnings",
+    )
+
+    def __init__(
+        self,
+        session_id: str,
+        path: Path,
+        *,
+        ops: FileOps,
+        fd: int,
+        clock: Callable[[], float],
+        length: int = 0,
+        next_seq: int = 0,
+        warnings: Sequence[str] = (),
+        lines: int = 0,
+        crc: int = 0,
+        line_warnings: Sequence[str] = (),
+    ) -> None:
+        """Internal: :meth:`create` and :meth:`open` build journals (the file open, locked
+        and replayed)."""
+        self._session_id, self._path = session_id, path
+        self._ops, self._fd, self._clock = ops, fd, clock
+        self._length, self._next_seq = length, next_seq
+        self._state = StorageState.OK
+        self._warnings = list(warnings)
+        self._closed = False
+        self._owner: object = None
+        self._first_records: tuple[Record, ...] = ()
+        # Every record's line start, seq and kind (record n: position n), the replay's lines
+        # and warnings about complete lines: what a checkpoint saves beside the projection.
+        self._table = Table()
+        self._lines = lines
+        self._crc = crc  # CRC-32 of the file's first ``_length`` bytes
+        self._line_warnings = list(line_warnings)
+        self._projection: Projection | None = None
+        self._encoder = Encoder()
+        self._checkpointed = 0  # bytes the last checkpoint saved or trusted covers
+
+    @property
+    def session_id(self) -> str:
+        """The session's id: ``Journal.open(session_id, data_dir=…)`` resumes it."""
+        return self._session_id
+
+    @property
+    def path(self) -> Path:
+        """The session's journal file."""
+        return self._path
+
+    def keep_checkpoint(self, projection: Projection) -> None:
+        """Keep ``projection`` (the one the session's host folds every record into) as the
+        source of this journal's resume checkpoint: its state is saved beside the journal, as a
+        cache a later :meth:`open` trusts only on an exact match, whenever it has folded every
+        record: at :meth:`close`, and before an append once 4 MiB were appended since."""
+        self._projection = projection
 
     def attach(self, owner: object) -> None:
         """Record the one object that writes this journal (a question host); a second owner
@@ -223,8 +276,8 @@ class Journal:
     ) -> Journal:
         """Start a new session file in ``data_dir`` and save :class:`SessionStarted` as seq 0,
         ``then``'s entries after it in the same write and fsync (the ``asks`` command's
-        :class:`~asks.store.entries.ModelChosen`: one fsync fewer before the first frame); their
-        records are :attr:`first_records`.
+        :class:`~asks.store.entries.ModelChosen`: one fsync fewer before the first frame); the
+        records of all of them are :attr:`first_records`.
 
         ``data_dir`` has no default: a program embedding asks keeps its sessions in a folder of
         its own (the ``asks`` command's is :func:`default_data_dir`). ``mode`` says who started
@@ -251,11 +304,11 @@ class Journal:
                     ) from exc
         else:
             raise FileExistsError(errno.EEXIST, "could not pick an unused session id")
-        journal = cls(sid, path, ops=ops, fd=fd, clock=clock, keeper=IndexKeeper(path))
+        journal = cls(sid, path, ops=ops, fd=fd, clock=clock)
         try:
             ops.lock(fd, path)
             started = SessionStarted(sid, float(clock()), app_version, mode)
-            journal._first_records = tuple(journal.append_all((started, *then))[1:])
+            journal._first_records = tuple(journal.append_all((started, *then)))
             try:
                 ops.fsync_dir(data_dir)
                 if created_dir:
@@ -267,9 +320,8 @@ class Journal:
                 ) from exc
         except BaseException:
             journal.close()
-            for side in (path, stamp_path(path)):  # the close may have stamped it
-                with contextlib.suppress(OSError):
-                    ops.unlink(side)
+            with contextlib.suppress(OSError):
+                ops.unlink(path)
             raise
         return journal
 
@@ -285,8 +337,8 @@ class Journal:
         """Open an existing session for appending and replay it.
 
         Returns the journal and every record that decodes, in file order (a sequence built
-        on access, :class:`~asks.store.records.Records`, with the snapshot of the projection
-        of the indexed ones). A torn last line is
+        on access, :class:`~asks.store.records.Records`, carrying the checkpoint of the first
+        ones when one was trusted). A torn last line is
         truncated off the file; damaged lines are skipped. Both leave a message in
         :attr:`warnings`. If the torn tail cannot be truncated, the journal opens
         :attr:`~StorageState.UNCONFIRMED`. Raises :class:`SessionNotFound` for an unknown id.
@@ -303,8 +355,8 @@ class Journal:
         try:
             ops.lock(fd, path)
             data = ops.map_all(fd, path)
-            replay = replay_lines(data, _read_index(ops, path), _read_stamp(ops, path, fd))
-            ops.release(data)  # lazy records page their lines in again when first read
+            replay = replay_lines(data, _read_checkpoint(ops, path))
+            ops.release(data)  # a checkpoint's records page their lines in again when read
             next_seq = replay.records[-1].seq + 1 if replay.records else 0
             journal = cls(
                 session_id,
@@ -315,16 +367,19 @@ class Journal:
                 length=replay.good_length,
                 next_seq=next_seq,
                 warnings=replay.warnings,
+                lines=replay.lines,
+                crc=replay.crc,
+                line_warnings=replay.line_warnings,
             )
+            journal._table = replay.table()
+            if replay.checkpoint is not None:
+                journal._checkpointed = replay.checkpoint.length
             if replay.good_length < len(data):
                 journal._truncate_torn_tail()
-            if journal.state is StorageState.OK:
-                journal._keeper = IndexKeeper.after_replay(ops, path, replay)
-                journal._keeper.observe(ops, fd)
         except BaseException:
             ops.close(fd)
             raise
-        return journal, _records(replay)
+        return journal, replay.records
 
     def _truncate_torn_tail(self) -> None:
         try:
@@ -361,8 +416,8 @@ class Journal:
 
     @property
     def first_records(self) -> tuple[Record, ...]:
-        """The records of the entries :meth:`create` saved after ``session_started`` (its
-        ``then``; none for an opened journal)."""
+        """The records :meth:`create` saved: ``session_started``'s, then its ``then``'s (none
+        for an opened journal): the records a new session's projection folds first."""
         return self._first_records
 
     @property
@@ -390,6 +445,8 @@ class Journal:
                 f"session {self.session_id!r}: storage unconfirmed after an earlier failure; "
                 "refusing to append, nothing was saved"
             )
+        if self._length - self._checkpointed >= CHECKPOINT_EVERY:
+            self._save_checkpoint()
         seq, ts = self._next_seq, float(self._clock())
         lines = [encode(seq + i, ts, entry) for i, entry in enumerate(entries)]
         line = b"".join(lines)
@@ -411,13 +468,35 @@ class Journal:
             # Interrupted mid-write (e.g. KeyboardInterrupt): never leave a partial line behind.
             self._roll_back()
             raise
-        self._length += len(line)
+        records = [Record(seq + i, ts, entry) for i, entry in enumerate(entries)]
+        for one, record in zip(lines, records, strict=True):
+            self._table.add(self._length, record)
+            self._length += len(one)
+        self._crc = zlib.crc32(line, self._crc)
+        self._lines += len(lines)
         self._next_seq = seq + len(lines)
-        if self._keeper is not None:
-            for one in lines:
-                self._keeper.appended(one)
-            self._keeper.after_append(self._ops, self._fd)  # acknowledged already
-        return [Record(seq + i, ts, entry) for i, entry in enumerate(entries)]
+        return records
+
+    def _save_checkpoint(self) -> None:
+        """Save the checkpoint of the projection kept (:meth:`keep_checkpoint`) if it has
+        folded every record; best effort: any failure leaves the old one, checked at use."""
+        projection = self._projection
+        if projection is None or projection.records != len(self._table):
+            return
+        try:
+            blob = encode_checkpoint(
+                projection,
+                encoder=self._encoder,
+                length=self._length,
+                crc=self._crc,
+                lines=self._lines,
+                warnings=self._line_warnings,
+                table=self._table,
+            )
+            self._ops.replace_file(checkpoint_path(self.path), blob)
+        except (OSError, ValueError):
+            return
+        self._checkpointed = self._length
 
     def _write_all(self, line: bytes) -> None:
         remaining = line
@@ -449,8 +528,8 @@ class Journal:
         if self._closed:
             return
         self._closed = True
-        if self._keeper is not None and self._state is StorageState.OK:
-            self._keeper.at_close(self._ops, self._fd)
+        if self._state is StorageState.OK and self._length > self._checkpointed:
+            self._save_checkpoint()
         try:
             self._ops.close(self._fd)
         except OSError as exc:

@@ -1,9 +1,9 @@
-"""A mapping over a snapshot's columns whose values are built on access (NOTES "Long sessions
-(issue 21)", third pass).
+"""A mapping over a checkpoint's columns whose values are built on access
+(:mod:`asks.store.checkpoint`).
 
 :class:`LazyMap` behaves as the ``dict`` it stands for: the same keys in the same order
-(the snapshot's, in its order, then keys inserted since, in insertion order; assigning to a
-key keeps its place), the same values. The snapshot's ``n`` keys are known by position
+(the checkpoint's, in its order, then keys inserted since, in insertion order; assigning to a
+key keeps its place), the same values. The checkpoint's ``n`` keys are known by position
 ``0..n-1``; ``key(p)`` names one, ``make(p)`` builds its value, ``positions()`` maps every
 key to its position (built when a lookup misses the positions ``seed`` knew), both keyed by
 ``norm(key)`` if given (a plain tuple hashes in C, an attrs key in Python).
@@ -11,12 +11,17 @@ key to its position (built when a lookup misses the positions ``seed`` knew), bo
 * A point lookup, ``in`` or assignment builds at most one value, kept: the same object on
   every read, as a dict gives (the projection's states are mutated in place). ``len`` is
   counted.
-* Anything else (iteration, deletion, ``keys()``, ``items()``, equality) first builds the
-  whole ``dict`` once (every value not built yet) and from then on is that dict's.
+* Iterating the keys builds no value (``items()`` and ``values()`` build each, as lookups).
+* Deletion and ``repr`` first build the whole ``dict`` once (every value not built yet) and
+  from then on it is that dict's.
+* What a checkpoint writer reads: :attr:`count`, the values built so far by position
+  (:attr:`made`), the keys inserted since (:attr:`inserted`) and, once thawed, the whole
+  dict (:attr:`thawed`): the saved columns of the values never built are still right.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator, MutableMapping
 from typing import Any, TypeVar
 
@@ -27,7 +32,7 @@ V = TypeVar("V")
 
 
 class LazyMap(MutableMapping[K, V]):
-    """A dict of a snapshot's keys, its values built on access (module docstring)."""
+    """A dict of a checkpoint's keys, its values built on access (module docstring)."""
 
     __slots__ = (
         "_count",
@@ -39,6 +44,7 @@ class LazyMap(MutableMapping[K, V]):
         "_positions",
         "_seed",
         "_whole",
+        "source",
     )
 
     def __init__(
@@ -50,14 +56,28 @@ class LazyMap(MutableMapping[K, V]):
         *,
         seed: dict[Any, int] | None = None,
         norm: Callable[[K], Any] | None = None,
+        source: Any = None,
     ) -> None:
         self._count, self._norm = count, norm
         self._key, self._make = key, make
         self._positions: Callable[[], dict[Any, int]] | dict[Any, int] = positions
         self._seed = seed or {}
         self._made: dict[int, V] = {}
-        self._new: dict[K, V] = {}  # keys not in the snapshot, inserted since
+        self._new: dict[K, V] = {}  # keys not in the checkpoint, inserted since
         self._whole: dict[K, V] | None = None
+        self.source = source  # the saved columns it was made from, for a checkpoint writer
+
+    @property
+    def count(self) -> int:
+        """The keys known by position (``0..count-1``)."""
+        return self._count
+
+    def key_at(self, position: int) -> K:
+        return self._key(position)
+
+    def position(self, key: K) -> int | None:
+        """The position of ``key`` among the checkpoint's keys (``None``: not one of them)."""
+        return self._position(key)
 
     @property
     def thawed(self) -> dict[K, V] | None:
@@ -66,12 +86,12 @@ class LazyMap(MutableMapping[K, V]):
 
     @property
     def made(self) -> dict[int, V]:
-        """The snapshot's values built so far, by position."""
+        """The values built so far, by position."""
         return self._made
 
     @property
     def inserted(self) -> dict[K, V]:
-        """The keys inserted that the snapshot did not have, in order."""
+        """The keys inserted that the checkpoint did not have, in order."""
         return self._new
 
     def _position(self, key: K) -> int | None:
@@ -135,7 +155,9 @@ class LazyMap(MutableMapping[K, V]):
         del self._thaw()[key]
 
     def __iter__(self) -> Iterator[K]:
-        return iter(self._thaw())
+        if self._whole is not None:
+            return iter(self._whole)
+        return itertools.chain(map(self._key, range(self._count)), list(self._new))
 
     def __len__(self) -> int:
         if self._whole is not None:

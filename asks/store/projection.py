@@ -24,23 +24,23 @@ What it knows:
   question's: ``by_ref``, ``current`` and ``pending`` never hold it, so no ``{questionId}``,
   withdrawal or tab can name a note; :meth:`Projection.recipient` knows both kinds.
 
-Records of a replay index (:mod:`asks.store.lazy`) are folded from their facts, without
-decoding their lines: a question state then takes its ``question`` and ``resolution`` from
-the group and resolved entries on first read (:mod:`asks.store.deferred`), and the values of
-``undelivered`` are read from those states before :meth:`Projection.apply` or
-:meth:`Projection.apply_all` returns. The state is the same as from decoded records.
+Every record is folded by :meth:`Projection.apply`, one at a time, in journal order; the
+projection counts them (``records``), so each state also knows the *number* of the records
+it came from (0-based, in file order: ``asked_in``, ``saved_at``, ``made_in``, …). Those
+numbers are what a checkpoint (:mod:`asks.store.checkpoint`) saves instead of the values: a
+resume restores the state from a checkpoint and reads the values from those records, on first
+use (the maps are :class:`~asks.store.lazymap.LazyMap`\\ s, the conversation a
+:class:`~asks.store.records.Conversation` over the journal's records). Nothing else about a
+projection depends on where its state came from.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, MutableMapping
-from typing import Any, Final, cast
+from collections.abc import Iterable, Iterator, MutableMapping, Sequence
 
 import attrs
 
-from asks.core.gcpause import paused_gc
 from asks.core.model import Question, QuestionRef, QuestionStatus, Resolution, ResolutionKind
-from asks.store.deferred import Deferred, is_unset, pending_of, set_pending
 from asks.store.entries import (
     ChatMessage,
     FeedbackDelivered,
@@ -58,23 +58,15 @@ from asks.store.entries import (
     WaitOpened,
     Withdrawn,
 )
-from asks.store.lazy import group_refs, resolved_facts
-from asks.store.records import Conversation, Records
+from asks.store.records import Conversation
 
-# Stands for a resolution still in its undecoded line while records are folded.
-_UNSETTLED: Final = cast(Resolution, object())
-_PENDING: Final = QuestionStatus.PENDING
-_ANSWERED: Final = QuestionStatus.ANSWERED
-_DECLINED: Final = QuestionStatus.DECLINED
+NO_RECORD = -1  # a state's record number when no record gave it that value
 
 
 @attrs.define(eq=False)
-class QuestionState(Deferred):
-    """One question incarnation and what happened to it.
-
-    From a lazy record, ``question`` and ``resolution`` may be pending: ``{field: (entry,
-    position)}`` names the group (its ``questions``) or resolved entry (its ``resolutions``).
-    """
+class QuestionState:
+    """One question incarnation and what happened to it; ``asked_in`` is the number of the
+    record of the group that asked it, ``saved_at`` that of ``saved_in``."""
 
     question: Question
     status: QuestionStatus = QuestionStatus.PENDING
@@ -82,67 +74,8 @@ class QuestionState(Deferred):
     delivered: bool = False
     source: str | None = None  # where the resolution was given (panel, web, line, …)
     saved_in: Resolved | None = None  # the line that saved the resolution (its group note)
-
-    def defer_resolution(self, resolved: Resolved, position: int) -> None:
-        """Take ``resolution`` from ``resolved.resolutions[position]`` on first read."""
-        del self.resolution
-        pending: dict[str, tuple[Any, int]] | None = pending_of(self)
-        if pending is None:
-            set_pending(self, {"resolution": (resolved, position)})
-        else:
-            pending["resolution"] = (resolved, position)
-
-    def _fill(
-        self, pending: dict[str, tuple[Any, int]], name: str
-    ) -> dict[str, tuple[Any, int]] | None:
-        if name not in pending:
-            return pending
-        if is_unset(self, name):
-            entry, position = pending[name]
-            values = entry.questions if name == "question" else entry.resolutions
-            object.__setattr__(self, name, values[position])
-        return {key: value for key, value in pending.items() if key != name} or None
-
-
-# Slot setters, called directly (a group of a replay index makes ~2 states of ~10⁵).
-_set_status = QuestionState.__dict__["status"].__set__
-_set_resolution = QuestionState.__dict__["resolution"].__set__
-_set_delivered = QuestionState.__dict__["delivered"].__set__
-_set_source = QuestionState.__dict__["source"].__set__
-_set_saved_in = QuestionState.__dict__["saved_in"].__set__
-
-
-def _deferred_state(group: GroupAsked, position: int) -> QuestionState:
-    """A pending state whose question is ``group.questions[position]``, not read yet."""
-    state: QuestionState = object.__new__(QuestionState)
-    _set_status(state, _PENDING)
-    _set_resolution(state, None)
-    _set_delivered(state, False)
-    _set_source(state, None)
-    _set_saved_in(state, None)
-    set_pending(state, {"question": (group, position)})
-    return state
-
-
-def restored_state(
-    group: GroupAsked,
-    position: int,
-    status: QuestionStatus,
-    delivered: bool,
-    saved: tuple[Resolved, int] | None,
-) -> QuestionState:
-    """The state of ``group.questions[position]`` with that status and ``delivered``, its
-    resolution ``saved[0].resolutions[saved[1]]`` (saved by that line), as folding gave it
-    (:mod:`asks.store.snapshot`); its question and resolution read on first use."""
-    state = _deferred_state(group, position)
-    _set_status(state, status)
-    _set_delivered(state, delivered)
-    if saved is not None:
-        resolved, at = saved
-        state.defer_resolution(resolved, at)
-        _set_source(state, resolved.source)
-        _set_saved_in(state, resolved)
-    return state
+    asked_in: int = NO_RECORD
+    saved_at: int = NO_RECORD
 
 
 @attrs.define(eq=False)
@@ -151,6 +84,7 @@ class NoteState:
 
     note: NoteSent
     delivered: bool = False
+    sent_in: int = NO_RECORD  # the number of the note's record
 
 
 @attrs.define(eq=False)
@@ -163,6 +97,24 @@ class CallState:
     group_asked: GroupAsked | None = None
     result: ToolResult | None = None
     asked_at: float | None = None  # its record's ``ts``: when the call was saved
+    made_in: int = NO_RECORD  # the number of that record (a group or a wait)
+    result_in: int = NO_RECORD  # the number of the result's record
+
+
+@attrs.define(eq=False)
+class Changes:
+    """The keys of ``by_ref``, ``current`` and ``calls`` whose value the fold set or changed
+    since they were last cleared: what a checkpoint writer re-encodes
+    (:class:`asks.store.checkpoint.Encoder`) instead of every value."""
+
+    refs: set[QuestionRef] = attrs.Factory(set)
+    ids: set[str] = attrs.Factory(set)
+    calls: set[str] = attrs.Factory(set)
+
+    def clear(self) -> None:
+        self.refs.clear()
+        self.ids.clear()
+        self.calls.clear()
 
 
 @attrs.define(eq=False)
@@ -182,69 +134,48 @@ class Projection:
     unknown: int = 0
     duplicate_receipts: int = 0
     records: int = 0
-    _unsettled: list[QuestionRef] = attrs.field(factory=list, init=False, repr=False)
+    changes: Changes = attrs.field(factory=Changes, init=False, repr=False)
     _senders: tuple[int, int] = attrs.field(default=(-1, 0), init=False, repr=False)
 
     def apply_all(self, records: Iterable[Record]) -> None:
-        """Replay: fold many records (with the cyclic GC paused while they pile up). An empty
-        projection given a trusted replay's records takes their snapshot's state for the
-        records it covers (:mod:`asks.store.snapshot`) and folds only the others."""
-        if isinstance(records, Records) and records.snapshot is not None and self._empty():
-            from asks.store.snapshot import adopt  # noqa: PLC0415 (it imports this module)
+        """Fold each of ``records`` in turn (:meth:`apply`). An empty projection given the
+        records of a replay that trusted a checkpoint first restores the checkpoint's state
+        (:func:`asks.store.checkpoint.restore`) and folds the records past it."""
+        checkpoint = getattr(records, "checkpoint", None)
+        if checkpoint is not None and self.records == 0 and isinstance(records, Sequence):
+            from asks.store.checkpoint import restore  # noqa: PLC0415 (it imports this module)
 
-            snapshot = records.snapshot
-            adopt(self, snapshot)
-            records = records[snapshot.rows :]
-        with paused_gc():
-            fold, conversation, count = self._fold, self.conversation.append, 0
-            for record in records:  # chat messages (~half a session) without a call
-                count += 1
-                if type(record.entry) is ChatMessage:
-                    conversation(record)
-                else:
-                    fold(record)
-            self.records += count
-            self._settle()
-
-    def _empty(self) -> bool:
-        return self.records == 0 and not self.by_ref and not self.conversation
+            restore(self, checkpoint.state, records)
+            records = records[self.records :]
+        apply = self.apply
+        for record in records:
+            apply(record)
 
     def apply(self, record: Record) -> None:
-        """Fold one record into the state. O(1)."""
-        self.records += 1
-        self._fold(record)
-        if self._unsettled:
-            self._settle()
-
-    def _settle(self) -> None:
-        """Give ``undelivered`` the resolutions still standing in their lines."""
-        undelivered = self.undelivered
-        for ref in self._unsettled:
-            if undelivered.get(ref) is _UNSETTLED:
-                undelivered[ref] = self.by_ref[ref].resolution  # type: ignore[assignment]
-        self._unsettled.clear()
-
-    def _fold(self, record: Record) -> None:
+        """Fold the next record of the journal into the state. O(1)."""
+        number = self.records
+        self.records = number + 1
         entry = record.entry
         # Most frequent first: the cases are tried in order (chat messages are ~half a session).
         match entry:
             case ChatMessage():
-                self.conversation.append(record)
+                self.conversation.append(record, number)
             case ToolResult():
-                self._tool_result(entry)
-                self.conversation.append(record)
+                self._tool_result(entry, number)
+                self.conversation.append(record, number)
             case GroupAsked():
-                self._group_asked(entry)
-                self.calls[entry.call_id].asked_at = record.ts
+                self._group_asked(entry, record.ts, number)
             case Resolved():
-                self._resolved_entry(entry)
+                for resolution in entry.resolutions:
+                    self._resolved(resolution, entry, number)
             case FeedbackDelivered():
                 self._mark_delivered(entry.delivered)
-                self.conversation.append(record)
+                self.conversation.append(record, number)
             case PermissionDecided():
-                self.conversation.append(record)
+                self.conversation.append(record, number)
             case WaitOpened():
-                self._open_call(CallState(entry.call_id, entry.refs, True, asked_at=record.ts))
+                call = CallState(entry.call_id, entry.refs, True, None, None, record.ts, number)
+                self._open_call(call)
             case Withdrawn():
                 for ref in entry.refs:
                     self._close(ref, QuestionStatus.WITHDRAWN)
@@ -257,7 +188,7 @@ class Projection:
                 self._end_offer(entry.offer_id, entry.refs)
             case NoteSent():
                 if entry.ref not in self.notes and entry.ref not in self.by_ref:
-                    self.notes[entry.ref] = NoteState(entry)
+                    self.notes[entry.ref] = NoteState(entry, sent_in=number)
                     self.undelivered[entry.ref] = entry
             case SessionStarted():
                 self.session_id = entry.session_id
@@ -265,62 +196,39 @@ class Projection:
                 self.unknown += 1
 
     # -- folding helpers --------------------------------------------------------------------
-    def _group_asked(self, entry: GroupAsked) -> None:
-        refs = group_refs(entry)
+    def _group_asked(self, entry: GroupAsked, ts: float, number: int) -> None:
         by_ref, current, pending = self.by_ref, self.current, self.pending
-        if refs is None:
-            refs = tuple([question.ref for question in entry.questions])
-            for ref, question in zip(refs, entry.questions, strict=True):
-                by_ref[ref] = QuestionState(question)
-                current[ref.id] = ref
-                pending[ref] = None
-        else:
-            for position, ref in enumerate(refs):
-                by_ref[ref] = _deferred_state(entry, position)
-                current[ref.id] = ref
-                pending[ref] = None
-        call = CallState(entry.call_id, refs, entry.blocking, entry)
-        self.calls[call.call_id] = call
-        self.open_calls[call.call_id] = call
-
-    def _resolved_entry(self, entry: Resolved) -> None:
-        facts = resolved_facts(entry)
-        if facts is None:
-            for resolution in entry.resolutions:
-                self._resolved(resolution, entry)
-            return
-        # As _resolved for each, without reading the resolutions (module docstring).
-        by_ref, pending, source = self.by_ref, self.pending, entry.source
-        for position, (ref, kind) in enumerate(facts):
-            state = by_ref.get(ref)
-            if state is None or state.status is not _PENDING:
-                continue
-            state.defer_resolution(entry, position)
-            state.source = source
-            state.saved_in = entry
-            state.status = _ANSWERED if kind is ResolutionKind.ANSWERED else _DECLINED
-            pending.pop(ref, None)
-            self.undelivered[ref] = _UNSETTLED
-            self._unsettled.append(ref)
+        refs = tuple([question.ref for question in entry.questions])
+        for ref, question in zip(refs, entry.questions, strict=True):
+            by_ref[ref] = QuestionState(question, asked_in=number)
+            current[ref.id] = ref
+            pending[ref] = None
+        self.changes.refs.update(refs)
+        self.changes.ids.update([ref.id for ref in refs])
+        self._open_call(CallState(entry.call_id, refs, entry.blocking, entry, None, ts, number))
 
     def _open_call(self, call: CallState) -> None:
         self.calls[call.call_id] = call
         self.open_calls[call.call_id] = call
+        self.changes.calls.add(call.call_id)
 
-    def _tool_result(self, entry: ToolResult) -> None:
+    def _tool_result(self, entry: ToolResult, number: int) -> None:
         call = self.calls.get(entry.call_id)
         if call is not None:
             call.result = entry
+            call.result_in = number
+            self.changes.calls.add(entry.call_id)
         self.open_calls.pop(entry.call_id, None)
         self._mark_delivered(entry.delivered)
 
-    def _resolved(self, resolution: Resolution, entry: Resolved) -> None:
+    def _resolved(self, resolution: Resolution, entry: Resolved, number: int) -> None:
         state = self.by_ref.get(resolution.ref)
         if state is None or state.status is not QuestionStatus.PENDING:
             return
         state.resolution = resolution
         state.source = entry.source
         state.saved_in = entry
+        state.saved_at = number
         answered = resolution.kind is ResolutionKind.ANSWERED
         status = QuestionStatus.ANSWERED if answered else QuestionStatus.DECLINED
         self._close(resolution.ref, status)
@@ -332,6 +240,7 @@ class Projection:
             return
         state.status = status
         self.pending.pop(ref, None)
+        self.changes.refs.add(ref)
 
     def _end_offer(self, offer_id: str, refs: tuple[QuestionRef, ...]) -> None:
         for ref in refs:
@@ -347,6 +256,7 @@ class Projection:
                 self.duplicate_receipts += 1
             state.delivered = True
             self.undelivered.pop(ref, None)
+            self.changes.refs.add(ref)
 
     # -- queries ---------------------------------------------------------------------------
     def question(self, ref: QuestionRef) -> Question:

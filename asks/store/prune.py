@@ -2,9 +2,10 @@
 embedders (:func:`remove_session`, :func:`prune_sessions`).
 
 A session is every file named after it in the data dir (:data:`SESSION_SUFFIXES`, documented
-in docs/panel-space-and-sessions.md): the journal ``<id>.jsonl``, its replay index
-``<id>.jsonl.idx``, its stamp ``<id>.jsonl.stamp``, the drafts file ``<id>.drafts.json``, and
-the ``.tmp`` each of those three leaves if a process dies while replacing it. Removing a
+in docs/panel-space-and-sessions.md): the journal ``<id>.jsonl``, its resume
+checkpoint ``<id>.jsonl.checkpoint``, the drafts file ``<id>.drafts.json``, the ``.tmp`` each
+of those two leaves if a process dies while replacing it, and the replay index and stamp
+(``.jsonl.idx``, ``.jsonl.stamp``, and their ``.tmp``) that earlier versions wrote. Removing a
 session removes all of them, the journal last (a crash part-way leaves a session that opens).
 
 Rules, in order:
@@ -59,7 +60,9 @@ __all__ = [
 SESSION_SUFFIXES: Final = (
     ".drafts.json.tmp",
     ".drafts.json",
-    ".jsonl.stamp.tmp",
+    ".jsonl.checkpoint.tmp",
+    ".jsonl.checkpoint",
+    ".jsonl.stamp.tmp",  # the stamp and the index: written by earlier versions
     ".jsonl.stamp",
     ".jsonl.idx.tmp",
     ".jsonl.idx",

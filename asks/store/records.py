@@ -1,55 +1,122 @@
-"""A replay's records as a sequence built on access, and the conversation over it (NOTES
-"Long sessions (issue 21)", third pass).
+"""A journal's records as a sequence, and the projection's conversation over it.
 
-* :class:`Records` is the list a replay gives, with the records of a trusted replay index's
-  rows (:mod:`asks.store.lazy`) built when first read (record ``n`` is row ``n``: every record
-  of the indexed bytes has one) and then kept, so each is one object for the life of the
-  sequence, as in a list (the projection's states name entries by identity). Records decoded
-  past the index, and appended since, are held as they are. ``==`` compares it, element by
-  element, with any sequence, as a list would. It carries the snapshot of the projection of
-  its first rows (:mod:`asks.store.snapshot`), if the replay had one.
-* :class:`Conversation` is the projection's conversation: a list of records, of which the
-  first are named by their position in a :class:`Records` (a snapshot's), built on access.
-  :meth:`Conversation.copy` is a copy of the list, not of the records, in O(1) for those.
+* :class:`Records` is the list a replay gives: every record of the journal, in file order.
+  Those a trusted checkpoint covers (:mod:`asks.store.checkpoint`) are decoded from their
+  lines when first read and then kept, so each is one object for the life of the sequence,
+  as in a list (the projection's states name entries by identity); the others are held as
+  they were decoded or appended. This is the cache's one edge on the record side: a record
+  built here is :func:`~asks.store.entries.decode` of its line, the same plain record a full
+  replay makes; its ``seq`` is checked against the checkpoint's, and a line that is not the
+  one the checkpoint named raises :class:`ValueError` when read. ``==`` compares it, element
+  by element, with any sequence, as a list would.
+* :class:`Conversation` is the projection's conversation: records and the number of each
+  (its position in the journal's records), the first ones read by number from a
+  :class:`Records` (a checkpoint's), built on access. :meth:`Conversation.copy` is a copy of
+  the list, not of the records.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, overload
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, Final, overload
 
-from asks.store.entries import Record
+import attrs
 
-if TYPE_CHECKING:
-    from asks.store.snapshot import Snapshot
+from asks.store.entries import TAGS, DecodeError, Record, UnknownEntry, decode
+from asks.store.files import Data
 
-__all__ = ["Conversation", "Records"]
+__all__ = ["KINDS", "Conversation", "Lines", "Records", "Table", "kind_of"]
+
+_NEWLINE: Final = 10
+KINDS: Final = (*TAGS, UnknownEntry)  # a record's kind: the position of its entry's class here
+_KIND_OF: Final = {cls: n for n, cls in enumerate(KINDS)}
+
+
+def kind_of(record: Record) -> int:
+    """The kind of ``record`` (its entry's class, by position in :data:`KINDS`)."""
+    return _KIND_OF[type(record.entry)]
+
+
+class Table:
+    """Where a journal's records are: record ``n`` is the line starting at ``starts[n]``, its
+    ``seq`` is ``seqs[n]``, its kind ``kinds[n]``."""
+
+    __slots__ = ("kinds", "seqs", "starts")
+
+    def __init__(self, starts: bytes = b"", seqs: bytes = b"", kinds: bytes = b"") -> None:
+        self.starts, self.seqs, self.kinds = array("q"), array("q"), bytearray(kinds)
+        self.starts.frombytes(starts)
+        self.seqs.frombytes(seqs)
+
+    def __len__(self) -> int:
+        return len(self.seqs)
+
+    def add(self, start: int, record: Record) -> None:
+        """Record ``len(self)`` is ``record``, its line starting at ``start``."""
+        self.starts.append(start)
+        self.seqs.append(record.seq)
+        self.kinds.append(kind_of(record))
+
+    def extend(self, other: Table) -> None:
+        self.starts.extend(other.starts)
+        self.seqs.extend(other.seqs)
+        self.kinds.extend(other.kinds)
+
+    def columns(self) -> tuple[bytes, bytes, bytes]:
+        """The table as bytes (``Table(*columns)`` is a copy)."""
+        return self.starts.tobytes(), self.seqs.tobytes(), bytes(self.kinds)
+
+
+@attrs.define(eq=False)
+class Lines:
+    """The records of a journal's covered bytes: ``table`` says where in ``data`` each is."""
+
+    data: Data
+    table: Table
 
 
 class Records(Sequence[Record]):
-    """A replay's records, the indexed ones built on access (module docstring)."""
+    """A journal's records, those of a checkpoint built on access (module docstring)."""
 
-    __slots__ = ("_build", "_kinds", "_made", "_types", "snapshot")
+    __slots__ = ("_lines", "_made", "checkpoint")
 
     def __init__(
         self,
-        records: Iterable[Record | None] = (),
-        build: Callable[[int], Record] | None = None,
-        kinds: tuple[bytes | bytearray, Sequence[type[Any] | None]] | None = None,
-        snapshot: Snapshot | None = None,
+        records: Iterable[Record] = (),
+        lines: Lines | None = None,
+        checkpoint: Any = None,
     ) -> None:
-        self._made: list[Record | None] = list(records)
-        self._build = build
-        # The rows' kinds (record n = row n) and the entry class of each kind (None: any).
-        self._kinds, self._types = kinds if kinds is not None else (b"", ())
-        self.snapshot = snapshot  # of the first rows, or None
+        made: list[Record | None] = [None] * len(lines.table) if lines is not None else []
+        made.extend(records)
+        self._made = made
+        self._lines = lines
+        self.checkpoint = checkpoint  # the trusted checkpoint of the first records, or None
 
     def _one(self, n: int) -> Record:
         made = self._made[n]
         if made is None:
-            assert self._build is not None  # only rows are left unbuilt
             made = self._made[n] = self._build(n if n >= 0 else n + len(self._made))
         return made
+
+    def _build(self, n: int) -> Record:
+        """Record ``n`` of the checkpoint, decoded from its line (module docstring)."""
+        lines = self._lines
+        assert lines is not None  # only a checkpoint's records are left unbuilt
+        table = lines.table
+        data, start = lines.data, table.starts[n]
+        end = data.find(b"\n", start)
+        if end < 0 or (start and data[start - 1] != _NEWLINE):
+            raise ValueError(f"the checkpoint's record {n} names no line of the journal")
+        try:
+            record = decode(bytes(data[start:end]))
+        except DecodeError as exc:
+            raise ValueError(
+                f"the checkpoint's record {n} is not the journal's line: {exc}"
+            ) from exc
+        if record.seq != table.seqs[n] or kind_of(record) != table.kinds[n]:
+            raise ValueError(f"the checkpoint's record {n} is not the journal's line")
+        return record
 
     @overload
     def __getitem__(self, n: int) -> Record: ...
@@ -71,22 +138,33 @@ class Records(Sequence[Record]):
         self._made.append(record)
 
     def last_of(self, cls: type[Any]) -> Record | None:
-        """The last record whose entry is a ``cls``: the rows are searched by their kinds (in
-        C), building only rows of ``cls``'s kind or of a kind any class may have."""
-        rows = len(self._kinds)
-        for n in range(len(self._made) - 1, rows - 1, -1):  # the records past the rows
+        """The last record whose entry is a ``cls``: the checkpoint's records are searched by
+        their kinds (in C), building only the one found."""
+        covered = 0 if self._lines is None else len(self._lines.table)
+        for n in range(len(self._made) - 1, covered - 1, -1):  # the records past them
             if type(self._one(n).entry) is cls:
                 return self._one(n)
-        codes = [bytes([k]) for k, known in enumerate(self._types) if known in (cls, None)]
-        end = rows
-        while codes and end > 0:
-            n = max(self._kinds.rfind(code, 0, end) for code in codes)
-            if n < 0:
-                break
-            if type(self._one(n).entry) is cls:
-                return self._one(n)
-            end = n
-        return None
+        if self._lines is None or cls not in _KIND_OF:
+            return None
+        n = self._lines.table.kinds.rfind(bytes([_KIND_OF[cls]]))
+        return None if n < 0 else self._one(n)
+
+    def of_kinds(self, classes: Iterable[type[Any]]) -> Iterator[Record]:
+        """The records whose entry is one of ``classes``, in order: the checkpoint's chosen
+        by their kinds, built only when chosen."""
+        wanted = tuple(classes)
+        codes = {_KIND_OF[cls] for cls in wanted if cls in _KIND_OF}
+        covered = 0
+        if self._lines is not None:
+            kinds = self._lines.table.kinds
+            covered = len(kinds)
+            for n in range(covered):
+                if kinds[n] in codes:
+                    yield self._one(n)
+        for n in range(covered, len(self._made)):
+            record = self._one(n)
+            if type(record.entry) in wanted:
+                yield record
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Sequence) or isinstance(other, str | bytes):
@@ -100,16 +178,16 @@ class Records(Sequence[Record]):
 
 
 class Conversation(Sequence[Record]):
-    """The projection's conversation: records, the first ``len(base)`` of them named by their
-    position in ``records`` (module docstring)."""
+    """The projection's conversation: records and their numbers, the first ``len(base)`` of
+    them read by number from ``records`` (module docstring)."""
 
-    __slots__ = ("_base", "_records", "_tail")
+    __slots__ = ("_base", "_numbers", "_records", "_tail")
 
-    def __init__(
-        self, records: Sequence[Record] = (), base: Sequence[int] = (), tail: Iterable[Record] = ()
-    ) -> None:
-        self._records, self._base = records, base
-        self._tail: list[Record] = list(tail)
+    def __init__(self, records: Sequence[Record] = (), base: array[int] | None = None) -> None:
+        self._records = records
+        self._base: array[int] = array("q") if base is None else base
+        self._tail: list[Record] = []
+        self._numbers: array[int] = array("q")  # of the tail's records
 
     @overload
     def __getitem__(self, n: int) -> Record: ...
@@ -133,26 +211,25 @@ class Conversation(Sequence[Record]):
 
     def __iter__(self) -> Iterator[Record]:
         records = self._records
-        for position in self._base:
-            yield records[position]
+        for number in self._base:
+            yield records[number]
         yield from self._tail
 
-    def append(self, record: Record) -> None:
+    def append(self, record: Record, number: int) -> None:
+        """Add ``record``, the journal's record number ``number``."""
         self._tail.append(record)
+        self._numbers.append(number)
 
     def copy(self) -> Conversation:
-        """The list as it is now (the snapshot's part shared: it never changes)."""
-        return Conversation(self._records, self._base, self._tail)
+        """The list as it is now (the checkpoint's part shared: it never changes)."""
+        copied = Conversation(self._records, self._base)
+        copied._tail, copied._numbers = list(self._tail), array("q", self._numbers)
+        return copied
 
     @property
-    def base(self) -> Sequence[int]:
-        """The positions in the records of the snapshot's part."""
-        return self._base
-
-    @property
-    def tail(self) -> list[Record]:
-        """The records after the snapshot's part."""
-        return self._tail
+    def numbers(self) -> array[int]:
+        """The number of each record, in order."""
+        return self._base + self._numbers
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Sequence) or isinstance(other, str | bytes):

@@ -8,7 +8,8 @@ Reading an answer line (:func:`parse_answer`), for a question with options:
   (1-based): ``2``, or ``1,3`` / ``1 3`` for a multi-select question. An out-of-range number,
   an empty place (``1,,9``), several numbers for a single-select question are *problems*:
   one sentence, nothing is saved;
-* any other line is the person's own text (the "Type something." row of the panel);
+* any other line is the person's own text (the "Type something." row of the panel), refused
+  for a question without that row (``"custom": false``);
 * notes: everything after the first `` //`` (``2 // the managed one``; a space or the start
   of the line before the mark, so ``https://…`` is not cut) is the answer's notes.
 
@@ -97,6 +98,10 @@ def how_to_answer(spec: QuestionSpec, *, required: bool) -> str:
     count = len(spec.options)
     if spec.is_free_text:
         what = _("Type your answer")
+    elif not spec.custom and spec.multi_select:  # only the options answer
+        what = _("Type option numbers (like 1,3; 1-{count})").format(count=count)
+    elif not spec.custom:
+        what = _("Type an option number (1-{count})").format(count=count)
     elif spec.multi_select:
         what = _("Type option numbers (like 1,3; 1-{count}) or your own answer").format(count=count)
     else:

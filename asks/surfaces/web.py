@@ -95,7 +95,9 @@ class WebStatistics:
 
 @attrs.define(eq=False)
 class WebBridge:
-    """Serves the pending questions of ``host`` over HTTP (see module docstring).
+    """Serves the pending questions of ``host`` over HTTP: a page listing them, each with
+    a form to answer or decline (the README's "Answer from a browser" section); every
+    request needs the bridge's token, answers are saved the panel's way.
 
     ``port=0`` picks a free port. After ``await nursery.start(bridge.run)`` (which returns
     the URL), :attr:`url` is ``http://HOST:PORT/?token=…``.

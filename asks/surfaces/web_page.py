@@ -35,6 +35,7 @@ from urllib.parse import quote
 import attrs
 
 from asks.core import i18n
+from asks.core.drafts import offers_custom
 from asks.core.i18n import N_, _, ngettext
 from asks.core.model import MAX_CUSTOM_TEXT, Question
 from asks.sanitize import sanitize_line, sanitize_text
@@ -214,7 +215,8 @@ def _question(view: QuestionView, token: str, csrf: str) -> str:
             f'<li><label><input type="{kind}" name="{name}" value="{i}"> '
             f'<span class="label">{_line(option.label)}</span>{description}</label>{preview}</li>'
         )
-    if spec.options and not spec.multi_select:
+    custom = offers_custom(spec)
+    if spec.options and not spec.multi_select and custom:
         rows.append(
             '<li><label><input type="radio" name="choice" value="custom"> '
             '<span class="label">' + _h("Type something.") + "</span></label></li>"
@@ -234,10 +236,14 @@ def _question(view: QuestionView, token: str, csrf: str) -> str:
         f'<input type="hidden" name="question" value="{_line(q.id)}">'
         f'<input type="hidden" name="incarnation" value="{q.ref.incarnation}">'
         f"{options}"
-        f'<label class="custom">{your}<textarea name="custom"'
-        f' maxlength="{MAX_CUSTOM_TEXT}" rows="2" placeholder="{placeholder}">'
-        "</textarea></label>"
-        f'<label class="notes">{notes}<textarea name="notes"'
+        + (
+            f'<label class="custom">{your}<textarea name="custom"'
+            f' maxlength="{MAX_CUSTOM_TEXT}" rows="2" placeholder="{placeholder}">'
+            "</textarea></label>"
+            if custom
+            else ""
+        )
+        + f'<label class="notes">{notes}<textarea name="notes"'
         f' maxlength="{MAX_CUSTOM_TEXT}" rows="1"></textarea></label>'
         '<p class="actions"><button type="submit" name="action" value="answer">'
         f'{submit}</button> <button type="submit" name="action" value="decline"'

@@ -13,7 +13,8 @@ package). Fixtures are in ``tests/conftest.py``; these modules hold the code beh
   :mod:`support.panel` — the panel of a real layer on it, rendered to text (golden screens);
   :mod:`support.layer_screen` — the real layer on it, keys pressed at its clock;
   :mod:`support.agent_rig` — the agent loop on the scripted model, headless;
-  :mod:`support.twin_host` — two hosts in lockstep (listeners change nothing).
+  :mod:`support.twin_host` — two hosts in lockstep (listeners change nothing);
+  :mod:`support.focus_states` — the focus machine's named state read from its bookkeeping.
 * :mod:`support.fake_http` — a real HTTP/1.1 server on 127.0.0.1 standing in for a model
   provider (recording, reply queue, faults); :mod:`support.fake_openai` and
   :mod:`support.fake_anthropic` — what each provider's wire says on it.

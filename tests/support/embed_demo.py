@@ -44,3 +44,43 @@ def journal_kinds(data_dir: Path) -> list[str]:
     """The entry kinds of the one session the demo wrote in ``data_dir``."""
     [journal] = data_dir.glob("*.jsonl")
     return [type(r.entry).__name__ for r in read_records(journal.stem, data_dir=data_dir)]
+
+
+def play_the_taskrunner(app: PtyApp) -> None:
+    """Drive demos/embed_taskrunner.py: an async question answered later through ``/asks``, a
+    blocking one with only its options (no ``Type something.`` row), a refused ``/asks ID``,
+    then Ctrl+C; it must end with exit status 0."""
+    app.wait_for("Tasks: deploy, clean")
+    app.wait_for(r"taskrunner · running: nothing · done: 0")
+    app.type("clean")
+    app.press("enter")
+    app.wait_for(r"clean: build-40 is old")  # the task goes on while its question waits
+    app.wait_for(r"Delete the 3 build folders older than a week\?")
+    app.wait_for(r"running: clean · done: 0")
+    app.type("deploy")
+    app.press("enter")
+    app.wait_for(r"Deploy build 42 to which environment\?")
+    app.wait_for(r"keys: question “Deploy”")
+    app.wait_for(r"│ › 1\. staging")
+    assert "Type something." not in app.text(), app.text()
+    assert "3." not in app.text(), app.text()
+    app.press("down")
+    app.wait_for(r"│ › 2\. production")
+    app.press("down")  # two rows only: the cursor wraps to the first
+    app.wait_for(r"│ › 1\. staging")
+    app.press("enter")
+    app.wait_for(r"deploy: deployed build 42 to staging")
+    app.wait_for(r"running: clean · done: 1")
+    app.wait_for(r"keys: chat")
+    app.type("/asks q-0000000000")
+    app.press("enter")
+    app.wait_for(r"No pending question with id q-0000000000\.")
+    app.type("/asks")
+    app.press("enter")
+    app.wait_for(r"keys: question “Clean”")
+    app.press("enter")  # Delete them
+    app.wait_for(r"clean: deleted 3 folders")
+    app.wait_for(r"running: nothing · done: 2")
+    app.wait_for("Asks: none pending")
+    app.press("ctrl c")
+    assert app.wait_exit() == 0

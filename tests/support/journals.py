@@ -1,13 +1,12 @@
-"""Journals for the replay tests: question cycles with every kind of line the replay index
-has rows for (and some it has none for), as bytes, and the damage a replay must survive; what
-the replay tests compare (a projection's whole state) and a journal big enough to be indexed."""
+"""Journals for the replay and checkpoint tests: question cycles with every kind of line, as
+bytes, and the damage a replay must survive; what the tests compare (a projection's whole
+state)."""
 
 from __future__ import annotations
 
 import itertools
 import random
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import attrs
@@ -23,8 +22,6 @@ from asks.core.model import (
     Resolution,
     ResolutionKind,
 )
-from asks.store import index as index_file
-from asks.store.deferred import pending_of
 from asks.store.entries import (
     ChatMessage,
     Entry,
@@ -44,15 +41,14 @@ from asks.store.entries import (
 )
 from asks.store.journal import FileOps
 from asks.store.projection import Projection
-from asks.store.replay import Replay
 
 __all__ = ["SID", "cycle", "damage", "journal_bytes"]
 
-SID = "index-session"
+SID = "checkpoint-session"
 
 
 def cycle(n: int, rng: random.Random) -> Iterator[Entry]:
-    """One question cycle, with every lazy kind and the eager ones now and then."""
+    """One question cycle, every kind of line now and then."""
     refs = [QuestionRef(f"q-{n}-{i}", n) for i in range(rng.randint(1, 3))]
     spec = QuestionSpec(f"Question {n} — ünïcode?", f"H{n}", (Option("A", "a"), Option("B")))
     questions = tuple(Question(ref, f"g-{n}", i, spec) for i, ref in enumerate(refs))
@@ -126,14 +122,8 @@ def damage(data: bytes) -> bytes:
     return b"\n".join(lines) + b'{"v":1,"seq":'
 
 
-def is_lazy(replay: Replay) -> bool:
-    return any(
-        pending_of(r.entry) is not None for r in replay.records if isinstance(r.entry, ChatMessage)
-    )
-
-
 def state(p: Projection) -> tuple[Any, ...]:
-    """Everything a projection holds, compared by value (lazy fields are read)."""
+    """Everything a projection holds, compared by value (a restored one's values are built)."""
     return (
         p.session_id,
         [(ref, attrs.asdict(s, recurse=False)) for ref, s in p.by_ref.items()],
@@ -149,24 +139,6 @@ def state(p: Projection) -> tuple[Any, ...]:
         p.duplicate_receipts,
         p.records,
     )
-
-
-def write_big_journal(data_dir: Path) -> Path:
-    data_dir.mkdir(parents=True, exist_ok=True)
-    path = data_dir / f"{SID}.jsonl"
-    data = journal_bytes(1)
-    n = 1
-    while len(data) < index_file.INDEX_MIN_BYTES:
-        n *= 2
-        data = journal_bytes(n)
-    path.write_bytes(data)
-    return path
-
-
-def covered(path: Path) -> int:
-    index = index_file.parse(index_file.index_path(path).read_bytes())
-    assert index is not None
-    return index.length
 
 
 class NoFsync(FileOps):

@@ -17,7 +17,7 @@ from collections.abc import Hashable, Mapping, Sequence
 
 import urwid
 
-from asks.core.focus import KeysTo
+from asks.core.focus import FocusState, KeysTo
 from asks.core.i18n import N_, _, language
 from asks.core.model import QuestionRef
 from asks.core.permission import is_permission
@@ -65,14 +65,14 @@ class Footer:
     def _held_here(self) -> str:
         """While keys are held back for the tab the person is on: who takes them at a pause;
         while a decision key waits for the pause after it: what it does then."""
-        to, _target, held = self._host.focus.where()
-        doubt = self._host.focus.doubt
-        if doubt is not None and to is KeysTo.PANEL:
+        focus = self._host.focus
+        state, doubt = focus.state(), focus.doubt
+        if state is FocusState.DECISION_HELD_IN_PANEL and doubt is not None:
             confirm = pretty_key(self._keymap.key_in(Context.PANEL, C.PANEL_CONFIRM) or "")
             return _("“{key}” counts at your pause ({confirm}: now)").format(
                 key=doubt.key, confirm=confirm
             )
-        if not (held and to is KeysTo.PANEL):
+        if state is not FocusState.CLAIM_HELD_ON_TAB:
             return ""
         return _("A required question is waiting: it takes the keys when you pause typing.")
 
@@ -81,10 +81,10 @@ class Footer:
         context = Context.REPLY if editing else Context.PANEL
         if host.focus.foreign_active:
             return _("Answer the open prompt first.")
-        to = host.focus.where()[0]
-        if host.focus.panel_focused and to is KeysTo.CHAT:
-            return _("Your keys go to the chat until you pause typing; then they answer here.")
-        if host.focus.panel_focused and to is not KeysTo.PANEL:
+        state = host.focus.state()
+        if state is FocusState.CLAIM_HELD_AT_ORIGIN:
+            if host.focus.where()[0] is KeysTo.CHAT:
+                return _("Your keys go to the chat until you pause typing; then they answer here.")
             return _("Your keys still go where you were typing; pause typing to answer here.")
         if not host.focus.panel_focused:
             return self._line(Context.CHAT, [Command.FOCUS_TOGGLE, Command.COLLAPSE])

@@ -197,7 +197,8 @@ class QuestionRows:
             else ()
         )
         rows = [self._option_row(ref, question, draft, i, active) for i in range(len(spec.options))]
-        rows.append(self._custom_row(ref, question, draft, active, notes_open))
+        if custom_row(spec) is not None:
+            rows.append(self._custom_row(ref, question, draft, active, notes_open))
         if spec.multi_select:
             rows.append(self._next_row(ref, question, draft, active))
         after = self._notes_rows(draft, notes_open)
@@ -255,6 +256,7 @@ class QuestionRows:
         self, ref: QuestionRef, question: Question, draft: Draft, active: bool, notes_open: bool
     ) -> urwid.Widget:
         row = custom_row(question.spec)
+        assert row is not None
         here = draft.cursor == row
         editing = here and not notes_open
         multi = question.spec.multi_select
@@ -270,6 +272,7 @@ class QuestionRows:
         """Its number and, in multi-select, its check like an option's: ``[x]`` while it
         holds text (the text is one of the answers), ``[ ]`` while blank."""
         row = custom_row(question.spec)
+        assert row is not None
         prefix: list[Markup] = [self._marker(draft, row, active), f"{row + 1}. "]
         if question.spec.multi_select:
             prefix.append(("panel.check", "[x] ") if draft.custom_text.strip() else "[ ] ")
@@ -313,9 +316,10 @@ class QuestionRows:
         """The active editor, its index among the body's rows and its prefix width."""
         if notes_open:
             return self._notes, count, width_of(_(NOTES_CAPTION))
-        if draft.cursor == custom_row(question.spec):
+        row = custom_row(question.spec)
+        if row is not None and draft.cursor == row:
             check = CHECK_PREFIX if question.spec.multi_select else 0
-            return self._reply, custom_row(question.spec), OPTION_PREFIX + check
+            return self._reply, row, OPTION_PREFIX + check
         return None
 
     def _preview(self, ref: QuestionRef, question: Question, draft: Draft) -> urwid.Widget | None:
