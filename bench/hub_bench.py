@@ -28,6 +28,10 @@ Run: ``.venv/bin/python -m bench.hub_bench [--quick]`` (or all benchmarks: ``-m 
   replaced by a stand-in), interleaved; and whether ``mcp``, ``pydantic`` or ``starlette``
   were loaded at that frame (they must not be).
 
+* **The hub at fleet scale** (bench/hub_fleet.py): 50 clients × 100 async asks into one
+  ``asks hub``, tools/list during the load, memory per pending question and per session never
+  closed, resume → serving.
+
 Figures are medians with min–max; nothing here asserts on time.
 """
 
@@ -575,6 +579,9 @@ def main(quick: bool = False) -> list[Row]:
         trio.run(bench_written, rows, work, written)
         bench_without_hub(rows, work, launches)
         bench_hub_launch(rows, work, 3 if quick else 7)
+    from bench import hub_fleet  # noqa: PLC0415 (it imports this module)
+
+    rows += hub_fleet.main(quick)  # the hub at fleet scale: its own pty and data directory
     return rows
 
 

@@ -168,6 +168,8 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         self._pause_esc_at = float("-inf")
         self.last_context = Context.CHAT  # where the last key went (for unhandled keys)
         self._had_waits = bool(port.live_waits)
+        self._stale = False  # a change not yet in the view (:meth:`_changed`)
+        self._keying = False  # a key is being routed: changes are drawn at once
         self._guard_changed = trio.Event()
         self._timer_until = float("inf")  # when the guard timer wakes if nothing changes
         self._seen_keys: dict[str, KeySeen] = {}  # each key name as the key machine sees it
@@ -224,6 +226,16 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         self.restore_drafts()
         self._loop = loop
         self._typeahead.capture(loop.screen)
+        # before the loop's own idle callback (its frame): a stale view is rebuilt first
+        fresh = loop.event_loop.enter_idle(self._fresh)
+        try:
+            async with self._started(loop):
+                yield self
+        finally:
+            loop.event_loop.remove_enter_idle(fresh)
+
+    @contextlib.asynccontextmanager
+    async def _started(self, loop: urwid.MainLoop) -> AsyncIterator[None]:
         with loop.start():
             self._typeahead.deliver(loop)
             async with trio.open_nursery() as nursery:
@@ -231,7 +243,7 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
                 nursery.start_soon(self._guard_timer)
                 nursery.start_soon(self._drafts.run)
                 try:
-                    yield self
+                    yield
                 finally:
                     nursery.cancel_scope.cancel()
                     self._drafts.flush()
@@ -306,18 +318,26 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
 
     def rows(self, size: tuple[int], focus: bool = False) -> int:
         """The layer's height at ``size``, the panel fitted to the running screen first."""
+        self._fresh()
         self._fit_screen(size)
         return super().rows(size, focus)
 
     def render(self, size: Size, focus: bool = False) -> urwid.Canvas:
         """Draw the layer, the panel fitted to the running screen first (:meth:`fit`)."""
+        self._fresh()
         self._fit_screen(size)
         return super().render(size, focus)
 
     def _changed(self) -> None:
-        # Eager, not at render time: a container may size the layer (rows) from a cached
-        # canvas before rendering it, so the layout must be current as soon as state changes.
-        self._refresh()
+        # A change made by a key is drawn into the view at once (the key's later steps read
+        # it). Changes from elsewhere (agents, timers: many between two frames when a hub is
+        # busy) mark the view stale; it is rebuilt once, before the next size query, frame
+        # or key: in an idle callback that runs before the loop's own (its frame), and in
+        # :meth:`rows`, :meth:`render` and :meth:`keypress` for a layer drawn otherwise.
+        if self._keying:
+            self._refresh()
+        else:
+            self._stale = True
         if self._next_deadline() < self._timer_until:
             self._guard_changed.set()
         self._invalidate()
@@ -349,8 +369,14 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         pile.focus_position = items.index(focused)
 
     def _refresh(self) -> None:
+        self._stale = False
         self.panel.refresh()
         self._layout()
+
+    def _fresh(self) -> None:
+        """Rebuild the view if a change since the last rebuild marked it stale."""
+        if self._stale:
+            self._refresh()
 
     # -- keys --------------------------------------------------------------------------------
     @property
@@ -381,6 +407,14 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         """Route one key to whoever has the keyboard (the panel, a prompt or your editor:
         the typing guard holds a blocking question's claim until a pause), run the command
         it is bound to there; return it if nothing here uses it (urwid's contract)."""
+        self._fresh()
+        self._keying = True
+        try:
+            return self._route_key(size, key)
+        finally:
+            self._keying = False
+
+    def _route_key(self, size: Size, key: str) -> str | None:
         now = self._clock()
         self._decisions.size = size
         if self.port.focus.doubt is not None:  # a held decision key whose pause is over first

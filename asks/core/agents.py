@@ -19,6 +19,7 @@ shows each agent's questions together and in a stable order:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from itertools import chain, islice
 
 from asks.core.model import QuestionRef
 
@@ -30,11 +31,12 @@ class AgentOrder:
     """The agents' ranks, first asked first (module docstring)."""
 
     # A plain class, not attrs: the host builds one at every launch.
-    __slots__ = ("_known", "_ranks")
+    __slots__ = ("_groups", "_known", "_ranks")
 
     def __init__(self) -> None:
         self._ranks: dict[Agent, int] = {}
         self._known: dict[QuestionRef, int] = {}  # the rank of each pending ref, once read
+        self._groups: dict[int, dict[QuestionRef, None]] = {}  # rank → its pending refs
 
     @property
     def agents(self) -> tuple[Agent, ...]:
@@ -58,21 +60,43 @@ class AgentOrder:
         self, refs: Iterable[QuestionRef], agent_of: Callable[[QuestionRef], Agent]
     ) -> list[QuestionRef]:
         """``refs`` (pending, in arrival order) grouped by agent in rank order, each agent's
-        in arrival order. ``agent_of`` is called once per ref while it stays pending."""
+        in arrival order. ``agent_of`` is called once per ref while it stays pending.
+
+        Called again with the next pending questions, the work done in Python is per ref
+        that came or went since the last call, not per pending ref: ``refs`` keep their
+        order while pending and new ones come after them (a pending dict, as the projection
+        keeps). A call that breaks that (a known ref after a new one) is arranged afresh,
+        with the same result."""
+        pending = refs if isinstance(refs, dict) else dict.fromkeys(refs)
         known = self._known
-        ranked = []
+        gone = set(known).difference(pending)  # C speed: the hashes are the dicts' own
+        count = len(pending) - len(known) + len(gone)
+        new = list(islice(reversed(pending), count))[::-1] if count > 0 else []
+        if any(ref in known for ref in new):
+            self._known, self._groups = {}, {}
+            return self._add(list(pending), agent_of)
+        for ref in gone:
+            rank = known.pop(ref)
+            group = self._groups[rank]
+            del group[ref]
+            if not group:
+                del self._groups[rank]
+        return self._add(new, agent_of)
+
+    def _add(
+        self, refs: list[QuestionRef], agent_of: Callable[[QuestionRef], Agent]
+    ) -> list[QuestionRef]:
+        """Rank ``refs`` (new, in arrival order) into their groups; the tabs in order."""
+        known, groups = self._known, self._groups
         for ref in refs:
-            rank = known.get(ref)
-            if rank is None:
-                rank = self.rank(agent_of(ref))
-            ranked.append((rank, ref))
-        self._known = dict([(ref, rank) for rank, ref in ranked])
-        if all(rank == ranked[0][0] for rank, _ in ranked):
-            return [ref for _, ref in ranked]
-        groups: dict[int, list[QuestionRef]] = {}
-        for rank, ref in ranked:
-            groups.setdefault(rank, []).append(ref)
-        return [ref for rank in sorted(groups) for ref in groups[rank]]
+            rank = known[ref] = self.rank(agent_of(ref))
+            group = groups.get(rank)
+            if group is None:
+                group = groups[rank] = {}
+            group[ref] = None
+        if len(groups) == 1:
+            return list(next(iter(groups.values())))
+        return list(chain.from_iterable(groups[rank] for rank in sorted(groups)))
 
 
 def named_agent(word: str) -> str | None:

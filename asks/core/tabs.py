@@ -46,6 +46,10 @@ class TabStrip:
     def selected(self) -> TabKey | None:
         return self._selected
 
+    def index_of(self, tab: TabKey) -> int | None:
+        """The position of ``tab`` in :attr:`tabs`; ``None`` if it is not there."""
+        return self._index.get(tab)
+
     def select(self, tab: TabKey) -> None:
         """Select ``tab`` if the strip has it (after the next rebuild, tabs it will have)."""
         self._selected = tab
@@ -79,7 +83,7 @@ class TabStrip:
                 tabs.insert(last + 1, ReviewKey(call_id))
         old, old_index = self.tabs, self._index
         self.tabs = tuple(tabs)
-        self._index = {tab: i for i, tab in enumerate(self.tabs)}
+        self._index = dict(zip(self.tabs, range(len(self.tabs)), strict=True))
         if self._selected is None or self._selected not in self._index:
             self._reselect(old, old_index)
 

@@ -87,6 +87,14 @@ class PanelPort(SurfacePort):
         """Does a blocking call wait on ``tab`` (it cannot be paused or collapsed away)?"""
         return self._state.is_required(tab)
 
+    def has_tab(self, tab: TabKey) -> bool:
+        """Is ``tab`` among :attr:`tabs` (O(1))?"""
+        return tab in self._state.strip
+
+    def tab_index(self, tab: TabKey) -> int | None:
+        """The position of ``tab`` among :attr:`tabs` (O(1)); ``None`` if it is not there."""
+        return self._state.strip.index_of(tab)
+
     def chips_revision(self) -> Hashable:
         """Equal while no tab's chip state (staged, required) can have changed; cheap."""
         return self._state.drafts.staged_revision, tuple(self._state.waits)

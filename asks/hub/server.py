@@ -6,7 +6,8 @@ URL; a busy port raises :class:`HubPortBusyError` naming the setting, before any
 The server runs in the session's nursery until it is cancelled. Requests pass
 :class:`~asks.hub.guard.HubGuard` (Host/Origin, the credentials of the
 :class:`~asks.hub.credentials.Keyring` as they are at each request, the agent, receipts) before
-the SDK; ``on_refused`` hears of each refused client.
+the SDK; ``on_refused`` hears of each refused client. Sessions of clients that never close
+them are bounded: closed after :data:`SESSION_IDLE` idle, at most :data:`MAX_SESSIONS` open.
 
 The SDK serves both protocol generations its clients speak (2026-07-28 without sessions, as
 Claude Code 2.1.332; ``initialize`` with ``Mcp-Session-Id``, as Codex 0.171.0).
@@ -44,6 +45,12 @@ from asks.hub.tools import PROGRESS_EVERY, HubTools
 
 SDK_LOGGERS: Final = ("mcp", "sse_starlette")
 MAX_BODY: Final = 1024 * 1024  # bytes of one request (a tool call is a few KiB)
+# ``initialize`` sessions (the older protocol, as Codex speaks it): one with no request in
+# flight this long is closed (a client that comes back after it gets 404 and initializes
+# again, as the protocol says); beyond this many open at once, a new one is refused with 503.
+# A session holding its event stream open has a request in flight: it is never reaped.
+SESSION_IDLE: Final = 10 * 60.0
+MAX_SESSIONS: Final = 512
 PATH: Final = "/mcp"
 INSTRUCTIONS: Final = (
     "asks puts your questions in the user's question panel, next to other agents'. Ask with "
@@ -76,6 +83,8 @@ class HubServer:
     hook_limit: float = HOOK_LIMIT  # seconds a permission request waits before handing back
     rewake_limit: float = REWAKE_LIMIT  # seconds a rewake hook waits on the hub at most
     rewake_grace: float = PRINT_GRACE  # seconds a rewake hook has to report it printed
+    session_idle: float = SESSION_IDLE  # seconds an initialize session may sit idle
+    max_sessions: int = MAX_SESSIONS  # initialize sessions open at once
     url: str | None = attrs.field(init=False, default=None)
     _tasks: TaskMethods | None = attrs.field(init=False, default=None)
     _courier: CodexCourier | None = attrs.field(init=False, default=None)
@@ -111,6 +120,8 @@ class HubServer:
             max_request_body_size=MAX_BODY,
             transport_security=security,
             host=self.bind_host,
+            session_idle_timeout=self.session_idle,
+            max_sessions=self.max_sessions,
         )
         rewake = RewakeHook(self.port.rewake, self.rewake_limit, self.rewake_grace)
         hooks: dict[str, HookApp] = {

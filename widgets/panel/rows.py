@@ -169,11 +169,10 @@ class QuestionRows:
         self._rows: dict[tuple[QuestionRef, int], Row] = {}
         self._kept_for: tuple[TabKey, ...] = ()  # the tabs self._rows was pruned for
 
-    def prune(self, tabs: tuple[TabKey, ...]) -> None:
-        """Forget the kept rows of questions that are no longer pending."""
-        if tabs is not self._kept_for:
-            self._kept_for, pending = tabs, set(tabs)
-            self._rows = {key: row for key, row in self._rows.items() if key[0] in pending}
+    def prune(self, shown: Callable[[TabKey], bool]) -> None:
+        """Forget the kept rows of questions whose tab is not ``shown`` any more (per kept
+        row, not per tab)."""
+        self._rows = {key: row for key, row in self._rows.items() if shown(key[0])}
 
     def build(
         self, ref: QuestionRef, question: Question, draft: Draft, *, active: bool, notes_open: bool

@@ -4,14 +4,15 @@ wait).
 A chip is plain, required (``●``: a blocking question) or staged (``✓``: an answer is staged;
 wins over required); the selected chip is drawn in brackets with the selected attribute. When
 the chips do not fit, the strip shows the widest run around the selected chip that fits, with
-``‹`` / ``›`` marking hidden chips on either side. Only the chips shown are drawn. The strip is
-pure presentation: it is built from names, widths, states and the selected index.
+``‹`` / ``›`` marking hidden chips on either side. Only the chips shown are read and drawn.
+The strip is pure presentation: it is built from names, a chip's state by index, and the
+selected index.
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import urwid
 
@@ -32,39 +33,52 @@ _CHIP_ATTRS = ("panel.tab", "panel.tab.required", "panel.tab.staged")
 
 class TabBar(urwid.Widget):
     """One row of tab chips; when they do not fit, a window around the selected one with
-    ``‹`` / ``›`` marks for the hidden ones. Only the chips shown are drawn."""
+    ``‹`` / ``›`` marks for the hidden ones.
+
+    Only the chips shown are read: a chip's state and width are asked for (``state_of``,
+    once per chip and bar) while the window grows around the selected chip, so drawing the
+    bar costs the same with 10 or 5,000 tabs."""
 
     _sizing = frozenset([urwid.FLOW])
 
     def __init__(
         self,
         names: Sequence[str],
-        name_widths: Sequence[int],
-        states: Sequence[ChipState],
+        state_of: Callable[[int], ChipState],
         selected: int,
     ) -> None:
         super().__init__()
         self._names = names
-        self._states = states
+        self._state_of = state_of
         self._selected = selected
-        marks = [width_of(mark) for mark in _CHIP_MARKS]
-        self._widths = [w + 2 + marks[s] for w, s in zip(name_widths, states, strict=True)]
-
-    @property
-    def states(self) -> Sequence[ChipState]:
-        return self._states
+        self._chips: dict[int, tuple[ChipState, int]] = {}  # index → its state and width
 
     def with_selected(self, selected: int) -> TabBar:
-        """The same chips with another one selected (reuses the chip widths: O(1))."""
+        """The same chips with another one selected (reuses the chips read: O(1))."""
         bar = TabBar.__new__(TabBar)
         urwid.Widget.__init__(bar)
-        bar._names, bar._states, bar._widths = self._names, self._states, self._widths
+        bar._names, bar._state_of, bar._chips = self._names, self._state_of, self._chips
         bar._selected = selected
         return bar
 
+    def state(self, index: int) -> ChipState:
+        """The state of chip ``index`` (read once per bar)."""
+        return self._read(index)[0]
+
+    def _width(self, index: int) -> int:
+        return self._read(index)[1]
+
+    def _read(self, index: int) -> tuple[ChipState, int]:
+        chip = self._chips.get(index)
+        if chip is None:
+            state = self._state_of(index)
+            width = width_of(self._names[index]) + 2 + width_of(_CHIP_MARKS[state])
+            chip = self._chips[index] = (state, width)
+        return chip
+
     def _chip(self, index: int) -> tuple[str, str]:
         """The attribute and text of chip ``index``."""
-        state, name = self._states[index], self._names[index]
+        state, name = self.state(index), self._names[index]
         mark = _CHIP_MARKS[state]
         if index == self._selected:
             return "panel.tab.selected", f"[{mark}{name}]"
@@ -77,26 +91,27 @@ class TabBar(urwid.Widget):
         return text_widget(self._markup(cols_of(size)), wrap="clip").render((cols_of(size),))
 
     def _markup(self, cols: int) -> Markup:
-        widths = self._widths
-        if sum(widths) <= cols:
-            return [self._chip(i) for i in range(len(widths))] or ""
-        start, end = self._window(widths, max(1, cols - 2))
+        count = len(self._names)
+        # a chip is at least 3 columns wide: more chips than that cannot all fit
+        if count * 3 <= cols and sum(self._width(i) for i in range(count)) <= cols:
+            return [self._chip(i) for i in range(count)] or ""
+        start, end = self._window(count, max(1, cols - 2))
         shown: list[Markup] = [("panel.tab.more", "‹" if start > 0 else " ")]
         for index in range(start, end + 1):
             attr, text = self._chip(index)
             shown.append((attr, clip(text, cols - 2)))
-        shown.append(("panel.tab.more", "›" if end < len(widths) - 1 else " "))
+        shown.append(("panel.tab.more", "›" if end < count - 1 else " "))
         return shown
 
-    def _window(self, widths: Sequence[int], room: int) -> tuple[int, int]:
+    def _window(self, count: int, room: int) -> tuple[int, int]:
         """The widest run of chips around the selected one that fits in ``room`` columns."""
         start = end = self._selected
-        used = widths[self._selected]
+        used = self._width(self._selected)
         grew = True
         while grew:
             grew = False
-            if end + 1 < len(widths) and used + widths[end + 1] <= room:
-                end, used, grew = end + 1, used + widths[end + 1], True
-            if start > 0 and used + widths[start - 1] <= room:
-                start, used, grew = start - 1, used + widths[start - 1], True
+            if end + 1 < count and used + self._width(end + 1) <= room:
+                end, used, grew = end + 1, used + self._width(end + 1), True
+            if start > 0 and used + self._width(start - 1) <= room:
+                start, used, grew = start - 1, used + self._width(start - 1), True
         return start, end

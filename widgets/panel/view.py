@@ -63,7 +63,6 @@ from asks.widgets.panel.markup import (
     PLACEHOLDER,
     Markup,
     Size,
-    width_of,
 )
 from asks.widgets.panel.memo import Memo
 
@@ -107,7 +106,7 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         self._notes_open = False
         self._scrolls: dict[TabKey, Scroll] = {}
         self._headers: dict[QuestionRef, str] = {}
-        self._names: tuple[tuple[TabKey, ...], list[str], list[int], str] = ((), [], [], "")
+        self._names: tuple[tuple[TabKey, ...], list[str], str] = ((), [], "")
         self._frame: Frame | None = None
         self._counted: tuple[tuple[TabKey, ...], int] = ((), 0)
         self._agents_of: tuple[tuple[TabKey, ...], tuple[str, ...]] = ((), ())
@@ -173,10 +172,10 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         """Load the editors from the selected tab's draft when the tab or the draft changed."""
         tab = self._host.selected
         if self._pruned_for is not self._host.tabs:  # per tab list, not per key
-            self._pruned_for, index = self._host.tabs, self._tab_index(self._host.tabs)
-            self._scrolls = {t: s for t, s in self._scrolls.items() if t in index}
-        if self._parts is not None:
-            self._parts[0].prune(self._host.tabs)
+            self._pruned_for, shown = self._host.tabs, self._host.has_tab
+            self._scrolls = {t: s for t, s in self._scrolls.items() if shown(t)}
+            if self._parts is not None:
+                self._parts[0].prune(shown)
         draft = self._host.draft(tab) if isinstance(tab, QuestionRef) else Draft()
         if tab != self._shown:
             self._shown, self._notes_open = tab, False
@@ -272,25 +271,35 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
     def _tabbar(self) -> TabBar:
         """The tab bar; rebuilt only when the tabs, a chip's state or the selection changed.
 
-        Per key this is O(1) in the number of tabs: the chips are re-read only when the tab
-        list (a new tuple) or the host's chip revision changed, and the bar is kept while
-        those and the selection are the same."""
+        Per key this is O(1) in the number of tabs: the bar is kept while the tab list (a
+        new tuple), the host's chip revision and the selection are the same, and a new bar
+        reads the state of the chips it shows only (:class:`TabBar`)."""
         host = self._host
         inputs = (host.chips_revision(), language())
         tabs, selected = host.tabs, host.selected
         kept_tabs, kept_inputs, kept_selected, bar = self._bar
-        # equal, not identical: the host may hold an equal ReviewKey built elsewhere
-        index = self._tab_index(tabs).get(selected, 0) if selected is not None else 0
         if bar is not None and kept_tabs is tabs and kept_inputs == inputs:
             if kept_selected != selected:
-                bar = bar.with_selected(index)
+                bar = bar.with_selected(self._selected_index(tabs, selected))
         else:
             from asks.widgets.panel.tabbar import TabBar  # noqa: PLC0415 (module docstring)
 
-            names, widths = self._chip_names(tabs)
-            bar = TabBar(names, widths, tuple(self._chip_state(tab) for tab in tabs), index)
+            names = self._chip_names(tabs)
+            bar = TabBar(
+                names, lambda i: self._chip_state(tabs[i]), self._selected_index(tabs, selected)
+            )
         self._bar = (tabs, inputs, selected, bar)
         return bar
+
+    def _selected_index(self, tabs: tuple[TabKey, ...], selected: TabKey | None) -> int:
+        """The position of ``selected`` among ``tabs`` (0 if none)."""
+        if selected is None:
+            return 0
+        index = self._host.tab_index(selected)  # the host's own index of its tab list
+        if index is not None and index < len(tabs) and tabs[index] == selected:
+            return index
+        # equal, not identical: the host may hold an equal ReviewKey built elsewhere
+        return self._tab_index(tabs).get(selected, 0)
 
     def _tab_index(self, tabs: tuple[TabKey, ...]) -> dict[TabKey, int]:
         """Position of each tab (first of equal keys), kept while the tab list is the same."""
@@ -309,14 +318,14 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
             return ChipState.STAGED
         return ChipState.REQUIRED if host.is_required(tab) else ChipState.PLAIN
 
-    def _chip_names(self, tabs: tuple[TabKey, ...]) -> tuple[list[str], list[int]]:
-        """The chip names of ``tabs`` and their widths (kept while the tabs are the same)."""
-        if self._names[0] is not tabs or self._names[3] != language():
-            names = _numbered(
-                [_("Review") if isinstance(t, ReviewKey) else self._header(t) for t in tabs]
-            )
-            self._names = (tabs, names, [width_of(name) for name in names], language())
-        return self._names[1], self._names[2]
+    def _chip_names(self, tabs: tuple[TabKey, ...]) -> list[str]:
+        """The chip names of ``tabs`` (kept while the tabs and the language are the same)."""
+        if self._names[0] is not tabs or self._names[2] != language():
+            review = _("Review")
+            header = self._header
+            names = _numbered([review if isinstance(t, ReviewKey) else header(t) for t in tabs])
+            self._names = (tabs, names, language())
+        return self._names[1]
 
     def _header(self, ref: QuestionRef) -> str:
         """The sanitised chip text of a question (cached: a question never changes)."""
@@ -344,8 +353,8 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
     # ------------------------------------------------------------------ keys
     def _editing(self, tab: TabKey | None) -> bool:
         if isinstance(tab, ReviewKey):  # its note editor
-            return self._notes_open and tab in self._tab_index(self._host.tabs)
-        if not isinstance(tab, QuestionRef) or tab not in self._tab_index(self._host.tabs):
+            return self._notes_open and self._host.has_tab(tab)
+        if not isinstance(tab, QuestionRef) or not self._host.has_tab(tab):
             return False
         spec = self._host.question(tab).spec
         return self._notes_open or self._host.draft(tab).cursor == custom_row(spec)
