@@ -75,7 +75,8 @@ class AgentPort(Port):
 
     def pending_ids(self) -> tuple[str, ...]:
         """This agent's questions still pending (not answered, declined or withdrawn), in the
-        order they were asked: what :meth:`withdraw_nowait` can take back and what
+        order they were asked — a blocking question answered later (deferred) or whose wait was
+        interrupted included: what :meth:`withdraw_nowait` can take back and what
         ``{"questionId": …}`` can wait on. Questions of hub agents are not listed."""
         projection = self._state.projection
         return tuple(

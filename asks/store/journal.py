@@ -279,7 +279,8 @@ class Journal:
         :class:`~asks.store.entries.ModelChosen`: one fsync fewer before the first frame); the
         records of all of them are :attr:`first_records`.
 
-        ``data_dir`` has no default: a program embedding asks keeps its sessions in a folder of
+        ``data_dir`` (made, 0700 with its parents, when missing) has no default: a program
+        embedding asks keeps its sessions in a folder of
         its own (the ``asks`` command's is :func:`default_data_dir`). ``mode`` says who started
         the session: the default, ``embedded``, is another program (``asks sessions`` lists it
         as such and ``asks --resume`` refuses it); the ``asks`` command passes its own.
