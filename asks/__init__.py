@@ -8,10 +8,10 @@ on first use to load ``asks.N`` from ``M`` (PEP 562) and to build :data:`__all__
 urwid (only :mod:`asks.widgets`, the urwid layer, and :mod:`asks.cli`, our REPL's composition
 root, do), and our REPL, which imports its modules directly, never reads the stub.
 
-The layers (DESIGN §2): ``asks.core`` (pure values and state machines) ← ``asks.store``,
-``asks.contract`` ← ``asks.host`` (the question host and its ports) ← ``asks.agent`` ←
-``asks.surfaces`` (web bridge, headless, line mode) ← ``asks.widgets`` ← ``asks.cli``.
-The README's "Embedding the panel" section is the guide; NOTES.md has the state model.
+The layers (docs/design.md, "Layers"): ``asks.core`` (pure values and state machines) ←
+``asks.store``, ``asks.contract`` ← ``asks.host`` (the question host and its ports) ← ``asks.agent``
+← ``asks.surfaces`` (web bridge, headless, line mode) ← ``asks.widgets`` ← ``asks.cli``. The
+README's "Embedding the panel" section is the guide; docs/architecture.md has the state model.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The config file: read-only, optional, and never fatal (DESIGN §8).
+"""The config file: read-only, optional, and never fatal (docs/design.md, "Configuration").
 
 Where it is: ``--config FILE`` when given, else ``$XDG_CONFIG_HOME/asks/config.toml`` when
 ``XDG_CONFIG_HOME`` is set to an absolute path, else ``~/.config/asks/config.toml`` (``~`` is

@@ -15,9 +15,9 @@ Semantics:
   A key may be bound once per context; a context binding that repeats a global key is an
   error when the keymap is built — so a configured key can never silently steal a panel key.
 * The focus toggle is bound in ``CHAT``, ``PANEL`` and ``REPLY`` (never at the prompt, where
-  it cannot work); inside the panel its default Shift+Tab is already "previous tab" (DESIGN
-  §5), which in the panel does what the toggle would not: there the toggle key is left to the
-  panel binding. Collapse and Ctrl+C are global.
+  it cannot work); inside the panel its default Shift+Tab is already "previous tab"
+  (docs/design.md, "Interaction"), which in the panel does what the toggle would not: there
+  the toggle key is left to the panel binding. Collapse and Ctrl+C are global.
 * :data:`PANEL_COMMANDS` map 1:1 to :class:`~asks.host.commands.PanelCommand`. Who carries
   out a command is not the table's business: the layer resolves each key once here and runs
   the command from its one handler table (:mod:`asks.widgets.keys`); a test checks that the

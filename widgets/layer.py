@@ -7,7 +7,7 @@ keyboard), and the embedder's chat editor. It is the one place keys enter asks:
 * every key goes through ``port.decide_nowait(now, key)`` — the focus machine
   (docs/focus-machine.md) routes it and names the action the layer performs: the focus owner
   and the **typing guard**
-  (focus rule 7, :mod:`asks.core.focus`): while a blocker's claim is not engaged, keys keep
+  (the typing guard, :mod:`asks.core.focus`): while a blocker's claim is not engaged, keys keep
   going where the person was typing, in order, none lost; the panel takes keys only after a
   pause. A timer (in :meth:`AsksLayer.running`) engages the claim when the pause is over, so
   the screen shows the hand-over without a key; the same timer clears the host's notice when
@@ -23,12 +23,12 @@ keyboard), and the embedder's chat editor. It is the one place keys enter asks:
   command, or none the table runs, goes to that context's editor or prompt. An app command
   bound globally (Ctrl+C) runs before the key is routed: it is not typing;
 * an Esc that paused the panel never also counts as an Esc in chat: an Esc within the guard
-  interval after it is swallowed (rule 8), so a double Esc cannot interrupt the agent;
+  interval after it is swallowed, so a double Esc cannot interrupt the agent;
 * a printable key the panel cannot use (no binding on an option row, the ``Next`` row, the
-  Review tab; a digit with no row) is **stray** (rule 9a): the host says where it goes instead
+  Review tab; a digit with no row) is **stray**: the host says where it goes instead
   (``port.stray_key_nowait``: the chat editor, the typing guard re-armed) and the layer
   delivers it there, so typing meant for the chat is never dropped and never answers;
-* at a **foreign prompt** (NOTES "The permission prompt's keys") keys go where the person
+* at a **foreign prompt** (docs/architecture.md) keys go where the person
   was typing until they pause (the prompt's guard, like a claim's); then a printable key the
   prompt does not use is stray too (to the chat, the prompt held again), and a printable
   decision key (``y``/``n``) is held by the host until the pause after it (the timer then
@@ -38,7 +38,7 @@ keyboard), and the embedder's chat editor. It is the one place keys enter asks:
   are held and delivered the same way (:mod:`asks.widgets.permkeys`); Enter delivers a held
   one at once, any other key drops it;
 * the cursor sits where :meth:`~asks.core.focus.Focus.keyboard` says the keys go — the same
-  answer that routes them and that the status line names (rule 9c);
+  answer that routes them and that the status line names;
 * what no handler and no editor uses is returned, as urwid expects.
 
 It also rings the terminal bell when the first blocking wait begins, and gives embedders the
@@ -46,7 +46,7 @@ status text (:meth:`AsksLayer.status_text`) and ``/asks [ID]`` (:meth:`AsksLayer
 for their own status line and slash commands. Keys typed before the first frame (while the
 program started) are delivered to the editor once the screen runs (:meth:`running`).
 
-Drafts survive a crash or kill (DESIGN §5 rule 10): :meth:`running` restores the session's
+Drafts survive a crash or kill: :meth:`running` restores the session's
 drafts file once (:meth:`restore_drafts`), saves the panel's drafts and the chat line while the
 person types (debounced, in the background: a key only marks them dirty) and once more at the
 end (:mod:`asks.host.keeper`). The chat line is the text and caret of ``chat_edit``, by default
@@ -359,7 +359,7 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         pile = self._w
         if [w for w, _ in pile.contents] != items:
             pile.contents = [(w, pile.options("pack")) for w in items]
-        keys = port.focus.where()[0]  # the cursor goes where the keys go (rule 9c)
+        keys = port.focus.where()[0]  # the cursor goes where the keys go
         if keys is KeysTo.PROMPT and prompt_up:
             focused: urwid.Widget = self.prompt  # type: ignore[assignment]
         elif keys is KeysTo.PANEL and port.tabs:
@@ -507,7 +507,7 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         return (handler or self._text[context])(press)
 
     def _stray_key(self, size: Size, key: str, now: float) -> str | None:
-        """Rule 9a: deliver a printable the panel or the prompt could not use where the host
+        """A stray key: deliver a printable the panel or the prompt could not use where the host
         says (a decision key held at the prompt first: it was typing too)."""
         route = self.port.stray_key_nowait(now)
         self.last_context = Context.CHAT
@@ -541,13 +541,13 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         return run
 
     def _chat_esc(self, interrupt: KeyHandler | None) -> KeyHandler:
-        """Esc in chat: swallowed within the guard after an Esc paused the panel (rule 8),
+        """Esc in chat: swallowed within the guard after an Esc paused the panel,
         else the app's interrupt, else the editor's."""
 
         def run(press: KeyPress) -> str | None:
             if press.now - self._pause_esc_at < self.port.focus.guard:
                 self._pause_esc_at = float("-inf")
-                return None  # the echo of the Esc that paused the panel (rule 8)
+                return None  # the echo of the Esc that paused the panel
             return (interrupt or self._chat_text)(press)
 
         return run

@@ -1,6 +1,6 @@
 """``y`` / ``n`` at an agent's permission request in the panel (docs/permission-prompts.md).
 
-The same policy as asks' own permission prompt (NOTES "The permission prompt's keys"), not a
+The same policy as asks' own permission prompt (docs/architecture.md), not a
 copy of it: the layer runs these handlers through its
 :class:`~asks.widgets.promptkeys.PromptDecisions`, so a printable decision key is held by the
 host (:meth:`~asks.core.focus.Focus.hold_decision`) and counts at the pause after it or with

@@ -13,9 +13,9 @@ Keys while a prompt is up (it is modal), from the keymap's ``PROMPT`` context: `
 (``broker.answer_nowait(True)``), ``n``/``N``/``esc`` deny (``answer_nowait(False)``); global
 keys (Ctrl+C, collapse) and other printable keys are returned for the layer (which treats the
 printables as typing meant for the chat) and the app; every other key is swallowed. The layer,
-not this view, holds a printable decision key until the pause after it (NOTES "The permission
-prompt's keys"); while it holds one, the block says so (``“y” counts at your pause (Enter:
-now)``), redrawn on the host's changes.
+not this view, holds a printable decision key until the pause after it
+(docs/architecture.md, "The permission prompt's keys"); while it holds one, the block says so
+(``“y” counts at your pause (Enter: now)``), redrawn on the host's changes.
 The view carries out ``PROMPT_YES``/``PROMPT_NO`` as :class:`~asks.widgets.keys.KeyCommands`
 (the layer resolves the key once and runs them); :meth:`PromptView.keypress` is the same lookup
 and table on its own.

@@ -1,4 +1,4 @@
-"""A prompt's decision keys in the layer's key path (NOTES "The permission prompt's keys").
+"""A prompt's decision keys in the layer's key path (docs/architecture.md).
 
 :class:`PromptDecisions` wraps the prompt widget's decision commands (``PROMPT_YES``,
 ``PROMPT_NO``) for the layer's one handler table and carries out the prompt's confirm key:

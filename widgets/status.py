@@ -8,7 +8,7 @@ so the most important part comes first):
 2. the questions: ``Asks: N pending`` (``Asks: none pending`` when there are none), then
    ``M saved feedback`` when saved answers wait for delivery, then the ``/asks`` hint while
    questions are pending;
-3. where the keys go (``status.keys``, focus rule 9c), while questions are pending or a
+3. where the keys go (``status.keys``, the one answer), while questions are pending or a
    prompt is up: ``keys: chat``, ``keys: question “Lint”``, ``keys: Review``, ``keys: prompt``,
    ``keys: editor``; while a claim holds the keys back until a pause, followed by
    ``— “Target” waits for a pause`` (``— the prompt waits for a pause`` while a prompt

@@ -2,7 +2,7 @@
 
 :mod:`asks.agent.chat_client` does the HTTP (retries, timeouts, server-sent events, error
 classes) under trio, so cancelling the awaiting task (Ctrl+C) closes the in-flight connection at
-once. (Until issue 14 this was the official ``anthropic`` SDK: ~53 MiB of RSS and ~0.9 s of CPU
+once. (This was once the official ``anthropic`` SDK: ~53 MiB of RSS and ~0.9 s of CPU
 to import, bench/provider_bench.py.) Same contract as :mod:`asks.agent.openai_model`; what
 differs is the wire shape:
 

@@ -1,7 +1,7 @@
 """A thin JSON-over-HTTP model client on httpx: one POST, retries, server-sent events, errors.
 
 Both providers use it (chat completions for OpenAI-compatible servers, the Messages API for
-Anthropic). Why not the official ``openai`` / ``anthropic`` SDKs (issue 14,
+Anthropic). Why not the official ``openai`` / ``anthropic`` SDKs (bench/HISTORY.md,
 bench/provider_bench.py): importing ``openai`` adds ~25 MiB of RSS to an asks process
 (pydantic, its models) and ~0.3 s of CPU, ``anthropic`` ~53 MiB and ~0.9 s, and every streamed
 chunk was validated into pydantic objects (~0.1 ms each); httpx alone adds ~3 MiB. Everything

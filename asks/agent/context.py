@@ -5,7 +5,7 @@ of this agent's own calls (a call of an agent asking through the hub shares the 
 this context) and the feedback it was given, in journal order.
 
 :class:`ResumedContext` is that context for a resumed session, built at its first use rather
-than before the first frame (NOTES "Long sessions (issue 21)"): from the conversation records
+than before the first frame (docs/architecture.md, "Long sessions"): from the conversation records
 as they were when the session was resumed (a copy of the list, not of the records), so it is
 the context an eager build at resume gives, whenever it is built.
 """

@@ -1,4 +1,4 @@
-"""The older part of a resumed transcript, drawn on demand (NOTES "Long sessions (issue 21)").
+"""The older part of a resumed transcript, drawn on demand (docs/architecture.md, "Long sessions").
 
 A resumed REPL shows the end of the conversation at once and the rest when the person scrolls
 up to it. :class:`TranscriptHistory` holds the conversation's records as they were at resume

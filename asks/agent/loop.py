@@ -1,4 +1,4 @@
-"""The agent loop: turns that stream model output, run tools, steer and wake (DESIGN §7).
+"""The agent loop: turns that stream model output, run tools, steer and wake (docs/design.md).
 
 A **turn** starts from a user message, from feedback waking an idle agent, or (for a model that
 asks for it) from the start of a new session. It repeats: drain saved feedback into the context

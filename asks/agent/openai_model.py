@@ -4,7 +4,7 @@ Works with any server that speaks the chat-completions API with function tools (
 llama.cpp server, Ollama, LiteLLM / OpenRouter proxies). The HTTP side (retries, timeouts,
 server-sent events, error classes) is :mod:`asks.agent.chat_client`, on httpx under trio, so
 cancelling the awaiting task (Ctrl+C cancels the turn's scope) closes the in-flight connection
-at once. (Until issue 14 this was the official ``openai`` SDK; it cost ~25 MiB of RSS and
+at once. (This was once the official ``openai`` SDK; it cost ~25 MiB of RSS and
 ~0.1 ms of CPU per streamed chunk, bench/provider_bench.py.)
 
 Semantics:
@@ -71,10 +71,11 @@ _FINISH_NOTICES: Final = {  # shown to the person (translated), never in the con
 
 
 def chat_messages(messages: Sequence[Message], system: str) -> list[dict[str, Any]]:
-    """The context in chat-completions shape (NOTES.md, "Provider"): the system message, then
-    user / assistant (with ``tool_calls``) / ``tool`` (with ``tool_call_id``) messages; feedback
-    is already a user message starting with ``[asks feedback]``. Assistant messages with
-    neither text nor tool calls (an interrupted or empty reply) carry nothing and are left out.
+    """The context in chat-completions shape (docs/architecture.md, "Providers"): the system
+    message, then user / assistant (with ``tool_calls``) / ``tool`` (with ``tool_call_id``)
+    messages; feedback is already a user message starting with ``[asks feedback]``. Assistant
+    messages with neither text nor tool calls (an interrupted or empty reply) carry nothing and are
+    left out.
     """
     out: list[dict[str, Any]] = [{"role": "system", "content": system}]
     for m in messages:

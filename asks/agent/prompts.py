@@ -1,7 +1,7 @@
 """Foreign prompts: modal confirms raised by tools (e.g. "allow this command?").
 
 A prompt is a focus owner of its own: while it is up the question panel never takes the
-keyboard (focus rule 3); a blocker that arrives meanwhile waits and claims when it ends.
+keyboard; a blocker that arrives meanwhile waits and claims when it ends.
 :meth:`PromptBroker.confirm` raises one, awaits the person's yes/no and always ends it, also when
 the awaiting task is cancelled (Ctrl+C): then the prompt counts as "no".
 """

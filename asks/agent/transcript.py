@@ -17,7 +17,7 @@ when the person scrolls up to them; :meth:`Transcript.load_all` for a surface th
 everything). Loading is not a change: listeners are not called (nothing happened), and
 whoever loads accounts for the entries it put in front.
 
-All text is stored as given; rendering sanitises it (DESIGN §9).
+All text is stored as given; rendering sanitises it (docs/design.md, "Security").
 """
 
 from __future__ import annotations

@@ -343,8 +343,8 @@ def _stderr_notice(text: str) -> None:
 def warm_up_first_question() -> None:
     """What the first question on screen would otherwise load and compile between the
     model's tool call and the panel: the panel's drawing parts, the sanitizer's and the
-    reply edge's patterns, orjson (all left off the first frame, NOTES "Floors (issue 21):
-    launch")."""
+    reply edge's patterns, orjson (all left off the first frame,
+    docs/architecture.md, "Launch")."""
     import orjson  # noqa: F401, PLC0415 — the journal's encoder of lines that are not flat
 
     from asks import sanitize  # noqa: PLC0415

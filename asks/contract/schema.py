@@ -14,7 +14,7 @@ import attrs
 from asks.core import model
 
 TOOL_NAME: Final = "ask_user_question"
-CHECK_TOOL: Final = "check_answers"  # the hub's third tool (DESIGN §12): collect answers
+CHECK_TOOL: Final = "check_answers"  # the hub's third tool: collect answers
 FEEDBACK_PREFIX: Final = "[asks feedback]"
 REF_KEY: Final = "questionId"  # a question entry that waits on an earlier question by id
 

@@ -1,4 +1,4 @@
-"""Chat commands inside answers (focus rule 9): what counts as a line meant for the chat.
+"""Chat commands inside answers (such an Enter is armed): what counts as a line meant for the chat.
 
 A **chat command line** is a line that, stripped of surrounding white space, is exactly a
 slash command as a chat REPL reads it: ``/word`` or ``/word arguments``, where ``word`` starts
@@ -8,7 +8,7 @@ with an ASCII letter and continues with letters, digits, ``_`` or ``-``. So ``/q
 
 The host refuses to send an answer whose custom text or notes hold such a line until the
 person confirms it (the same key again): typed into an answer, a chat command is evidence that
-the person thought the keyboard was in the chat (issue 19, item 3).
+the person thought the keyboard was in the chat.
 
 Pure functions, no I/O.
 """

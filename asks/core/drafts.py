@@ -6,7 +6,7 @@ is not ``custom``), then for multi-select the ``Next`` row (the last). Cursor mo
 :func:`answer_at_cursor` turns a draft into an :class:`~asks.core.model.Answer` (or says why
 it cannot yet).
 
-What survives a crash (DESIGN §5 rule 10) is a :class:`SavedDrafts`: the chat line
+What survives a crash or kill is a :class:`SavedDrafts`: the chat line
 (:class:`ChatLine`, text and caret; a REPL puts its unread sent messages in front,
 :func:`with_unsent`) and every draft worth keeping (:class:`SavedDraft`: any
 draft but the empty one), keyed by incarnation. It is never an answer: the policy that brings
@@ -52,7 +52,7 @@ NO_CHAT: Final = ChatLine()
 
 def with_unsent(unread: Iterable[str], line: ChatLine) -> ChatLine:
     """The chat line to keep, with the messages sent but not read by the agent yet (a chat
-    REPL's queue) in front of it, one per line: what a crash or kill must not lose (rule 10).
+    REPL's queue) in front of it, one per line: what a crash or kill must not lose.
     Restored, they come back as the chat editor's text, never sent again by themselves."""
     head = "\n".join(unread)
     if not head:

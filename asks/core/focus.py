@@ -15,7 +15,7 @@ the keys (:class:`FocusState`) from the bookkeeping below, and :func:`decide` ma
   before (``prior_tab``, if the panel already had focus) and when it claimed (``claimed_at``).
 * Foreign prompts stack; each remembers its own origin. The panel never takes focus from a
   foreign prompt: a claim requested meanwhile waits until the stack is empty.
-* The **typing guard** (rule 7): a claim starts *unengaged*. Until the person pauses — no key
+* The **typing guard**: a claim starts *unengaged*. Until the person pauses — no key
   for ``guard`` seconds, measured from the later of the claim and the last key — every key
   read (:meth:`Focus.key`) goes where the person was typing (the loan origin, or the panel's
   prior tab), and extends the wait. The first key after such a pause, or :meth:`Focus.settle`
@@ -24,13 +24,13 @@ the keys (:class:`FocusState`) from the bookkeeping below, and :func:`decide` ma
   While held back with a prior tab, the panel keeps showing that tab (the host keeps it
   selected); if it goes away, or the selection moves, held keys go to the loan origin
   (``to_origin``).
-* **Stray keys** (rule 9a): a printable key the focused panel cannot use (no binding on an
+* **Stray keys**: a printable key the focused panel cannot use (no binding on an
   option row, the ``Next`` row, the Review tab) is evidence the person is not looking at the
   panel. :meth:`Focus.stray` re-arms the typing guard of a live claim with the keys going to
   the loan origin (``to_origin``) and sets the **stray mark** (the host then refuses the
   first Enter until a deliberate panel command clears it); without a claim the panel lets go
   of the keyboard to the loan origin. Either way the key is delivered there.
-* **Handed keys** (rule 9): when the panel gets the keys without a deliberate key — a claim
+* **Handed keys**: when the panel gets the keys without a deliberate key — a claim
   engages after the pause, or the end of the last claim returns to the tab the person was on
   — they are ``handed``: a text editor under the cursor there is not the person's choice yet,
   and the host asks for Enter twice before it sends what was typed into it. Any deliberate
@@ -42,20 +42,19 @@ the keys (:class:`FocusState`) from the bookkeeping below, and :func:`decide` ma
   at the loan origin. Either way whatever question the keys reach next without the person
   moving there is ``unchosen``: the host refuses its first Enter, on any row. A deliberate
   panel command, or entering the panel, clears it.
-* **A foreign prompt's keys** (rules 7 and 9 at a prompt, NOTES "The permission prompt's
-  keys"): the top prompt starts *held* (``prompt_engaged`` false): keys go where the person
-  was typing (:meth:`Focus.where`: the prompt's origin if it is an editor, else the panel's
-  loan origin or the chat — never the panel) until the quiet interval after the later of its
-  opening (``prompt_since``) and the last key; then it takes the keys. A printable key it
-  cannot use is a stray (:meth:`Focus.stray`): delivered to that editor, the prompt held
-  again. A printable **decision key** is held (:meth:`Focus.hold_decision`, the ``doubt``)
-  until the pause after it (:meth:`Focus.due_decision`) or a confirm key
-  (:meth:`Focus.confirm_decision`) delivers it to the prompt; a printable key before that
-  makes it a stray too (delivered first, ``Route.first``). The same holds at an agent's
-  permission request in the panel while the panel has the keys (docs/permission-prompts.md):
-  its ``y``/``n`` are held the same way, and a stray there lets go of the panel with the
-  held key first.
-* **Where the keys go** (rule 9c): :meth:`Focus.keyboard` is the one answer; routing
+* **A foreign prompt's keys** (the typing guard and stray keys at a prompt,
+  docs/architecture.md, "The permission prompt's keys"): the top prompt starts *held*
+  (``prompt_engaged`` false): keys go where the person was typing (:meth:`Focus.where`: the prompt's
+  origin if it is an editor, else the panel's loan origin or the chat — never the panel) until the
+  quiet interval after the later of its opening (``prompt_since``) and the last key; then it takes
+  the keys. A printable key it cannot use is a stray (:meth:`Focus.stray`): delivered to that
+  editor, the prompt held again. A printable **decision key** is held (:meth:`Focus.hold_decision`,
+  the ``doubt``) until the pause after it (:meth:`Focus.due_decision`) or a confirm key
+  (:meth:`Focus.confirm_decision`) delivers it to the prompt; a printable key before that makes it a
+  stray too (delivered first, ``Route.first``). The same holds at an agent's permission request in
+  the panel while the panel has the keys (docs/permission-prompts.md): its ``y``/``n`` are held the
+  same way, and a stray there lets go of the panel with the held key first.
+* **Where the keys go**: :meth:`Focus.keyboard` is the one answer; routing
   (:meth:`Focus.key`), the cursor and border (``keys_to_panel``) and the status line all read
   it, so they cannot disagree.
 
@@ -294,7 +293,7 @@ class Focus:
     foreign: list[tuple[FocusTarget, FocusTarget]] = attrs.field(init=False, factory=list)
     mounted: set[FocusTarget] = attrs.field(init=False, factory=set)
     last_key_at: float = attrs.field(init=False, default=float("-inf"))
-    stray_mark: bool = attrs.field(init=False, default=False)  # rule 9a: Enter is refused once
+    stray_mark: bool = attrs.field(init=False, default=False)  # a stray: Enter is refused once
     handed: bool = attrs.field(init=False, default=False)  # the keys came without a deliberate key
     unchosen: bool = attrs.field(init=False, default=False)  # the tab shown came on its own
     prompt_engaged: bool = attrs.field(init=False, default=False)  # the top prompt has the keys
@@ -430,7 +429,7 @@ class Focus:
         return True
 
     def key(self, now: float, prior_owner_tab: Hashable | None = None) -> Route:
-        """A key was read at ``now``: where it goes (the typing guard, rule 7).
+        """A key was read at ``now``: where it goes (the typing guard).
         ``prior_owner_tab`` is the tab the panel shows (the host's selection)."""
         self.settle(now)
         self.settle_prompt(now)
@@ -444,7 +443,7 @@ class Focus:
         return Route(self._where(state)[1], state=state)
 
     def stray(self, now: float) -> Route:
-        """The panel could not use a printable key read at ``now`` (rule 9a): where it goes.
+        """The panel could not use a printable key read at ``now`` (a stray): where it goes.
 
         With a live claim the typing guard is re-armed, held keys go to the loan origin and
         the stray mark is set; without one the panel lets go of the keyboard (to the origin).
@@ -540,7 +539,7 @@ class Focus:
         self.unchosen = True
 
     def hand_back(self) -> None:
-        """The last claim ended and the panel shows the tab the person was on (rule 5): the
+        """The last claim ended and the panel shows the tab the person was on: the
         keys are back there without a key of theirs."""
         if self.panel_focused:
             self.handed = True

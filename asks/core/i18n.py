@@ -1,4 +1,4 @@
-"""Localization: the person's language for every person-facing string (DESIGN §5).
+"""Localization: the person's language for every person-facing string.
 
 Catalogs are stdlib :mod:`gettext` ``.mo`` files shipped in the package
 (``asks/locale/<lang>/LC_MESSAGES/asks.mo``, compiled from the ``.po`` files beside them).

@@ -21,7 +21,7 @@ class Refusal(enum.StrEnum):
     PROMPT_OPEN = "prompt_open"  # a foreign prompt (permission confirm) has the keyboard
     UNKNOWN_QUESTION = "unknown_question"  # no such (pending) question
     UNKNOWN_AGENT = "unknown_agent"  # no pending question from that agent (``/asks @name``)
-    BLOCKER_WAITING = "blocker_waiting"  # a required question holds the panel (rule 4)
+    BLOCKER_WAITING = "blocker_waiting"  # a required question holds the panel
     NOT_BLOCKING = "not_blocking"  # defer/partial on a question nobody waits for
     ALREADY_ANSWERED = "already_answered"  # answered or declined (terminal, another surface)
     WITHDRAWN = "withdrawn"  # the agent took it back

@@ -1,7 +1,7 @@
 """Bringing drafts back after a crash or kill: which ones, in what shape, and what to say.
 
 A :class:`~asks.core.drafts.SavedDrafts` read at resume is data from disk, never an answer.
-:func:`plan_restore` decides what of it comes back (DESIGN §5 rule 10):
+:func:`plan_restore` decides what of it comes back:
 
 * a draft comes back only for a question **still pending with the same incarnation**
   (``QuestionRef(id, incarnation)``); one whose question was answered, declined or withdrawn

@@ -1,4 +1,4 @@
-"""How many rows the question panel may take: pure policy, no terminal (issue 29).
+"""How many rows the question panel may take: pure policy, no terminal.
 
 The layer (:class:`~asks.widgets.layer.AsksLayer`) sits above the embedder's chat editor and
 takes rows from whatever the embedder draws around it. :class:`PanelSpace` caps the panel for a

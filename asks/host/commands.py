@@ -5,18 +5,18 @@ tab selection directly (they are unsaved view state) and asks the host (:class:`
 orchestrator's narrow internal interface) to save resolutions or finish waits, so that
 save-before-notify stays in one place.
 
-Irreversible actions are confirmed (rule 8): the first Decline or Clear draft on a tab only
+Irreversible actions are confirmed: the first Decline or Clear draft on a tab only
 **arms** it (``armed``; the footer says "again to …"); the same command on the same tab right
 after does it; any other command, edit or tab switch disarms. Enter is armed the same way, for
-three reasons of rule 9 (:class:`Confirm`): it is the first Enter after stray typing (the focus's
-stray mark: "You were typing in the chat: press Enter again to choose …"), the first Enter on a
-question the keys reached on their own (:mod:`asks.host.gone`), or the answer it
-would send holds a chat command line (:mod:`asks.core.chatline`: "“/quit” looks like a chat
-command: press Enter again to send it as your answer"). Every other panel command is
-deliberate and clears the stray mark.
+three reasons (:class:`Confirm`; keys meant for somewhere else never answer): it is the first Enter
+after stray typing (the focus's stray mark: "You were typing in the chat: press Enter again to
+choose …"), the first Enter on a question the keys reached on their own (:mod:`asks.host.gone`), or
+the answer it would send holds a chat command line (:mod:`asks.core.chatline`: "“/quit” looks like a
+chat command: press Enter again to send it as your answer"). Every other panel command is deliberate
+and clears the stray mark.
 
-While a claim holds keys back for a tab the person was on (rule 7), that tab stays selected;
-the first required tab is selected when the claim takes the keys (:meth:`show_required`).
+While a claim holds keys back for a tab the person was on (the typing guard), that tab stays
+selected; the first required tab is selected when the claim takes the keys (:meth:`show_required`).
 """
 
 from __future__ import annotations
@@ -69,11 +69,11 @@ CONFIRMED = frozenset({PanelCommand.DECLINE, PanelCommand.CLEAR_DRAFT})
 class Confirm(enum.StrEnum):
     """Why an armed command waits for its key again."""
 
-    IRREVERSIBLE = "irreversible"  # Decline, Clear draft (rule 8)
-    AFTER_STRAY = "after_stray"  # the first Enter after stray typing (rule 9a)
-    HANDED_EDITOR = "handed_editor"  # text typed into an editor the person did not choose (9)
+    IRREVERSIBLE = "irreversible"  # Decline, Clear draft: pressed twice
+    AFTER_STRAY = "after_stray"  # the first Enter after stray typing
+    HANDED_EDITOR = "handed_editor"  # text typed into an editor the person did not choose
     UNCHOSEN = "unchosen"  # the first Enter on a question the keys reached on their own
-    CHAT_COMMAND = "chat_command"  # the answer holds a chat command line (rule 9b)
+    CHAT_COMMAND = "chat_command"  # the answer holds a chat command line
 
 
 # Armed Enters that also cover what ``_asks_again`` checks: one confirmation is enough.
@@ -149,7 +149,7 @@ class PanelCommands:
 
     def claimed(self) -> None:
         """A blocker claimed the keyboard: show the panel open; on the first required tab
-        unless the claim holds keys back for the tab the person is on (rule 7)."""
+        unless the claim holds keys back for the tab the person is on (the typing guard)."""
         self.mode = PanelMode.EXPANDED
         claim = self.core.focus.claim
         if claim is None or claim.prior_tab is None:
@@ -202,7 +202,7 @@ class PanelCommands:
 
     # -- answers ----------------------------------------------------------------------------
     def _confirm(self, tab: TabKey | None, armed: Armed | None) -> None:
-        """Enter: choose, toggle, submit — unless rule 9 wants it pressed again (armed)."""
+        """Enter: choose, toggle, submit — unless it must be pressed again (armed)."""
         if tab is None:
             return
         focus = self.core.focus
@@ -236,8 +236,8 @@ class PanelCommands:
     def _asks_again(
         self, tab: TabKey, armed: Armed | None, in_editor: bool, *texts: str | None
     ) -> bool:
-        """Rule 9: must Enter be pressed again before this text is sent — it holds a chat
-        command line (9b), or it was typed into an editor the keys came to on their own?
+        """Must Enter be pressed again before this text is sent — it holds a chat
+        command line, or it was typed into an editor the keys came to on their own?
         Then Enter is armed (the footer says why). One confirmation covers both: an armed
         Enter means the text was checked and not edited since."""
         if armed is not None and armed.why in _CHECKED:
@@ -374,7 +374,7 @@ class PanelCommands:
         return None
 
     def toggle_collapse(self) -> Refusal | None:
-        """Collapse or expand; refused while a required question waits (rule 4)."""
+        """Collapse or expand; refused while a required question waits."""
         core = self.core
         self.armed = None
         if self.waits:

@@ -5,7 +5,7 @@ label, shown on its tabs). Its questions, waits and answers are its own: ``{ques
 entries and withdrawals may only name its questions, and only its answers are offered to it
 (:mod:`asks.store.outbox` partitions delivery by recipient).
 
-Delivery to an outside agent is an **offer** (NOTES, "The hub"):
+Delivery to an outside agent is an **offer** (docs/architecture.md, "The hub"):
 
 1. :meth:`HubPort.offer_feedback` picks the agent's undelivered answers, journals
    ``feedback_offered`` and keeps them claimed (no other response can carry them);

@@ -4,7 +4,7 @@
 (:mod:`asks.store.draftfile`, beside the journal). It saves the host's draft book — selection,
 checks, custom text and caret, notes, the staged answers of a multi-question wait — and the
 chat line of whatever editor registered with :meth:`DraftKeeper.keep_chat` (the layer does it
-for an ``urwid.Edit``). DESIGN §5 rule 10:
+for an ``urwid.Edit``). Drafts survive a crash or kill:
 
 * **Never on the key path.** A change only marks the drafts dirty: the host's change listener
   compares the draft book's ``revision`` (an int), and the layer calls :meth:`chat_changed`

@@ -1,4 +1,4 @@
-"""The key desk: where the person's keys go, and what the person is told (focus rules 7, 9).
+"""The key desk: where the person's keys go, and what the person is told.
 
 :class:`KeyDesk` is the host's collaborator for the keyboard seam. It keeps no focus state of
 its own — :class:`~asks.core.focus.Focus` does — but it keeps the host's side consistent with it:
@@ -6,7 +6,7 @@ its own — :class:`~asks.core.focus.Focus` does — but it keeps the host's sid
 * **Routing.** Every key read goes through :meth:`KeyDesk.route`: a claim whose quiet interval
   is over engages first (and the panel shows a required tab), then :meth:`Focus.key` says
   where the key goes. A printable the panel could not use comes back through
-  :meth:`KeyDesk.stray` (rule 9a).
+  :meth:`KeyDesk.stray`.
 * **A held claim stays honest.** While a claim holds keys back for the tab the person was on,
   that tab stays selected (the person sees what they type into); if it goes away or the
   selection moves, held keys go to the loan origin instead
@@ -17,12 +17,12 @@ its own — :class:`~asks.core.focus.Focus` does — but it keeps the host's sid
   stays), or at :meth:`KeyDesk.notice_deadline`, ``NOTICE_SECONDS`` after it was said (the
   layer's timer calls :meth:`KeyDesk.expire`). A storage failure's notice is sticky: it stays
   until the next panel command or notice.
-* **A foreign prompt's keys** (NOTES "The permission prompt's keys"): a held prompt takes the
-  keys at the pause like a claim (:meth:`KeyDesk.route`, :meth:`KeyDesk.settle_nowait`); a
-  decision key the layer holds (:meth:`KeyDesk.hold_decision_nowait`, drawn by the prompt's
-  view) waits until the pause after it (:meth:`KeyDesk.due_decision_nowait`), the confirm key
+* **A foreign prompt's keys** (docs/architecture.md, "The permission prompt's keys"): a held prompt
+  takes the keys at the pause like a claim (:meth:`KeyDesk.route`, :meth:`KeyDesk.settle_nowait`); a
+  decision key the layer holds (:meth:`KeyDesk.hold_decision_nowait`, drawn by the prompt's view)
+  waits until the pause after it (:meth:`KeyDesk.due_decision_nowait`), the confirm key
   (:meth:`KeyDesk.confirm_decision_nowait`) or a stray decides where it goes.
-* **Printable panel keys that turn out to be typing** (rule 9a): a digit (a row jump) or a
+* **Printable panel keys that turn out to be typing**: a digit (a row jump) or a
   Space (a toggle) acts at once, but the layer announces it first
   (:meth:`KeyDesk.printable_command_nowait`: the tab's draft before it is kept). If the very
   next key, within the guard, is a stray, the run of such keys was typing too: the draft is
@@ -133,7 +133,7 @@ class KeyDesk:
 
     def stray_nowait(self, now: float) -> Route:
         """The panel or the prompt could not use the printable key routed to it at ``now``
-        (rule 9a): where to deliver it instead (the loan origin; at a prompt, the editor the
+        (a stray): where to deliver it instead (the loan origin; at a prompt, the editor the
         person types in, a held decision key first). Nothing is answered."""
         focus = self.core.focus
         route = focus.stray(now)

@@ -4,7 +4,7 @@
 ``tool_result`` line — the receipt of what it delivers — before the lease ends and anyone is
 told (save before notify); then the wait's caller gets its reply, the outbox may release
 claimed answers, and, when the last wait ended, focus goes back where the claim took it from
-(focus rule 5): the async tab the panel showed, if still pending, else the loan origin.
+(back to the origin): the async tab the panel showed, if still pending, else the loan origin.
 
 :func:`interrupt` ends every live wait ``interrupted`` (Ctrl+C, shutdown); :func:`detach_ui`
 does so because the UI went away, after which every call gets ``no_ui``.
@@ -165,8 +165,8 @@ class WaitLife:
                 return contract.interrupted_result(call_id, pending, reason), ()
 
     def _after_last_wait(self) -> None:
-        """Rule 5/6: whatever ended the last blocker, focus goes back where the claim took it
-        from: the async tab the panel showed (if still pending), else the loan origin."""
+        """Back to the origin: whatever ended the last blocker, focus goes back where the claim
+        took it from: the async tab the panel showed (if still pending), else the loan origin."""
         claim = self.core.focus.end_claim()
         if claim is None:
             return
@@ -174,7 +174,7 @@ class WaitLife:
         prior = claim.prior_tab
         if isinstance(prior, QuestionRef) and prior in self.strip:
             self.strip.select(prior)
-            self.core.focus.hand_back()  # an editor there is not chosen again yet (rule 9)
+            self.core.focus.hand_back()  # an editor there is not chosen again yet (handed keys)
         else:  # under a foreign prompt, the prompt returns the keys to the origin instead
             self.core.focus.leave_panel()
 

@@ -28,9 +28,9 @@ class PanelPort(SurfacePort):
     too) plus the terminal's own part:
 
     * **what to draw**: the tabs, the selected one, the panel's mode, each question's draft, what is
-      armed (a confirmed Decline or Clear, an Enter rule 9 asks for again), which tabs are required;
-    * **the keys** (focus rules 7, 9; :mod:`asks.host.keys`): every key read goes through
-      :meth:`PanelPort.key_route`; the typing guard's and the notice's timers
+      armed (a confirmed Decline or Clear, an Enter to press again), which tabs are required;
+    * **the keys** (the typing guard, stray keys; :mod:`asks.host.keys`): every key read goes
+      through :meth:`PanelPort.key_route`; the typing guard's and the notice's timers
       (:meth:`PanelPort.guard_deadline`, :meth:`PanelPort.notice_deadline`) are the layer's;
     * **panel commands and edits** (:mod:`asks.host.commands`): a command on a tab, the reply
       editor's text, the notes, the Review note, a row jump;
@@ -110,7 +110,7 @@ class PanelPort(SurfacePort):
 
     # -- the keys ----------------------------------------------------------------------------
     def key_route(self, now: float) -> Route:
-        """A key was read at ``now``: where it goes (rules 7 and 9, :mod:`asks.host.keys`)."""
+        """A key was read at ``now``: where it goes (:mod:`asks.host.keys`)."""
         with self._state.operation():
             return self._state.keys.route(now)
 
@@ -122,7 +122,7 @@ class PanelPort(SurfacePort):
             return self._state.keys.decide(now, key)
 
     def stray_key_nowait(self, now: float) -> Route:
-        """The panel or the prompt could not use a printable key (rule 9a): where to deliver
+        """The panel or the prompt could not use a printable key (a stray): where to deliver
         it instead (``Route.first``: a held decision key to deliver there before it)."""
         with self._state.operation():
             return self._state.keys.stray_nowait(now)
@@ -206,7 +206,7 @@ class PanelPort(SurfacePort):
     def set_cursor_nowait(self, row: int, tab: TabKey | None = None) -> None:
         """Move the cursor of ``tab`` (default: the selected tab) to ``row`` (a digit key)."""
         with self._state.operation():
-            self._state.focus.deliberate()  # a row jump (a digit) is deliberate (rule 9)
+            self._state.focus.deliberate()  # a row jump (a digit) is deliberate
             self._edit_draft(lambda d: attrs.evolve(d, cursor=row), tab)
 
     def set_group_note_nowait(self, note: str, tab: TabKey | None = None) -> None:
@@ -246,7 +246,7 @@ class PanelPort(SurfacePort):
 
     def toggle_focus_nowait(self) -> Refusal | None:
         """The focus-toggle key: chat → panel; panel → back to the origin, or while a
-        blocker is pending, to the next required tab (rule 4)."""
+        blocker is pending, to the next required tab."""
         with self._state.operation():
             self._state.keys.clear_notice()
             return self._state.changed_if(self._state.panel.toggle_focus())
@@ -282,7 +282,7 @@ class PanelPort(SurfacePort):
     def focus_target_nowait(self, target: FocusTarget) -> Refusal | None:
         """The embedding app moves the keyboard to one of its own (mounted) editors.
 
-        Refused while a foreign prompt is up, or while a blocker holds the panel (rule 4).
+        Refused while a foreign prompt is up, or while a blocker holds the panel.
         """
         state = self._state
         with state.operation():

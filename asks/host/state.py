@@ -249,7 +249,7 @@ class HostState:
         return refusal
 
     def _claim(self) -> None:
-        """Rule 3: claim focus for live waits now, or wait behind a foreign prompt."""
+        """A blocker arrived: claim focus for live waits now, or wait behind a foreign prompt."""
         self.focus.request_claim(self.clock(), self.selected)
         if self.focus.claim is not None:
             self.panel.claimed()

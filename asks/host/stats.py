@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 @attrs.frozen
 class KeysStatus:
-    """Where the keys go (focus rule 9): ``to``; on the panel, the header of the question
+    """Where the keys go: ``to``; on the panel, the header of the question
     they go to (``None``: the Review tab) and ``agent``, who asked it (its source label;
     ``None``: the session's own agent, not named); ``waiting``: while a claim holds the keys
     back until a pause, the header of the required question that takes them then, asked by

@@ -1,4 +1,4 @@
-"""The hub: asks' MCP server for the agents people already run (DESIGN §12, NOTES "The hub").
+"""The hub: asks' MCP server for the agents people already run (docs/design.md, "The hub").
 
 * :mod:`asks.hub.identity` — who an agent is (its label) from a request;
 * :mod:`asks.hub.token` — the per-user bearer token file (0600, stable, rotatable);

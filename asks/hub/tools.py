@@ -1,13 +1,13 @@
-"""The hub's three tools, on the host's :class:`~asks.host.hub.HubPort` (DESIGN §4, §12).
+"""The hub's three tools, on the host's :class:`~asks.host.hub.HubPort` (docs/design.md, "The hub").
 
-* ``ask_user_question`` — DESIGN §4 unchanged (blocking and async, ``{questionId}`` waits, the
-  same validation and coded errors). While a blocking call waits, a progress notification goes
-  out every ``progress_every`` seconds when the call carried a ``progressToken`` (Claude Code's
-  idle watchdog resets on them). If the client cancels (the SDK cancels this handler) or its
-  connection goes away (:func:`~asks.hub.guard.connection_gone`), the wait ends
-  ``interrupted`` — never declined — and the question stays pending; its answer reaches the
-  agent at its next asks call. A blocking call of a client that declared MCP Tasks is answered
-  as a task instead (:mod:`asks.hub.tasks`): its result comes with ``tasks/get``.
+* ``ask_user_question`` — the tool contract unchanged (blocking and async, ``{questionId}`` waits,
+  the same validation and coded errors). While a blocking call waits, a progress notification goes
+  out every ``progress_every`` seconds when the call carried a ``progressToken`` (Claude Code's idle
+  watchdog resets on them). If the client cancels (the SDK cancels this handler) or its connection
+  goes away (:func:`~asks.hub.guard.connection_gone`), the wait ends ``interrupted`` — never
+  declined — and the question stays pending; its answer reaches the agent at its next asks call. A
+  blocking call of a client that declared MCP Tasks is answered as a task instead
+  (:mod:`asks.hub.tasks`): its result comes with ``tasks/get``.
 * ``withdraw_question`` — takes back the agent's own pending questions.
 * ``check_answers`` — the agent's answers not delivered yet (each once), and its pending ids.
 

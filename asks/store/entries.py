@@ -6,7 +6,7 @@ A journal line is one JSON object::
 
 ``v`` is the schema version, ``seq`` the entry's sequence number in the session (0-based,
 strictly increasing), ``ts`` the wall-clock time of the append, ``type`` the tag of the entry
-class. Field-by-field documentation is in NOTES.md ("Journal entries"). All conversion goes
+class. Field-by-field documentation is in docs/architecture.md ("The journal"). All conversion goes
 through :func:`encode` and :func:`decode`, by :func:`converter` (cattrs; the union is tagged
 by ``type``, see :data:`TAGS`); nothing else in the code base builds or parses journal JSON.
 
@@ -148,8 +148,8 @@ class FeedbackOffered:
     before the response goes to its connection. :class:`OfferDelivered`, written once the
     response was handed over, is the receipt; :class:`OfferReleased` gives the units back (the
     connection failed first). An offer with neither at replay may or may not have reached the
-    agent: its units are delivered again, saying so (NOTES, "The hub"). None of the three is
-    part of the session's own agent's conversation."""
+    agent: its units are delivered again, saying so (docs/architecture.md, "The hub"). None of
+    the three is part of the session's own agent's conversation."""
 
     offer_id: str
     refs: tuple[QuestionRef, ...]
@@ -177,7 +177,7 @@ class NoteSent:
     """The person sent a note to one agent (``asks hub``: ``@name text``). The note is a
     delivery unit of its own, named by ``ref`` (id ``n-<seq>``, incarnation: this line's
     ``seq``) in the receipts and offers exactly like a saved answer: it is delivered once, to
-    ``recipient`` alone, at that agent's next asks call (NOTES, "The hub")."""
+    ``recipient`` alone, at that agent's next asks call."""
 
     ref: QuestionRef
     recipient: str

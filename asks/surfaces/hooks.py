@@ -1,4 +1,4 @@
-"""Hooks: a configured command runs on a host event (DESIGN §5 "Other surfaces").
+"""Hooks: a configured command runs on a host event (docs/design.md, "Other surfaces").
 
 ``[hooks]`` in config.toml maps an event name (:class:`~asks.core.events.EventKind`:
 ``question_asked``, ``wait_opened`` — a blocker starts waiting —, ``wait_ended``,

@@ -1,5 +1,5 @@
-"""Line mode (DESIGN §5 "Other surfaces"): the session as plain lines, where no full screen can
-be drawn (stdin or stdout not a terminal, ``TERM=dumb``, or ``--line``).
+"""Line mode (docs/design.md, "Other surfaces"): the session as plain lines, where no full
+screen can be drawn (stdin or stdout not a terminal, ``TERM=dumb``, or ``--line``).
 
 Same host, journal, delivery, resume and models as the REPL; only the surface differs. Answers
 are saved through the :class:`~asks.host.surfaceport.SurfacePort` with source ``line``, so they are

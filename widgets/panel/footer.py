@@ -115,7 +115,7 @@ class Footer:
 
     def _esc_label(self, required: bool) -> dict[Command, str]:
         """What the pause key does on a tab that is not required: it pauses, unless a blocker
-        waits — then it goes to the required question (rule 4), and its hint says so."""
+        waits — then it goes to the required question, and its hint says so."""
         if required or not self._host.live_waits:
             return {}
         return {C.PANEL_PAUSE: N_("to the required question")}

@@ -1,8 +1,8 @@
 """The question panel: an urwid view of the host's :class:`~asks.host.panelport.PanelPort`.
 
 :class:`QuestionPanel` renders the host's state and turns keys into host commands; it keeps no
-policy of its own (DESIGN §2, §5). The app subscribes :meth:`QuestionPanel.refresh` to the host
-(``host.subscribe(panel.refresh)``); every render reads only what the last refresh built.
+policy of its own (docs/design.md, "Layers"). The app subscribes :meth:`QuestionPanel.refresh` to
+the host (``host.subscribe(panel.refresh)``); every render reads only what the last refresh built.
 
 What it shows, by ``host.mode`` and focus:
 
@@ -28,8 +28,8 @@ When the cursor is on ``Type something.`` or the notes editor is open, the key c
 editor first and move between rows only from its first/last line), and every other key goes
 to the editor. Otherwise ``PANEL`` bindings become ``host.command_nowait(PanelCommand, tab)``;
 digits 1–6 only move the cursor to that row (a digit with no such row is not used). Unhandled
-keys are returned, as urwid expects (the layer treats a returned printable as a stray key,
-focus rule 9a). :meth:`QuestionPanel.keypress` is the same lookup and table on its own.
+keys are returned, as urwid expects (the layer treats a returned printable as a stray key).
+:meth:`QuestionPanel.keypress` is the same lookup and table on its own.
 
 All model text goes through :mod:`asks.sanitize` before it reaches a widget.
 
