@@ -108,7 +108,7 @@ class Command(enum.StrEnum):
     PANEL_DENY = "panel.deny"  # ... deny
     PROMPT_YES = "prompt.yes"
     PROMPT_NO = "prompt.no"
-    PROMPT_CONFIRM = "prompt.confirm"  # a held decision key counts now (NOTES: prompt's keys)
+    PROMPT_CONFIRM = "prompt.confirm"  # a held decision key counts now
 
 
 PANEL_COMMANDS: Mapping[Command, PanelCommand] = MappingProxyType(

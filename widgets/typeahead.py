@@ -6,7 +6,7 @@ runs just before the screen starts: it reads those bytes (briefly non-canonical,
 original mode is restored), and :meth:`TypeAhead.deliver` feeds them, decoded by urwid's own
 key parser, to the main loop right after the screen started and before the loop reads any
 later key — so they arrive first and in order. (A key typed in the microseconds between the
-capture and urwid's own terminal set-up can still be flushed by urwid: NOTES, known gaps.)
+capture and urwid's own terminal set-up can still be flushed by urwid: a known gap.)
 """
 
 from __future__ import annotations

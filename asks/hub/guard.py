@@ -34,7 +34,7 @@ request. When a body message holding the JSON-RPC response with that id has been
 the server (``await send`` returned: hypercorn has written it to the transport), the offer is
 delivered (:meth:`~asks.host.hub.HubPort.delivered`). If the request ends without that — the
 client went away, the stream closed, the handler failed — the offer is released. What that
-proves and what it cannot is in NOTES ("The hub").
+proves and what it cannot is in docs/architecture.md ("The hub").
 """
 
 from __future__ import annotations

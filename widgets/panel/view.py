@@ -473,7 +473,7 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         """Run ``action`` on the active editor (a key, a newline); push a change to the
         host's draft. Returns what the editor did not use."""
         if tab != self._host.selected:
-            return None  # aimed at another tab's editor: the host cannot take it (see NOTES)
+            return None  # aimed at another tab's editor: the host cannot take it
         if isinstance(tab, ReviewKey):
             edit = self._group_note
         else:
