@@ -20,7 +20,7 @@ program is idle (past asks' background warm-up a second after start, whose CPU i
 
 Per key: latency (write → the screen shows it) and the process's CPU time (time on a CPU from
 /proc/PID/schedstat, over all keys). Figures: medians; above the floor, CPU, and asks over the
-bare app for the same key (goal of issue 21: ≤ 1.15×, and flat over the sizes). The bare
+bare app for the same key (goal: ≤ 1.15×, and flat over the sizes). The bare
 app's figure is what any urwid + trio program pays before doing anything.
 """
 

@@ -1,4 +1,4 @@
-"""The hub's benchmarks (issue 18, Verify): tool call → question on screen, answer saved →
+"""The hub's benchmarks: tool call → question on screen, answer saved →
 the waiting client's response written, ``asks --mcp`` memory with 20 agents, and the plain
 REPL's launch and memory with and without the hub's code.
 
@@ -265,7 +265,7 @@ def bench_screen(rows: list[Row], work: Path, count: int, runs: int) -> None:
         data_dir = work / f"data-{run}"
         with running(hub_argv(data_dir, "--mcp", "--mcp-port", "0"), env) as term:
             term.until(on_screen("QUIET-READY"), TIMEOUT)
-            # The hub's server starts after the first frame (NOTES "Floors (issue 21): launch").
+            # The hub's server starts after the first frame (docs/decisions/0017-*).
             term.until(on_screen("Hub on http://127.0.0.1:"), TIMEOUT)
             found = re.search(r"Hub on (http://127\.0\.0\.1:\d+/mcp)", term.text())
             assert found is not None, term.text()

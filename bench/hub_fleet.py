@@ -1,4 +1,4 @@
-"""The hub at fleet scale: many MCP clients asking at once into one ``asks hub`` (issue 30).
+"""The hub at fleet scale: many MCP clients asking at once into one ``asks hub``.
 
 Run: ``.venv/bin/python -m bench.hub_fleet [--quick]`` (also a part of ``bench.hub_bench``).
 

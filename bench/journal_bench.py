@@ -38,7 +38,7 @@ from bench._common import (
 
 NAME = "journal"
 REPLAY_ENTRIES = 100_000
-RESUME_GOAL_NS = 500e6  # issue 14: a 100k-entry session opens (open + replay + project) in 0.5 s
+RESUME_GOAL_NS = 500e6  # goal: a 100k-entry session opens (open + replay + project) in 0.5 s
 SIZES = (10, 1_000, 100_000)
 APPLY_BATCH = 200  # fresh records applied per timed batch (~30 question cycles)
 FLAT = 1.5  # "flat": slowest size at most 1.5x the fastest

@@ -15,7 +15,7 @@ figures of :mod:`bench.repl_bench`. Keys: Down/Up in the panel (the cursor moves
 option rows), and letters then Backspace in the chat editor. The same keys on the bare trio +
 urwid screen (:mod:`bench.bare_app`: its boxed question's marker, its editor; urwid's own raw
 screen) come first: each case's phases (the sum of the three medians) over the bare ones are the
-figure of issue 21 (≤ 1.15×); the sum, not the median total, because urwid's own screen writes
+figure with a goal (≤ 1.15×); the sum, not the median total, because urwid's own screen writes
 more and now and then waits on the pty, which is the reader's pace, not CPU.
 
 Draft saving is on, as in the REPL (:mod:`asks.host.keeper`): the keeper's writer task runs
@@ -77,7 +77,7 @@ LONG_TRANSCRIPT = 100_000  # entries of one line: the long-session case (1 tab)
 # (tabs, transcript entries, lines per entry): every N with 2,000 lines, then the long one
 CASES = (*((n, TRANSCRIPT_ENTRIES, LINES_PER_ENTRY) for n in TAB_COUNTS), (1, LONG_TRANSCRIPT, 1))
 FLAT = 1.2
-BARE_RATIO = 1.15  # issue 21: a key within 15 % of the same key on the bare screen
+BARE_RATIO = 1.15  # goal: a key within 15 % of the same key on the bare screen
 TYPIST_KEYS_PER_S = 15
 WRITES_TIMED = 60
 WRITE_GAP = 0.05  # seconds between timed writes (in use they are SAVE_INTERVAL apart)

@@ -41,7 +41,7 @@ from bench._common import PROJECT_ROOT, Row, disk_tempdir, header, median, repor
 from bench.repl_bench import child_env, parse_importtime, running
 
 NAME = "launch"
-GOAL_MS = 155.0  # issue 14: 0.4 x the best peer's launch -> editor (Claude Code, 385 ms)
+GOAL_MS = 155.0  # goal: 0.4 x the best peer's launch -> editor (Claude Code, 385 ms)
 TIMEOUT = 10.0
 SOURCES = ("asks", "widgets")
 GROUPED = ("urwid", "trio", "wcwidth", "attr", "attrs", "cattrs", "orjson", "asyncio")

@@ -1,4 +1,4 @@
-"""Permission request received → its tab on screen (issue 26 B; docs/permission-prompts.md).
+"""Permission request received → its tab on screen (docs/permission-prompts.md).
 
 Run: ``.venv/bin/python -m bench.permission_bench [--quick]`` (or all: ``-m bench.run``).
 

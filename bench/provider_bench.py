@@ -13,15 +13,15 @@ Run: ``.venv/bin/python -m bench.provider_bench [--quick]`` (or all benchmarks: 
    each minus the server's own handling time as the server measured it. Their difference is
    what the agent loop adds per model call. Contexts of 2 and 200 messages. For comparison,
    when the ``openai`` SDK is installed, its bare call (``create(stream=True)``, the context in
-   ``extra_body`` as asks sent it before issue 14) and with the context as ``messages=``
+   ``extra_body`` as asks sent it while it used the SDK) and with the context as ``messages=``
    (walked by the SDK's typed transform).
-3. **Memory and import cost (issue 14).** ``import openai`` / ``anthropic`` (the SDKs asks used
-   before issue 14, when installed) and ``import httpx`` in a fresh interpreter, alone and after
+3. **Memory and import cost.** ``import openai`` / ``anthropic`` (the SDKs asks used before its own
+   httpx client, when installed) and ``import httpx`` in a fresh interpreter, alone and after
    ``import asks.cli``: RSS added and CPU time, median of a few. ``asks -p`` against the fake
-   servers (OpenAI, Anthropic): the peak RSS of the process after one streamed turn
-   (``wait4``). The REPL (``--model``, real pty) with one question open: its VmRSS, and "the
-   server wrote the last byte of the tool-call reply → the question is on screen".
-4. **Provider CPU (issue 14).** In process, ``OpenAIModel.stream`` read to its end against the
+   servers (OpenAI, Anthropic): the peak RSS of the process after one streamed turn (``wait4``). The
+   REPL (``--model``, real pty) with one question open: its VmRSS, and "the server wrote the last
+   byte of the tool-call reply → the question is on screen".
+4. **Provider CPU.** In process, ``OpenAIModel.stream`` read to its end against the
    fake server: CPU time of the trio thread (``time.thread_time``; the server runs in other
    threads) per streamed turn (a short and a long text reply: the difference per chunk) and
    per tool-call reply, and the wall time from the server's last byte to the tool call handed

@@ -1,10 +1,10 @@
-"""Long sessions (issue 21): resume → first frame, first open after a crash, exit, memory.
+"""Long sessions: resume → first frame, first open after a crash, exit, memory.
 
 Run: ``.venv/bin/python -m bench.resume_bench [--quick] [--before DIR] [--after DIR]`` (or all
 benchmarks: ``-m bench.run``). ``--before DIR`` runs every figure a second time, interleaved,
 against the ``asks/`` and ``widgets/`` found in DIR (e.g. ``git archive REV asks widgets |
 tar -x -C DIR``); ``--after DIR`` likewise for the tree after (default: this one). The
-before/after table of NOTES "Long sessions (issue 21)" comes from one such run. Each tree
+before/after table in bench/HISTORY.md ("Long sessions") comes from one such run. Each tree
 resumes its own copy of the session (its own side files).
 
 * **Resume → first frame.** The real ``asks --resume`` of a generated 100,000-entry session
@@ -42,11 +42,11 @@ from bench.repl_bench import child_env, running
 NAME = "resume"
 ENTRIES = 100_000
 SESSION = "long"
-RESUME_GOAL_MS = 100.0  # issue 21 #3: above a fresh launch's first frame
-CRASH_GOAL_NS = 500e6  # issue 21 #4
-EXIT_GOAL_NS = 50e6  # issue 21 #5
-RSS_GOAL_MIB = ENTRIES / 1024  # issue 21 #6: 1 KiB per entry above a fresh launch (NOTES)
-TIMEOUT = 300.0  # the tree before issue 21 takes ~20 s to resume 100k on a loaded machine
+RESUME_GOAL_MS = 100.0  # resume → first frame, above a fresh launch's
+CRASH_GOAL_NS = 500e6  # the first open after a crash
+EXIT_GOAL_NS = 50e6  # the exit figure
+RSS_GOAL_MIB = ENTRIES / 1024  # 1 KiB per entry above a fresh launch
+TIMEOUT = 300.0  # a tree without the checkpoint takes ~20 s to resume 100k on a loaded machine
 
 PROBE = r"""
 import os, resource, sys

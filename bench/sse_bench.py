@@ -1,4 +1,4 @@
-"""The event-stream parser: correctness on the SSE grammar and CPU per event (issue 20).
+"""The event-stream parser: correctness on the SSE grammar and CPU per event.
 
 Run: ``.venv/bin/python -m bench.sse_bench`` (``-m bench.run`` runs it too). To compare with
 the ``httpx-sse`` package, which asks does not depend on, put it on the path first:
@@ -7,7 +7,7 @@ the ``httpx-sse`` package, which asks does not depend on, put it on the path fir
 Three parsers, each fed the same bytes whole and cut into one-byte chunks:
 
 * ``asks`` — :class:`asks.agent.sse.Decoder` (what the client uses);
-* ``lines`` — the parser asks had until issue 20: httpx's ``aiter_lines`` (its ``LineDecoder``,
+* ``lines`` — the parser asks had before its own: httpx's ``aiter_lines`` (its ``LineDecoder``,
   which splits like ``str.splitlines``) and ``data:`` lines joined on a blank line;
 * ``httpx-sse`` — its ``SSELineDecoder`` and ``SSEDecoder`` (what ``aconnect_sse`` runs),
   when importable.
@@ -55,7 +55,7 @@ def asks_parser(chunks: Iterable[bytes]) -> list[str]:
 
 
 def lines_parser(chunks: Iterable[bytes]) -> list[str]:
-    """asks' parser before issue 20 (chat_client._events over httpx's aiter_lines)."""
+    """asks' former parser (chat_client._events over httpx's aiter_lines)."""
     from httpx._decoders import LineDecoder  # noqa: PLC0415 (private: this is what it ran)
 
     text = codecs.getincrementaldecoder("utf-8")(errors="replace")
