@@ -150,7 +150,7 @@ async def test_interrupting_a_blocking_wait_keeps_the_question(tmp_path: Path) -
         await rig.until(lambda: rig.agent.state is AgentState.IDLE)
         nursery.cancel_scope.cancel()
     assert not rig.host.surface_port.live_waits and len(rig.host.panel_port.tabs) == 1
-    assert not rig.host.panel_port.focus.panel_focused  # back to the chat editor (rule 6)
+    assert not rig.host.panel_port.focus.panel_focused  # back to the chat editor, the origin
     last_tool = [m for m in rig.agent.messages if m.role == "tool"][-1]
     assert "interrupted" in last_tool.content.lower()
     assert "declined" not in last_tool.content.lower()

@@ -1,4 +1,4 @@
-"""Issue 10, item 2: a wake whose receipt cannot be written (disk full) must not spin.
+"""A wake whose receipt cannot be written (disk full) must not spin.
 
 The idle agent is woken by a saved answer, but the ``feedback_delivered`` receipt cannot be
 appended: no turn starts (nothing was taken), the agent retries with a doubling back-off

@@ -1,4 +1,4 @@
-"""The transcript line for every answer the person gives another agent (issue 27).
+"""The transcript line for every answer the person gives another agent.
 
 ``You answered builder: Deploy to canary now? → No``: one sanitised line whatever the
 question and answer hold, long ones cut with ``…``; the surface named when it is not the one

@@ -342,7 +342,7 @@ async def test_stop_reasons_are_notices_not_context(tmp_path: Path, server: Fake
 
 async def test_notices_are_in_the_persons_language(tmp_path: Path, server: FakeAnthropic) -> None:
     """The person reads stop notices and the empty-reply notice in German; the model's context
-    gets none of them (issue 12)."""
+    gets none of them."""
     from asks.core import i18n  # noqa: PLC0415
 
     server.queue(Reply("cut here", stop_reason="max_tokens"), Reply(""))

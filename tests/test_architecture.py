@@ -1,4 +1,4 @@
-"""Architecture rules that keep the layout honest (DESIGN §2, §10), checked on the source itself.
+"""Architecture rules that keep the layout honest (docs/design.md), checked on the source itself.
 
 * **Dependency direction.** Every module of ``asks`` belongs to one layer, and a layer imports
   only the layers below it: core ← store, contract ← host ← agent ← surfaces ← widgets ← cli.
@@ -41,7 +41,7 @@ PACKAGE = ROOT / "asks"
 
 
 class Layer(enum.Enum):
-    """A layer of the package (DESIGN §2)."""
+    """A layer of the package (docs/design.md, "Layers")."""
 
     CORE = "core"
     STORE = "store"
@@ -184,7 +184,7 @@ def package_imports() -> list[Import]:
 
 def test_every_import_points_down_the_layers() -> None:
     problems = sorted(set(violations(package_imports())))
-    assert not problems, "layer violations (DESIGN §2):\n" + "\n".join(problems)
+    assert not problems, "layer violations (docs/design.md, Layers):\n" + "\n".join(problems)
 
 
 def test_the_scan_sees_every_layer_and_their_imports() -> None:

@@ -1,6 +1,6 @@
 """What the command line tells the person, run as the real command: ``asks hub --help`` is the
 hub's own help, the command a refused ``--resume`` suggests works as typed, and language codes
-are shown one way (``pt-BR``) and taken both ways (issue 27, "Also found")."""
+are shown one way (``pt-BR``) and taken both ways."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The providers' HTTP client on the wire, against real servers on 127.0.0.1: a redirect is
 named with its Location and never followed; a success of the wrong content type says what it
 was (a web page by its title, JSON where a stream was asked for, a stream where JSON was);
-bodies that cannot be read are a bad reply. Before issue 20 a 301 read as "the reply stream
+bodies that cannot be read are a bad reply. Before, a 301 read as "the reply stream
 ended before the model finished (connection cut?)", or, without streaming, "bad reply: Expecting
 value"."""
 

@@ -1,6 +1,6 @@
 """attrs' generated methods come from the cache exactly as compiling would give them.
 
-:mod:`asks.core.codecache` (issue 21, launch): the second block builds the same classes from
+:mod:`asks.core.codecache`: the second block builds the same classes from
 the file the first wrote; a class whose source changed is compiled anew; a hashable class's
 salt (per-process: ``str`` hashes are randomised) is this run's even when another process
 wrote the entry; a damaged file, no bytecode writing or an unwritable place only cost the

@@ -1,4 +1,4 @@
-"""``pip install asks-panel`` without extras (issue 29): a real venv with only the core.
+"""``pip install asks-panel`` without extras: a real venv with only the core.
 
 The venv is made by pip as a person makes it, ``pip install WHEEL`` with no extra, its
 dependencies from the package index pip is set up with. It is cached outside the repo, keyed

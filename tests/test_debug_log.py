@@ -1,4 +1,4 @@
-"""Unexpected errors leave a trace (issue 20 item 7): one line for the person, the traceback in
+"""Unexpected errors leave a trace: one line for the person, the traceback in
 the opt-in debug log (``--debug-log FILE`` / ``$ASKS_DEBUG_LOG``, asks/core/diagnostics.py),
 never on the terminal; a bug is never reported as a usage error. In process (the agent with a
 crashing tool, the web bridge over real HTTP, the hub's SDK loggers), as a command (``asks -p``

@@ -1,4 +1,4 @@
-"""Exactly-once delivery, steering and waking (NOTES.md, "Delivery units and exactly-once").
+"""Exactly-once delivery, steering and waking (docs/architecture.md).
 
 Every saved resolution is a unit; it must be named by exactly one receipt on disk (the
 ``delivered`` list of a ``tool_result`` or ``feedback_delivered`` line) once the agent has

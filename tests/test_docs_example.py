@@ -1,4 +1,4 @@
-"""The README's embedding example runs as the README shows it (issue 20 #9, #10).
+"""The README's embedding example runs as the README shows it.
 
 The program is taken from the README at test time — the first ``python`` block of "Embedding
 the panel in your own REPL", never a copy — written to a scratch folder outside the tree and
@@ -96,7 +96,7 @@ def test_the_readme_example_does_not_ship_when_the_person_answers_later(
     example: tuple[PtyApp, Path],
 ) -> None:
     """Alt+L ("later") on the blocking question: the program reads ``deferred`` and does not
-    ship (issue 29: it used to deploy "to nowhere")."""
+    ship (it used to deploy "to nowhere")."""
     app, _ = example
     app.wait_for("Asks: none pending")
     app.type("ship")

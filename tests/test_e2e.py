@@ -179,7 +179,7 @@ def test_permission_prompt_keeps_the_keyboard_then_the_blocker_claims(
     app.press("enter")
     found = app.wait_for(r"SHIP-ANSWER: (\S+)")
     assert found.group(1) == "Ship"
-    # Focus rule 5: the claim took the keyboard from chat, so it goes back there; the async
+    # Back to the origin: the claim took the keyboard from chat, so it goes back there; the async
     # tab stays visible and passive, and the next key is chat's, never an answer.
     app.wait_for(r"╎ Side question\?")
     assert "⚠ required" not in app.text()
@@ -188,7 +188,7 @@ def test_permission_prompt_keeps_the_keyboard_then_the_blocker_claims(
 
 
 def test_blocker_arriving_during_a_prompt_waits_then_claims(launch: Launcher) -> None:
-    """Focus rule 3 end to end: the prompt keeps the keyboard while a blocker is pending."""
+    """End to end: the prompt keeps the keyboard while a blocker is pending (the blocker waits)."""
     app = launch.start(script="blocker_during_prompt.toml")
     app.wait_for(r"Permission: Allow the agent to run: make deploy")
     app.wait_for(r"Ship during prompt\?")
@@ -275,7 +275,7 @@ def test_blocking_group_with_review_and_partial_submit(launch: Launcher) -> None
     assert "[Size]" in app.text()
     assert "Asks: 1 pending" in status_line(app)
 
-    # Focus rule 5: the keyboard went back to chat; the tab waits, passive. Later: come back
+    # Back to the origin: the keyboard went back to chat; the tab waits, passive. Later: come back
     # and answer it: it arrives as feedback.
     app.wait_for(PANEL_UNFOCUSED)
     enter_panel(app)
@@ -576,7 +576,7 @@ def test_openai_compatible_server_async_and_blocking_answers(launch: Launcher) -
         assert 'BLOCK-QUOTE: User has answered your questions: "Pick a size?"="Large".' in flat(app)
         app.wait_for(r"idle$")
 
-        app.wait_for(r"╎ Tea or coffee\?")  # focus rule 5: back to chat, the async tab passive
+        app.wait_for(r"╎ Tea or coffee\?")  # back to chat, the async tab passive
         enter_panel(app)
         app.press("down")
         app.wait_for(r"│ › 2\. Coffee")

@@ -1,4 +1,4 @@
-"""End-to-end: drafts survive SIGKILL (issue 19 item 5, DESIGN §5 rule 10), the real ``asks``
+"""End-to-end: drafts survive SIGKILL, the real ``asks``
 under a pty.
 
 The person types a chat line (not sent), opens the panel, moves to ``Type something.`` and

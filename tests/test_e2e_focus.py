@@ -1,7 +1,7 @@
-"""End-to-end focus and typing safety (issue 8): the real ``asks`` command under a pty.
+"""End-to-end focus and typing safety: the real ``asks`` command under a pty.
 
-One test (or a few) per numbered item of issue 8's "What was seen", each driving the app as a
-person does — real key bytes into a pseudo-terminal, the screen read through pyte — and
+One test (or a few) per numbered problem once seen by hand (the sections below), each driving the
+app as a person does — real key bytes into a pseudo-terminal, the screen read through pyte — and
 asserting on what the person sees and on the session journal (``resolved`` lines are the only
 evidence that an answer was saved). The scripts are ``tests/scripts/focus_*.toml``.
 
@@ -9,7 +9,7 @@ Timing: the tests wait for progress (screen text, journal lines), never assert d
 things are timed because they are the behaviour under test (``tests/support/typist.py``):
 the :class:`Typist`, one key every 0.066 s (~15 keys/s), and
 :func:`pause_until_panel_has_keys`, which stays off the keyboard for longer than the typing
-guard (0.6 s, DESIGN §5 rule 7: keys keep going where they went until that long has passed with
+guard (0.6 s: keys keep going where they went until that long has passed with
 no key since the later of the blocker's arrival and the last key), then polls until the panel
 shows it has the keyboard (solid border).
 """
@@ -42,8 +42,8 @@ pytestmark = pytest.mark.e2e
 
 # ---------------------------------------------------------------------------- 1. focus after
 # How the blocker ends: the keys pressed once the panel has the keyboard (for "answer" the
-# cursor is already on Green), and what the agent then says. Decline is pressed twice (issue 8
-# item 6: one Alt+D only asks for confirmation).
+# cursor is already on Green), and what the agent then says. Decline is pressed twice (one
+# Alt+D only asks for confirmation).
 BLOCKER_ENDINGS = {
     "answer": (("enter",), "BLOCKER-DONE: Green"),
     "decline": (("meta d", "meta d"), "BLOCKER-DONE: (no answers)"),
@@ -84,7 +84,7 @@ def check_blocker_journal(launch: Launcher, ending: str) -> None:
 
 @pytest.mark.parametrize("ending", list(BLOCKER_ENDINGS))
 def test_focus_returns_to_the_chat_draft_after_a_blocker(launch: Launcher, ending: str) -> None:
-    """Rule 5: claimed from chat → back to chat, draft and caret intact; the async question
+    """Claimed from chat → back to chat, draft and caret intact; the async question
     stays passive and the person's next line is a chat message, not an answer."""
     app = start_blocker_turn(launch)
     app.type("keep this draft")
@@ -112,7 +112,7 @@ def test_focus_returns_to_the_chat_draft_after_a_blocker(launch: Launcher, endin
 
 @pytest.mark.parametrize("ending", list(BLOCKER_ENDINGS))
 def test_focus_returns_to_the_async_tab_the_person_was_on(launch: Launcher, ending: str) -> None:
-    """Rule 5: claimed while the person was in the panel on an async tab → back to that tab,
+    """Claimed while the person was in the panel on an async tab → back to that tab,
     its draft intact, keys moving its cursor."""
     app = start_blocker_turn(launch)
     app.press("shift tab")
@@ -161,7 +161,7 @@ def door_answers(launch: Launcher) -> list[tuple[str, Any, Any]]:
 
 
 def test_typing_is_not_split_when_a_blocker_arrives(launch: Launcher) -> None:
-    """Rule 7: every key of a burst that spans the blocker's arrival lands in the chat draft,
+    """Typing guard: every key of a burst that spans the blocker's arrival lands in the chat draft,
     in order; after a pause the panel takes keys, and Enter answers the row chosen then."""
     app = start_typing_turn(launch)
     typist = Typist(app)
@@ -184,7 +184,7 @@ def test_typing_is_not_split_when_a_blocker_arrives(launch: Launcher) -> None:
 
 
 def test_enter_within_a_burst_sends_the_chat_line_never_answers(launch: Launcher) -> None:
-    """Rule 7: an Enter typed in the burst after the blocker arrived is a chat Enter."""
+    """The typing guard: an Enter typed in the burst after the blocker arrived is a chat Enter."""
     app = start_typing_turn(launch)
     typist = Typist(app)
     head, _ = typist.until("Pick a door?", then=8)
@@ -417,7 +417,7 @@ def test_digits_select_any_numbered_row_and_never_answer(launch: Launcher) -> No
 
 
 def test_a_line_starting_with_a_digit_typed_at_the_rows_is_a_chat_line(launch: Launcher) -> None:
-    """Rule 9a: ``2 more tests`` typed at an option row without looking jumps to row 2 at
+    """Stray keys: ``2 more tests`` typed at an option row without looking jumps to row 2 at
     once, but the letter after it shows it was typing: the jump is undone and the whole
     line is in the chat, in order; nothing is answered."""
     app = launch.start(script="focus_digits.toml", typing_guard=BURST_GUARD)

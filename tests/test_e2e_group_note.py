@@ -1,4 +1,4 @@
-"""The note for all questions of a group, end to end (issue 19 item 6): the real ``asks``
+"""The note for all questions of a group, end to end: the real ``asks``
 under a pty; the person answers a blocking group, writes one note on the Review tab (Alt+N)
 and submits; the model-side text (the scripted agent says its tool result back) and the
 journal carry the note, the result card shows it, and so does the transcript after a resume.

@@ -1,6 +1,6 @@
 """The REPL in the person's language, for real: ``LANG=de_DE.UTF-8 asks`` under a pty shows
 the panel, the status line, /help and the transcript in German, and ``/language zh`` switches
-the open panel and the status line to Chinese while the app runs (issue 12)."""
+the open panel and the status line to Chinese while the app runs."""
 
 from __future__ import annotations
 

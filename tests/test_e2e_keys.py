@@ -1,13 +1,13 @@
-"""Keys meant for somewhere else never answer (issue 19 items 2–4, DESIGN §5 rule 9): the real
+"""Keys meant for somewhere else never answer: the real
 ``asks`` under a pty, typed into like a person who is not looking at the panel.
 
-* item 2 (rule 9a): a blocker holds the keyboard after an idle pause; ``/help`` and Enter typed
+* stray keys: a blocker holds the keyboard after an idle pause; ``/help`` and Enter typed
   at it reach the chat whole (the help is printed), nothing is answered, and the first Enter
   after that stray typing is refused with a hint — the second one chooses;
-* item 3 (rule 9b): after a deferral the keyboard is back in an async tab's ``Type
+* chat commands: after a deferral the keyboard is back in an async tab's ``Type
   something.`` editor; ``/quit`` and Enter typed there are not sent as the answer (the footer
   asks to confirm, the app does not quit); a second Enter sends it;
-* item 4 (rule 9c): the status line names where the keys are through those states, and a
+* where the keys go: the status line names where the keys are through those states, and a
   refusal notice goes on the next key or, untouched, after a few seconds;
 * Esc on a required tab says what works, with the keys of the keymap.
 
@@ -54,7 +54,7 @@ def footer(app: PtyApp) -> str:
     return "\n".join(rows[bottom - 3 : bottom])
 
 
-# ---------------------------------------------------------------------------- item 2
+# ---------------------------------------------------------------------------- stray keys
 def test_chat_line_typed_at_a_claimed_blocker_reaches_the_chat_and_answers_nothing(
     launch: Launcher,
 ) -> None:
@@ -109,7 +109,7 @@ def test_status_line_says_the_keys_go_to_the_chat_while_the_guard_holds_them(
     assert launch.records()[-1]["type"] != "resolved"
 
 
-# ---------------------------------------------------------------------------- item 3
+# ---------------------------------------------------------------------------- chat commands
 def test_chat_command_typed_into_an_answer_is_not_sent_without_a_second_enter(
     launch: Launcher,
 ) -> None:
@@ -150,7 +150,7 @@ def test_chat_command_typed_into_an_answer_is_not_sent_without_a_second_enter(
     assert saved["answer"]["custom_text"] == "mixed\n/quit"
 
 
-# ---------------------------------------------------------------------------- item 4
+# ---------------------------------------------------------------------------- where the keys go
 def test_esc_on_a_required_tab_says_what_works_with_the_keymaps_keys(launch: Launcher) -> None:
     app = launch.start(script="keys_group.toml", cols=160, rows=40)
     app.wait_for("KEYS-READY")

@@ -1,4 +1,4 @@
-"""Late answers reach an idle real client and start its turn (issue 26 A; docs/late-answers.md).
+"""Late answers reach an idle real client and start its turn (docs/late-answers.md).
 
 ``asks hub`` under a pty, the real Claude Code and Codex TUIs under tmux (tests/support/
 realclients) against fake models. The agent asks a blocking question; its turn ends without the

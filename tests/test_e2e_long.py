@@ -1,4 +1,4 @@
-"""A long session under a pty (issue 21): the real ``asks --resume`` of a generated
+"""A long session under a pty: the real ``asks --resume`` of a generated
 100,000-entry session shows its end, scrolls up to its very first message (the older
 entries are drawn as PgUp reaches them), and answers the question left pending: the answer
 is journaled once."""

@@ -1,4 +1,4 @@
-"""Issue 27's minor items that show on screen, each under a pty on the real ``asks``: what the
+"""Small things that show on screen, each under a pty on the real ``asks``: what the
 Review tab shows of an answer given in the browser, and (below) the transcript's lines."""
 
 from __future__ import annotations

@@ -2,11 +2,11 @@
 
 The real ``asks`` under a pty, the script ``tests/scripts/prompt_typing.toml``: "go" starts a
 turn that works for a second, then asks permission to run ``make deploy``. What is pinned
-(NOTES "The permission prompt's keys"): typing that goes on through the prompt's arrival lands
-in the chat; words typed at the prompt (``stty -a``, ``yes please``) are chat lines, sent by
-their Enter, even though they contain its ``y``; a deliberate ``y`` (with Enter, or a pause)
-allows. Evidence: the journal's ``permission_decided`` lines (the only record of a decision)
-and the chat editor on screen.
+(docs/architecture.md, "The permission prompt's keys"): typing that goes on through the prompt's
+arrival lands in the chat; words typed at the prompt (``stty -a``, ``yes please``) are chat lines,
+sent by their Enter, even though they contain its ``y``; a deliberate ``y`` (with Enter, or a pause)
+allows. Evidence: the journal's ``permission_decided`` lines (the only record of a decision) and the
+chat editor on screen.
 
 Timing: waits are on progress (screen, journal); the typist's key gap and the guard's pause are
 the behaviour under test (tests/support/typist.py).

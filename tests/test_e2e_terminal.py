@@ -1,4 +1,4 @@
-"""The terminal is left exactly as it was found (DESIGN §5 rule 10), however asks ends.
+"""The terminal is left exactly as it was found, however asks ends.
 
 Each test runs a real program under a pty (tests/support/pty_harness.py): the terminal's settings
 (``termios.tcgetattr``: flags, speeds and every control character) are read in the child just

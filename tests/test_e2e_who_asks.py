@@ -1,4 +1,4 @@
-"""Who asks, visible everywhere (issue 27), as a person meets it: ``asks hub`` under a pty.
+"""Who asks, visible everywhere, as a person meets it: ``asks hub`` under a pty.
 
 Two outside agents ask through the hub, builder first: builder's "Canary", planner's "Port",
 then builder's "Tests". The person sees the tabs grouped by agent (builder's two together,

@@ -2,7 +2,7 @@
 
 :data:`asks.store.entries.FLAT` lists entry types whose fields are all ``str``, ``int``,
 ``float``, ``bool`` or enums; :func:`~asks.store.entries.encode` writes their fields directly so
-that a new session's first lines need no cattrs before the first frame (issue 21, launch). The
+that a new session's first lines need no cattrs before the first frame. The
 properties: each listed type really is flat, the direct line is byte for byte the converter's
 line for any values, and it decodes back to the same entry.
 """

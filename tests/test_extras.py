@@ -1,4 +1,4 @@
-"""The extras (issue 29, asks/core/extras.py): which modules each needs, the one line that says
+"""The extras (asks/core/extras.py): which modules each needs, the one line that says
 what to install, and pyproject.toml agreeing with both. The installed checks (a real venv with
 only the core, the entry points run there) are tests/test_core_install.py."""
 

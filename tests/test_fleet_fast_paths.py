@@ -1,4 +1,4 @@
-"""The fleet's fast paths give the state the plain ones give (issue 30).
+"""The fleet's fast paths give the state the plain ones give.
 
 With thousands of questions pending, the per-change work is kept proportional to what changed:
 :meth:`~asks.core.agents.AgentOrder.arrange` keeps its groups between calls, and the tab bar

@@ -1,4 +1,4 @@
-"""One write and one fsync for the lines of one step (issue 14: the tool call → question path).
+"""One write and one fsync for the lines of one step (the tool call → question path).
 
 ``Journal.append_all`` saves several entries as consecutive lines in one write and one fsync,
 all or none; the host uses it for an async call, whose questions (``group_asked``) and queued

@@ -1,4 +1,4 @@
-"""The person's note for all the questions of a group (issue 19, item 6), below the surfaces.
+"""The person's note for all the questions of a group, below the surfaces.
 
 A note typed on the Review tab of a multi-question wait (or sent with a group's answer from
 line mode or the web page) is saved on the same ``resolved`` line as the answers, delivered

@@ -1,4 +1,4 @@
-"""The pty harness shows whole frames only (tests/support/pty_harness.py, NOTES "Tests").
+"""The pty harness shows whole frames only (tests/support/pty_harness.py, docs/testing.md).
 
 A frame the app wraps in synchronized output reaches the screen once its end has arrived, in
 whatever pieces the pty delivered it; the real app, told by the harness that the terminal

@@ -77,7 +77,7 @@ async def test_each_event_runs_its_hook_once_with_the_event_as_json_on_stdin(
 
 
 async def test_a_payload_names_the_agent_that_asked(rig: Rig, tmp_path: Path) -> None:
-    """Issue 27: every event about another agent's questions names that agent once (a
+    """Every event about another agent's questions names that agent once (a
     notifier says "builder asks: …"); the session's own agent is ``null``."""
     out = tmp_path / "hook.jsonl"
     kinds = [EventKind.QUESTION_ASKED, EventKind.ANSWER_SAVED, EventKind.WITHDRAWN]

@@ -1,4 +1,4 @@
-"""Scenario tests of the question host (NOTES.md, "State model", is the specification).
+"""Scenario tests of the question host (docs/architecture.md, "State model", is the specification).
 
 One or more tests per focus rule (named ``test_ruleN_...``), then answering (single-select,
 free text, multi-select, multi-question groups with a Review tab), Decline / Defer, ``/asks ID``,
@@ -37,7 +37,7 @@ def end_wait(rig: Rig, how: str, ref: QuestionRef) -> None:
     if how == "defer":
         host.panel_port.command_nowait(PanelCommand.DEFER, ref)
     elif how == "decline":
-        host.panel_port.command_nowait(PanelCommand.DECLINE, ref)  # arms (rule 8: confirmed)
+        host.panel_port.command_nowait(PanelCommand.DECLINE, ref)  # arms (Decline is confirmed)
         host.panel_port.command_nowait(PanelCommand.DECLINE, ref)
     elif how == "withdraw":
         assert host.agent_port.withdraw_nowait([ref.id]).all_withdrawn
@@ -58,7 +58,7 @@ ENDINGS = {
 }
 
 
-# =========================================================================== rule 1
+# =========================================================================== one owner
 
 
 def test_rule1_chat_owns_focus_and_panel_is_refused_without_tabs(rig: Rig) -> None:
@@ -102,7 +102,7 @@ def test_rule1_owner_is_always_mounted(rig: Rig) -> None:
     assert host.panel_port.focus.owner in host.panel_port.focus.mounted
 
 
-# =========================================================================== rule 2
+# =========================================================================== async arrival
 
 
 def test_rule2_async_arrival_in_chat_moves_nothing(rig: Rig) -> None:
@@ -146,7 +146,7 @@ def test_rule2_async_arrival_while_typing_in_the_panel(rig: Rig) -> None:
     assert host.panel_port.draft(c) == Draft()
 
 
-# =========================================================================== rule 3
+# =========================================================================== a blocker claims
 
 
 def test_rule3_blocker_from_chat_claims_its_first_tab_expanded(rig: Rig) -> None:
@@ -201,7 +201,7 @@ def test_rule3_panel_is_never_given_focus_while_a_prompt_is_up(rig: Rig) -> None
     assert not host.panel_port.focus.panel_focused
 
 
-# =========================================================================== rule 4
+# ======================================================================== a blocker holds the panel
 
 
 def _async_then_blocker(rig: Rig) -> tuple[QuestionRef, QuestionRef, Wait]:
@@ -275,7 +275,7 @@ def test_rule4_focus_toggle_cycles_required_tabs_never_to_chat(rig: Rig) -> None
     assert host.panel_port.focus.panel_focused
 
 
-# =========================================================================== rule 5
+# =========================================================================== back to the origin
 
 
 def test_rule5_answering_last_blocker_returns_to_the_async_tab_it_came_from(rig: Rig) -> None:
@@ -287,7 +287,7 @@ def test_rule5_answering_last_blocker_returns_to_the_async_tab_it_came_from(rig:
     b = rig.ref("c3")
     assert (
         host.panel_port.selected == came_from
-    )  # shown while keys may still be typed into it (rule 7)
+    )  # shown while keys may still be typed into it (the typing guard)
     assert host.panel_port.focus.claim is not None
     assert host.panel_port.focus.claim.prior_tab == came_from
 
@@ -368,7 +368,7 @@ def test_rule5_applies_only_when_the_last_blocker_is_answered(rig: Rig) -> None:
     assert host.panel_port.focus.owner is host.panel_port.focus.chat
 
 
-# =========================================================================== rule 6
+# ==================================================== back to the origin after cancel, defer, abort
 
 
 @pytest.mark.parametrize("how", sorted(ENDINGS))
@@ -481,7 +481,7 @@ def test_an_unmounted_prompt_returns_the_keys_to_its_origin(rig: Rig) -> None:
     assert not host.panel_port.focus.foreign_active
 
 
-# =========================================================================== rule 7
+# =========================================================================== the typing guard
 
 
 def test_rule7_key_within_the_guard_goes_to_the_origin_then_to_the_panel(rig: Rig) -> None:
@@ -565,7 +565,7 @@ def test_rule7_guard_starts_when_a_waiting_claim_is_made(rig: Rig) -> None:
     )
 
 
-# =========================================================================== rule 8
+# ============================================================= drafts survive, Decline is confirmed
 
 
 def test_rule8_drafts_survive_pause_collapse_arrival_switch_toggle_and_prompts(
@@ -709,7 +709,7 @@ def test_free_text_needs_text_then_saves_it_with_notes(rig: Rig) -> None:
 
     host.panel_port.set_custom_text_nowait("  ledger-api  ")
     host.panel_port.set_notes_nowait("short and clear")
-    rig.press(PanelCommand.CONFIRM)  # rule 9: the claim put the keys in this editor, so …
+    rig.press(PanelCommand.CONFIRM)  # handed keys: the claim put the keys in this editor, so …
     assert not wait.done and host.panel_port.armed is PanelCommand.CONFIRM  # … Enter asks once
     rig.press(PanelCommand.CONFIRM)
 
@@ -815,7 +815,7 @@ def test_partial_submit_leaves_the_rest_pending_then_answered_as_feedback(rig: R
     assert host.panel_port.tabs == (second, third)
     assert (
         host.panel_port.focus.owner is host.panel_port.focus.chat
-    )  # rule 5: back to the origin; tabs stay passive
+    )  # back to the origin; tabs stay passive
     [result] = rig.tool_results("c1")
     assert [r["id"] for r in result["delivered"]] == [first.id]
 

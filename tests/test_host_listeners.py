@@ -1,5 +1,5 @@
-"""What the host tells, and when (asks/host/announce.py; NOTES, "The host's face and its
-shared state"): events after the state is consistent, isolated listeners reported once, a
+"""What the host tells, and when (asks/host/announce.py; docs/architecture.md,
+"The host's face"): events after the state is consistent, isolated listeners reported once, a
 listener calling back told in order, and status changes told without polling."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Property test: random interleavings against the host, asserting the focus rules and
-exactly-once delivery (NOTES.md, "State model").
+exactly-once delivery (docs/architecture.md, "State model").
 
 Steps: async and blocking arrivals, promotions of async questions, panel commands routed
 through the arrival guard as a widget would, typing, focus toggle, `/asks`, collapse, foreign
@@ -8,9 +8,9 @@ racing the panel, turn start/end/abort, feedback draining, injected write failur
 back, or unconfirmed), and crash-and-reopen of the journal.
 
 Invariants after every step:
-  rule 1   exactly one mounted owner; the panel owns focus only while it has tabs;
-  rule 4   a live wait and no foreign prompt ⇒ the panel owns focus;
-  rule 8   a typed draft survives everything except its own resolution, withdrawal or Ctrl+U;
+  owner    exactly one mounted owner; the panel owns focus only while it has tabs;
+  held     a live wait and no foreign prompt ⇒ the panel owns focus;
+  drafts   a typed draft survives everything except its own resolution, withdrawal or Ctrl+U;
   disk     the host's projection equals a fresh replay of the file on disk (nothing reported
            saved that is not on disk), and no unit has two receipts;
   listeners every step runs on two hosts in lockstep (tests/support/twin_host.py): the first gets
@@ -19,8 +19,8 @@ Invariants after every step:
            told the same events — a raising listener changes nothing and stops no other;
   told     every event is told after its journal line is on disk (save before notify) and
            once the state is consistent (no wait whose questions all closed is live);
-and per step: rule 2 (async arrival moves nothing), rule 3 (claim or wait behind a foreign
-prompt), rule 5/6 (where focus lands when the last wait ends), rule 7 (arrival guard).
+and per step: async arrival moves nothing, a blocker claims or waits behind a foreign
+prompt, where focus lands when the last wait ends (back to the origin), the arrival guard.
 At teardown: after a crash and resume, draining delivers every saved unit exactly once.
 """
 
@@ -185,16 +185,12 @@ class HostMachine(RuleBasedStateMachine):
         base = self.calls * 10
         args = {"blocking": False, "questions": [question(base + i, kinds[i]) for i in range(n)]}
         host.agent_port.start_call_nowait(self._call_id(), args)
-        assert host.panel_port.focus.owner is owner, "rule 2: async arrival moved focus"
+        assert host.panel_port.focus.owner is owner, "async arrival moved focus"
         if selected is not None:
-            assert host.panel_port.selected == selected, (
-                "rule 2: async arrival changed the selected tab"
-            )
-        assert host.panel_port.key_route(self.clock()) == route, (
-            "rule 2: async arrival took a keystroke"
-        )
+            assert host.panel_port.selected == selected, "async arrival changed the selected tab"
+        assert host.panel_port.key_route(self.clock()) == route, "async arrival took a keystroke"
         for ref, draft in drafts.items():
-            assert host.panel_port.draft(ref) == draft, "rule 8: arrival changed a draft"
+            assert host.panel_port.draft(ref) == draft, "arrival changed a draft"
 
     @rule(n=st.integers(1, 3), kinds=st.lists(st.integers(0, 4), min_size=3, max_size=3))
     def blocking_arrival(self, n: int, kinds: list[int]) -> None:
@@ -208,14 +204,12 @@ class HostMachine(RuleBasedStateMachine):
         if not isinstance(result, Wait):
             return  # storage failure: a coded error, nothing claimed
         if foreign:
-            assert host.panel_port.focus.owner is owner, (
-                "rule 3: a blocker took focus from a prompt"
-            )
+            assert host.panel_port.focus.owner is owner, "a blocker took focus from a prompt"
             assert host.panel_port.focus.claim_waiting or had_waits
         else:
-            assert host.panel_port.focus.panel_focused, "rule 3: a blocker did not claim focus"
+            assert host.panel_port.focus.panel_focused, "a blocker did not claim focus"
             if not had_waits and owner is not host.panel_port.focus.panel:
-                # rule 7: a key read at the moment of arrival still goes where it was aimed
+                # typing guard: a key read at the moment of arrival still goes where it was aimed
                 assert host.panel_port.key_route(self.clock()).target is owner
 
     @precondition(
@@ -255,11 +249,9 @@ class HostMachine(RuleBasedStateMachine):
         if command is PanelCommand.CLEAR_DRAFT and route.tab is not None:
             self.typed.pop(route.tab, None)  # type: ignore[call-overload]
         if command is PanelCommand.PAUSE and before:
-            assert host.panel_port.focus.panel_focused, (
-                "rule 4: Esc left the panel with a blocker pending"
-            )
+            assert host.panel_port.focus.panel_focused, "Esc left the panel with a blocker pending"
         if command is PanelCommand.COLLAPSE and before:
-            assert host.panel_port.focus.panel_focused, "rule 4: collapse left a pending blocker"
+            assert host.panel_port.focus.panel_focused, "collapse left a pending blocker"
         if self._ended_last_wait(before) and claim is not None:
             ended = [w.reply.outcome for w in live if isinstance(w.reply, ResultEnvelope)]
             self._check_after_last_wait(origin, claim.prior_tab, set(ended))
@@ -272,19 +264,17 @@ class HostMachine(RuleBasedStateMachine):
         remaining = [t for t in host.panel_port.tabs if isinstance(t, QuestionRef)]
         if host.panel_port.focus.foreign_active:
             return
-        # rule 5, whatever the outcome: back to the async tab the panel showed at the claim
+        # whatever the outcome: back to the async tab the panel showed at the claim
         # (if still pending), else to the loan origin — never to a leftover async tab
         if prior in remaining:
             assert host.panel_port.focus.panel_focused and host.panel_port.selected == prior, (
-                "rule 5: not restored"
+                "focus is not back at the origin"
             )
         else:
             expected = (
                 origin if origin in host.panel_port.focus.mounted else host.panel_port.focus.chat
             )
-            assert host.panel_port.focus.owner is expected, (
-                "rule 5/6: focus did not return to the origin"
-            )
+            assert host.panel_port.focus.owner is expected, "focus did not return to the origin"
 
     @precondition(lambda self: self.host.panel_port.focus.panel_focused)
     @rule()
@@ -321,7 +311,7 @@ class HostMachine(RuleBasedStateMachine):
         was_panel = host.panel_port.focus.panel_focused
         host.panel_port.toggle_focus_nowait()
         if waits and was_panel:
-            assert host.panel_port.focus.panel_focused, "rule 4: the focus toggle escaped a blocker"
+            assert host.panel_port.focus.panel_focused, "the focus toggle escaped a blocker"
 
     @rule(pick=st.integers(0, 5))
     def slash_asks(self, pick: int) -> None:
@@ -346,9 +336,7 @@ class HostMachine(RuleBasedStateMachine):
     def foreign_prompt_ends(self) -> None:
         self.host.panel_port.end_foreign_nowait(self.prompts.pop())
         if self.host.surface_port.live_waits and not self.host.panel_port.focus.foreign_active:
-            assert self.host.panel_port.focus.panel_focused, (
-                "rule 3: the waiting blocker did not claim"
-            )
+            assert self.host.panel_port.focus.panel_focused, "the waiting blocker did not claim"
 
     @rule(dt=st.sampled_from([0.05, TYPING_GUARD, 5.0]))
     def time_passes(self, dt: float) -> None:
@@ -403,14 +391,14 @@ class HostMachine(RuleBasedStateMachine):
         if before and claim is not None and not host.panel_port.focus.foreign_active:
             remaining = [t for t in host.panel_port.tabs if isinstance(t, QuestionRef)]
             if claim.prior_tab in remaining:
-                assert host.panel_port.selected == claim.prior_tab, "rule 6: prior tab not restored"
+                assert host.panel_port.selected == claim.prior_tab, "prior tab not restored"
             else:
                 expected = (
                     origin
                     if origin in host.panel_port.focus.mounted
                     else host.panel_port.focus.chat
                 )
-                assert host.panel_port.focus.owner is expected, "rule 6: focus did not go back"
+                assert host.panel_port.focus.owner is expected, "focus did not go back"
 
     @rule(running=st.booleans())
     def turn_state(self, running: bool) -> None:
@@ -448,19 +436,17 @@ class HostMachine(RuleBasedStateMachine):
     @invariant()
     def one_owner(self) -> None:
         focus = self.host.panel_port.focus
-        assert focus.owner in focus.mounted, "rule 1: the owner is not mounted"
+        assert focus.owner in focus.mounted, "the owner is not mounted"
         if focus.panel_focused:
-            assert self.host.panel_port.tabs, "rule 1: the panel owns focus with nothing to show"
+            assert self.host.panel_port.tabs, "the panel owns focus with nothing to show"
         if self.host.surface_port.live_waits and not focus.foreign_active:
-            assert focus.panel_focused, "rule 4: a blocker is pending but the panel lost focus"
+            assert focus.panel_focused, "a blocker is pending but the panel lost focus"
 
     @invariant()
     def drafts_survive(self) -> None:
         for ref, text in self.typed.items():
             if ref in self.host.surface_port.projection.pending:
-                assert self.host.panel_port.draft(ref).custom_text == text, (
-                    "rule 8: a draft was lost"
-                )
+                assert self.host.panel_port.draft(ref).custom_text == text, "a draft was lost"
 
     @invariant()
     def matches_disk(self) -> None:

@@ -1,4 +1,4 @@
-"""The hub under bad input, over real HTTP on 127.0.0.1 (issue 18, "Bad input").
+"""The hub under bad input, over real HTTP on 127.0.0.1.
 
 The server (:class:`asks.hub.server.HubServer`) runs in the test's nursery in front of a real
 host and journal, as in tests/test_hub_server.py. Raw requests (``httpx``, or a bare TCP

@@ -13,7 +13,7 @@ a question's save and its response, an answer's save and its delivery, an offer 
 receipt. The last round is not killed: the person answers what is left and each agent calls
 until it is owed nothing, then stdin closes and asks exits 0.
 
-Then, per agent (DESIGN §6, NOTES "The hub"): every answer the journal saved for its question
+Then, per agent (docs/architecture.md, "The hub"): every answer the journal saved for its question
 was received by it at least once; a second copy only ever came in a response that said it may
 repeat one (:data:`~asks.host.hub.REPEATED_NOTE`: the crash fell between offer and receipt);
 it never received an answer to another agent's question; and every answer the web bridge

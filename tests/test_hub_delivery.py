@@ -1,4 +1,4 @@
-"""Delivery to agents outside asks (the hub's port, :mod:`asks.host.hub`; NOTES "The hub").
+"""Delivery to agents outside asks (the hub's port, :mod:`asks.host.hub`; docs/architecture.md).
 
 Each hub agent is a recipient of its own: it gets its answers and nobody else's, never the
 session's own agent's; an answer is delivered when the response carrying it was handed over

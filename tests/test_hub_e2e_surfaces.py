@@ -1,4 +1,4 @@
-"""The rest of asks treats the hub's agents as its own, as a person runs it (issue 18, item 8).
+"""The rest of asks treats the hub's agents as its own, as a person runs it.
 
 ``asks --mcp`` under a pty, read through pyte; the agents are the official MCP SDK's client
 over HTTP on 127.0.0.1. Hostile text from an agent (terminal sequences, bidi overrides, C1
@@ -6,7 +6,7 @@ controls — in its questions and in the name its client reports) is inert on th
 cards, the web page and the hook payloads; hooks fire when an outside agent waits, naming it;
 the web bridge lists and answers its questions; ``/asks ID`` selects one; ``--resume`` (with
 ``--mcp`` again) brings them back and still owes each agent its answers; and an outside
-blocker claims focus exactly like the built-in agent's (DESIGN §5, rules 5 and 7).
+blocker claims focus exactly like the built-in agent's (the typing guard, back to the origin).
 """
 
 from __future__ import annotations
@@ -257,9 +257,9 @@ async def test_resume_with_the_hub_brings_its_questions_back_and_owes_each_agent
 async def test_an_outside_blocker_claims_focus_like_the_built_in_agents(
     launch: Launcher,
 ) -> None:
-    """Rule 7: a blocker from an outside agent arriving while the person types takes no key
-    of the burst; after a pause the panel has the keyboard (rule 3); answered, focus goes
-    back to the chat draft, intact (rule 5), and the agent's call returns the answer."""
+    """Typing guard: a blocker from an outside agent arriving while the person types takes no key
+    of the burst; after a pause the panel has the keyboard; answered, focus goes
+    back to the chat draft, intact, and the agent's call returns the answer."""
     app, url, token = start_hub(launch, typing_guard=BURST_GUARD)
     typist = Typist(app)
     async with agent(url, token, "planner") as planner, trio.open_nursery() as nursery:

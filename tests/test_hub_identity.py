@@ -1,5 +1,5 @@
-"""Who an agent is, and who may speak as it: labels and credentials (NOTES, "Identity and
-credentials"), over real HTTP on 127.0.0.1 with the official MCP client.
+"""Who an agent is, and who may speak as it: labels and credentials (docs/architecture.md,
+"Identity and credentials"), over real HTTP on 127.0.0.1 with the official MCP client.
 
 * Two distinct labels are two agents: no label is cut or folded into another one; a header
   label that is not a clean label is refused, never folded; a client's own name from the

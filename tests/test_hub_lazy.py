@@ -1,5 +1,5 @@
 """Without the hub, nothing of it loads: the plain REPL, line mode and ``-p`` run whole sessions
-without importing the MCP SDK (``mcp``), pydantic or starlette (issue 18: "the plain REPL's
+without importing the MCP SDK (``mcp``), pydantic or starlette ("the plain REPL's
 launch time and memory must not move"; the figures: bench/hub_bench.py).
 
 Each run is the real ``asks.cli.main`` in a fresh interpreter, wrapped so that on the way out

@@ -142,7 +142,7 @@ async def test_bad_calls_get_coded_errors_and_lose_nothing(rig: Rig, hub: HubSer
 
 async def test_withdraw_through_the_hub_reports_each_id(rig: Rig, hub: HubServer) -> None:
     """An answered id with a pending one: the pending one is withdrawn and leaves the panel,
-    the result says per id what happened (issue 29)."""
+    the result says per id what happened."""
     async with client(hub) as session:
         await session.call_tool("ask_user_question", {"questions": [DB], "blocking": False})
         [answered] = rig.host.panel_port.tabs

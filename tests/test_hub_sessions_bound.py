@@ -1,4 +1,4 @@
-"""The hub's ``initialize`` sessions are bounded (issue 30): a client that opens sessions and
+"""The hub's ``initialize`` sessions are bounded: a client that opens sessions and
 never closes them cannot make the hub keep them all.
 
 A real :class:`~asks.hub.server.HubServer` on hypercorn, on a free loopback port, in this

@@ -1,6 +1,6 @@
 """Setting a client up as printed: ``asks mcp config|token`` with agents' own credentials, the
-hub's hints that work as typed, and refused clients shown in the transcript (NOTES, "Identity
-and credentials").
+hub's hints that work as typed, and refused clients shown in the transcript (docs/architecture.md,
+"Identity and credentials").
 
 ``asks mcp …`` runs as a subprocess, as a person types it; ``asks hub`` runs under a pty and
 its agents on the MCP SDK's own client over HTTP on 127.0.0.1 (a free port).

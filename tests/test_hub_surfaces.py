@@ -1,4 +1,4 @@
-"""The rest of asks sees the hub's questions as its own (issue 18, item 8), in process.
+"""The rest of asks sees the hub's questions as its own, in process.
 
 The hub (:class:`asks.hub.server.HubServer`, the SDK's own client over real HTTP on
 127.0.0.1) and a surface run on one real host and journal in the test's nursery: the hooks

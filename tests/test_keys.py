@@ -1,7 +1,7 @@
-"""Keys meant for somewhere else never answer (DESIGN §5 rule 9, issue 19 items 2–4).
+"""Keys meant for somewhere else never answer (docs/architecture.md).
 
-Unit and host-scenario tests, no terminal: the chat-command predicate (rule 9b), the stray
-mark and the typing guard re-armed by stray keys (9a), where the keyboard is (9c), and the
+Unit and host-scenario tests, no terminal: the chat-command predicate, the stray
+mark and the typing guard re-armed by stray keys, where the keyboard is, and the
 host's notice that expires on the next key or after a few seconds.
 """
 
@@ -89,7 +89,7 @@ def test_a_stray_key_rearms_the_guard_with_the_keys_at_the_chat(rig: Rig) -> Non
     assert host._state.keys.stray_nowait(now) == Route(
         host.panel_port.focus.chat
     )  # … which cannot use it
-    assert host.panel_port.focus.panel_focused  # rule 4: the blocker keeps the panel
+    assert host.panel_port.focus.panel_focused  # the blocker keeps the panel
     assert host.panel_port.focus.keyboard() == Keyboard(
         KeysTo.CHAT, host.panel_port.focus.chat, held=True
     )
@@ -148,7 +148,7 @@ def test_a_stray_key_on_an_async_tab_leaves_the_panel_and_answers_nothing(rig: R
     assert a in host.surface_port.projection.pending and host.panel_port.draft(a) == Draft()
 
 
-# =========================================================================== rule 7 + 9c
+# ================================================================== typing guard, where the keys go
 def test_a_claim_holding_keys_for_the_tab_the_person_is_on_keeps_showing_it(rig: Rig) -> None:
     host = rig.host
     a = rig.async_question("c1", "Which cache?", header="Cache")
@@ -351,7 +351,7 @@ def test_back_in_an_answer_after_a_blocker_the_first_enter_asks(rig: Rig) -> Non
     )  # ended elsewhere
     assert (
         wait.done and host.panel_port.selected == a and host.panel_port.focus.handed
-    )  # rule 5: back in the editor
+    )  # back to the origin: the editor
     host.panel_port.set_custom_text_nowait("mixed\nthanks")
     host.panel_port.command_nowait(PanelCommand.CONFIRM)
     assert host.panel_port.confirming == Armed(PanelCommand.CONFIRM, a, Confirm.HANDED_EDITOR)

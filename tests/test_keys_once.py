@@ -1,4 +1,4 @@
-"""Keys come from the keymap and are resolved once (issue 20 #4; widgets/keys.py).
+"""Keys come from the keymap and are resolved once (widgets/keys.py).
 
 * No widget module compares a key with a string literal, or hands a widget a key name of its
   own (``edit.keypress(size, "enter")``): every key a widget acts on comes from the keymap
@@ -113,7 +113,7 @@ def test_an_embedders_layer_runs_every_panel_command_from_its_table(tmp_path: Pa
     }
     assert panel_side <= set(layer.commands)
     chat_only = {c for c in Command if c.value.startswith("chat.")}
-    # the embedder's own editor handles its keys: the layer only watches Esc (rule 8)
+    # the embedder's own editor handles its keys: the layer only watches Esc (the Esc echo)
     assert set(layer.commands) & chat_only == {Command.CHAT_INTERRUPT}
     assert Command.INTERRUPT not in layer.commands  # the app's: Ctrl+C is returned
     rig.journal.close()

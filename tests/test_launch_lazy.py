@@ -1,4 +1,4 @@
-"""What the plain REPL's start-up loads before its first frame (issue 21, launch → chat editor).
+"""What the plain REPL's start-up loads before its first frame.
 
 The README's run command (``asks``: the built-in tour, scripted, offline, full screen) under a
 pty, in a fresh interpreter wrapped so that urwid's first ``draw_screen`` writes the names in

@@ -8,15 +8,15 @@ into when the burst began (the chat editor, or the panel if it had the keys), an
 aims at a newly shown panel after pausing.
 
 Asserted after every step:
-  rule 1   exactly one focus owner; the panel owns it only while it has tabs;
-  rule 2   an async arrival moves neither focus nor the selection, and takes no key;
-  rule 3   a blocker claims unless a prompt is up (then it waits, and claims after);
-  rule 4   while a blocker waits (no prompt up), focus toggle / Esc / collapse keep the panel;
-  rule 5   when the last blocker ends, focus is where the claim took it from;
-  rule 7   no typed character is lost, duplicated, reordered, or lands in a question the
+  owner    exactly one focus owner; the panel owns it only while it has tabs;
+  async    an async arrival moves neither focus nor the selection, and takes no key;
+  claim    a blocker claims unless a prompt is up (then it waits, and claims after);
+  held     while a blocker waits (no prompt up), focus toggle / Esc / collapse keep the panel;
+  return   when the last blocker ends, focus is where the claim took it from;
+  guard    no typed character is lost, duplicated, reordered, or lands in a question the
            person did not select: a burst aimed at chat is in the chat editor, whole;
-  rule 8   drafts survive; an Esc that paused the panel is never also a chat Esc;
-  rule 9   an **inattentive typist** types whole chat lines (chat commands like ``/help`` and
+  drafts   drafts survive; an Esc that paused the panel is never also a chat Esc;
+  typist   an **inattentive typist** types whole chat lines (chat commands like ``/help`` and
            ``/quit`` among them) at typing speed at random moments, without looking: such a
            line never produces a saved answer, a decline or a deferral, and lands whole either
            in the chat (sent by its Enter) or in the text editor that had the keys (one the
@@ -28,7 +28,7 @@ Asserted after every step:
            answers it), mid-typing or after a pause, the keys go back where the person came
            from and the next Enter answers nothing: a question the keys reach on their own
            never takes a single Enter, whichever agent it is from;
-  prompt   (NOTES "The permission prompt's keys", with the real ``PromptView``) keys typed
+  prompt   (docs/architecture.md, with the real ``PromptView``) keys typed
            across a prompt's arrival go to the chat; at the prompt, a printable it does not
            use goes to the chat with what follows; a decision key counts only after a pause or
            Enter, and a printable typed before that sends both to the chat — so a burst or an
@@ -70,7 +70,7 @@ LETTERS = st.text(alphabet="abcxz ", min_size=1, max_size=12)
 GAPS = st.lists(st.floats(0.01, TYPING_GUARD * 0.9), min_size=12, max_size=12)
 # What an inattentive person types into "the chat": it starts with a letter or a slash, or
 # with digits of option rows (1-3) before a letter (a row jump, undone by the letter after
-# it). Not here (NOTES, rule 9 gaps): a line of digits and spaces only (``1⏎`` is a choice),
+# it). Not here (known gaps): a line of digits and spaces only (``1⏎`` is a choice),
 # and a digit of the ``Type something.`` row (4), which opens the editor for what follows.
 CHAT_LINES = st.one_of(
     st.sampled_from(["/help", "/quit", "/asks q-1", "/web", "fix the tests", "ok 2", "/tmp/x"]),
@@ -110,7 +110,7 @@ class LayerMachine(RuleBasedStateMachine):
         self.known_saves = 0  # panel answers the modelled person chose on purpose
         self.claim_seen = self.host.panel_port.focus.claim  # the claim as of the last step
         # the keys came to the panel without a deliberate key (a claim engaged, or the end of
-        # the last one returned to a tab) and no deliberate key was pressed since (rule 9)
+        # the last one returned to a tab) and no deliberate key was pressed since (handed keys)
         self.handed_over = False
 
     def teardown(self) -> None:
@@ -218,17 +218,15 @@ class LayerMachine(RuleBasedStateMachine):
                 self._arrive(blocking)
             self._key(key, gaps[i % len(gaps)])
         if on_a_row and text.strip(" "):
-            # rule 9a: the first letter is stray; it and the rest of the burst go to chat, and
+            # the first letter is stray; it and the rest of the burst go to chat, and
             # so do the Spaces before it (their toggles undone: they were typing)
             self._typed_to_chat(text, enter)
-            assert self._panel_saves() == saves, "rule 9a: stray typing answered"
+            assert self._panel_saves() == saves, "stray typing answered"
         elif aimed_at_chat:
             self._typed_to_chat(text, enter)
             for ref, draft in drafts.items():
                 if ref in self.host.panel_port.tabs:
-                    assert self.host.panel_port.draft(ref) == draft, (
-                        "rule 7: typing reached a question"
-                    )
+                    assert self.host.panel_port.draft(ref) == draft, "typing reached a question"
             assert self._panel_saves() == saves, "an answer was saved that nobody chose"
         else:
             self.known_saves = self._panel_saves()  # typed into the panel on purpose
@@ -252,7 +250,7 @@ class LayerMachine(RuleBasedStateMachine):
         blocking: bool,
         again: bool,
     ) -> None:
-        """Rule 9: a chat line typed at any moment without looking where the keys go."""
+        """A chat line typed at any moment without looking where the keys go."""
         self.rig.clock.advance(first_gap)
         self._settle()  # the layer's timer runs whenever its deadline passes
         editor = self._editor_at()
@@ -267,7 +265,7 @@ class LayerMachine(RuleBasedStateMachine):
             if 0 < i == arrive_at:
                 self._arrive(blocking)
             self._key(key, 0.0 if i == 0 else gaps[i % len(gaps)])
-        assert self._ended_by_person() == ended, "rule 9: an inattentive line declined/deferred"
+        assert self._ended_by_person() == ended, "an inattentive line declined/deferred"
         if start is KeysTo.PROMPT and line in ("y", "Y", "n", "N"):  # exactly ``y⏎``: a decision
             assert self._prompt is not None
             if undecided:
@@ -280,9 +278,9 @@ class LayerMachine(RuleBasedStateMachine):
             for ref, draft in drafts.items():
                 if ref in self.host.panel_port.tabs:
                     assert self.host.panel_port.draft(ref) == draft, (
-                        "rule 9: typing reached a question"
+                        "an inattentive line reached a question"
                     )
-            assert self._panel_saves() == saves, "rule 9: an inattentive line answered"
+            assert self._panel_saves() == saves, "an inattentive line answered"
             return
         assert self.chat.text == self.expected_chat and self.sent == self.expected_sent
         ref, _notes = editor
@@ -291,9 +289,9 @@ class LayerMachine(RuleBasedStateMachine):
             self.host.panel_port.draft(ref).staged != drafts[ref].staged
         )
         if self.handed_over:
-            assert not submitted, "rule 9: a line typed into an editor nobody chose was sent"
+            assert not submitted, "a line typed into an editor nobody chose was sent"
         if not submitted:
-            assert self._editor_text(editor) == text, "rule 9: typing in an editor was lost"
+            assert self._editor_text(editor) == text, "typing in an editor was lost"
         command = chat_command_line(
             text, self.host.panel_port.draft(ref).notes if not _notes else ""
         )
@@ -302,7 +300,7 @@ class LayerMachine(RuleBasedStateMachine):
             f"{', a chat command' if command else ''}{', handed' if self.handed_over else ''}"
         )
         if command is not None:
-            assert not submitted, f"rule 9b: {command!r} was sent as an answer at one Enter"
+            assert not submitted, f"{command!r} was sent as an answer at one Enter"
             assert self._panel_saves() == saves
             confirming = self.host.panel_port.confirming
             assert confirming is not None and confirming.command is PanelCommand.CONFIRM
@@ -315,12 +313,12 @@ class LayerMachine(RuleBasedStateMachine):
         owner, selected = self.host.panel_port.focus.owner, self.host.panel_port.selected
         started = self.host.agent_port.start_call_nowait(self._call_id(), args, source=source)
         if not blocking:
-            assert self.host.panel_port.focus.owner is owner, "rule 2: async arrival moved focus"
+            assert self.host.panel_port.focus.owner is owner, "async arrival moved focus"
             assert selected is None or self.host.panel_port.selected == selected, (
-                "rule 2: selection"
+                "async arrival changed the selection"
             )
         elif isinstance(started, Wait) and not self.host.panel_port.focus.foreign_active:
-            assert self.host.panel_port.focus.panel_focused, "rule 3: the blocker did not claim"
+            assert self.host.panel_port.focus.panel_focused, "the blocker did not claim"
 
     @rule(blocking=st.booleans(), source=AGENTS)
     def arrival(self, blocking: bool, source: str | None) -> None:
@@ -423,7 +421,7 @@ class LayerMachine(RuleBasedStateMachine):
             and self.host.surface_port.live_waits
             and not self.host.panel_port.focus.foreign_active
         ):
-            assert self.host.panel_port.focus.panel_focused, "rule 4: a key left a pending blocker"
+            assert self.host.panel_port.focus.panel_focused, "a key left a pending blocker"
 
     @precondition(
         lambda self: (
@@ -451,9 +449,9 @@ class LayerMachine(RuleBasedStateMachine):
         self._key(key, 0.0)
         self.handed_over = False
         if waits:
-            assert self.host.panel_port.focus.panel_focused, "rule 4: the panel let go of a blocker"
+            assert self.host.panel_port.focus.panel_focused, "the panel let go of a blocker"
         elif key == "esc" and not self.host.panel_port.focus.panel_focused:
-            # rule 8: a second Esc right away is the echo of the pause, never a chat Esc
+            # a second Esc right away is the echo of the pause, never a chat Esc
             assert self._key("esc", 0.05) is None
 
     @precondition(lambda self: not self.host.panel_port.focus.panel_focused)
@@ -506,9 +504,7 @@ class LayerMachine(RuleBasedStateMachine):
         self.broker.current = None
         self.host.panel_port.end_foreign_nowait(prompt.target)
         if self.host.surface_port.live_waits and not self.host.panel_port.focus.foreign_active:
-            assert self.host.panel_port.focus.panel_focused, (
-                "rule 3: the waiting blocker did not claim"
-            )
+            assert self.host.panel_port.focus.panel_focused, "the waiting blocker did not claim"
 
     @precondition(lambda self: self.host.surface_port.projection.pending)
     @rule(data=st.data())
@@ -537,7 +533,7 @@ class LayerMachine(RuleBasedStateMachine):
     @rule(text=LETTERS, newline=st.booleans())
     def blocker_interrupts_an_answer(self, text: str, newline: bool) -> None:
         """Defect 3's set-up: the person is writing an async answer when a blocker comes and
-        goes (answered elsewhere); the keyboard is back in that answer's editor (rule 5)."""
+        goes (answered elsewhere); the keyboard is back in that answer's editor (the origin)."""
         if not self.host.panel_port.focus.panel_focused:
             self.enter_panel()
         if self.host.panel_port.focus.keys_to_panel and isinstance(
@@ -557,7 +553,7 @@ class LayerMachine(RuleBasedStateMachine):
         self._arrive(blocking=True)
         self.claim_seen = (
             self.host.panel_port.focus.claim
-        )  # rule 5 is checked on it after this step
+        )  # the return to the origin is checked on it after this step
         self.blocker_answered_in_the_browser()
 
     @rule()
@@ -575,16 +571,18 @@ class LayerMachine(RuleBasedStateMachine):
         focus = self.host.panel_port.focus
         assert focus.owner in focus.mounted
         if focus.panel_focused:
-            assert self.host.panel_port.tabs, "rule 1: the panel owns focus without tabs"
+            assert self.host.panel_port.tabs, "the panel owns focus without tabs"
 
     @invariant()
     def blocker_holds_the_panel(self) -> None:
         if self.host.surface_port.live_waits and not self.host.panel_port.focus.foreign_active:
-            assert self.host.panel_port.focus.panel_focused, "rule 4"
+            assert self.host.panel_port.focus.panel_focused, (
+                "a blocker is pending but the panel lost focus"
+            )
 
     @invariant()
     def last_blocker_gives_focus_back(self) -> None:
-        """Rule 5: when the last wait ends, focus is where the claim took it from."""
+        """Back to the origin: when the last wait ends, focus is where the claim took it from."""
         focus, claim = self.host.panel_port.focus, self.claim_seen
         self.claim_seen = focus.claim
         if claim is None or self.host.surface_port.live_waits or focus.foreign_active:
@@ -592,11 +590,11 @@ class LayerMachine(RuleBasedStateMachine):
         prior = claim.prior_tab
         if isinstance(prior, QuestionRef) and prior in self.host.panel_port.tabs:
             assert focus.panel_focused and self.host.panel_port.selected == prior, (
-                "rule 5: not restored"
+                "focus is not back at the origin"
             )
             self.handed_over = True  # back on the person's tab, without a key of theirs
         else:
-            assert focus.owner is focus.chat, "rule 5: focus stayed in the panel"
+            assert focus.owner is focus.chat, "focus stayed in the panel"
 
     @invariant()
     def no_answer_without_a_deliberate_key(self) -> None:
@@ -604,7 +602,7 @@ class LayerMachine(RuleBasedStateMachine):
 
     @invariant()
     def keyboard_is_shown_where_keys_go(self) -> None:
-        """Rule 9c: the cursor, the panel's border and the status line name one place."""
+        """Where the keys go: the cursor, the panel's border and the status line name one place."""
         keyboard = self.host.panel_port.focus.keyboard()
         canvas = self.layer.render((COLS,), focus=True)
         rows = canvas.text
@@ -637,7 +635,7 @@ class LayerMachine(RuleBasedStateMachine):
 
     @invariant()
     def chat_is_intact(self) -> None:
-        assert self.chat.text == self.expected_chat, "rule 7/8: the chat draft changed"
+        assert self.chat.text == self.expected_chat, "the chat draft changed"
 
 
 TestLayerMachine = LayerMachine.TestCase

@@ -1,4 +1,4 @@
-"""The layout of tests/ (NOTES "Tests"): test files hold tests, tests/support/ the rest.
+"""The layout of tests/ (docs/testing.md): test files hold tests, tests/support/ the rest.
 
 Directly in ``tests/``: only ``test_*.py`` files and ``conftest.py``; no test file imports
 another (what two test files share lives in ``tests/support/``, fixtures in conftest.py);

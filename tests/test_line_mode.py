@@ -280,7 +280,7 @@ def test_a_group_one_question_at_a_time_with_multi_select_then_free_text_digits(
 def test_after_the_last_question_of_a_group_an_optional_note_goes_with_the_answers(
     session: Session,
 ) -> None:
-    """Issue 19 item 6: the note for all questions of a group, in line mode."""
+    """The note for all questions of a group, in line mode."""
     done = session.run("2\n1,3\n/quit\nfor the demo box\nhello\n", script="line_group.toml")
     assert_clean_end(done, session)
     lines = out_lines(done)

@@ -1,4 +1,4 @@
-"""The package installs whole or not at all (issue 20, item 1): built, installed and run for real.
+"""The package installs whole or not at all: built, installed and run for real.
 
 Built once per run (module fixtures), offline: ``--no-build-isolation`` (the build uses this
 venv's setuptools) and ``--no-index``.

@@ -1,4 +1,4 @@
-"""The panel fits (issue 29): :class:`~asks.core.space.PanelSpace` (pure) and a real
+"""The panel fits: :class:`~asks.core.space.PanelSpace` (pure) and a real
 :class:`~asks.widgets.layer.AsksLayer` rendered inside an embedder's screen (a transcript, the
 layer, a status line) at every size down to 40×10: the panel's bottom border, the whole chat
 draft, the status line and at least one transcript row are on screen, and with the keyboard in

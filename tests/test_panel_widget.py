@@ -229,7 +229,7 @@ def test_keys_typed_in_type_something_reach_the_draft(rig: Rig) -> None:
     assert rig.host.panel_port.draft(ref).custom_text == "use  bot"
     press(panel, "meta enter", "x")
     assert rig.host.panel_port.draft(ref).custom_text == "use  bot\nx"
-    press(panel, "ctrl u")  # arms: an irreversible clear is confirmed (rule 8)
+    press(panel, "ctrl u")  # arms: an irreversible clear is confirmed
     assert rig.host.panel_port.draft(ref).custom_text == "use  bot\nx"
     assert "Press Ctrl+U again to clear the draft" in "\n".join(screen(panel))
     press(panel, "ctrl u")  # clears the draft's text and checks; the cursor stays on the row
@@ -443,7 +443,7 @@ def test_decline_and_defer_keys_reach_the_host(rig: Rig) -> None:
     assert wait.done and rig.ref("c1") in rig.host.panel_port.tabs  # deferred: still pending
     wait2 = rig.blocker("c2", q("Really?", header="Again", options=("Yes", "No")))
     rig.clock.past_guard()
-    press(panel, "meta d")  # arms: Decline is confirmed (rule 8)
+    press(panel, "meta d")  # arms: Decline is confirmed
     assert not wait2.done
     assert "Press Alt+D again to decline" in "\n".join(screen(panel))
     press(panel, "down", "meta d")  # another key disarmed it: this one arms again
@@ -523,7 +523,7 @@ def test_review_shows_what_was_answered_in_the_browser_and_where(rig: Rig) -> No
 
 
 def test_review_keeps_the_lines_of_a_multi_line_answer_and_note(rig: Rig) -> None:
-    """Polish (issue 19): the Review tab joined a multi-line custom answer into one line."""
+    """Polish: the Review tab joined a multi-line custom answer into one line."""
     rig.blocker(
         "c1",
         q("Which region?", header="Region", options=("eu-west", "us-east")),
@@ -544,7 +544,7 @@ def test_review_keeps_the_lines_of_a_multi_line_answer_and_note(rig: Rig) -> Non
 
 
 def test_review_takes_a_note_for_all_questions_with_alt_n(rig: Rig) -> None:
-    """Issue 19 item 6: the Review tab's note for the whole group, a draft until submitted."""
+    """The Review tab's note for the whole group, a draft until submitted."""
     wait = rig.blocker(
         "c1",
         q("Which region?", header="Region", options=("eu-west", "us-east")),
@@ -592,7 +592,7 @@ def test_enter_in_the_review_note_submits_and_escapes_in_it_are_inert(rig: Rig) 
 
 def test_esc_on_an_async_tab_while_a_blocker_waits_says_where_it_goes(rig: Rig) -> None:
     """Esc does not pause while a blocker waits: on an async tab it goes to the required tab
-    (rule 4), and the footer says so (from the keymap) instead of ``Esc pause``."""
+    (the panel is held), and the footer says so (from the keymap) instead of ``Esc pause``."""
     rig.async_question("c1", "Ship the release today?", header="Release")
     panel = make_panel(rig)
     rig.blocker("c2", q("Delete the old backups?", header="Backups", options=("Yes", "No")))

@@ -1,5 +1,5 @@
 """``y``/``n`` at an agent's permission request in the panel: asks' own permission prompt's
-rule (NOTES "The permission prompt's keys"; docs/permission-prompts.md), through the real
+rule (docs/architecture.md; docs/permission-prompts.md), through the real
 layer's key path: a decision key counts at the pause after it or with Enter; a printable
 before that means typing (both go to the chat); the request never takes the keys."""
 

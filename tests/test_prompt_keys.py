@@ -1,4 +1,4 @@
-"""The permission prompt's keys through the layer (NOTES "The permission prompt's keys").
+"""The permission prompt's keys through the layer (docs/architecture.md).
 
 In process: the real :class:`AsksLayer`, :class:`PromptView` and :class:`PromptBroker` on a
 real host, keys pressed at a hand clock. A prompt is opened as ``PromptBroker.confirm`` opens

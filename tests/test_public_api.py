@@ -1,4 +1,4 @@
-"""The embedding contract (DESIGN §2): the public API, typed events, and a wrong embedding
+"""The embedding contract (docs/design.md): the public API, typed events, and a wrong embedding
 getting a clear error — plus the minimal embedding demo, run under a real pty."""
 
 from __future__ import annotations

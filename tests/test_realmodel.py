@@ -37,7 +37,7 @@ pytestmark = pytest.mark.realmodel
 STALL = 180.0  # seconds with no progress anywhere before a wait gives up
 CAP = 900.0  # hang guard for one wait
 POLL = 0.25
-READING_PAUSE = 2.0  # a person reads a new question; longer than the typing guard (rule 7)
+READING_PAUSE = 2.0  # a person reads a new question; longer than the typing guard
 
 PANEL_FOCUSED = r"┌─ Questions \(\d+\)"
 PANEL_UNFOCUSED = r"┌╌ Questions \(\d+\)"

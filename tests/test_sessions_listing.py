@@ -123,7 +123,7 @@ def test_no_sessions_says_so(tmp_path: Path) -> None:
 def test_a_session_an_embedder_wrote_is_listed_as_embedded_and_never_resumed(
     tmp_path: Path,
 ) -> None:
-    """``Journal.create`` without a mode is another program's session (issue 20 #10): listed
+    """``Journal.create`` without a mode is another program's session: listed
     as ``embedded``; ``--resume`` refuses it before writing anything (the tour would take
     over its conversation); ``--continue`` passes over it to asks' own newest session."""
     data = tmp_path / "data"

@@ -82,7 +82,7 @@ def test_pending_questions_from_hub_agents_name_how_many_agents(status: StatusLi
 
 
 def test_the_keys_name_the_agent_whose_question_has_them() -> None:
-    """Issue 27: with several agents, whose question has the keys is on screen; the
+    """With several agents, whose question has the keys is on screen; the
     session's own agent (no source) is not named; a label is one sanitised line."""
     on = KeysStatus(KeysTo.PANEL, "Canary", agent="builder")
     assert keys_text(on) == "keys: question “Canary” · builder"

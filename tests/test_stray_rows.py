@@ -1,4 +1,4 @@
-"""Rule 9a for printable panel keys: a digit or a Space that turns out to be typing is undone.
+"""Stray keys, for printable panel keys: a digit or a Space that turns out to be typing is undone.
 
 In process, through the real :class:`AsksLayer` at a hand clock (asks/host/keys.py, "Printable
 panel keys that turn out to be typing"): a digit jumps rows and a Space toggles at once; if the

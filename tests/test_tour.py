@@ -1,4 +1,4 @@
-"""The built-in tour as a new user meets it (issue 19's polish): its words follow the keys and
+"""The built-in tour as a new user meets it: its words follow the keys and
 the surface in front of the person, under the real command in a pty (tests/support/pty_harness.py).
 
 * With ``focus_toggle_key = "f2"`` the tour and every queued result name F2, never Shift+Tab;
@@ -400,7 +400,7 @@ def test_resume_draws_the_transcript_the_live_session_drew(home: Path, apps: lis
     app = start(home, "--script", script, cols=100, rows=40)
     apps.append(app)
     app.wait_for(r"│ Where to\?")
-    after_claim_guard()  # the claim's typing guard (focus rule 7): keys reach it then
+    after_claim_guard()  # the claim's typing guard: keys reach it then
     app.press("enter")  # Staging
     app.wait_for(r"Allow the agent to run: make deploy")
     wait_prompt_has_keys(app)

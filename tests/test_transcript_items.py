@@ -1,4 +1,4 @@
-"""What the agent loop and the resume write into the transcript (issue 10, polish).
+"""What the agent loop and the resume write into the transcript.
 
 A real host, journal and agent loop, driven by a model that plays fixed replies (tool call ids
 chosen by the test): tool lines in call order that end with their results, no ``? asked:``
@@ -183,7 +183,7 @@ WORD = {"question": "Say a word\non two lines", "header": "Word"}
 
 
 def test_every_question_of_a_group_card_has_its_number() -> None:
-    """Polish (issue 19): the ``? asked:`` card of a group prefixed only its first question."""
+    """Polish: the ``? asked:`` card of a group prefixed only its first question."""
     arguments = {"questions": [COLOR, SIZE, WORD]}
     assert questions_summary(arguments, lambda _qid: None) == (
         "1. Color?\n2. Size?\n3. Say a word\n   on two lines"
@@ -287,7 +287,7 @@ def test_resume_shows_cards_tool_lines_and_the_interrupted_tool(tmp_path: Path) 
         (EntryKind.USER, "go"),
         (EntryKind.AGENT, "On it."),
         (EntryKind.QUESTION, "Color?"),
-        # the queued result right after its card, as the live agent drew it (issue 19)
+        # the queued result right after its card, as the live agent drew it
         (EntryKind.RESULT, f"pending: {ref.id} (answer any time: /asks)"),
         (
             EntryKind.TOOL,

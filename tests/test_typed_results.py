@@ -1,4 +1,4 @@
-"""Typed results for programs and per-id withdraw (issue 29): ``reply.result`` gives each
+"""Typed results for programs and per-id withdraw: ``reply.result`` gives each
 question's outcome, choices, custom text, notes and the group note as attrs values; a
 ``withdraw_question`` call withdraws the pending ids whatever the others are, and says per id
 what happened."""

@@ -1,4 +1,4 @@
-"""``AsksScreen`` against the oldest urwid the pinned range allows (issue 28 item 4).
+"""``AsksScreen`` against the oldest urwid the pinned range allows.
 
 ``widgets/screen.py`` reads urwid's canvas shards (tuples, by index) to reuse unchanged rows,
 and overrides urwid's ``_start``/``_stop`` (the extension points urwid's ``BaseScreen``

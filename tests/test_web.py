@@ -109,7 +109,7 @@ async def test_page_lists_pending_questions_grouped_with_blocking_marked(
 async def test_questions_from_several_agents_are_grouped_by_agent_in_the_panels_order(
     rig: Rig, bridge: WebBridge, client: httpx.AsyncClient
 ) -> None:
-    """Issue 27: "Questions from 3 agents", each agent's questions together, agents in the
+    """Several agents: "Questions from 3 agents", each agent's questions together, agents in the
     order they first asked (the panel's), labels escaped; one agent alone: as before."""
     start = rig.host.agent_port.start_call_nowait
     only = (await client.get(ok(bridge))).text
@@ -473,7 +473,7 @@ async def test_a_blocking_question_answered_in_the_browser_ends_the_wait(
     assert reply.outcome is Outcome.ANSWERED
     assert reply.details["answers"][0]["answer"] == "Because\nit is fast"
     assert host.agent_port.take_feedback_nowait() is None
-    assert not host.panel_port.focus.panel_focused  # focus went back to the chat (rule 5)
+    assert not host.panel_port.focus.panel_focused  # focus went back to the chat (the origin)
     assert_exactly_once(rig)
 
 

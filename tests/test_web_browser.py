@@ -232,7 +232,7 @@ async def test_without_javascript_plain_forms_work_and_a_second_tab_gets_409(rig
 async def test_the_note_for_a_group_goes_with_the_next_answer_and_survives_live_updates(
     rig: Rig,
 ) -> None:
-    """Issue 19 item 6 on the web page: one note field under a group of several questions."""
+    """On the web page: one note field under a group of several questions."""
     host = rig.host
     replies: list[object] = []
 

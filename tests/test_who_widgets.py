@@ -1,4 +1,4 @@
-"""Who asks, in the widgets that draw it (issue 27): ``/help`` in a hub and the collapsed panel.
+"""Who asks, in the widgets that draw it: ``/help`` in a hub and the collapsed panel.
 
 Rendered as text, no terminal: ``/help`` without an agent of the session's own lists ``@name``
 notes and ``/asks @name`` and no key that does nothing there; with an agent it is as before.

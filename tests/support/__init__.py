@@ -1,4 +1,4 @@
-"""What the tests share and are not tests themselves (tests/support/; NOTES "Tests").
+"""What the tests share and are not tests themselves (tests/support/; docs/testing.md).
 
 Imported as ``support.NAME`` (pytest puts ``tests/`` on ``sys.path``; ``tests/`` is no
 package). Fixtures are in ``tests/conftest.py``; these modules hold the code behind them:

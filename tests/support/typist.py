@@ -1,6 +1,6 @@
 """Typing into the real app like a person, and the pauses that are the behaviour under test.
 
-The app's typing guard (:data:`asks.core.focus.TYPING_GUARD`, DESIGN §5 rule 7): a claim
+The app's typing guard (:data:`asks.core.focus.TYPING_GUARD`): a claim
 takes the keyboard only once that long has passed with no key since the later of the claim and
 the last key. So these are the only timed actions of the pty tests: the typist's key gap (a
 burst), and a pause longer than the guard (the person stops typing). Everything else waits on
