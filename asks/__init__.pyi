@@ -37,6 +37,7 @@ from asks.core.events import (
     WaitOpened as WaitOpened,
 )
 from asks.core.focus import FocusTarget as FocusTarget
+from asks.core.focus import FocusView as FocusView
 from asks.core.model import (
     Answer as Answer,
     AnswerKind as AnswerKind,
@@ -62,6 +63,7 @@ from asks.store.journal import (
     StorageState as StorageState,
 )
 from asks.store.outbox import DeliveryMode as DeliveryMode, Feedback as Feedback
+from asks.store.projection import ProjectionView as ProjectionView
 from asks.surfaces.web import WebBridge as WebBridge
 from asks.widgets.keymap import Keymap as Keymap, build_keymap as build_keymap
 from asks.widgets.layer import LAYER_PALETTE as LAYER_PALETTE, AsksLayer as AsksLayer

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import importlib
 import inspect
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -325,3 +326,31 @@ def test_the_tour_and_a_real_model_load_their_tools_when_built(tmp_path: Path) -
     assert out.stdout.strip() == (
         "tour ['work', 'run_command', 'withdraw_question'] False ['run_command', 'read_file']"
     )
+
+
+MUTATES_THE_VIEWS = """\
+from asks import QuestionHost
+
+
+def meddle(host: QuestionHost) -> None:
+    host.panel_port.focus.guard = 9.0
+    host.panel_port.projection.pending.clear()
+"""
+
+
+def test_the_ports_hand_out_read_only_views_an_embedders_mypy_enforces(tmp_path: Path) -> None:
+    """``PanelPort.focus`` and a port's ``projection`` were the live objects "read-only by
+    convention"; typed as ``FocusView`` / ``ProjectionView`` a change through them is an error
+    in the embedder's own type check (what the host does stays the host's)."""
+    (tmp_path / "meddle.py").write_text(MUTATES_THE_VIEWS, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path / "cache"), "."],
+        cwd=tmp_path,
+        env={**os.environ, "MYPYPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert 'Property "guard" defined in "FocusView" is read-only' in done.stdout, done.stdout
+    assert '"Mapping[QuestionRef, None]" has no attribute "clear"' in done.stdout, done.stdout

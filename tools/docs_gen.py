@@ -135,8 +135,8 @@ def _class(name: str, cls: type) -> list[str]:
         lines += [f"- `{member.name}` = `{member.value!r}`" for member in cls]
         return [*lines, ""]
     init = signature(cls.__init__, skip_self=True) if "__init__" in vars(cls) else ""
-    if issubclass(cls, tuple) or init.startswith("(…)"):
-        init = ""
+    if issubclass(cls, tuple) or init.startswith("(…)") or getattr(cls, "_is_protocol", False):
+        init = ""  # a protocol is a type to read through, never built
     built = BUILT_BY_ASKS.get(name)
     if built is not None:
         init = ""

@@ -24,7 +24,7 @@ from asks.agent.hints import LINE_HINTS, AnswerHints
 from asks.agent.replay import Renderer, resumed_notice
 from asks.agent.transcript import Entry, EntryKind, Transcript
 from asks.host.host import QuestionHost
-from asks.store.projection import Projection
+from asks.store.projection import ProjectionView
 
 __all__ = ["TAIL", "WINDOW", "TranscriptHistory", "resume_transcript"]
 
@@ -57,7 +57,7 @@ class TranscriptHistory:
 
     def __init__(
         self,
-        projection: Projection,
+        projection: ProjectionView,
         model_name: str,
         *,
         unfinished: str,

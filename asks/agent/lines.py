@@ -34,7 +34,7 @@ from asks import contract
 from asks.agent.hints import LINE_HINTS, AnswerHints, how_to_answer
 from asks.core.i18n import N_, _
 from asks.core.model import Outcome, QuestionRef, ResolutionKind
-from asks.store.projection import Projection
+from asks.store.projection import ProjectionView
 
 MAX_CALL_LINE: Final = 120
 MAX_OUTCOME: Final = 100
@@ -131,7 +131,7 @@ def result_summary(envelope: contract.ResultEnvelope, hints: AnswerHints = LINE_
     return "\n".join(lines) or _(envelope.outcome.value)
 
 
-def feedback_summary(projection: Projection, refs: Sequence[QuestionRef]) -> str:
+def feedback_summary(projection: ProjectionView, refs: Sequence[QuestionRef]) -> str:
     """What the person reads of a feedback delivery carrying ``refs``: ``question → answer
     (notes: …)`` per saved answer (``→ declined`` for a decline), then the person's notes for
     all the questions they were given with. Never the model's text."""

@@ -48,7 +48,7 @@ from asks.contract import TOOL_NAME, ResultEnvelope
 from asks.core.i18n import ngettext
 from asks.core.model import Outcome
 from asks.store.entries import ChatMessage, FeedbackDelivered, PermissionDecided, Record, ToolResult
-from asks.store.projection import Projection
+from asks.store.projection import ProjectionView
 
 
 def plural(count: int, noun: str) -> str:
@@ -58,7 +58,7 @@ def plural(count: int, noun: str) -> str:
 
 def rebuild(
     transcript: Transcript,
-    projection: Projection,
+    projection: ProjectionView,
     model_name: str,
     *,
     unfinished: str,
@@ -95,7 +95,7 @@ class Maps:
     decided: dict[str, PermissionDecided] = attrs.Factory(dict)  # a call's last decision
     names: dict[str, str] = attrs.Factory(dict)  # the tool of each call in ``decided``
 
-    def add_before(self, projection: Projection, records: Sequence[Record]) -> None:
+    def add_before(self, projection: ProjectionView, records: Sequence[Record]) -> None:
         """Fold ``records``, which come just before the ones folded so far."""
         for record in reversed(records):
             entry = record.entry
@@ -119,7 +119,7 @@ class Maps:
                 self.at_once[entry.call_id] = entry
 
 
-def _given_at_once(projection: Projection, entry: ToolResult) -> bool:
+def _given_at_once(projection: ProjectionView, entry: ToolResult) -> bool:
     """A question result the host gave at once (no wait: an async group's ``queued``,
     ``already_received``): the live agent drew it right after its card, before the reply's
     next call started."""
@@ -139,7 +139,7 @@ class Renderer:
     left)."""
 
     transcript: Transcript
-    projection: Projection
+    projection: ProjectionView
     model_name: str
     unfinished: str
     hints: AnswerHints

@@ -66,6 +66,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Hashable, Mapping
 from types import MappingProxyType
+from typing import Protocol
 
 import attrs
 
@@ -277,6 +278,60 @@ class Keyboard:
     to: KeysTo
     target: FocusTarget
     held: bool = False
+
+
+class FocusView(Protocol):
+    """The keys' state as a reader sees it (the layer, the panel's footer, the status line):
+    queries only. :class:`Focus` is one; the host hands it out typed as this view, so only the
+    host's own commands change where the keys are."""
+
+    @property
+    def chat(self) -> FocusTarget:
+        """The chat editor's target."""
+
+    @property
+    def panel(self) -> FocusTarget:
+        """The panel's target."""
+
+    @property
+    def guard(self) -> float:
+        """Seconds without a key before a claim or a prompt takes the keys."""
+
+    @property
+    def doubt(self) -> Doubt | None:
+        """A decision key held until the pause after it, if any."""
+
+    @property
+    def claim_waiting(self) -> bool:
+        """A claim waits behind another (its blocker comes next)."""
+
+    @property
+    def panel_focused(self) -> bool:
+        """Does the panel own the keys (held or not)?"""
+
+    @property
+    def foreign_active(self) -> bool:
+        """Is a prompt mounted over the screen?"""
+
+    @property
+    def keys_to_panel(self) -> bool:
+        """Do keys go to the panel now?"""
+
+    @property
+    def prompt_owns(self) -> bool:
+        """Is a prompt the focus owner (held or not)?"""
+
+    def keyboard(self) -> Keyboard:
+        """Where the next key goes."""
+
+    def state(self) -> FocusState:
+        """The keys' named state."""
+
+    def where(self) -> tuple[KeysTo, FocusTarget, bool]:
+        """:meth:`keyboard` as a plain tuple."""
+
+    def shown(self, tab: Hashable | None) -> Hashable | None:
+        """The tab at the keys, given the tab the panel shows."""
 
 
 @attrs.define(eq=False)

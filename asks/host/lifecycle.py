@@ -26,7 +26,7 @@ from asks.host.waits import ToolReply, Wait, WaitBook
 from asks.store.entries import Entry, FeedbackOffered, Record, ToolResult
 from asks.store.journal import Journal
 from asks.store.outbox import Outbox
-from asks.store.projection import Projection
+from asks.store.projection import Projection, ProjectionView
 
 if TYPE_CHECKING:
     from asks.host.state import HostState
@@ -46,7 +46,9 @@ class WaitCore(Protocol):
     def recompute_tabs(self) -> None: ...
 
 
-def group_notes(projection: Projection, refs: Iterable[QuestionRef]) -> list[contract.GroupNote]:
+def group_notes(
+    projection: ProjectionView, refs: Iterable[QuestionRef]
+) -> list[contract.GroupNote]:
     """The person's notes saved with the resolutions of ``refs``, with their questions' ids."""
     return [
         contract.GroupNote(note, tuple(r.id for r in given))

@@ -24,7 +24,7 @@ from asks.core.i18n import _
 from asks.core.model import MAX_CUSTOM_TEXT, QuestionRef
 from asks.host.lifecycle import group_notes
 from asks.store.entries import NoteSent
-from asks.store.projection import Projection
+from asks.store.projection import ProjectionView
 
 if TYPE_CHECKING:
     from asks.host.state import HostState
@@ -34,14 +34,14 @@ MAX_NOTE: Final = MAX_CUSTOM_TEXT  # characters: as much as a typed answer
 
 
 def split(
-    projection: Projection, refs: Sequence[QuestionRef]
+    projection: ProjectionView, refs: Sequence[QuestionRef]
 ) -> tuple[tuple[QuestionRef, ...], tuple[QuestionRef, ...]]:
     """``refs`` as (the questions' units, the notes), each in the given order."""
     notes = projection.notes
     return tuple(r for r in refs if r not in notes), tuple(r for r in refs if r in notes)
 
 
-def feedback_of(projection: Projection, refs: Sequence[QuestionRef]) -> str:
+def feedback_of(projection: ProjectionView, refs: Sequence[QuestionRef]) -> str:
     """The feedback message delivering ``refs`` (module docstring)."""
     questions, notes = split(projection, refs)
     items = []

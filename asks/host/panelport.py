@@ -10,7 +10,7 @@ from collections.abc import Callable, Hashable, Mapping
 import attrs
 
 from asks.core.drafts import Draft
-from asks.core.focus import Focus, FocusTarget, KeyDecision, KeySeen, Route
+from asks.core.focus import FocusTarget, FocusView, KeyDecision, KeySeen, Route
 from asks.core.model import QuestionRef
 from asks.core.refusal import Refusal
 from asks.core.tabs import ReviewKey, TabKey
@@ -44,8 +44,8 @@ class PanelPort(SurfacePort):
 
     # -- what to draw ----------------------------------------------------------------------
     @property
-    def focus(self) -> Focus:
-        """Read-only use: who owns the keyboard (change it through the methods below)."""
+    def focus(self) -> FocusView:
+        """Who owns the keyboard, as a read-only view (change it through the methods below)."""
         return self._state.focus
 
     @property

@@ -18,7 +18,7 @@ from asks.core.model import Question, QuestionRef
 from asks.core.tabs import TabKey
 from asks.host.state import HostState
 from asks.host.stats import HostStatistics, snapshot
-from asks.store.projection import Projection
+from asks.store.projection import ProjectionView
 
 
 class Port:
@@ -30,8 +30,9 @@ class Port:
         self._state = state
 
     @property
-    def projection(self) -> Projection:
-        """Read-only use: what is on disk (the questions, their resolutions, the conversation)."""
+    def projection(self) -> ProjectionView:
+        """What is on disk (the questions, their resolutions, the conversation), as a
+        read-only view."""
         return self._state.projection
 
     def question(self, ref: QuestionRef) -> Question:

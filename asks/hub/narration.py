@@ -42,7 +42,7 @@ from asks.hub.guard import Refusal, Refused
 from asks.hub.identity import MAX_LABEL
 from asks.sanitize import sanitize_line
 from asks.store.entries import GroupAsked, NoteSent, OfferDelivered, Record, ToolResult
-from asks.store.projection import Projection
+from asks.store.projection import ProjectionView
 from asks.store.records import Records
 
 REFUSALS_QUIET: Final = 60.0  # seconds between two lines about one kind of refusal
@@ -56,7 +56,7 @@ class Retold:
     by_person: bool = False
 
 
-def _hub_questions(projection: Projection, refs: tuple[QuestionRef, ...]) -> list[Question]:
+def _hub_questions(projection: ProjectionView, refs: tuple[QuestionRef, ...]) -> list[Question]:
     found = [projection.question(ref) for ref in refs if ref in projection.by_ref]
     return [q for q in found if (q.recipient or "").startswith(RECIPIENT_PREFIX)]
 
@@ -65,7 +65,7 @@ def _quoted(questions: list[Question]) -> str:
     return ", ".join(f"“{sanitize_line(q.spec.question)}”" for q in questions)
 
 
-def narrate(event: ev.HostEvent, projection: Projection) -> list[str]:
+def narrate(event: ev.HostEvent, projection: ProjectionView) -> list[str]:
     """The lines for ``event`` if it concerns a hub agent (none if it does not)."""
     lines = (
         _about_questions(event, projection),
@@ -75,7 +75,7 @@ def narrate(event: ev.HostEvent, projection: Projection) -> list[str]:
     return [line for line in lines if line is not None]
 
 
-def _about_permissions(event: ev.HostEvent, projection: Projection) -> str | None:
+def _about_permissions(event: ev.HostEvent, projection: ProjectionView) -> str | None:
     """An agent's permission request (docs/permission-prompts.md): asked, decided by the
     person (the reply went out), or handed back to the agent's own dialog."""
     refs = getattr(event, "refs", ())
@@ -106,7 +106,7 @@ def note_quote(text: str, limit: int = 60) -> str:
     return f"“{line if len(line) <= limit else line[: limit - 1] + '…'}”"
 
 
-def _about_notes(event: ev.HostEvent, projection: Projection) -> str | None:
+def _about_notes(event: ev.HostEvent, projection: ProjectionView) -> str | None:
     if not isinstance(event, ev.Delivered) or not event.notes:
         return None
     notes = [projection.notes[ref].note for ref in event.notes if ref in projection.notes]
@@ -117,7 +117,7 @@ def _about_notes(event: ev.HostEvent, projection: Projection) -> str | None:
     return _("{agent} was given your note {notes}.").format(agent=agent, notes=quoted)
 
 
-def _about_questions(event: ev.HostEvent, projection: Projection) -> str | None:
+def _about_questions(event: ev.HostEvent, projection: ProjectionView) -> str | None:
     refs = getattr(event, "refs", ())
     questions = _hub_questions(projection, refs)
     if not questions:
@@ -146,7 +146,7 @@ def _about_questions(event: ev.HostEvent, projection: Projection) -> str | None:
 _TOLD: Final = (GroupAsked, ToolResult, OfferDelivered, NoteSent)  # the kinds retold tells
 
 
-def retold(records: Iterable[Record], projection: Projection) -> list[Retold]:
+def retold(records: Iterable[Record], projection: ProjectionView) -> list[Retold]:
     """The hub's part of a journal as transcript lines (module docstring); of a replay's
     records, only those of the kinds it tells are built."""
     lines: list[Retold] = []

@@ -36,7 +36,8 @@ projection depends on where its state came from.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, MutableMapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequence
+from typing import Protocol
 
 import attrs
 
@@ -115,6 +116,50 @@ class Changes:
         self.refs.clear()
         self.ids.clear()
         self.calls.clear()
+
+
+class ProjectionView(Protocol):
+    """What is on disk as a reader sees it (the panel, the surfaces, the agent loop): queries
+    and read-only mappings. :class:`Projection` is one; the host hands it out typed as this
+    view, so only the fold of journal records changes it."""
+
+    @property
+    def session_id(self) -> str:
+        """The journal's session id."""
+
+    @property
+    def by_ref(self) -> Mapping[QuestionRef, QuestionState]:
+        """Every question asked, by reference."""
+
+    @property
+    def current(self) -> Mapping[str, QuestionRef]:
+        """A question id → the reference of its latest asking."""
+
+    @property
+    def pending(self) -> Mapping[QuestionRef, None]:
+        """The questions still pending, in the order they were asked."""
+
+    @property
+    def calls(self) -> Mapping[str, CallState]:
+        """Every tool call by call id."""
+
+    @property
+    def undelivered(self) -> Mapping[QuestionRef, Resolution | NoteSent]:
+        """Saved resolutions and notes not yet delivered to their agent."""
+
+    @property
+    def notes(self) -> Mapping[QuestionRef, NoteState]:
+        """The notes sent to hub agents."""
+
+    @property
+    def conversation(self) -> Conversation:
+        """The chat messages and tool results, in journal order."""
+
+    def question(self, ref: QuestionRef) -> Question:
+        """The question ``ref`` (any state)."""
+
+    def group_notes(self, refs: Iterable[QuestionRef]) -> list[tuple[str, tuple[QuestionRef, ...]]]:
+        """The person's group notes of ``refs``, each with the questions it covers."""
 
 
 @attrs.define(eq=False)

@@ -25,7 +25,7 @@ from asks.core.events import AnswerSaved
 from asks.core.i18n import N_, _
 from asks.core.model import Question, Resolution
 from asks.sanitize import sanitize_line
-from asks.store.projection import Projection
+from asks.store.projection import ProjectionView
 
 SURFACE_NAMES: Final = {"web": N_("in the browser"), "line": N_("in line mode")}
 QUESTION_CHARS: Final = 60
@@ -38,7 +38,7 @@ def clipped(text: str, limit: int) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
-def answer_lines(projection: Projection, event: AnswerSaved, here: str) -> list[str]:
+def answer_lines(projection: ProjectionView, event: AnswerSaved, here: str) -> list[str]:
     """The transcript's lines for ``event`` on the surface ``here`` (module docstring)."""
     lines = []
     for ref in event.refs:
