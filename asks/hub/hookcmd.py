@@ -59,16 +59,21 @@ def hook_url(host: str, port: int) -> str:
     return hub_base(host, port) + HOOK_PATH
 
 
-def forward(url: str, body: bytes, token: str | None, timeout: float) -> Forwarded:
-    """POST ``body`` to the hub at ``url``; the reply to print (module docstring)."""
-    if token is None:
-        return Forwarded(HAND_BACK, "asks: no token for this agent (asks mcp config --agent …)")
-    request = urllib.request.Request(
+def _json_post(url: str, body: bytes, token: str) -> urllib.request.Request:
+    """A POST of the JSON ``body`` to ``url`` with the agent's bearer ``token``."""
+    return urllib.request.Request(
         url,
         data=body,
         method="POST",
         headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
     )
+
+
+def forward(url: str, body: bytes, token: str | None, timeout: float) -> Forwarded:
+    """POST ``body`` to the hub at ``url``; the reply to print (module docstring)."""
+    if token is None:
+        return Forwarded(HAND_BACK, "asks: no token for this agent (asks mcp config --agent …)")
+    request = _json_post(url, body, token)
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
             text = response.read().decode("utf-8")
@@ -135,12 +140,7 @@ def rewake(
 
 def _post_json(url: str, body: bytes, token: str, timeout: float) -> dict[str, Any] | None:
     """POST ``body``; the reply's JSON object, or ``None`` (refused, unreachable, not JSON)."""
-    request = urllib.request.Request(
-        url,
-        data=body,
-        method="POST",
-        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
-    )
+    request = _json_post(url, body, token)
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
             found = json.loads(response.read().decode("utf-8"))
