@@ -15,44 +15,18 @@ import os
 import re
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
+from support.pinned import lowest_bound, oldest_dir
 
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
-PIP_TARGET = (sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target")
 RELIES_ON = (
     "import attr, attr._make as make; "
     "print(attr.__version__, 'compile' in make._compile_and_eval.__code__.co_names)"
 )
-
-
-def lowest_attrs() -> str:
-    """The lower bound of ``attrs>=X`` in pyproject.toml's dependencies."""
-    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
-    (spec,) = [d for d in deps if re.match(r"attrs\b", d)]
-    found = re.search(r">=\s*([\d.]+)", spec)
-    assert found, f"no lower bound in {spec!r}"
-    return found.group(1)
-
-
-def oldest_attrs_dir(version: str) -> Path:
-    """A folder with only attrs ``version`` in it (everything else comes from the venv)."""
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    target = base / "asks-tests" / f"attrs-{version}"
-    if not (target / "complete").exists():
-        done = subprocess.run(
-            [*PIP_TARGET, target, "--upgrade", f"attrs=={version}"],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        assert done.returncode == 0, done.stdout + done.stderr
-        (target / "complete").write_text(f"attrs {version} for tests/test_attrs_range.py\n")
-    return target
 
 
 def relied_on(env: dict[str, str]) -> tuple[str, bool]:
@@ -71,8 +45,8 @@ def test_the_newest_attrs_compiles_where_the_cache_looks() -> None:
 
 
 def test_the_method_cache_holds_with_the_oldest_attrs_of_the_range() -> None:
-    version = lowest_attrs()
-    env = {**os.environ, "PYTHONPATH": str(oldest_attrs_dir(version))}
+    version = lowest_bound("attrs")
+    env = {**os.environ, "PYTHONPATH": str(oldest_dir("attrs", version))}
     seen, compiles = relied_on(env)
     assert seen.split(".")[:2] == version.split(".")[:2], seen
     assert compiles, f"attrs {seen}: attr._make does not compile through compile"

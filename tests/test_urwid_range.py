@@ -14,45 +14,19 @@ import os
 import re
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
+from support.pinned import lowest_bound, oldest_dir
 
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
-PIP_TARGET = (sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target")
-
-
-def lowest_urwid() -> str:
-    """The lower bound of ``urwid>=X,<Y`` in pyproject.toml's dependencies."""
-    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
-    (spec,) = [d for d in deps if re.match(r"urwid\b", d)]
-    found = re.search(r">=\s*([\d.]+)", spec)
-    assert found, f"no lower bound in {spec!r}"
-    return found.group(1)
-
-
-def oldest_urwid_dir(version: str) -> Path:
-    """A folder with only urwid ``version`` in it (its dependencies come from the venv)."""
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    target = base / "asks-tests" / f"urwid-{version}"
-    if not (target / "complete").exists():
-        done = subprocess.run(
-            [*PIP_TARGET, target, "--upgrade", f"urwid=={version}"],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        assert done.returncode == 0, done.stdout + done.stderr
-        (target / "complete").write_text(f"urwid {version} for tests/test_urwid_range.py\n")
-    return target
 
 
 def test_the_screen_holds_with_the_oldest_urwid_of_the_range() -> None:
-    version = lowest_urwid()
-    env = {**os.environ, "PYTHONPATH": str(oldest_urwid_dir(version))}
+    version = lowest_bound("urwid")
+    env = {**os.environ, "PYTHONPATH": str(oldest_dir("urwid", version))}
     code = "import urwid; print(urwid.__version__)"
     seen = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False
