@@ -41,7 +41,7 @@ from asks.hub.hooks import HOOK_LIMIT, PermissionHook
 from asks.hub.listen import LOOPBACK
 from asks.hub.rewake import REWAKE_LIMIT, RewakeHook
 from asks.hub.tasks import TaskMethods
-from asks.hub.tools import PROGRESS_EVERY, HubTools
+from asks.hub.tools import PROGRESS_EVERY, HubTools, input_schemas
 
 SDK_LOGGERS: Final = ("mcp", "sse_starlette")
 MAX_BODY: Final = 1024 * 1024  # bytes of one request (a tool call is a few KiB)
@@ -100,6 +100,7 @@ class HubServer:
             version=__version__,
             instructions=INSTRUCTIONS,
             on_list_tools=tools.list_tools,
+            get_tool_input_schema=input_schemas().get,  # else every call lists the tools
         )
         # registered as a plain handler: a call answered as a task returns the extension's
         # own result shape (a dict), which the typed on_call_tool hook does not admit
