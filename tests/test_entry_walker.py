@@ -123,3 +123,19 @@ def test_a_streaming_entry_keeps_its_widget_until_done() -> None:
     transcript.stream(streaming, "Hello")
     view.refresh()
     assert "Hello" in str(walker[0].render((40,)).text[0])
+
+
+def test_a_frame_on_a_tall_terminal_reuses_the_widgets_the_frame_before_drew() -> None:
+    transcript = Transcript()
+    for n in range(2 * KEPT):
+        transcript.add(EntryKind.NOTICE, f"notice {n}")
+    view = TranscriptView(transcript)
+    size = (40, 300)  # taller than any terminal in use
+    view.render(size, focus=True)
+    walker = view._listbox.body
+    assert isinstance(walker, EntryWalker)
+    shown = range(len(walker) - size[1], len(walker))
+    before = [walker.widgets(p)[0] for p in shown]
+    view._invalidate()
+    view.render(size, focus=True)
+    assert all(walker.widgets(p)[0] is widget for p, widget in zip(shown, before, strict=True))

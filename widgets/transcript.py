@@ -9,7 +9,7 @@ Semantics:
 * Widgets only for what is drawn: the list box reads its rows from an :class:`EntryWalker`,
   which builds an entry's widget when the row is first read and keeps it while it is among the
   last :data:`KEPT` read (or still streaming): a transcript of thousands of entries (a hub's
-  agents asking) holds a few hundred widgets, and an entry read again after that gets a fresh
+  agents asking) holds at most a thousand widgets, and an entry read again after that gets a fresh
   widget that draws the same. A kept widget is never replaced (identity is stable).
 * Queued messages (sent, not read by the agent yet: ``Transcript.queued``) are drawn after
   every entry, ``you (queued) › …`` with a dim body, and stay last while entries arrive above
@@ -161,7 +161,10 @@ def entry_widget(entry: Entry) -> tuple[FlowWidget, urwid.Text]:
     return text, text
 
 
-KEPT: Final = 256  # entry widgets kept beyond the pinned ones (a few screens' worth)
+# Entry widgets kept beyond the pinned ones: more rows than any terminal has, so a frame never
+# rebuilds what the frame before it drew (a list box reads its rows in order: a bound below
+# them would miss on every row).
+KEPT: Final = 1000
 
 
 class EntryWalker(urwid.ListWalker[int, FlowWidget]):
