@@ -1,13 +1,15 @@
 """The hub's side of the tests: outside agents on the official MCP client, and asks as one.
 
 In process (the ``hub`` fixture of tests/conftest.py: a :class:`asks.hub.server.HubServer` on
-a real host, token :data:`TOKEN`): :func:`client`. Against a running ``asks --mcp`` or
+a real host, token :data:`TOKEN`): :func:`client`; raw HTTP, one request a connection:
+:func:`raw_post` (:func:`status`, :func:`session_of`). Against a running ``asks --mcp`` or
 ``asks hub`` under a pty: :func:`token_of` and :func:`agent`. On a bare host (no server):
 :func:`hub_ask`, :func:`hub_receipts`.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -105,6 +107,61 @@ def first_id(result: Any) -> str:
 async def in_thread(function: Any, *args: Any) -> Any:
     """A blocking call (a pty wait, a key) off the trio thread the client runs on."""
     return await trio.to_thread.run_sync(function, *args)
+
+
+# ---------------------------------------------------------------------------- raw HTTP
+PING = {"jsonrpc": "2.0", "id": 2, "method": "ping", "params": {}}
+
+
+async def raw_post(
+    port: int, body: dict[str, Any], session: str | None = None, agent: str = "idler"
+) -> bytes:
+    """One POST (token :data:`TOKEN`) on its own connection, closed once the response is
+    read; the raw response."""
+    data = json.dumps(body).encode()
+    head = [
+        "POST /mcp HTTP/1.1",
+        f"Host: 127.0.0.1:{port}",
+        f"Authorization: Bearer {TOKEN}",
+        f"X-Asks-Agent: {agent}",
+        "Accept: application/json, text/event-stream",
+        "Content-Type: application/json",
+        f"Content-Length: {len(data)}",
+    ]
+    if session is not None:
+        head += [f"Mcp-Session-Id: {session}", "MCP-Protocol-Version: 2025-06-18"]
+    stream = await trio.open_tcp_stream("127.0.0.1", port)
+    await stream.send_all(("\r\n".join(head) + "\r\n\r\n").encode() + data)
+    got = b""
+    while not complete(got):
+        more = await stream.receive_some(65536)
+        assert more, got
+        got += more
+    await stream.aclose()
+    return got
+
+
+def complete(got: bytes) -> bool:
+    """A whole response: its Content-Length read, or a chunked one's last chunk."""
+    head, sep, body = got.partition(b"\r\n\r\n")
+    if not sep:
+        return False
+    length = re.search(rb"content-length: (\d+)", head, re.I)
+    if length is not None:
+        return len(body) >= int(length.group(1))
+    return body.endswith(b"\r\n0\r\n\r\n")  # the last chunk
+
+
+def status(response: bytes) -> int:
+    """The HTTP status of a raw response."""
+    return int(response.split(b" ", 2)[1])
+
+
+def session_of(response: bytes) -> str:
+    """The ``Mcp-Session-Id`` a raw response gives."""
+    found = re.search(rb"mcp-session-id: (\S+)", response, re.I)
+    assert found is not None, response[:300]
+    return found.group(1).decode()
 
 
 # ---------------------------------------------------------------------------- on a host
