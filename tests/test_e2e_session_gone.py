@@ -16,6 +16,9 @@ real Codex TUI (tests/support/realclients) against its fake model shows what hap
   question is a tab again in the resumed hub and the answer starts the result of Codex's
   next asks call.
 
+Claude Code 2.1.332 keeps no session (MCP 2026-07-28): a blocking ask it moved to an MCP task
+is polled across the restart, and the answer given in the resumed hub starts its next turn.
+
 Which session the hub created, rejected (404) or reaped is read from the SDK's own log
 records (``mcp.server.streamable_http_manager``, mcp 2.3.0): in process from the logger, under
 the pty from the hub's ``--debug-log``.
@@ -216,5 +219,28 @@ def test_a_blocking_call_cut_by_a_hub_restart_fails_once_and_its_answer_comes_ne
 
     told = tui.prompt("IA-CALL check_answers {}").results[0].text
     assert "[asks feedback]" in told and "SQLite" in told, told
+    receipts = [r for r in launch.records() if r["type"] == "offer_delivered"]
+    assert len(receipts) == 1, json.dumps(receipts)
+
+
+def test_claude_code_keeps_asking_and_its_waiting_task_gets_the_answer_after_a_restart(
+    launch: Launcher, real_clients: RealClients, tmp_path: Path
+) -> None:
+    app, port = start_hub(launch, tmp_path / "first.log")
+    hub = HubConfig.from_asks(launch.data_dir, port, "cut")
+    tui = real_clients.tui(Client.CLAUDE, hub, macros={"q": BLOCKING}, name="cut")
+    moved = tui.prompt("IA-CALL ask_user_question @q").results[0].text
+    assert "started server-side task" in moved  # Claude Code polls the task: idle meanwhile
+
+    again = restart(launch, app, port, tmp_path / "again.log")
+    again.wait_for(r"Database \(cut\)")
+    since = tui.log.mark()
+    answer_sqlite(again)
+    woken = tui.log.wait_for(
+        lambda r: r.kind is Kind.SAW and "SQLite" in r.last_user, since, why="the answer"
+    )
+    assert "task-notification" in woken.last_user  # the task it polls across the restart
+    told = tui.prompt("IA-CALL check_answers {}").results[0].text
+    assert "No new answers." in told and "SQLite" not in told, told
     receipts = [r for r in launch.records() if r["type"] == "offer_delivered"]
     assert len(receipts) == 1, json.dumps(receipts)
