@@ -10,6 +10,8 @@ real Codex TUI (tests/support/realclients) against its fake model shows what hap
   served by it: no 404, no second ``initialize``) — an in-process hub with an idle limit of
   a fraction of a second, and a probe session without a stream as the control that the
   reaper did run meanwhile;
+* its event stream cut while the hub runs on (:class:`support.hub.Relay`, a loopback relay
+  in front of the hub), Codex reopens it with its session and asks on past the reaper;
 * after ``asks hub --continue`` on the same port, Codex's next call gets 404, Codex
   initializes a new session by itself and sends the call again: it succeeds, once;
 * a blocking call in flight when the hub stops fails at once (``Transport closed``); the
@@ -37,7 +39,7 @@ from typing import Any
 import attrs
 import pytest
 import trio
-from support.hub import HELLO, PING, TOKEN, keyring_with, raw_post, session_of, status
+from support.hub import HELLO, PING, TOKEN, Relay, keyring_with, raw_post, session_of, status
 from support.launcher import Launcher
 from support.pty_harness import PtyApp
 from support.realclients import Client, HubConfig, Kind, Options, RealClients, TuiClient
@@ -244,3 +246,38 @@ def test_claude_code_keeps_asking_and_its_waiting_task_gets_the_answer_after_a_r
     assert "No new answers." in told and "SQLite" not in told, told
     receipts = [r for r in launch.records() if r["type"] == "offer_delivered"]
     assert len(receipts) == 1, json.dumps(receipts)
+
+
+async def reopened(relay: Relay, after: int, session: str) -> None:
+    """Wait until a GET with ``session`` passed the relay after entry ``after``."""
+    while ("GET", session) not in relay.seen[after:]:
+        await trio.sleep(0.05)
+
+
+async def test_codex_reopens_its_cut_event_stream_and_asks_on_past_the_reaper(
+    rig: Rig, real_clients: RealClients
+) -> None:
+    keyring = keyring_with(rig.directory, TOKEN)
+    server = HubServer(rig.host.hub_port, keyring, bind_listener(port=0), session_idle=IDLE)
+    async with trio.open_nursery() as nursery:
+        url = await nursery.start(server.run)
+        port = int(url.rsplit(":", 1)[1].split("/")[0])
+        relay = Relay(port)
+        through = await nursery.start(relay.run)
+        hub = await trio.to_thread.run_sync(HubConfig.from_asks, rig.directory, through, "cut")
+        tui = await trio.to_thread.run_sync(codex, real_clients, hub, "cut", ASYNC)
+        assert SENT in await trio.to_thread.run_sync(ask, tui)
+        [session] = {s for _, s in relay.seen if s is not None}
+        assert ("GET", session) in relay.seen  # its event stream
+        cut_at = len(relay.seen)
+        relay.cut()  # the stream and every pooled connection drop; the hub runs on
+        with trio.fail_after(120):  # a fail-safe, not a bound: the wait ends on the GET
+            await reopened(relay, cut_at, session)
+        probe = session_of(await raw_post(port, HELLO))  # the control, as above
+        await trio.sleep(IDLE)
+        while status(await raw_post(port, PING, probe)) == 200:
+            await trio.sleep(IDLE * 2)
+        assert SENT in await trio.to_thread.run_sync(ask, tui)
+        await trio.to_thread.run_sync(real_clients.close)
+        nursery.cancel_scope.cancel()
+    assert len(rig.lines_of("group_asked")) == 2

@@ -17,6 +17,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import attrs
 import httpx2
 import trio
 from mcp.client.client import Client
@@ -162,6 +163,84 @@ def session_of(response: bytes) -> str:
     found = re.search(rb"mcp-session-id: (\S+)", response, re.I)
     assert found is not None, response[:300]
     return found.group(1).decode()
+
+
+# ---------------------------------------------------------------------------- a cut network
+@attrs.define(eq=False)
+class Relay:
+    """A loopback TCP relay in front of a hub whose connections can all be cut at once (what
+    a dropped network does), the hub running on. Each request's ``Host`` is rewritten to the
+    hub's own (the hub answers to no other); a request body must have a Content-Length.
+    :attr:`seen`: each request's method and ``Mcp-Session-Id`` (or None), in order; a cut
+    adds ``("CUT", None)``."""
+
+    hub_port: int
+    port: int = 0  # set once listening
+    seen: list[tuple[str, str | None]] = attrs.field(factory=list)
+    _links: set[trio.CancelScope] = attrs.field(factory=set)
+
+    async def run(self, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
+        listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+        self.port = listeners[0].socket.getsockname()[1]
+        task_status.started(self.port)
+        await trio.serve_listeners(self._link, listeners)
+
+    def cut(self) -> None:
+        """Close every connection open through the relay now."""
+        for link in self._links:
+            link.cancel()
+        self._links.clear()
+        self.seen.append(("CUT", None))
+
+    async def _link(self, client: trio.SocketStream) -> None:
+        hub = await trio.open_tcp_stream("127.0.0.1", self.hub_port)
+        scope = trio.CancelScope()
+        self._links.add(scope)
+        with scope:
+            try:
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(self._requests, client, hub, scope)
+                    nursery.start_soon(self._responses, hub, client, scope)
+            except* (trio.BrokenResourceError, trio.ClosedResourceError):
+                pass  # one side went away: the link ends
+        self._links.discard(scope)
+        with trio.CancelScope(shield=True):
+            await client.aclose()
+            await hub.aclose()
+
+    async def _requests(
+        self, client: trio.SocketStream, hub: trio.SocketStream, link: trio.CancelScope
+    ) -> None:
+        buffer = b""
+        while True:
+            while b"\r\n\r\n" not in buffer:
+                more = await client.receive_some(65536)
+                if not more:  # the client closed: so does the link
+                    link.cancel()
+                    return
+                buffer += more
+            head, _, buffer = buffer.partition(b"\r\n\r\n")
+            assert not re.search(rb"transfer-encoding", head, re.I), head
+            length = re.search(rb"content-length: *(\d+)", head, re.I)
+            size = int(length.group(1)) if length else 0
+            while len(buffer) < size:
+                more = await client.receive_some(65536)
+                assert more, head
+                buffer += more
+            body, buffer = buffer[:size], buffer[size:]
+            session = re.search(rb"(?im)^mcp-session-id: *([^\r\n]+)", head)
+            method = head.split(b" ", 1)[0].decode()
+            self.seen.append((method, session.group(1).decode() if session else None))
+            host = f"Host: 127.0.0.1:{self.hub_port}".encode()
+            head = re.sub(rb"(?im)^host:[^\r\n]*", host, head)
+            await hub.send_all(head + b"\r\n\r\n" + body)
+
+    async def _responses(
+        self, hub: trio.SocketStream, client: trio.SocketStream, link: trio.CancelScope
+    ) -> None:
+        while data := await hub.receive_some(65536):
+            await client.send_all(data)
+        link.cancel()  # the hub closed: so does the link
 
 
 # ---------------------------------------------------------------------------- on a host
