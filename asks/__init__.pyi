@@ -63,7 +63,10 @@ from asks.store.journal import (
     StorageState as StorageState,
 )
 from asks.store.outbox import DeliveryMode as DeliveryMode, Feedback as Feedback
+from asks.store.projection import CallStateView as CallStateView
+from asks.store.projection import NoteStateView as NoteStateView
 from asks.store.projection import ProjectionView as ProjectionView
+from asks.store.projection import QuestionStateView as QuestionStateView
 from asks.surfaces.web import WebBridge as WebBridge
 from asks.widgets.keymap import Keymap as Keymap, build_keymap as build_keymap
 from asks.widgets.layer import LAYER_PALETTE as LAYER_PALETTE, AsksLayer as AsksLayer

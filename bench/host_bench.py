@@ -74,12 +74,12 @@ class Setup:
         self.calls = 0
         for _ in range(n):
             self.add(multi=self.calls % 2 == 0)
-        assert self.host.panel_port.enter_panel_nowait() is None
+        assert self.host.panel_port.enter_panel() is None
         assert len(self.host.panel_port.tabs) == n
 
     def add(self, *, multi: bool) -> QuestionRef:
         call_id = f"c{self.calls}"
-        reply = self.host.agent_port.start_call_nowait(
+        reply = self.host.agent_port.start_call(
             call_id, question_args(self.rng, self.calls, multi=multi)
         )
         self.calls += 1
@@ -90,7 +90,7 @@ class Setup:
         return call.refs[0]
 
     def select(self, ref: QuestionRef) -> None:
-        assert self.host.panel_port.enter_panel_nowait(ref.id) is None
+        assert self.host.panel_port.enter_panel(ref.id) is None
 
 
 def bench_commands(rows: list[Row], data_dir: Path, n: int, count: int) -> tuple[float, float]:
@@ -104,8 +104,8 @@ def bench_commands(rows: list[Row], data_dir: Path, n: int, count: int) -> tuple
     print(f"  N={n} pending tabs:")
     for command in READ_ONLY:
         s.select(first)  # a multi-select question: UP/DOWN/TOGGLE all do work
-        host.panel_port.set_cursor_nowait(0)
-        times = time_each(functools.partial(host.panel_port.command_nowait, command), count)
+        host.panel_port.set_cursor(0)
+        times = time_each(functools.partial(host.panel_port.command, command), count)
         all_ns += times
         print(
             f"    {command.value:<12} median {us(median(times)):>10}   "
@@ -133,16 +133,16 @@ def bench_answers(rows: list[Row], data_dir: Path, n: int, count: int) -> None:
     for _ in range(count):
         ref = s.add(multi=False)  # untimed: a fresh single-select question to answer
         s.select(ref)
-        host.panel_port.command_nowait(PanelCommand.DOWN)
-        host.panel_port.set_notes_nowait(workload.sentence(s.rng, 8, 20))
+        host.panel_port.command(PanelCommand.DOWN)
+        host.panel_port.set_notes(workload.sentence(s.rng, 8, 20))
         before_seq, before_fsync = s.journal.next_seq, len(s.ops.fsync_ns)
         t0 = clock()
-        host.panel_port.command_nowait(PanelCommand.CONFIRM)
+        host.panel_port.command(PanelCommand.CONFIRM)
         totals.append(clock() - t0)
         assert s.journal.next_seq == before_seq + 1, host.surface_port.notice
         fsyncs.append(sum(s.ops.fsync_ns[before_fsync:]))
         assert len(host.panel_port.tabs) == n
-        assert host.agent_port.take_feedback_nowait() is not None  # untimed: drain, as a turn would
+        assert host.agent_port.take_feedback() is not None  # untimed: drain, as a turn would
     med = median(totals)
     report(
         rows,
@@ -172,7 +172,7 @@ def bench_answers(rows: list[Row], data_dir: Path, n: int, count: int) -> None:
 def main(quick: bool = False) -> list[Row]:
     header(
         "host_bench" + (" (quick)" if quick else ""),
-        "QuestionHost.command_nowait latency (NEXT_TAB, PREV_TAB, UP, DOWN, TOGGLE: no journal "
+        "QuestionHost.command latency (NEXT_TAB, PREV_TAB, UP, DOWN, TOGGLE: no journal "
         "write) with 1 / 10 / 100 pending async tabs; one CONFIRM that saves an answer",
     )
     rows: list[Row] = []

@@ -16,7 +16,7 @@ Run: ``.venv/bin/python -m bench.hub_bench [--quick]`` (or all benchmarks: ``-m 
   questions pending. Also the pty floor (``cat`` echoing one byte) of bench/repl_bench.py.
 * **Answer saved → response written** (in process: a real host and journal on disk, the
   hub's server on hypercorn, a raw client on a loopback socket, one trio loop): a blocking
-  call waits; the person's answer is saved (``answer_from_nowait``: append + fsync); the clock
+  call waits; the person's answer is saved (``answer_from``: append + fsync); the clock
   starts when the save returned and stops when hypercorn has written the response carrying the
   answer (the guard's receipt: :meth:`~asks.host.hub.HubPort.delivered`), and when the client
   has read it whole.
@@ -408,10 +408,7 @@ async def bench_written(rows: list[Row], work: Path, count: int) -> None:
             assert isinstance(ref, QuestionRef)
             before = len(written)
             answer = Answer(AnswerKind.OPTION, (1,))
-            assert (
-                host.surface_port.answer_from_nowait(ref.id, ref.incarnation, answer, "bench")
-                is None
-            )
+            assert host.surface_port.answer_from(ref.id, ref.incarnation, answer, "bench") is None
             saved = time.perf_counter_ns()
             data = b""
             while b'"result"' not in data or not data.rstrip().endswith(b"}"):

@@ -133,7 +133,7 @@ def build(
     session = build_session(journal, [], parse_script(IDLE_SCRIPT, "key-bench"), resumed=False)
     for first in range(0, n, 4):
         args = {"blocking": False, "questions": questions(n)[first : first + 4]}
-        session.host.agent_port.start_call_nowait(f"call-{first}", args)
+        session.host.agent_port.start_call(f"call-{first}", args)
     for entry in range(entries):
         kind = EntryKind.USER if entry % 2 == 0 else EntryKind.AGENT
         text = "\n".join(
@@ -217,9 +217,9 @@ async def run_keys(
                 nursery.start_soon(keeper.run)  # draft saving on, as in the REPL
             screen.draw_screen(SIZE, repl.render(SIZE, focus=True))
             if mode == "panel":
-                repl.session.host.panel_port.enter_panel_nowait(None)
+                repl.session.host.panel_port.enter_panel(None)
                 await trio.sleep(TYPING_GUARD + 0.05)
-                repl.session.host.panel_port.settle_guard_nowait(trio.current_time())
+                repl.session.host.panel_port.settle_guard(trio.current_time())
             keys: Callable[[int], str] = panel_keys if mode == "panel" else chat_keys
             phases: Phases = {}
             for k in range(count // 10):  # warm-up, not counted
@@ -243,7 +243,7 @@ def time_draft_writes(data_dir: Path, n: int) -> tuple[float, float]:
     repl = build(data_dir, n)
     host = repl.session.host
     for index, ref in enumerate(host.surface_port.projection.pending):
-        host.panel_port.set_custom_text_nowait(f"a half-written answer for tab {index}", None, ref)
+        host.panel_port.set_custom_text(f"a half-written answer for tab {index}", None, ref)
     writes, encodes = [], []
     for k in range(WRITES_TIMED):
         time.sleep(WRITE_GAP)

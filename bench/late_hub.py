@@ -70,7 +70,7 @@ async def serve(data_dir: Path, port_file: Path, log: Path, after: float, port: 
 async def _answer_later(host: QuestionHost, ref: QuestionRef, after: float, log: Path) -> None:
     await trio.sleep(after)
     given = Answer(AnswerKind.OPTION, (0,))
-    refused = host.surface_port.answer_from_nowait(ref.id, ref.incarnation, given, "bench")
+    refused = host.surface_port.answer_from(ref.id, ref.incarnation, given, "bench")
     _log(log, {"ev": "answered", "id": ref.id, "refused": str(refused)})
 
 

@@ -5,10 +5,10 @@ Run: ``.venv/bin/python -m bench.web_bench [--quick]`` (or all benchmarks: ``-m 
 
 One process, one trio loop, a real journal on disk (fsync included): a
 the `QuestionHost`, the :class:`~asks.surfaces.web.WebBridge` on 127.0.0.1, and an idle
-agent task that awaits ``wait_for_feedback()`` and then calls ``take_feedback_nowait()`` —
+agent task that awaits ``wait_for_feedback()`` and then calls ``take_feedback()`` —
 the moment the answer is in the context of its next model request. For each answer the agent
 first asks a new async question (untimed); then the clock starts when the answer is submitted
-and stops when ``take_feedback_nowait()`` returns it.
+and stops when ``take_feedback()`` returns it.
 
 * **httpx** (100 answers; 30 with ``--quick``): the submission is an ``httpx`` POST of the
   page's form to ``/answer`` from the same process (the client shares the loop with the
@@ -71,7 +71,7 @@ STAMP_SUBMIT = """form => form.addEventListener("submit", () => sessionStorage.s
 
 
 class TimedSaves:
-    """The surface port, recording when ``answer_from_nowait`` is called (ns) per question."""
+    """The surface port, recording when ``answer_from`` is called (ns) per question."""
 
     def __init__(self, port: Any, saving: dict[QuestionRef, int]) -> None:
         self._port, self._saving = port, saving
@@ -79,9 +79,9 @@ class TimedSaves:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._port, name)
 
-    def answer_from_nowait(self, question_id: str, incarnation: int, *args: Any, **kw: Any) -> Any:
+    def answer_from(self, question_id: str, incarnation: int, *args: Any, **kw: Any) -> Any:
         self._saving[QuestionRef(question_id, incarnation)] = time.perf_counter_ns()
-        return self._port.answer_from_nowait(question_id, incarnation, *args, **kw)
+        return self._port.answer_from(question_id, incarnation, *args, **kw)
 
 
 class Session:
@@ -102,9 +102,7 @@ class Session:
     def ask(self) -> QuestionRef:
         call_id = f"c{self.calls}"
         self.calls += 1
-        self.host.agent_port.start_call_nowait(
-            call_id, {"blocking": False, "questions": [QUESTION]}
-        )
+        self.host.agent_port.start_call(call_id, {"blocking": False, "questions": [QUESTION]})
         ref = self.host.surface_port.projection.calls[call_id].refs[0]
         self.arrived[ref] = trio.Event()
         return ref
@@ -112,9 +110,7 @@ class Session:
     async def agent(self) -> None:
         while True:
             await self.host.agent_port.wait_for_feedback()
-            feedback = (
-                self.host.agent_port.take_feedback_nowait()
-            )  # the next model request's addition
+            feedback = self.host.agent_port.take_feedback()  # the next model request's addition
             now, wall = time.perf_counter_ns(), time.time_ns()
             if feedback is not None:
                 for ref in feedback.refs:
@@ -159,7 +155,7 @@ async def bench_httpx(rows: list[Row], data_dir: Path, count: int) -> None:
         rows,
         f"httpx POST → agent feedback, n={count}",
         latencies[5:],
-        "submit → take_feedback_nowait() returned it",
+        "submit → take_feedback() returned it",
     )
     summarise(
         rows,
@@ -211,7 +207,7 @@ async def bench_chromium(rows: list[Row], data_dir: Path, count: int) -> None:
         rows,
         f"chromium submit → agent feedback, n={count}",
         from_submit,
-        "the form's submit event (browser clock) → take_feedback_nowait() returned it",
+        "the form's submit event (browser clock) → take_feedback() returned it",
     )
     server = [s.received[ref] - s.saving[ref] for ref in started][2:]
     summarise(

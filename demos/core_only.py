@@ -38,7 +38,7 @@ async def main(data_dir: Path) -> None:
     async def person_answers_later() -> None:
         await trio.sleep(0.1)
         ref = surface.projection.current[qid]
-        refusal = surface.answer_from_nowait(
+        refusal = surface.answer_from(
             qid, ref.incarnation, Answer(AnswerKind.OPTION, (1,)), source="chatbot"
         )
         print("answered" if refusal is None else f"refused: {refusal.text}")
@@ -46,7 +46,7 @@ async def main(data_dir: Path) -> None:
     async with trio.open_nursery() as nursery:
         nursery.start_soon(person_answers_later)
         await agent.wait_for_feedback()  # an idle agent is woken by the saved answer
-        feedback = agent.take_feedback_nowait()
+        feedback = agent.take_feedback()
         assert feedback is not None
         print(f"agent woken ({feedback.mode.value}): {feedback.text}")  # for a model
         for answer in agent.results_of(feedback):  # the same, typed, for a program

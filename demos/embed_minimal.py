@@ -68,7 +68,7 @@ class FakeAgent:
         """An idle agent is woken by saved answers (here: it just prints them)."""
         while True:
             await self.port.wait_for_feedback()
-            feedback = self.port.take_feedback_nowait()
+            feedback = self.port.take_feedback()
             if feedback is not None:
                 self.say.append(f"agent got feedback: {feedback.text}")
 
@@ -98,7 +98,7 @@ class FakeAgent:
         if not pending:
             self.say.append("planner: nothing of mine is pending")
             return
-        report = self.port.withdraw_nowait([pending[-1]], "no longer needed")
+        report = self.port.withdraw([pending[-1]], "no longer needed")
         self.say.append("planner withdrew its question" if report.all_withdrawn else report.text)
 
     async def _blocking(self, call: str, spec: dict[str, object]) -> None:
@@ -168,7 +168,7 @@ async def main(data_dir: Path) -> None:
         nursery.start_soon(agent.run)
         async with screen.layer.running(loop):
             await loop.event_loop.run_async()  # type: ignore[attr-defined]
-        host.detach_ui_nowait()
+        host.detach_ui()
         nursery.cancel_scope.cancel()
     journal.close()
     print(f"session saved: {journal.path}")

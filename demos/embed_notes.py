@@ -118,7 +118,7 @@ class NotesAgent:
         if not pending:
             self.say("agent: nothing pending to withdraw")
             return
-        report = self.port.withdraw_nowait(pending, "the notes changed")
+        report = self.port.withdraw(pending, "the notes changed")
         for item in report.items:
             if item.outcome is WithdrawOutcome.WITHDRAWN:
                 self.later_publish.pop(item.question_id, None)
@@ -130,7 +130,7 @@ class NotesAgent:
         """Answers to async (and deferred) questions, delivered later."""
         while True:
             await self.port.wait_for_feedback()
-            item = self.port.take_feedback_nowait()
+            item = self.port.take_feedback()
             if item is None:
                 continue
             for result in self.port.results_of(item):
@@ -187,7 +187,7 @@ class NotesScreen(urwid.WidgetWrap[urwid.Widget]):
             return None
         if unused == "ctrl c":
             if self.agent.blocking:  # first Ctrl+C ends the blocking wait, "interrupted"
-                self.agent.port.interrupt_nowait("Ctrl+C in notes")
+                self.agent.port.interrupt("Ctrl+C in notes")
                 return None
             raise urwid.ExitMainLoop()
         return unused
@@ -227,7 +227,7 @@ async def main(data_dir: Path) -> None:
                 nursery.start_soon(stop_on_signals, running)
                 async with screen.layer.running(loop):
                     await event_loop.run_async()
-            host.detach_ui_nowait()  # a /publish still waiting ends "interrupted"
+            host.detach_ui()  # a /publish still waiting ends "interrupted"
             nursery.cancel_scope.cancel()
     print(f"notes session saved: {journal.path}")
 

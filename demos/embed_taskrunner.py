@@ -123,7 +123,7 @@ class Runner:
         """Answers to async questions, typed, to the tasks that asked them."""
         while True:
             await self.port.wait_for_feedback()
-            feedback = self.port.take_feedback_nowait()
+            feedback = self.port.take_feedback()
             if feedback is None:
                 continue
             for answer in self.port.results_of(feedback):
@@ -201,7 +201,7 @@ async def main(data_dir: Path) -> None:
                 nursery.start_soon(stop_on_signals, running)
                 async with screen.layer.running(loop):
                     await event_loop.run_async()
-            host.detach_ui_nowait()  # a task still waiting ends "interrupted"
+            host.detach_ui()  # a task still waiting ends "interrupted"
             nursery.cancel_scope.cancel()
     print(f"session saved: {journal.path}")
 

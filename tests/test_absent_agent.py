@@ -28,13 +28,13 @@ def said(agent: AbsentAgent) -> list[tuple[EntryKind, str]]:
 
 def test_it_never_works_opens_nothing_and_has_no_turn_to_interrupt(nobody: AbsentAgent) -> None:
     assert nobody.state is AgentState.ABSENT and not nobody.opens_sessions
-    assert nobody.interrupt_nowait() is False
-    assert nobody.send_nowait("hello") is Sent.REFUSED  # nothing reads it: nothing was sent
+    assert nobody.interrupt() is False
+    assert nobody.send("hello") is Sent.REFUSED  # nothing reads it: nothing was sent
     assert nobody.addressees() == ("planner",)
 
 
 def test_a_note_may_span_lines_and_is_saved_trimmed(rig: Rig, nobody: AbsentAgent) -> None:
-    assert nobody.send_nowait("@planner  first line\nsecond line  ") is Sent.HANDLED
+    assert nobody.send("@planner  first line\nsecond line  ") is Sent.HANDLED
     [line] = rig.lines_of("note_sent")
     assert line["text"] == "first line\nsecond line"
     assert said(nobody) == [
@@ -44,7 +44,7 @@ def test_a_note_may_span_lines_and_is_saved_trimmed(rig: Rig, nobody: AbsentAgen
 
 
 def test_a_note_too_long_is_refused_and_nothing_is_saved(rig: Rig, nobody: AbsentAgent) -> None:
-    assert nobody.send_nowait("@planner " + "x" * (MAX_NOTE + 1)) is Sent.REFUSED
+    assert nobody.send("@planner " + "x" * (MAX_NOTE + 1)) is Sent.REFUSED
     assert rig.lines_of("note_sent") == []
     assert said(nobody)[-1] == (
         EntryKind.NOTICE,
@@ -57,7 +57,7 @@ def test_a_note_too_long_is_refused_and_nothing_is_saved(rig: Rig, nobody: Absen
 
 def test_a_note_that_cannot_be_saved_is_an_error_line(rig: Rig, nobody: AbsentAgent) -> None:
     rig.ops.fail_next_append("note_sent")
-    assert nobody.send_nowait("@planner hello") is Sent.REFUSED
+    assert nobody.send("@planner hello") is Sent.REFUSED
     assert said(nobody)[-1] == (EntryKind.ERROR, "The note to planner was not saved.")
     assert rig.host.surface_port.notice is not None and "Not saved" in rig.host.surface_port.notice
     assert rig.host.hub_port.offer_feedback("planner") is None
@@ -66,7 +66,7 @@ def test_a_note_that_cannot_be_saved_is_an_error_line(rig: Rig, nobody: AbsentAg
 def test_lines_for_nobody_name_the_agents_and_write_nothing(rig: Rig, nobody: AbsentAgent) -> None:
     before = len(rig.lines())
     for line in ("hello", "@bob hi", "@planner", "@"):
-        assert nobody.send_nowait(line) is Sent.REFUSED  # the chat editor keeps the line
+        assert nobody.send(line) is Sent.REFUSED  # the chat editor keeps the line
     notices = [text for kind, text in said(nobody) if kind is EntryKind.NOTICE]
     assert notices == [
         "Nothing was sent: no agent runs in this session to read it. Write @name text to send "

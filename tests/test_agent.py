@@ -89,7 +89,7 @@ async def test_feedback_is_steered_into_the_running_turn(
     rig = AgentRig(tmp_path, SCRIPT)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(rig.agent.run)
-        rig.agent.send_nowait("ask me async")
+        rig.agent.send("ask me async")
         await rig.until(lambda: rig.host.panel_port.tabs)
         assert rig.agent.state is AgentState.WORKING
         rig.answer_first_tab(row=1)  # "Blue", while the work tool is still running
@@ -111,7 +111,7 @@ async def test_an_answer_wakes_the_idle_agent(tmp_path: Path, autojump_clock: An
     rig = AgentRig(tmp_path, SCRIPT)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(rig.agent.run)
-        rig.agent.send_nowait("ask me async")
+        rig.agent.send("ask me async")
         await rig.until(lambda: rig.texts(EntryKind.AGENT)[-1:] == ["Worked."])
         await rig.until(lambda: rig.agent.state is AgentState.IDLE)
         turns = len(rig.texts(EntryKind.AGENT))
@@ -128,11 +128,11 @@ async def test_a_blocking_question_returns_the_real_answer(tmp_path: Path) -> No
     rig = AgentRig(tmp_path, SCRIPT)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(rig.agent.run)
-        rig.agent.send_nowait("block please")
+        rig.agent.send("block please")
         await rig.until(lambda: rig.host.surface_port.live_waits)
         assert rig.host.panel_port.focus.panel_focused
-        rig.host.panel_port.set_custom_text_nowait("Grace")
-        rig.host.panel_port.command_nowait(PanelCommand.CONFIRM)
+        rig.host.panel_port.set_custom_text("Grace")
+        rig.host.panel_port.command(PanelCommand.CONFIRM)
         await rig.until(lambda: rig.agent.state is AgentState.IDLE)
         nursery.cancel_scope.cancel()
     assert rig.texts(EntryKind.AGENT)[-1] == "Result: Grace"
@@ -144,9 +144,9 @@ async def test_interrupting_a_blocking_wait_keeps_the_question(tmp_path: Path) -
     rig = AgentRig(tmp_path, SCRIPT)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(rig.agent.run)
-        rig.agent.send_nowait("block please")
+        rig.agent.send("block please")
         await rig.until(lambda: rig.host.surface_port.live_waits)
-        assert rig.agent.interrupt_nowait()
+        assert rig.agent.interrupt()
         await rig.until(lambda: rig.agent.state is AgentState.IDLE)
         nursery.cancel_scope.cancel()
     assert not rig.host.surface_port.live_waits and len(rig.host.panel_port.tabs) == 1
@@ -162,11 +162,11 @@ async def test_a_permission_prompt_is_a_foreign_focus_owner(tmp_path: Path) -> N
     rig = AgentRig(tmp_path, SCRIPT)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(rig.agent.run)
-        rig.agent.send_nowait("permission?")
+        rig.agent.send("permission?")
         await rig.until(lambda: rig.broker.current is not None)
         assert rig.broker.current is not None
         assert rig.host.panel_port.focus.owner is rig.broker.current.target
-        rig.broker.answer_nowait(False)
+        rig.broker.answer(False)
         await rig.until(lambda: rig.agent.state is AgentState.IDLE)
         nursery.cancel_scope.cancel()
     assert rig.host.panel_port.focus.owner is rig.host.panel_port.focus.chat
@@ -194,9 +194,9 @@ async def test_a_model_crash_is_shown_and_the_loop_goes_on(tmp_path: Path) -> No
     rig.agent.model = ExplodingModel()
     async with trio.open_nursery() as nursery:
         nursery.start_soon(rig.agent.run)
-        rig.agent.send_nowait("first")
+        rig.agent.send("first")
         await rig.until(lambda: rig.texts(EntryKind.ERROR))
-        rig.agent.send_nowait("second")
+        rig.agent.send("second")
         await rig.until(
             lambda: len(rig.texts(EntryKind.USER)) == 2 and rig.agent.state is AgentState.IDLE
         )
@@ -209,12 +209,12 @@ async def test_the_journal_rebuilds_the_context_the_model_saw(tmp_path: Path) ->
     rig = AgentRig(tmp_path, SCRIPT)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(rig.agent.run)
-        rig.agent.send_nowait("block please")
+        rig.agent.send("block please")
         await rig.until(lambda: rig.host.surface_port.live_waits)
-        rig.host.panel_port.set_custom_text_nowait("Ada")
-        rig.host.panel_port.command_nowait(PanelCommand.CONFIRM)
+        rig.host.panel_port.set_custom_text("Ada")
+        rig.host.panel_port.command(PanelCommand.CONFIRM)
         await rig.until(lambda: rig.agent.state is AgentState.IDLE)
-        rig.agent.send_nowait("ask async")
+        rig.agent.send("ask async")
         await rig.until(lambda: rig.host.panel_port.tabs)
         rig.answer_first_tab(row=1)
         await rig.until(lambda: rig.agent.state is AgentState.IDLE and not rig.host.panel_port.tabs)
@@ -275,8 +275,8 @@ def test_resume_gives_every_dangling_tool_call_a_result(tmp_path: Path) -> None:
     journal = Journal.create(data_dir=tmp_path)
     host = QuestionHost(journal)
     call = {"id": "s1-0", "name": "work", "arguments": "{}"}
-    host.agent_port.record_message_nowait(ChatMessage("user", "go"))
-    host.agent_port.record_message_nowait(ChatMessage("assistant", "working", (call,)))
+    host.agent_port.record_message(ChatMessage("user", "go"))
+    host.agent_port.record_message(ChatMessage("assistant", "working", (call,)))
     journal.close()  # the crash: no tool message for s1-0
     journal, records = Journal.open(journal.session_id, data_dir=tmp_path)
     session = build_session(journal, records, parse_script(SCRIPT, "t"), resumed=True)

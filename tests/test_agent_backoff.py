@@ -46,7 +46,7 @@ async def test_a_failed_wake_receipt_backs_off_then_delivers_once(
         nursery.start_soon(agent.run)
         await trio.sleep(0)
         started = trio.current_time()
-        refusal = rig.host.surface_port.answer_from_nowait(
+        refusal = rig.host.surface_port.answer_from(
             ref.id, ref.incarnation, Answer(AnswerKind.OPTION, (0,)), source="web"
         )
         assert refusal is None

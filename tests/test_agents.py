@@ -83,7 +83,7 @@ def _ask(
     rig: Rig, call_id: str, header: str, source: str | None, *, blocking: bool = False
 ) -> None:
     args = call(q(f"{header}?", header=header, options=("Yes", "No")), blocking=blocking)
-    rig.host.agent_port.start_call_nowait(call_id, args, source=source)
+    rig.host.agent_port.start_call(call_id, args, source=source)
 
 
 def _headers(rig: Rig) -> list[str]:
@@ -134,7 +134,7 @@ def test_the_keys_status_names_the_agent_of_the_question(rig: Rig) -> None:
     _ask(rig, "b1", "Canary", "builder")
     _ask(rig, "p1", "Port", "planner")
     port = rig.host.panel_port
-    assert port.enter_panel_nowait() is None
+    assert port.enter_panel() is None
     keys = rig.host.statistics().keys
     assert keys is not None and (keys.question, keys.agent) == ("Canary", "builder")
     rig.press(PanelCommand.NEXT_TAB)
@@ -144,7 +144,7 @@ def test_the_keys_status_names_the_agent_of_the_question(rig: Rig) -> None:
 
 def test_the_sessions_own_agent_is_not_named(rig: Rig) -> None:
     _ask(rig, "o1", "Lint", None)
-    assert rig.host.panel_port.enter_panel_nowait() is None
+    assert rig.host.panel_port.enter_panel() is None
     keys = rig.host.statistics().keys
     assert keys is not None and (keys.question, keys.agent) == ("Lint", None)
 
@@ -161,7 +161,7 @@ def test_asks_at_name_puts_the_keys_on_that_agents_first_question(rig: Rig) -> N
     _ask(rig, "p1", "Port", "planner")
     _ask(rig, "p2", "Host", "planner")
     port = rig.host.panel_port
-    assert port.enter_agent_nowait("planner") is None
+    assert port.enter_agent("planner") is None
     assert port.focus.panel_focused and port.selected == rig.ref("p1")
 
 
@@ -171,7 +171,7 @@ def test_asks_at_an_unknown_name_is_one_line_and_changes_nothing(rig: Rig) -> No
     _ask(rig, "o1", "Lint", None)
     port = rig.host.panel_port
     before = (port.selected, port.mode, port.focus.owner)
-    assert port.enter_agent_nowait("bob\x1b[2J") is Refusal.UNKNOWN_AGENT
+    assert port.enter_agent("bob\x1b[2J") is Refusal.UNKNOWN_AGENT
     assert (port.selected, port.mode, port.focus.owner) == before
     assert port.notice == (
         "No pending questions from @bob. Agents asking now: @builder, @planner."

@@ -17,7 +17,7 @@ from asks.surfaces.elsewhere import QUESTION_CHARS, answer_lines
 
 def _ask(rig: Rig, call_id: str, text: str, source: str | None) -> QuestionRef:
     args = call(q(text, header="Canary", options=("Yes", "No")), blocking=False)
-    rig.host.agent_port.start_call_nowait(call_id, args, source=source)
+    rig.host.agent_port.start_call(call_id, args, source=source)
     return rig.ref(call_id)
 
 
@@ -45,7 +45,7 @@ def test_an_answer_in_the_panel_names_the_agent_the_question_and_the_answer(rig:
 def test_a_decline_names_the_agent(rig: Rig) -> None:
     ref = _ask(rig, "b1", "Deploy to canary now?", "builder")
     port = rig.host.surface_port
-    lines = _lines(rig, lambda: port.answer_from_nowait(ref.id, ref.incarnation, None, "panel"))
+    lines = _lines(rig, lambda: port.answer_from(ref.id, ref.incarnation, None, "panel"))
     assert lines == ["You declined builder: Deploy to canary now?"]
 
 
@@ -53,7 +53,7 @@ def test_an_answer_in_the_browser_says_where(rig: Rig) -> None:
     ref = _ask(rig, "b1", "Deploy to canary now?", "builder")
     port = rig.host.surface_port
     answer = Answer(AnswerKind.OPTION, (0,))
-    lines = _lines(rig, lambda: port.answer_from_nowait(ref.id, ref.incarnation, answer, "web"))
+    lines = _lines(rig, lambda: port.answer_from(ref.id, ref.incarnation, answer, "web"))
     assert lines == ["You answered builder in the browser: Deploy to canary now? → Yes"]
 
 
@@ -62,7 +62,7 @@ def test_the_line_is_one_sanitised_line_and_long_questions_are_cut(rig: Rig) -> 
     ref = _ask(rig, "b1", text, "builder")
     port = rig.host.surface_port
     custom = Answer(AnswerKind.CUSTOM, custom_text="no\nwait \x1b]0;title\x07" + "x" * 200)
-    [line] = _lines(rig, lambda: port.answer_from_nowait(ref.id, ref.incarnation, custom, "panel"))
+    [line] = _lines(rig, lambda: port.answer_from(ref.id, ref.incarnation, custom, "panel"))
     assert "\n" not in line and "\x1b" not in line and "\u202e" not in line and "\x07" not in line
     asked = line.removeprefix("You answered builder: ").split(" → ")[0]
     assert len(asked) == QUESTION_CHARS and asked.endswith("…"), asked
@@ -76,5 +76,5 @@ def test_the_sessions_own_agent_gets_no_line_for_a_panel_answer(rig: Rig) -> Non
     ref = _ask(rig, "o2", "Deploy to canary now?", None)
     port = rig.host.surface_port
     answer = Answer(AnswerKind.OPTION, (0,))
-    lines = _lines(rig, lambda: port.answer_from_nowait(ref.id, ref.incarnation, answer, "web"))
+    lines = _lines(rig, lambda: port.answer_from(ref.id, ref.incarnation, answer, "web"))
     assert lines == ["Canary answered in the browser: Yes"]

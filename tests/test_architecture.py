@@ -16,6 +16,10 @@
 * **The collector is the program's.** Library code never touches the process's garbage
   collector: only ``asks.cli`` imports :mod:`gc` or :mod:`asks.core.gcpause` (whose own
   ``import gc`` is the one exception), so an embedder's collector runs as the embedder set it.
+* **``_nowait`` means trio's.** A sync method named ``X_nowait`` is the twin of an ``async def X``
+  in the same class (``send_nowait``/``send``); every other sync method has a plain name. The
+  names from before that rule are class attributes made by :func:`asks.core.renamed.renamed`,
+  not ``def`` statements, so the check reads only definitions.
 * **File sizes are reported, not gated.** ``tools/sizes.py`` lists the long files for review
   (a line cap that failed the suite made files oscillate around it and turned main red);
   the test here only checks that the report reads the tree.
@@ -271,3 +275,39 @@ def test_asks_widgets_is_the_link_to_the_widgets_folder() -> None:
         "has a 10-byte file there): git config core.symlinks true && "
         "git checkout -- asks/widgets"
     )
+
+
+def nowait_without_twin(source: str) -> list[str]:
+    """``Class.method`` per ``def X_nowait`` in ``source`` whose class lacks ``async def X``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.ClassDef):
+            continue
+        asyncs = {item.name for item in node.body if isinstance(item, ast.AsyncFunctionDef)}
+        defs = [item.name for item in node.body if isinstance(item, ast.FunctionDef)]
+        found += [
+            f"{node.name}.{name}"
+            for name in defs
+            if name.endswith("_nowait") and name.removesuffix("_nowait") not in asyncs
+        ]
+    return found
+
+
+def test_nowait_names_only_the_sync_twin_of_an_async_method() -> None:
+    offenders = [
+        f"{path.relative_to(ROOT)}: {name}"
+        for path in source_files()
+        for name in nowait_without_twin(path.read_text(encoding="utf-8"))
+    ]
+    assert offenders == []
+
+
+def test_the_nowait_check_tells_a_twin_from_a_lone_suffix() -> None:
+    source = """
+class Channel:
+    async def send(self, value): ...
+    def send_nowait(self, value): ...
+    def close_nowait(self): ...
+    close_later_nowait = renamed(close, "close_later_nowait")
+"""
+    assert nowait_without_twin(source) == ["Channel.close_nowait"]

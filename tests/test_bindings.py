@@ -88,7 +88,7 @@ class Screen:
         past the typing guard), else right after the key before it."""
         if look:
             self.clock.jump(TYPING_GUARD + 0.1)
-            self.session.host.panel_port.settle_guard_nowait(trio.current_time())
+            self.session.host.panel_port.settle_guard(trio.current_time())
         self.repl.render(SIZE, focus=True)
         try:
             return self.repl.keypress(SIZE, key)
@@ -104,7 +104,7 @@ def ask(screen: Screen, *, blocking: bool, multi: bool = False, tall: bool = Fal
     if tall:  # taller than the panel's room: PgUp/PgDn have something to scroll
         question["context"] = "\n".join(f"line {n} of the context" for n in range(60))
     host = screen.session.host
-    host.agent_port.start_call_nowait(
+    host.agent_port.start_call(
         f"c{len(host.surface_port.projection.calls)}", call(question, blocking=blocking)
     )
 
@@ -136,7 +136,7 @@ async def prepare(
         if command is Command.CHAT_HISTORY_FORWARD:
             assert screen.repl.chat.keypress((SIZE[0],), "up") is None  # back to "/help"
         if command is Command.CHAT_INTERRUPT:  # Esc interrupts a running turn
-            screen.session.agent.send_nowait("go")
+            screen.session.agent.send("go")
             await trio.testing.wait_all_tasks_blocked()
         if command in (Command.CHAT_SCROLL_UP, Command.CHAT_SCROLL_DOWN):
             for n in range(80):  # a transcript taller than the screen
@@ -151,12 +151,12 @@ async def prepare(
     ask(screen, blocking=blocking, multi=multi, tall=paging)
     ask(screen, blocking=False)  # a second tab: next / previous tab have somewhere to go
     if not blocking:
-        assert host.panel_port.enter_panel_nowait() is None
+        assert host.panel_port.enter_panel() is None
     if context is Context.REPLY or command in (Command.PANEL_CLEAR_DRAFT,):
-        host.panel_port.set_cursor_nowait(4)  # Type something.
-        host.panel_port.set_custom_text_nowait("draft")
+        host.panel_port.set_cursor(4)  # Type something.
+        host.panel_port.set_custom_text("draft")
     if command is Command.PANEL_ROW_1:
-        host.panel_port.set_cursor_nowait(2)
+        host.panel_port.set_cursor(2)
     if paging:  # scroll the other way first, so the key under test has room to move
         screen.repl.render(SIZE, focus=True)
         other = "page down" if command is Command.PANEL_PAGE_UP else "page up"

@@ -184,8 +184,8 @@ def test_sigkill_host_loses_no_answer_and_delivers_each_once(tmp_path: Path) -> 
     journal, records = Journal.open(SID, data_dir=data_dir)
     with journal:
         host = QuestionHost(journal, records)
-        host.agent_port.turn_started_nowait()
-        while host.agent_port.take_feedback_nowait() is not None:
+        host.agent_port.turn_started()
+        while host.agent_port.take_feedback() is not None:
             pass
     resolved, receipts = refs_by_kind(read_records(SID, data_dir=data_dir))
     assert resolved and all(receipts[label] == 1 for label in resolved), "not exactly once"

@@ -90,7 +90,7 @@ async def crash_once(tmp_path: Path) -> Any:
     rig.agent.tools.append(Crasher())
     async with trio.open_nursery() as nursery:
         nursery.start_soon(rig.agent.run)
-        rig.agent.send_nowait("go")
+        rig.agent.send("go")
         await rig.until(lambda: rig.texts(EntryKind.ERROR))
         await rig.until(lambda: rig.agent.state is AgentState.IDLE)
         nursery.cancel_scope.cancel()

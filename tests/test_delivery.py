@@ -24,7 +24,7 @@ from asks.store.outbox import DeliveryMode, Feedback
 
 def drain(host: QuestionHost) -> list[Feedback]:
     taken = []
-    while (feedback := host.agent_port.take_feedback_nowait()) is not None:
+    while (feedback := host.agent_port.take_feedback()) is not None:
         taken.append(feedback)
     return taken
 
@@ -39,12 +39,12 @@ def assert_exactly_once(rig: Rig) -> None:
 
 def test_async_answer_while_running_is_steered_once_with_a_durable_receipt(rig: Rig) -> None:
     host = rig.host
-    host.agent_port.turn_started_nowait()
+    host.agent_port.turn_started()
     ref = rig.async_question("c1", "Which database?")
     rig.answer_option(ref, 0)
     assert host.statistics().saved_undelivered == 1
 
-    feedback = host.agent_port.take_feedback_nowait()
+    feedback = host.agent_port.take_feedback()
 
     assert feedback is not None
     assert feedback.mode is DeliveryMode.STEER
@@ -56,18 +56,18 @@ def test_async_answer_while_running_is_steered_once_with_a_durable_receipt(rig: 
     assert receipt.entry.delivered == (ref,)
     assert receipt.entry.text == feedback.text
     assert receipt.entry.mode == "steer"
-    assert host.agent_port.take_feedback_nowait() is None
+    assert host.agent_port.take_feedback() is None
     assert host.statistics().saved_undelivered == 0
     assert_exactly_once(rig)
 
 
 def test_feedback_whose_receipt_fails_stays_in_the_outbox(rig: Rig) -> None:
     host = rig.host
-    host.agent_port.turn_started_nowait()
+    host.agent_port.turn_started()
     ref = rig.async_question("c1", "Which database?")
     rig.answer_option(ref, 1)
     rig.ops.fail_next_append("feedback_delivered")
-    assert host.agent_port.take_feedback_nowait() is None  # not durable, so not handed out
+    assert host.agent_port.take_feedback() is None  # not durable, so not handed out
     assert host._state.outbox.refs() == (ref,)
     assert rig.lines_of("feedback_delivered") == []
     [feedback] = drain(host)
@@ -82,8 +82,8 @@ async def test_idle_agent_is_woken_when_an_answer_is_saved(rig: Rig) -> None:
 
     async def agent() -> None:
         await host.agent_port.wait_for_feedback()
-        taken.append(host.agent_port.take_feedback_nowait())  # the first thing the new turn does
-        host.agent_port.turn_started_nowait()
+        taken.append(host.agent_port.take_feedback())  # the first thing the new turn does
+        host.agent_port.turn_started()
 
     async def person() -> None:
         rig.answer_option(ref, 2)
@@ -92,7 +92,7 @@ async def test_idle_agent_is_woken_when_an_answer_is_saved(rig: Rig) -> None:
         nursery.start_soon(agent)
         await trio.testing.wait_all_tasks_blocked()
         assert taken == []
-        host.panel_port.enter_panel_nowait(ref.id)
+        host.panel_port.enter_panel(ref.id)
         rig.move_to(ref, 1)  # a draft is not a saved answer: no wake
         await trio.testing.wait_all_tasks_blocked()
         assert taken == []
@@ -105,7 +105,7 @@ async def test_idle_agent_is_woken_when_an_answer_is_saved(rig: Rig) -> None:
     assert 'answer "MySQL"' in feedback.text
     [receipt] = rig.lines_of("feedback_delivered")
     assert receipt["mode"] == "wake"
-    assert host.agent_port.take_feedback_nowait() is None
+    assert host.agent_port.take_feedback() is None
     assert_exactly_once(rig)
 
 
@@ -116,7 +116,7 @@ async def test_blocking_ask_answered_from_another_task_returns_the_answer(rig: R
     replies: list[object] = []
 
     async def agent() -> None:
-        host.agent_port.turn_started_nowait()
+        host.agent_port.turn_started()
         replies.append(await host.agent_port.ask("c1", call(q("Which database?"))))
 
     async def person() -> None:
@@ -140,7 +140,7 @@ async def test_blocking_ask_answered_from_another_task_returns_the_answer(rig: R
     assert detail["optionIndices"] == [2]
     assert detail["selected"] == ["MySQL"]
     assert outbox_seen == []
-    assert host.agent_port.take_feedback_nowait() is None
+    assert host.agent_port.take_feedback() is None
     assert rig.lines_of("feedback_delivered") == []
     [result] = rig.tool_results("c1")
     assert [r["id"] for r in result["delivered"]] == [ref.id]
@@ -152,17 +152,17 @@ def test_claimed_unit_goes_back_to_the_outbox_when_its_wait_ends_unanswered(
     rig: Rig, end: str
 ) -> None:
     host = rig.host
-    host.agent_port.turn_started_nowait()
+    host.agent_port.turn_started()
     saved = rig.async_question("c1", "Which database?")
     still_open = rig.async_question("c2", "Which cache?")
     rig.answer_option(saved, 0)
-    wait = rig.ask_nowait("c3", wait_on(saved.id, still_open.id))
+    wait = rig.start_call("c3", wait_on(saved.id, still_open.id))
     assert host._state.outbox.refs() == ()  # claimed by the wait
 
     if end == "interrupt":
-        host.agent_port.interrupt_nowait()
+        host.agent_port.interrupt()
     else:
-        host.panel_port.command_nowait(PanelCommand.DEFER, still_open)
+        host.panel_port.command(PanelCommand.DEFER, still_open)
 
     assert wait.done
     [result] = rig.tool_results("c3")
@@ -180,11 +180,11 @@ def test_a_saved_answer_claimed_by_a_live_wait_cannot_be_waited_on_again(rig: Ri
     first_open = rig.async_question("c2", "Which cache?")
     second_open = rig.async_question("c3", "Which queue?")
     rig.answer_option(saved, 0)
-    first = rig.ask_nowait("c4", wait_on(saved.id, first_open.id))
+    first = rig.start_call("c4", wait_on(saved.id, first_open.id))
     assert isinstance(first, Wait) and not first.done  # claims the saved answer
-    again = rig.ask_nowait("c5", wait_on(saved.id, second_open.id))
+    again = rig.start_call("c5", wait_on(saved.id, second_open.id))
     assert isinstance(again, ToolError) and again.code is ErrorCode.ALREADY_WAITING
-    web = rig.host.surface_port.answer_from_nowait(
+    web = rig.host.surface_port.answer_from(
         first_open.id, first_open.incarnation, Answer(AnswerKind.OPTION, (1,)), "web"
     )
     assert web is None and first.done
@@ -212,7 +212,7 @@ async def test_resume_redelivers_a_saved_answer_without_receipt_exactly_once(rig
 
     host = rig.crash_and_reopen()
     assert host._state.outbox.refs() == ()
-    assert host.agent_port.take_feedback_nowait() is None
+    assert host.agent_port.take_feedback() is None
     assert rig.receipts() == {ref: 1}
     assert_exactly_once(rig)
 
@@ -251,7 +251,7 @@ def test_resume_closes_a_dangling_blocking_call_as_interrupted(rig: Rig) -> None
 def _answer_while_tool_result_fails(rig: Rig) -> tuple[QuestionRef, object]:
     """A blocking wait is answered; the answer is saved but its tool_result append fails."""
     host = rig.host
-    host.agent_port.turn_started_nowait()
+    host.agent_port.turn_started()
     wait = rig.blocker("c1", q("Which database?"))
     ref = rig.ref("c1")
     rig.clock.past_guard()
@@ -285,14 +285,14 @@ def test_unwritten_tool_result_answer_arrives_once_as_feedback(rig: Rig) -> None
     assert result["outcome"] == "interrupted"
     assert result["delivered"] == []
     assert host._state.outbox.refs() == ()
-    assert host.agent_port.take_feedback_nowait() is None
+    assert host.agent_port.take_feedback() is None
     assert rig.receipts() == {ref: 1}
     assert_exactly_once(rig)
 
 
 async def test_unwritten_tool_result_then_crash_delivers_once_after_resume(rig: Rig) -> None:
     host = rig.host
-    host.agent_port.turn_started_nowait()
+    host.agent_port.turn_started()
     replies: list[object] = []
 
     async def agent() -> None:
@@ -320,7 +320,7 @@ async def test_unwritten_tool_result_then_crash_delivers_once_after_resume(rig: 
     [feedback] = drain(host)
     assert feedback.refs == (ref,)
     rig.crash_and_reopen()
-    assert rig.host.agent_port.take_feedback_nowait() is None
+    assert rig.host.agent_port.take_feedback() is None
     assert rig.receipts() == {ref: 1}
     assert_exactly_once(rig)
 
@@ -331,7 +331,7 @@ async def test_unwritten_tool_result_then_crash_delivers_once_after_resume(rig: 
 def test_receipts_never_name_a_unit_twice_across_every_scenario(rig: Rig) -> None:
     """One session living through all of the above, crashes included."""
     host = rig.host
-    host.agent_port.turn_started_nowait()
+    host.agent_port.turn_started()
     steered = rig.async_question("a1", "Which database?")
     rig.answer_option(steered, 0)
     drain(host)

@@ -689,7 +689,7 @@ _LISTED = re.compile(r"`((?:host|layer|journal|port)(?:\.\w+)*)`\s+\(((?:[^()]|\
 
 
 def test_the_methods_the_readme_lists_for_an_object_exist() -> None:
-    """``host.agent_port`` (``ask``, ``withdraw_nowait``, …): each listed name is an attribute
+    """``host.agent_port`` (``ask``, ``withdraw``, …): each listed name is an attribute
     of what the object resolves to."""
     objects, problems, seen = _objects(), [], 0
     text = (ROOT / "README.md").read_text(encoding="utf-8").replace("\n", " ")

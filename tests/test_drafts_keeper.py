@@ -46,7 +46,7 @@ def drafts_writes(rig: Rig) -> int:
 
 def type_into_reply(rig: Rig, layer: AsksLayer, ref: QuestionRef, text: str) -> None:
     """Enter the panel on ``ref``, arrow to ``Type something.`` and type ``text`` there."""
-    assert rig.host.panel_port.enter_panel_nowait(ref.id) is None
+    assert rig.host.panel_port.enter_panel(ref.id) is None
     rig.clock.past_guard()
     rig.move_to(ref, len(rig.host.surface_port.question(ref).spec.options))
     for char in text:
@@ -78,10 +78,10 @@ def test_a_kill_keeps_the_chat_line_and_a_half_written_answer(tmp_path: Path) ->
     )
     # Restoring saved and sent nothing: no journal line, nothing to deliver, still pending.
     assert rig.journal.next_seq == seq
-    assert host.agent_port.take_feedback_nowait() is None and host._state.is_pending(ref)
+    assert host.agent_port.take_feedback() is None and host._state.is_pending(ref)
     assert not rig.lines_of("resolved")
     # The restored draft is answered by the normal keys, and only then.
-    assert host.panel_port.enter_panel_nowait(ref.id) is None
+    assert host.panel_port.enter_panel(ref.id) is None
     rig.clock.past_guard()
     rig.press(PanelCommand.CONFIRM)
     (line,) = rig.lines_of("resolved")
@@ -93,16 +93,14 @@ def test_every_draft_field_and_staged_answers_come_back(tmp_path: Path) -> None:
     wait = rig.blocker("g1", q("First?", "One", multi=True), q("Second?", "Two"))
     first, second = wait.refs
     rig.clock.past_guard()
-    rig.host.panel_port.settle_guard_nowait(rig.clock())
-    rig.host.panel_port.command_nowait(PanelCommand.TOGGLE, first)  # check Postgres
-    rig.host.panel_port.set_notes_nowait("because", first)
-    rig.host.panel_port.command_nowait(
-        PanelCommand.CONFIRM, first
-    )  # Postgres on the cursor row: toggles
-    rig.host.panel_port.command_nowait(PanelCommand.TOGGLE, first)  # checked again
-    rig.host.panel_port.set_custom_text_nowait("and more", 4, first)
+    rig.host.panel_port.settle_guard(rig.clock())
+    rig.host.panel_port.command(PanelCommand.TOGGLE, first)  # check Postgres
+    rig.host.panel_port.set_notes("because", first)
+    rig.host.panel_port.command(PanelCommand.CONFIRM, first)  # Postgres on the cursor row: toggles
+    rig.host.panel_port.command(PanelCommand.TOGGLE, first)  # checked again
+    rig.host.panel_port.set_custom_text("and more", 4, first)
     rig.move_to(first, 4)  # Next: stages the answer
-    rig.host.panel_port.command_nowait(PanelCommand.CONFIRM, first)
+    rig.host.panel_port.command(PanelCommand.CONFIRM, first)
     rig.move_to(second, 1)
     before = {ref: rig.host.panel_port.draft(ref) for ref in wait.refs}
     assert before[first].staged == Answer(AnswerKind.MULTI, (0,), "and more", "because")
@@ -120,17 +118,14 @@ def test_answered_withdrawn_or_reasked_questions_drop_their_drafts(tmp_path: Pat
     answered = rig.async_question("c2", "Answered elsewhere?")
     withdrawn = rig.async_question("c3", "Withdrawn?")
     for ref in (kept, answered, withdrawn):
-        rig.host.panel_port.set_custom_text_nowait(f"typed for {ref.id}", None, ref)
+        rig.host.panel_port.set_custom_text(f"typed for {ref.id}", None, ref)
     assert rig.host.panel_port.drafts.save_now()
     host = rig.crash_and_reopen()
     # Another run (line mode, no keeper) answers one question and the agent withdraws one;
     # the drafts file still holds all three drafts.
     answer = Answer(AnswerKind.CUSTOM, (), "from line mode")
-    assert (
-        host.surface_port.answer_from_nowait(answered.id, answered.incarnation, answer, "line")
-        is None
-    )
-    assert host.agent_port.withdraw_nowait([withdrawn.id]).all_withdrawn
+    assert host.surface_port.answer_from(answered.id, answered.incarnation, answer, "line") is None
+    assert host.agent_port.withdraw([withdrawn.id]).all_withdrawn
     stale = QuestionRef(kept.id, kept.incarnation + 1)  # a draft of another incarnation
     file = DraftFile(host.panel_port.drafts.path, rig.journal.session_id)
     saved = file.load()
@@ -174,7 +169,7 @@ def test_an_unreadable_drafts_file_is_one_warning_and_no_drafts(tmp_path: Path) 
 def test_a_failed_write_is_one_notice_keeps_the_drafts_and_recovers(tmp_path: Path) -> None:
     rig = Rig.create(tmp_path)
     ref = rig.async_question("c1", "Which?")
-    rig.host.panel_port.set_custom_text_nowait("precious", None, ref)
+    rig.host.panel_port.set_custom_text("precious", None, ref)
     rig.ops.fail_replaces = 2
     assert not rig.host.panel_port.drafts.save_now()
     notice = "Drafts could not be saved to disk (No space left on device (injected)); they are "
@@ -182,7 +177,7 @@ def test_a_failed_write_is_one_notice_keeps_the_drafts_and_recovers(tmp_path: Pa
         notice
     )
     rig.host._state.keys.clear_notice()
-    rig.host.panel_port.set_custom_text_nowait("precious!", None, ref)
+    rig.host.panel_port.set_custom_text("precious!", None, ref)
     assert not rig.host.panel_port.drafts.save_now()
     assert rig.host.surface_port.notice is None  # one notice for the failure, not one per try
     assert rig.host.panel_port.draft(ref).custom_text == "precious!"  # kept in memory
@@ -190,7 +185,7 @@ def test_a_failed_write_is_one_notice_keeps_the_drafts_and_recovers(tmp_path: Pa
     assert rig.host.panel_port.drafts.save_now()  # the disk has room again
     assert drafts_on_disk(rig)["questions"][0]["draft"]["custom_text"] == "precious!"
     rig.ops.fail_replaces = 1
-    rig.host.panel_port.set_custom_text_nowait("again", None, ref)
+    rig.host.panel_port.set_custom_text("again", None, ref)
     assert not rig.host.panel_port.drafts.save_now()
     assert rig.host.surface_port.notice is not None and rig.host.surface_port.notice.startswith(
         notice
@@ -218,7 +213,7 @@ def test_a_chat_line_no_editor_took_is_kept_as_it_was(tmp_path: Path) -> None:
     host = rig.crash_and_reopen()
     layer = layer_for(host, rig, urwid.Filler(urwid.Text("not an editor")))
     assert layer.restore_drafts().chat is None
-    host.panel_port.set_cursor_nowait(2, ref)
+    host.panel_port.set_cursor(2, ref)
     assert host.panel_port.drafts.flush()
     assert drafts_on_disk(rig)["chat"] == {"text": "typed in asks", "caret": 5}
 
@@ -248,7 +243,7 @@ async def test_keys_do_no_io_and_the_debounce_writes_a_few_times(
         await trio.sleep(10)
         assert drafts_writes(rig) == chat_writes  # idle: nothing written
         # Panel drafts go the same way: 101 edits, a few writes.
-        assert rig.host.panel_port.enter_panel_nowait(ref.id) is None
+        assert rig.host.panel_port.enter_panel(ref.id) is None
         rig.clock.past_guard()
         for _ in range(101):
             layer.keypress(COLS, "down")
@@ -263,13 +258,11 @@ def test_a_new_incarnation_never_inherits_an_old_draft_after_resume(tmp_path: Pa
     rig = Rig.create(tmp_path)
     wait: Wait = rig.blocker("same-call", q("Old?"))
     old = wait.refs[0]
-    rig.host.panel_port.set_custom_text_nowait("for the old one", None, old)
+    rig.host.panel_port.set_custom_text("for the old one", None, old)
     assert rig.host.panel_port.drafts.save_now()
-    rig.host.surface_port.answer_from_nowait(
-        old.id, old.incarnation, None, "web"
-    )  # declined: closed
+    rig.host.surface_port.answer_from(old.id, old.incarnation, None, "web")  # declined: closed
     host = rig.crash_and_reopen()
-    started = host.agent_port.start_call_nowait("same-call", call(q("New?")))
+    started = host.agent_port.start_call("same-call", call(q("New?")))
     assert isinstance(started, Wait)
     new = started.refs[0]
     assert new.id == old.id and new.incarnation != old.incarnation

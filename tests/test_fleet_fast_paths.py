@@ -103,7 +103,7 @@ def test_changes_between_frames_rebuild_the_view_once(
     plain = layer.panel.refresh
     monkeypatch.setattr(layer.panel, "refresh", lambda: (refreshes.append(1), plain())[1])
     for n in range(5):  # agents ask between two frames: no key is being routed
-        rig.ask_nowait(f"c{n}", call(q(f"Question {n}?", f"Head{n}"), blocking=False))
+        rig.start_call(f"c{n}", call(q(f"Question {n}?", f"Head{n}"), blocking=False))
     assert refreshes == []  # nothing rebuilt yet
     drawn = _text(layer.render((WIDE,), focus=True))
     assert len(refreshes) == 1  # one rebuild for the five changes, before the frame
@@ -116,7 +116,7 @@ def test_a_change_made_by_a_key_is_in_the_view_at_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     rig, layer = _layer_over(tmp_path)
-    rig.ask_nowait("c1", call(q("First?", "One"), q("Second?", "Two"), blocking=False))
+    rig.start_call("c1", call(q("First?", "One"), q("Second?", "Two"), blocking=False))
     layer.render((WIDE,), focus=True)
     layer.keypress((WIDE,), "shift tab")  # into the panel
     refreshes = []
@@ -132,7 +132,7 @@ def test_the_tab_bar_reads_only_the_chips_it_shows(
 ) -> None:
     rig, layer = _layer_over(tmp_path)
     for n in range(60):
-        rig.ask_nowait(f"c{n}", call(q(f"Question {n}?", f"Head{n}"), blocking=False))
+        rig.start_call(f"c{n}", call(q(f"Question {n}?", f"Head{n}"), blocking=False))
     read: list[object] = []
     plain = layer.panel._chip_state
     monkeypatch.setattr(layer.panel, "_chip_state", lambda tab: (read.append(tab), plain(tab))[1])

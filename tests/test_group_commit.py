@@ -68,7 +68,7 @@ def test_an_async_call_saves_questions_and_result_with_one_fsync(tmp_path: Path)
     ops = CountingOps()
     rig.ops = ops
     rig.journal._ops = ops  # the rig's journal writes through the counting ops from here
-    reply = rig.host.agent_port.start_call_nowait("c1", call(q("Which?"), blocking=False))
+    reply = rig.host.agent_port.start_call("c1", call(q("Which?"), blocking=False))
     assert not isinstance(reply, ToolError)
     assert ops.fsyncs == 1
     assert [line["type"] for line in lines(rig.path)][-2:] == ["group_asked", "tool_result"]
@@ -80,10 +80,10 @@ def test_an_async_call_saves_questions_and_result_with_one_fsync(tmp_path: Path)
 def test_a_failed_async_call_creates_no_question(tmp_path: Path) -> None:
     rig = Rig.create(tmp_path)
     rig.ops.fail_next_append("tool_result")  # the batch's write holds both lines: it fails
-    reply = rig.host.agent_port.start_call_nowait("c1", call(q("Which?"), blocking=False))
+    reply = rig.host.agent_port.start_call("c1", call(q("Which?"), blocking=False))
     assert isinstance(reply, ToolError) and reply.code.value == "storage_failed"
     assert not rig.host.surface_port.projection.pending
     assert [line["type"] for line in lines(rig.path)].count("group_asked") == 0
-    again = rig.host.agent_port.start_call_nowait("c1", call(q("Which?"), blocking=False))
+    again = rig.host.agent_port.start_call("c1", call(q("Which?"), blocking=False))
     assert not isinstance(again, ToolError)  # the retry succeeds once the disk has room
     assert len(rig.host.surface_port.projection.pending) == 1

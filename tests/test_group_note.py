@@ -167,7 +167,7 @@ def test_an_old_journal_without_the_field_replays_with_no_note(tmp_path: Path) -
     journal, records = Journal.open(SESSION, data_dir=tmp_path)
     with journal:
         host = QuestionHost(journal, records)  # the dangling call gets its result
-        feedback = host.agent_port.take_feedback_nowait()
+        feedback = host.agent_port.take_feedback()
     assert feedback is not None and "User note" not in feedback.text
     assert '"a0"' in feedback.text and '"a1"' in feedback.text
 
@@ -188,13 +188,13 @@ def stage_both(rig: Rig) -> tuple[Wait, QuestionRef, QuestionRef]:
 def test_the_review_note_is_a_draft_until_review_submits_it_with_the_answers(rig: Rig) -> None:
     host = rig.host
     wait, first, _ = stage_both(rig)
-    host.panel_port.set_group_note_nowait(f"  {NOTE}\n")
-    host.panel_port.command_nowait(PanelCommand.PREV_TAB)  # a tab switch keeps it
-    host.panel_port.command_nowait(PanelCommand.NEXT_TAB)
+    host.panel_port.set_group_note(f"  {NOTE}\n")
+    host.panel_port.command(PanelCommand.PREV_TAB)  # a tab switch keeps it
+    host.panel_port.command(PanelCommand.NEXT_TAB)
     assert host.panel_port.group_note("c1") == f"  {NOTE}\n"
     assert rig.lines_of("resolved") == []  # nothing saved while it is a draft
 
-    host.panel_port.command_nowait(PanelCommand.CONFIRM, ReviewKey("c1"))
+    host.panel_port.command(PanelCommand.CONFIRM, ReviewKey("c1"))
 
     reply = envelope(wait)
     assert reply.outcome is Outcome.ANSWERED
@@ -211,9 +211,9 @@ def test_the_review_note_is_a_draft_until_review_submits_it_with_the_answers(rig
 def test_a_decline_from_the_wait_carries_the_review_note(rig: Rig) -> None:
     host = rig.host
     wait, _, _ = stage_both(rig)
-    host.panel_port.set_group_note_nowait("none of these apply")
-    host.panel_port.command_nowait(PanelCommand.DECLINE, ReviewKey("c1"))  # arms
-    host.panel_port.command_nowait(PanelCommand.DECLINE, ReviewKey("c1"))
+    host.panel_port.set_group_note("none of these apply")
+    host.panel_port.command(PanelCommand.DECLINE, ReviewKey("c1"))  # arms
+    host.panel_port.command(PanelCommand.DECLINE, ReviewKey("c1"))
     reply = envelope(wait)
     assert reply.outcome is Outcome.DECLINED
     assert "User note for all questions: none of these apply." in reply.text
@@ -224,10 +224,10 @@ def test_a_note_given_with_a_surface_answer_reaches_the_wait_result(rig: Rig) ->
     wait = rig.blocker("c1", q("Which database?"), q("Which cache?"))
     first, second = rig.ref("c1", 0), rig.ref("c1", 1)
     option = Answer(AnswerKind.OPTION, (0,))
-    assert host.surface_port.answer_from_nowait(first.id, first.incarnation, option, "web") is None
+    assert host.surface_port.answer_from(first.id, first.incarnation, option, "web") is None
     assert not wait.done
     assert (
-        host.surface_port.answer_from_nowait(
+        host.surface_port.answer_from(
             second.id, second.incarnation, option, "line", group_note=NOTE
         )
         is None
@@ -241,10 +241,8 @@ def test_an_async_answer_with_a_note_is_steered_in_with_it(rig: Rig) -> None:
     host = rig.host
     ref = rig.async_question("c1", "Which database?")
     option = Answer(AnswerKind.OPTION, (1,))
-    assert (
-        host.surface_port.answer_from_nowait(ref.id, ref.incarnation, option, "web", NOTE) is None
-    )
-    feedback = host.agent_port.take_feedback_nowait()
+    assert host.surface_port.answer_from(ref.id, ref.incarnation, option, "web", NOTE) is None
+    feedback = host.agent_port.take_feedback()
     assert feedback is not None
     assert feedback.text.endswith(f"User note for all of questions {ref.id}: {NOTE}")
     assert feedback_summary(
@@ -258,10 +256,10 @@ def test_after_a_crash_the_saved_answers_go_as_feedback_with_their_note(rig: Rig
     """Review submitted (the line is durable) but the process died before the tool result."""
     stage_both(rig)
     rig.ops.fail_next_append("tool_result")  # the resolved line is written, the result not
-    rig.host.panel_port.set_group_note_nowait(NOTE)
-    rig.host.panel_port.command_nowait(PanelCommand.CONFIRM, ReviewKey("c1"))
+    rig.host.panel_port.set_group_note(NOTE)
+    rig.host.panel_port.command(PanelCommand.CONFIRM, ReviewKey("c1"))
     assert [line.get("group_note") for line in rig.lines_of("resolved")] == [NOTE]
     host = rig.crash_and_reopen()
-    feedback = host.agent_port.take_feedback_nowait()
+    feedback = host.agent_port.take_feedback()
     assert feedback is not None
     assert NOTE in feedback.text and feedback.text.count("User note") == 1

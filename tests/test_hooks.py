@@ -34,7 +34,7 @@ SCRIPTS = Path(__file__).resolve().parent / "scripts"
 def pick(rig: Rig, call_id: str, option: int) -> None:
     ref = rig.ref(call_id)
     answer = Answer(AnswerKind.OPTION, (option,))
-    assert rig.host.surface_port.answer_from_nowait(ref.id, ref.incarnation, answer, "line") is None
+    assert rig.host.surface_port.answer_from(ref.id, ref.incarnation, answer, "line") is None
 
 
 # ---------------------------------------------------------------------------- in process
@@ -83,12 +83,12 @@ async def test_a_payload_names_the_agent_that_asked(rig: Rig, tmp_path: Path) ->
     kinds = [EventKind.QUESTION_ASKED, EventKind.ANSWER_SAVED, EventKind.WITHDRAWN]
     port = rig.host.surface_port
     async with hooks.running(port, SESSION, {k: hook(out) for k in kinds}, WAIT, print):
-        start = rig.host.agent_port.start_call_nowait
+        start = rig.host.agent_port.start_call
         start("b1", call(q("Deploy to canary now?"), blocking=False), source="builder")
         start("p1", call(q("Which port?"), blocking=False), source="planner")
         start("o1", call(q("Lint?"), blocking=False))
         pick(rig, "b1", 1)
-        assert rig.host.agent_port.withdraw_nowait([rig.ref("p1").id]).all_withdrawn
+        assert rig.host.agent_port.withdraw([rig.ref("p1").id]).all_withdrawn
         records = await hook_lines(out, 5)
     by_kind = [(r["env"], r["payload"]["agent"]) for r in records]
     assert by_kind == [
@@ -107,7 +107,7 @@ async def test_storage_failed_runs_its_hook(rig: Rig, tmp_path: Path) -> None:
         rig.blocker("c1", q("Pick a database?"))
         rig.ops.fail_next_append("resolved")
         ref = rig.ref("c1")
-        refused = rig.host.surface_port.answer_from_nowait(
+        refused = rig.host.surface_port.answer_from(
             ref.id, ref.incarnation, Answer(AnswerKind.OPTION, (0,)), "line"
         )
         assert refused is not None
@@ -147,7 +147,7 @@ async def test_a_failing_hook_is_reported_once_and_the_session_goes_on(
 
 
 def test_payload_serialises_every_event_kind(rig: Rig) -> None:
-    rig.host.agent_port.start_call_nowait("c1", call(q("Fine?"), blocking=False))
+    rig.host.agent_port.start_call("c1", call(q("Fine?"), blocking=False))
     ref = rig.ref("c1")
     port = rig.host.surface_port
     asked = hooks.payload(QuestionAsked("c1", (ref,), False, "planner"), SESSION, port)

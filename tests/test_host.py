@@ -35,16 +35,16 @@ def end_wait(rig: Rig, how: str, ref: QuestionRef) -> None:
     """End the live wait on ``ref`` without answering it."""
     host = rig.host
     if how == "defer":
-        host.panel_port.command_nowait(PanelCommand.DEFER, ref)
+        host.panel_port.command(PanelCommand.DEFER, ref)
     elif how == "decline":
-        host.panel_port.command_nowait(PanelCommand.DECLINE, ref)  # arms (Decline is confirmed)
-        host.panel_port.command_nowait(PanelCommand.DECLINE, ref)
+        host.panel_port.command(PanelCommand.DECLINE, ref)  # arms (Decline is confirmed)
+        host.panel_port.command(PanelCommand.DECLINE, ref)
     elif how == "withdraw":
-        assert host.agent_port.withdraw_nowait([ref.id]).all_withdrawn
+        assert host.agent_port.withdraw([ref.id]).all_withdrawn
     elif how == "interrupt":
-        host.agent_port.interrupt_nowait()
+        host.agent_port.interrupt()
     elif how == "detach":
-        host.detach_ui_nowait()
+        host.detach_ui()
     else:  # pragma: no cover
         raise AssertionError(how)
 
@@ -64,8 +64,8 @@ ENDINGS = {
 def test_rule1_chat_owns_focus_and_panel_is_refused_without_tabs(rig: Rig) -> None:
     host = rig.host
     assert host.panel_port.focus.owner is host.panel_port.focus.chat
-    assert host.panel_port.enter_panel_nowait() is Refusal.NO_QUESTIONS
-    assert host.panel_port.toggle_focus_nowait() is Refusal.NO_QUESTIONS
+    assert host.panel_port.enter_panel() is Refusal.NO_QUESTIONS
+    assert host.panel_port.toggle_focus() is Refusal.NO_QUESTIONS
     assert host.panel_port.focus.owner is host.panel_port.focus.chat
     assert host.statistics().focus_owner == "chat"
 
@@ -73,15 +73,15 @@ def test_rule1_chat_owns_focus_and_panel_is_refused_without_tabs(rig: Rig) -> No
 def test_rule1_panel_gives_focus_back_when_its_last_tab_goes(rig: Rig) -> None:
     host = rig.host
     ref = rig.async_question("c1", "Which database?")
-    assert host.panel_port.enter_panel_nowait() is None
+    assert host.panel_port.enter_panel() is None
     assert host.statistics().focus_owner == "panel"
     rig.answer_option(ref, 0)
     assert host.panel_port.tabs == ()
     assert host.panel_port.focus.owner is host.panel_port.focus.chat
 
     other = rig.async_question("c2", "Which cache?")
-    host.panel_port.enter_panel_nowait()
-    assert host.agent_port.withdraw_nowait([other.id]).all_withdrawn
+    host.panel_port.enter_panel()
+    assert host.agent_port.withdraw([other.id]).all_withdrawn
     assert host.panel_port.tabs == ()
     assert host.panel_port.focus.owner is host.panel_port.focus.chat
 
@@ -90,14 +90,14 @@ def test_rule1_owner_is_always_mounted(rig: Rig) -> None:
     host = rig.host
     editor = rig.give_focus(FocusTarget("notes-editor"))
     rig.async_question("c1", "Which database?")
-    host.panel_port.enter_panel_nowait()
+    host.panel_port.enter_panel()
     assert host.panel_port.focus.loan_origin is editor
-    host.panel_port.unmount_nowait(editor)
-    host.panel_port.toggle_focus_nowait()  # leave the panel: its origin is gone
+    host.panel_port.unmount(editor)
+    host.panel_port.toggle_focus()  # leave the panel: its origin is gone
     assert host.panel_port.focus.owner is host.panel_port.focus.chat
 
     other = rig.give_focus(FocusTarget("other-editor"))
-    host.panel_port.unmount_nowait(other)  # the focused editor goes away
+    host.panel_port.unmount(other)  # the focused editor goes away
     assert host.panel_port.focus.owner is host.panel_port.focus.chat
     assert host.panel_port.focus.owner in host.panel_port.focus.mounted
 
@@ -108,7 +108,7 @@ def test_rule1_owner_is_always_mounted(rig: Rig) -> None:
 def test_rule2_async_arrival_in_chat_moves_nothing(rig: Rig) -> None:
     host = rig.host
     first = rig.async_question("c1", "Which database?")
-    host.panel_port.toggle_collapse_nowait()
+    host.panel_port.toggle_collapse()
     route = host.panel_port.key_route(rig.clock())
     second = rig.async_question("c2", "Which cache?")
     assert host.panel_port.tabs == (first, second)
@@ -124,9 +124,9 @@ def test_rule2_async_arrival_while_typing_in_the_panel(rig: Rig) -> None:
     host = rig.host
     a = rig.async_question("c1", "Which database?")
     b = rig.async_question("c2", "Why that one?", options=None)
-    host.panel_port.enter_panel_nowait(b.id)
-    host.panel_port.set_custom_text_nowait("because it is")
-    host.panel_port.set_notes_nowait("half-written note")
+    host.panel_port.enter_panel(b.id)
+    host.panel_port.set_custom_text("because it is")
+    host.panel_port.set_notes("half-written note")
     rig.move_to(a, 2)
     drafts = {a: host.panel_port.draft(a), b: host.panel_port.draft(b)}
     route = host.panel_port.key_route(rig.clock())
@@ -141,7 +141,7 @@ def test_rule2_async_arrival_while_typing_in_the_panel(rig: Rig) -> None:
     assert {a: host.panel_port.draft(a), b: host.panel_port.draft(b)} == drafts
     assert host.panel_port.draft(c) == Draft()
     # the next keystroke still lands in the reply being typed
-    host.panel_port.set_custom_text_nowait("because it is fast")
+    host.panel_port.set_custom_text("because it is fast")
     assert host.panel_port.draft(b).custom_text == "because it is fast"
     assert host.panel_port.draft(c) == Draft()
 
@@ -152,7 +152,7 @@ def test_rule2_async_arrival_while_typing_in_the_panel(rig: Rig) -> None:
 def test_rule3_blocker_from_chat_claims_its_first_tab_expanded(rig: Rig) -> None:
     host = rig.host
     earlier = rig.async_question("c1", "Which queue?")
-    host.panel_port.toggle_collapse_nowait()
+    host.panel_port.toggle_collapse()
     assert host.panel_port.mode is PanelMode.COLLAPSED
     wait = rig.blocker("c2", q("Which database?"), q("Which cache?"))
     first = rig.ref("c2", 0)
@@ -168,14 +168,14 @@ def test_rule3_blocker_from_chat_claims_its_first_tab_expanded(rig: Rig) -> None
 def test_rule3_blocker_during_foreign_prompt_waits_then_claims(rig: Rig) -> None:
     host = rig.host
     prompt = FocusTarget("permission-prompt")
-    host.panel_port.begin_foreign_nowait(prompt)
+    host.panel_port.begin_foreign(prompt)
     wait = rig.blocker("c1", q("Proceed with the migration?"))
     ref = rig.ref("c1")
     assert host.panel_port.focus.owner is prompt
     assert host.panel_port.focus.claim_waiting is True
     assert host.panel_port.focus.claim is None
 
-    host.panel_port.end_foreign_nowait(prompt)
+    host.panel_port.end_foreign(prompt)
 
     assert host.panel_port.focus.panel_focused
     assert host.panel_port.focus.claim_waiting is False
@@ -190,13 +190,13 @@ def test_rule3_panel_is_never_given_focus_while_a_prompt_is_up(rig: Rig) -> None
     host = rig.host
     ref = rig.async_question("c1", "Which database?")
     prompt = FocusTarget("permission-prompt")
-    host.panel_port.begin_foreign_nowait(prompt)
+    host.panel_port.begin_foreign(prompt)
     rig.blocker("c2", q("Proceed?"))
 
-    assert host.panel_port.enter_panel_nowait() is Refusal.PROMPT_OPEN
+    assert host.panel_port.enter_panel() is Refusal.PROMPT_OPEN
     assert host.statistics().notice == "Finish the open prompt first."
-    assert host.panel_port.enter_panel_nowait(ref.id) is Refusal.PROMPT_OPEN
-    assert host.panel_port.toggle_focus_nowait() is Refusal.PROMPT_OPEN
+    assert host.panel_port.enter_panel(ref.id) is Refusal.PROMPT_OPEN
+    assert host.panel_port.toggle_focus() is Refusal.PROMPT_OPEN
     assert host.panel_port.focus.owner is prompt
     assert not host.panel_port.focus.panel_focused
 
@@ -213,9 +213,9 @@ def _async_then_blocker(rig: Rig) -> tuple[QuestionRef, QuestionRef, Wait]:
 def test_rule4_esc_on_async_tab_selects_a_required_tab(rig: Rig) -> None:
     host = rig.host
     a, b, wait = _async_then_blocker(rig)
-    host.panel_port.command_nowait(PanelCommand.PREV_TAB)
+    host.panel_port.command(PanelCommand.PREV_TAB)
     assert host.panel_port.selected == a
-    host.panel_port.command_nowait(PanelCommand.PAUSE)
+    host.panel_port.command(PanelCommand.PAUSE)
     assert host.panel_port.selected == b
     assert host.panel_port.focus.panel_focused
     assert host.panel_port.mode is PanelMode.EXPANDED
@@ -225,7 +225,7 @@ def test_rule4_esc_on_async_tab_selects_a_required_tab(rig: Rig) -> None:
 def test_rule4_esc_on_required_tab_stays_with_notice_and_declines_nothing(rig: Rig) -> None:
     host = rig.host
     _, b, wait = _async_then_blocker(rig)
-    host.panel_port.command_nowait(PanelCommand.PAUSE)
+    host.panel_port.command(PanelCommand.PAUSE)
     notice = host.statistics().notice
     assert notice is not None
     assert "This question is required" in notice
@@ -240,11 +240,11 @@ def test_rule4_esc_on_required_tab_stays_with_notice_and_declines_nothing(rig: R
 def test_rule4_collapse_is_refused_while_a_blocker_is_pending(rig: Rig) -> None:
     host = rig.host
     _, b, wait = _async_then_blocker(rig)
-    host.panel_port.command_nowait(PanelCommand.COLLAPSE)
+    host.panel_port.command(PanelCommand.COLLAPSE)
     notice = host.statistics().notice
     assert notice is not None
     assert "cannot be collapsed" in notice
-    assert host.panel_port.toggle_collapse_nowait() is Refusal.BLOCKER_WAITING
+    assert host.panel_port.toggle_collapse() is Refusal.BLOCKER_WAITING
     assert host.surface_port.notice == notice
     assert host.panel_port.mode is PanelMode.EXPANDED
     assert host.panel_port.focus.panel_focused
@@ -264,13 +264,13 @@ def test_rule4_focus_toggle_cycles_required_tabs_never_to_chat(rig: Rig) -> None
 
     seen = []
     for _ in range(5):
-        assert host.panel_port.toggle_focus_nowait() is None
+        assert host.panel_port.toggle_focus() is None
         assert host.panel_port.focus.panel_focused
         seen.append(host.panel_port.selected)
     assert seen == [b2, b3, review, b1, b2]
 
-    host.panel_port.enter_panel_nowait(a.id)  # /asks on the async tab, then the toggle
-    host.panel_port.toggle_focus_nowait()
+    host.panel_port.enter_panel(a.id)  # /asks on the async tab, then the toggle
+    host.panel_port.toggle_focus()
     assert host.panel_port.selected == b1
     assert host.panel_port.focus.panel_focused
 
@@ -282,7 +282,7 @@ def test_rule5_answering_last_blocker_returns_to_the_async_tab_it_came_from(rig:
     host = rig.host
     rig.async_question("c1", "Which queue?")
     came_from = rig.async_question("c2", "Which cache?")
-    host.panel_port.enter_panel_nowait(came_from.id)
+    host.panel_port.enter_panel(came_from.id)
     wait = rig.blocker("c3", q("Which database?"))
     b = rig.ref("c3")
     assert (
@@ -292,7 +292,7 @@ def test_rule5_answering_last_blocker_returns_to_the_async_tab_it_came_from(rig:
     assert host.panel_port.focus.claim.prior_tab == came_from
 
     rig.clock.past_guard()
-    assert host.panel_port.settle_guard_nowait(rig.clock())
+    assert host.panel_port.settle_guard(rig.clock())
     assert host.panel_port.selected == b  # the claim took the keys: the required tab is shown
     rig.answer_option(b, 1)
 
@@ -300,7 +300,7 @@ def test_rule5_answering_last_blocker_returns_to_the_async_tab_it_came_from(rig:
     assert host.panel_port.focus.panel_focused
     assert host.panel_port.selected == came_from  # not the first tab ("Which queue?")
     assert host.panel_port.focus.claim is None
-    host.panel_port.toggle_focus_nowait()  # the loan was from chat
+    host.panel_port.toggle_focus()  # the loan was from chat
     assert host.panel_port.focus.owner is host.panel_port.focus.chat
 
 
@@ -325,7 +325,7 @@ def test_rule5_prior_tab_answered_meanwhile_returns_to_the_origin(rig: Rig) -> N
     host = rig.host
     other = rig.async_question("c1", "Which queue?")
     came_from = rig.async_question("c2", "Which cache?")
-    host.panel_port.enter_panel_nowait(came_from.id)
+    host.panel_port.enter_panel(came_from.id)
     wait = rig.blocker("c3", q("Which database?"))
     rig.clock.past_guard()
     rig.answer_option(came_from, 0)  # the person answers the async tab first
@@ -391,7 +391,7 @@ def test_rule6_origin_unmounted_meanwhile_falls_back_to_chat(rig: Rig, how: str)
     host = rig.host
     editor = rig.give_focus(FocusTarget("notes-editor"))
     wait = rig.blocker("c1", q("Which database?"))
-    host.panel_port.unmount_nowait(editor)
+    host.panel_port.unmount(editor)
     assert host.panel_port.focus.panel_focused
 
     end_wait(rig, how, rig.ref("c1"))
@@ -405,10 +405,10 @@ def test_rule6_prior_tab_restored_when_the_panel_had_focus(rig: Rig, how: str) -
     host = rig.host
     rig.async_question("c1", "Which queue?")
     came_from = rig.async_question("c2", "Which cache?")
-    host.panel_port.enter_panel_nowait(came_from.id)
+    host.panel_port.enter_panel(came_from.id)
     wait = rig.blocker("c3", q("Which database?"))
     rig.clock.past_guard()
-    host.panel_port.settle_guard_nowait(rig.clock())
+    host.panel_port.settle_guard(rig.clock())
     assert host.panel_port.selected == rig.ref("c3")
 
     end_wait(rig, how, rig.ref("c3"))
@@ -448,11 +448,11 @@ def test_rule6_interrupt_under_a_foreign_prompt_returns_to_origin_after_it(rig: 
     editor = rig.give_focus(FocusTarget("notes-editor"))
     wait = rig.blocker("c1", q("Which database?"))
     prompt = FocusTarget("permission-prompt")
-    host.panel_port.begin_foreign_nowait(prompt)  # covers the claimed panel
-    host.agent_port.interrupt_nowait()
+    host.panel_port.begin_foreign(prompt)  # covers the claimed panel
+    host.agent_port.interrupt()
     assert envelope(wait).outcome is Outcome.INTERRUPTED
     assert host.panel_port.focus.owner is prompt
-    host.panel_port.end_foreign_nowait(prompt)
+    host.panel_port.end_foreign(prompt)
     assert host.panel_port.focus.owner is editor
 
 
@@ -461,12 +461,12 @@ def test_collapse_at_a_prompt_over_the_panel_returns_the_keys_to_the_origin(rig:
     host = rig.host
     editor = rig.give_focus(FocusTarget("notes-editor"))
     rig.async_question("c1", "Which database?")
-    assert host.panel_port.enter_panel_nowait() is None
+    assert host.panel_port.enter_panel() is None
     prompt = FocusTarget("permission-prompt")
-    host.panel_port.begin_foreign_nowait(prompt)
-    assert host.panel_port.toggle_collapse_nowait() is None
+    host.panel_port.begin_foreign(prompt)
+    assert host.panel_port.toggle_collapse() is None
     assert host.panel_port.mode is PanelMode.COLLAPSED
-    host.panel_port.end_foreign_nowait(prompt)
+    host.panel_port.end_foreign(prompt)
     assert host.panel_port.focus.owner is editor
     assert not host.panel_port.focus.keys_to_panel
 
@@ -475,8 +475,8 @@ def test_an_unmounted_prompt_returns_the_keys_to_its_origin(rig: Rig) -> None:
     host = rig.host
     editor = rig.give_focus(FocusTarget("notes-editor"))
     prompt = FocusTarget("permission-prompt")
-    host.panel_port.begin_foreign_nowait(prompt)
-    host.panel_port.unmount_nowait(prompt)
+    host.panel_port.begin_foreign(prompt)
+    host.panel_port.unmount(prompt)
     assert host.panel_port.focus.owner is editor
     assert not host.panel_port.focus.foreign_active
 
@@ -505,13 +505,13 @@ def test_rule7_quiet_interval_engages_the_claim_without_a_key(rig: Rig) -> None:
     claimed_at = rig.clock()
     rig.blocker("c1", q("Which database?"))
     assert host.panel_port.guard_deadline() == claimed_at + TYPING_GUARD
-    assert not host.panel_port.settle_guard_nowait(claimed_at + TYPING_GUARD / 2)
+    assert not host.panel_port.settle_guard(claimed_at + TYPING_GUARD / 2)
     assert (
         host.panel_port.key_route(claimed_at + TYPING_GUARD / 2).target
         is host.panel_port.focus.chat
     )
     assert host.panel_port.guard_deadline() == claimed_at + 1.5 * TYPING_GUARD  # pushed by the key
-    assert host.panel_port.settle_guard_nowait(claimed_at + 1.5 * TYPING_GUARD)
+    assert host.panel_port.settle_guard(claimed_at + 1.5 * TYPING_GUARD)
     assert host.panel_port.guard_deadline() is None
     assert (
         host.panel_port.key_route(claimed_at + 1.5 * TYPING_GUARD + 0.01).target
@@ -522,7 +522,7 @@ def test_rule7_quiet_interval_engages_the_claim_without_a_key(rig: Rig) -> None:
 def test_rule7_stray_enter_aimed_at_prior_tab_does_not_answer_the_blocker(rig: Rig) -> None:
     host = rig.host
     aimed = rig.async_question("c1", "Which cache?")
-    host.panel_port.enter_panel_nowait(aimed.id)
+    host.panel_port.enter_panel(aimed.id)
     rig.move_to(aimed, 1)
     wait = rig.blocker("c2", q("Which database?"))
     b = rig.ref("c2")
@@ -553,11 +553,11 @@ def test_rule7_stray_enter_from_chat_is_routed_to_chat(rig: Rig) -> None:
 def test_rule7_guard_starts_when_a_waiting_claim_is_made(rig: Rig) -> None:
     host = rig.host
     prompt = FocusTarget("permission-prompt")
-    host.panel_port.begin_foreign_nowait(prompt)
+    host.panel_port.begin_foreign(prompt)
     rig.blocker("c1", q("Which database?"))
     rig.clock.advance(10.0)
     claimed_at = rig.clock()
-    host.panel_port.end_foreign_nowait(prompt)
+    host.panel_port.end_foreign(prompt)
     assert host.panel_port.focus.panel_focused
     assert host.panel_port.key_route(claimed_at + 0.1).target is host.panel_port.focus.chat
     assert host.panel_port.key_route(claimed_at + 0.1 + TYPING_GUARD + 0.01) == Route(
@@ -574,9 +574,9 @@ def test_rule8_drafts_survive_pause_collapse_arrival_switch_toggle_and_prompts(
     host = rig.host
     a = rig.async_question("c1", "Why that database?", options=None)
     b = rig.async_question("c2", "Which cache?")
-    host.panel_port.enter_panel_nowait(a.id)
-    host.panel_port.set_custom_text_nowait("because it is faster", caret=7)
-    host.panel_port.set_notes_nowait("benchmarks attached")
+    host.panel_port.enter_panel(a.id)
+    host.panel_port.set_custom_text("because it is faster", caret=7)
+    host.panel_port.set_notes("benchmarks attached")
     rig.move_to(b, 2)
     kept = {a: host.panel_port.draft(a), b: host.panel_port.draft(b)}
     assert kept[a] == Draft(
@@ -588,37 +588,35 @@ def test_rule8_drafts_survive_pause_collapse_arrival_switch_toggle_and_prompts(
             f"draft lost by {step}"
         )
 
-    host.panel_port.command_nowait(PanelCommand.PAUSE)
+    host.panel_port.command(PanelCommand.PAUSE)
     assert host.panel_port.mode is PanelMode.PAUSED
     assert host.panel_port.focus.owner is host.panel_port.focus.chat
     assert a in host.surface_port.projection.pending  # Esc never declines
     unchanged("pause")
-    host.panel_port.enter_panel_nowait()
-    host.panel_port.command_nowait(PanelCommand.COLLAPSE)
+    host.panel_port.enter_panel()
+    host.panel_port.command(PanelCommand.COLLAPSE)
     assert host.panel_port.mode is PanelMode.COLLAPSED
     unchanged("collapse")
-    host.panel_port.toggle_collapse_nowait()
+    host.panel_port.toggle_collapse()
     rig.async_question("c3", "Which queue?")
     unchanged("arrival")
-    host.panel_port.enter_panel_nowait()
+    host.panel_port.enter_panel()
     for command in (PanelCommand.NEXT_TAB, PanelCommand.NEXT_TAB, PanelCommand.PREV_TAB):
-        host.panel_port.command_nowait(command)
+        host.panel_port.command(command)
     unchanged("tab switches")
-    host.panel_port.toggle_focus_nowait()
-    host.panel_port.toggle_focus_nowait()
+    host.panel_port.toggle_focus()
+    host.panel_port.toggle_focus()
     unchanged("focus toggles")
     prompt = FocusTarget("permission-prompt")
-    host.panel_port.begin_foreign_nowait(prompt)
-    host.panel_port.end_foreign_nowait(prompt)
+    host.panel_port.begin_foreign(prompt)
+    host.panel_port.end_foreign(prompt)
     unchanged("a foreign prompt")
     rig.blocker("c4", q("Which region?"))
     rig.clock.past_guard()
-    host.panel_port.settle_guard_nowait(
-        rig.clock()
-    )  # the claim takes the keys: "Which region?" shows
-    host.panel_port.set_custom_text_nowait("eu-west")
+    host.panel_port.settle_guard(rig.clock())  # the claim takes the keys: "Which region?" shows
+    host.panel_port.set_custom_text("eu-west")
     blocker_draft = host.panel_port.draft(rig.ref("c4"))
-    host.panel_port.command_nowait(PanelCommand.DEFER)
+    host.panel_port.command(PanelCommand.DEFER)
     unchanged("a blocker and its deferral")
     assert host.panel_port.draft(rig.ref("c4")) == blocker_draft
 
@@ -627,13 +625,13 @@ def test_rule8_clear_draft_clears_only_the_selected_tab(rig: Rig) -> None:
     host = rig.host
     a = rig.async_question("c1", "Why?", options=None)
     b = rig.async_question("c2", "Why not?", options=None)
-    host.panel_port.enter_panel_nowait(b.id)
-    host.panel_port.set_custom_text_nowait("keep this")
-    host.panel_port.enter_panel_nowait(a.id)
-    host.panel_port.set_custom_text_nowait("drop this")
-    host.panel_port.set_notes_nowait("and this")
-    host.panel_port.command_nowait(PanelCommand.CLEAR_DRAFT)  # arms
-    host.panel_port.command_nowait(PanelCommand.CLEAR_DRAFT)
+    host.panel_port.enter_panel(b.id)
+    host.panel_port.set_custom_text("keep this")
+    host.panel_port.enter_panel(a.id)
+    host.panel_port.set_custom_text("drop this")
+    host.panel_port.set_notes("and this")
+    host.panel_port.command(PanelCommand.CLEAR_DRAFT)  # arms
+    host.panel_port.command(PanelCommand.CLEAR_DRAFT)
     assert host.panel_port.draft(a) == Draft()
     assert host.panel_port.draft(b).custom_text == "keep this"
     assert a in host.surface_port.projection.pending
@@ -642,14 +640,14 @@ def test_rule8_clear_draft_clears_only_the_selected_tab(rig: Rig) -> None:
 def test_rule8_new_incarnation_does_not_inherit_the_old_draft(rig: Rig) -> None:
     host = rig.host
     old = rig.async_question("c1", "Which database?")
-    host.panel_port.enter_panel_nowait(old.id)
-    host.panel_port.set_custom_text_nowait("old words")
-    host.panel_port.set_notes_nowait("old notes")
+    host.panel_port.enter_panel(old.id)
+    host.panel_port.set_custom_text("old words")
+    host.panel_port.set_notes("old notes")
     rig.move_to(old, 2)
-    assert host.agent_port.withdraw_nowait([old.id]).all_withdrawn
+    assert host.agent_port.withdraw([old.id]).all_withdrawn
     assert host.panel_port.draft(old) == Draft()  # withdrawn: its draft is dropped
 
-    reply = rig.ask_nowait("c1", call(q("Which cache?"), blocking=False))
+    reply = rig.start_call("c1", call(q("Which cache?"), blocking=False))
 
     assert isinstance(reply, ResultEnvelope)
     assert reply.outcome is Outcome.QUEUED
@@ -707,8 +705,8 @@ def test_free_text_needs_text_then_saves_it_with_notes(rig: Rig) -> None:
     assert not wait.done
     assert ref in host.surface_port.projection.pending
 
-    host.panel_port.set_custom_text_nowait("  ledger-api  ")
-    host.panel_port.set_notes_nowait("short and clear")
+    host.panel_port.set_custom_text("  ledger-api  ")
+    host.panel_port.set_notes("short and clear")
     rig.press(PanelCommand.CONFIRM)  # handed keys: the claim put the keys in this editor, so …
     assert not wait.done and host.panel_port.armed is PanelCommand.CONFIRM  # … Enter asks once
     rig.press(PanelCommand.CONFIRM)
@@ -771,7 +769,7 @@ def test_multi_question_group_stages_answers_until_review(rig: Rig) -> None:
     assert host.panel_port.is_required(review)
     rig.clock.past_guard()
 
-    host.panel_port.command_nowait(PanelCommand.CONFIRM, review)
+    host.panel_port.command(PanelCommand.CONFIRM, review)
     assert host.statistics().notice == "Answer at least one question first, or Decline or Defer."
     assert not wait.done
 
@@ -803,7 +801,7 @@ def test_partial_submit_leaves_the_rest_pending_then_answered_as_feedback(rig: R
     first, second, third = (rig.ref("c1", i) for i in range(3))
     rig.clock.past_guard()
     rig.answer_option(first, 0)
-    host.panel_port.command_nowait(PanelCommand.CONFIRM, ReviewKey("c1"))
+    host.panel_port.command(PanelCommand.CONFIRM, ReviewKey("c1"))
 
     reply = envelope(wait)
     assert reply.outcome is Outcome.PARTIAL
@@ -821,7 +819,7 @@ def test_partial_submit_leaves_the_rest_pending_then_answered_as_feedback(rig: R
 
     rig.answer_option(second, 1)
     assert host._state.outbox.refs() == (second,)
-    feedback = host.agent_port.take_feedback_nowait()
+    feedback = host.agent_port.take_feedback()
     assert feedback is not None
     assert feedback.refs == (second,)
     assert second.id in feedback.text
@@ -835,8 +833,8 @@ def test_decline_on_a_required_tab_declines_the_whole_wait(rig: Rig) -> None:
     d, c = rig.ref("c1", 0), rig.ref("c1", 1)
     rig.clock.past_guard()
     rig.answer_option(d, 0)  # staged, not saved
-    host.panel_port.command_nowait(PanelCommand.DECLINE, c)  # arms
-    host.panel_port.command_nowait(PanelCommand.DECLINE, c)
+    host.panel_port.command(PanelCommand.DECLINE, c)  # arms
+    host.panel_port.command(PanelCommand.DECLINE, c)
 
     reply = envelope(wait)
     assert reply.outcome is Outcome.DECLINED
@@ -853,8 +851,8 @@ def test_decline_on_a_required_tab_declines_the_whole_wait(rig: Rig) -> None:
 def test_esc_never_declines_an_async_question(rig: Rig) -> None:
     host = rig.host
     ref = rig.async_question("c1", "Which database?")
-    host.panel_port.enter_panel_nowait()
-    host.panel_port.command_nowait(PanelCommand.PAUSE)
+    host.panel_port.enter_panel()
+    host.panel_port.command(PanelCommand.PAUSE)
     assert host.panel_port.mode is PanelMode.PAUSED
     assert host.panel_port.focus.owner is host.panel_port.focus.chat
     assert ref in host.surface_port.projection.pending
@@ -865,14 +863,14 @@ def test_decline_on_an_async_tab_declines_only_that_question(rig: Rig) -> None:
     host = rig.host
     a = rig.async_question("c1", "Which database?")
     b = rig.async_question("c2", "Which cache?")
-    host.panel_port.enter_panel_nowait(a.id)
-    host.panel_port.command_nowait(PanelCommand.DECLINE)  # arms
-    host.panel_port.command_nowait(PanelCommand.DECLINE)
+    host.panel_port.enter_panel(a.id)
+    host.panel_port.command(PanelCommand.DECLINE)  # arms
+    host.panel_port.command(PanelCommand.DECLINE)
 
     assert host.surface_port.projection.by_ref[a].status is QuestionStatus.DECLINED
     assert list(host.surface_port.projection.pending) == [b]
     assert host._state.outbox.refs() == (a,)
-    feedback = host.agent_port.take_feedback_nowait()
+    feedback = host.agent_port.take_feedback()
     assert feedback is not None
     assert f'Question {a.id} "Which database?": the user declined to answer.' in feedback.text
 
@@ -896,7 +894,7 @@ def test_defer_ends_the_wait_and_a_later_answer_comes_as_feedback(rig: Rig) -> N
 
     rig.answer_option(ref, 2)
     assert host._state.outbox.refs() == (ref,)
-    feedback = host.agent_port.take_feedback_nowait()
+    feedback = host.agent_port.take_feedback()
     assert feedback is not None
     assert feedback.refs == (ref,)
     assert 'answer "MySQL"' in feedback.text
@@ -907,8 +905,8 @@ def test_defer_ends_the_wait_and_a_later_answer_comes_as_feedback(rig: Rig) -> N
 def test_defer_on_an_async_tab_is_refused_with_a_notice(rig: Rig) -> None:
     host = rig.host
     ref = rig.async_question("c1", "Which database?")
-    host.panel_port.enter_panel_nowait()
-    host.panel_port.command_nowait(PanelCommand.DEFER)
+    host.panel_port.enter_panel()
+    host.panel_port.command(PanelCommand.DEFER)
     assert host.statistics().notice == "This question is not blocking; it simply stays pending."
     assert ref in host.surface_port.projection.pending
 
@@ -920,8 +918,8 @@ def test_slash_asks_id_selects_that_tab_and_expands(rig: Rig) -> None:
     host = rig.host
     rig.async_question("c1", "Which database?")
     b = rig.async_question("c2", "Which cache?")
-    host.panel_port.toggle_collapse_nowait()
-    assert host.panel_port.enter_panel_nowait(b.id) is None
+    host.panel_port.toggle_collapse()
+    assert host.panel_port.enter_panel(b.id) is None
     assert host.panel_port.selected == b
     assert host.panel_port.focus.panel_focused
     assert host.panel_port.mode is PanelMode.EXPANDED
@@ -932,9 +930,9 @@ def test_slash_asks_unknown_id_gives_a_notice(rig: Rig) -> None:
     a = rig.async_question("c1", "Which database?")
     answered = rig.async_question("c2", "Which cache?")
     rig.answer_option(answered, 0)
-    assert host.panel_port.enter_panel_nowait("q-0000000000") is Refusal.UNKNOWN_QUESTION
+    assert host.panel_port.enter_panel("q-0000000000") is Refusal.UNKNOWN_QUESTION
     assert host.surface_port.notice == "No pending question with id q-0000000000."
-    assert host.panel_port.enter_panel_nowait(answered.id) is Refusal.UNKNOWN_QUESTION
+    assert host.panel_port.enter_panel(answered.id) is Refusal.UNKNOWN_QUESTION
     assert host.panel_port.focus.owner is host.panel_port.focus.chat
     assert host.panel_port.selected == a
 
@@ -945,20 +943,20 @@ def test_slash_asks_unknown_id_gives_a_notice(rig: Rig) -> None:
 def test_retry_while_pending_returns_the_same_wait(rig: Rig) -> None:
     args = call(q("Which database?"))
     wait = rig.blocker("c1", q("Which database?"))
-    assert rig.ask_nowait("c1", args) is wait
+    assert rig.start_call("c1", args) is wait
     assert len(rig.lines_of("group_asked")) == 1
     assert len(rig.host.panel_port.tabs) == 1
 
 
 def test_retry_after_the_result_returns_an_equivalent_envelope(rig: Rig) -> None:
     queued_args = call(q("Which queue?"), blocking=False)
-    queued = rig.ask_nowait("c1", queued_args)
+    queued = rig.start_call("c1", queued_args)
     assert isinstance(queued, ResultEnvelope)
-    assert rig.ask_nowait("c1", queued_args) == queued
+    assert rig.start_call("c1", queued_args) == queued
 
     deferred = rig.blocker("c2", q("Which database?"))
-    rig.host.panel_port.command_nowait(PanelCommand.DEFER, rig.ref("c2"))
-    assert rig.ask_nowait("c2", call(q("Which database?"))) == deferred.reply
+    rig.host.panel_port.command(PanelCommand.DEFER, rig.ref("c2"))
+    assert rig.start_call("c2", call(q("Which database?"))) == deferred.reply
 
     assert len(rig.lines_of("group_asked")) == 2
     assert len(rig.tool_results("c1")) == len(rig.tool_results("c2")) == 1
@@ -970,7 +968,7 @@ def test_retry_after_the_answer_was_delivered_is_already_received(rig: Rig) -> N
     rig.answer_option(rig.ref("c1"), 0)
     assert envelope(wait).outcome is Outcome.ANSWERED
 
-    again = rig.ask_nowait("c1", call(q("Which database?")))
+    again = rig.start_call("c1", call(q("Which database?")))
 
     assert isinstance(again, ResultEnvelope)
     assert again.outcome is Outcome.ALREADY_RECEIVED
@@ -981,7 +979,7 @@ def test_retry_after_the_answer_was_delivered_is_already_received(rig: Rig) -> N
 
 def test_retry_with_different_args_while_async_pending_is_call_conflict(rig: Rig) -> None:
     ref = rig.async_question("c1", "Which database?")
-    reply = rig.ask_nowait("c1", call(q("Which cache?"), blocking=False))
+    reply = rig.start_call("c1", call(q("Which cache?"), blocking=False))
     assert isinstance(reply, ToolError)
     assert reply.code is ErrorCode.CALL_CONFLICT
     # which earlier call holds the id (its question, when), not "this conversation"
@@ -993,7 +991,7 @@ def test_retry_with_different_args_while_async_pending_is_call_conflict(rig: Rig
 
 def test_retry_with_different_args_while_wait_live_is_call_conflict(rig: Rig) -> None:
     wait = rig.blocker("c1", q("Which database?"))
-    reply = rig.ask_nowait("c1", call(q("Which cache?")))
+    reply = rig.start_call("c1", call(q("Which cache?")))
     assert isinstance(reply, ToolError), f"expected call_conflict, got {reply!r}"
     assert reply.code is ErrorCode.CALL_CONFLICT
     assert not wait.done
@@ -1005,9 +1003,9 @@ def test_retry_with_different_args_while_wait_live_is_call_conflict(rig: Rig) ->
 
 def test_promote_unknown_or_withdrawn_id_is_unknown_question(rig: Rig) -> None:
     gone = rig.async_question("c1", "Which database?")
-    rig.host.agent_port.withdraw_nowait([gone.id])
+    rig.host.agent_port.withdraw([gone.id])
     for call_id, qid in (("c2", "q-0000000000"), ("c3", gone.id)):
-        reply = rig.ask_nowait(call_id, wait_on(qid))
+        reply = rig.start_call(call_id, wait_on(qid))
         assert isinstance(reply, ToolError)
         assert reply.code is ErrorCode.UNKNOWN_QUESTION
     assert rig.lines_of("wait_opened") == []
@@ -1017,7 +1015,7 @@ def test_promote_unknown_or_withdrawn_id_is_unknown_question(rig: Rig) -> None:
 def test_promote_turns_an_async_question_into_a_blocker(rig: Rig) -> None:
     host = rig.host
     ref = rig.async_question("c1", "Which database?")
-    wait = rig.ask_nowait("c2", wait_on(ref.id))
+    wait = rig.start_call("c2", wait_on(ref.id))
     assert isinstance(wait, Wait)
     assert host.panel_port.is_required(ref)
     assert host.panel_port.focus.panel_focused
@@ -1032,10 +1030,10 @@ def test_promote_turns_an_async_question_into_a_blocker(rig: Rig) -> None:
 
 def test_promote_already_waiting(rig: Rig) -> None:
     a = rig.async_question("c1", "Which database?")
-    assert isinstance(rig.ask_nowait("c2", wait_on(a.id)), Wait)
+    assert isinstance(rig.start_call("c2", wait_on(a.id)), Wait)
     rig.blocker("c3", q("Which cache?"))
     for call_id, qid in (("c4", a.id), ("c5", rig.ref("c3").id)):
-        reply = rig.ask_nowait(call_id, wait_on(qid))
+        reply = rig.start_call(call_id, wait_on(qid))
         assert isinstance(reply, ToolError)
         assert reply.code is ErrorCode.ALREADY_WAITING
     assert len(rig.host.surface_port.live_waits) == 2
@@ -1056,7 +1054,7 @@ async def test_promote_answered_undelivered_returns_answered_at_once_and_claims_
     assert reply.outcome is Outcome.ANSWERED
     assert reply.details["answers"][0]["optionIndices"] == [2]
     assert host._state.outbox.refs() == ()
-    assert host.agent_port.take_feedback_nowait() is None  # never also sent as feedback
+    assert host.agent_port.take_feedback() is None  # never also sent as feedback
     assert host.panel_port.focus.owner is host.panel_port.focus.chat
     [result] = rig.tool_results("c2")
     assert [r["id"] for r in result["delivered"]] == [ref.id]
@@ -1068,10 +1066,10 @@ def test_promote_mixing_pending_and_undelivered_delivers_both_in_the_result(rig:
     done = rig.async_question("c1", "Which database?")
     open_ = rig.async_question("c2", "Which cache?")
     rig.answer_option(done, 0)
-    wait = rig.ask_nowait("c3", wait_on(done.id, open_.id))
+    wait = rig.start_call("c3", wait_on(done.id, open_.id))
     assert isinstance(wait, Wait)
     assert host._state.outbox.refs() == ()  # claimed by the wait
-    assert host.agent_port.take_feedback_nowait() is None
+    assert host.agent_port.take_feedback() is None
     rig.clock.past_guard()
     rig.answer_option(open_, 1)  # a two-question wait stages until Review
     assert host.panel_port.selected == ReviewKey("c3")
@@ -1079,7 +1077,7 @@ def test_promote_mixing_pending_and_undelivered_delivers_both_in_the_result(rig:
     reply = envelope(wait)
     assert reply.outcome is Outcome.ANSWERED
     assert [a["questionId"] for a in reply.details["answers"]] == [done.id, open_.id]
-    assert host.agent_port.take_feedback_nowait() is None
+    assert host.agent_port.take_feedback() is None
     assert rig.receipts() == {done: 1, open_: 1}
 
 
@@ -1087,8 +1085,8 @@ def test_promote_already_delivered_is_already_received(rig: Rig) -> None:
     host = rig.host
     ref = rig.async_question("c1", "Which database?")
     rig.answer_option(ref, 0)
-    assert host.agent_port.take_feedback_nowait() is not None
-    reply = rig.ask_nowait("c2", wait_on(ref.id))
+    assert host.agent_port.take_feedback() is not None
+    reply = rig.start_call("c2", wait_on(ref.id))
     assert isinstance(reply, ResultEnvelope)
     assert reply.outcome is Outcome.ALREADY_RECEIVED
     assert host.surface_port.live_waits == ()
@@ -1103,7 +1101,7 @@ def test_promote_already_delivered_is_already_received(rig: Rig) -> None:
 
 async def test_no_ui_after_detach(rig: Rig) -> None:
     host = rig.host
-    host.detach_ui_nowait()
+    host.detach_ui()
     reply = await host.agent_port.ask("c1", call(q("Which database?")))
     assert isinstance(reply, ToolError)
     assert reply.code is ErrorCode.NO_UI
@@ -1117,11 +1115,11 @@ async def test_no_ui_after_detach(rig: Rig) -> None:
 def test_failed_answer_save_keeps_the_draft_and_says_not_saved(rig: Rig) -> None:
     host = rig.host
     ref = rig.async_question("c1", "What should it be called?", options=None)
-    host.panel_port.enter_panel_nowait(ref.id)
-    host.panel_port.set_custom_text_nowait("ledger-api")
+    host.panel_port.enter_panel(ref.id)
+    host.panel_port.set_custom_text("ledger-api")
     rig.ops.fail_next_append("resolved")
 
-    host.panel_port.command_nowait(PanelCommand.CONFIRM)
+    host.panel_port.command(PanelCommand.CONFIRM)
 
     notice = host.statistics().notice
     assert notice is not None
@@ -1133,7 +1131,7 @@ def test_failed_answer_save_keeps_the_draft_and_says_not_saved(rig: Rig) -> None
     assert host._state.outbox.refs() == ()
     assert host.statistics().storage == "ok"
 
-    host.panel_port.command_nowait(PanelCommand.CONFIRM)  # the disk is back: the same Enter saves
+    host.panel_port.command(PanelCommand.CONFIRM)  # the disk is back: the same Enter saves
     assert host.surface_port.projection.by_ref[ref].status is QuestionStatus.ANSWERED
     assert len(rig.lines_of("resolved")) == 1
 
@@ -1156,15 +1154,15 @@ def test_failed_answer_save_keeps_a_blocking_wait_live(rig: Rig) -> None:
 def test_storage_unconfirmed_refuses_later_answers_and_keeps_the_draft(rig: Rig) -> None:
     host = rig.host
     ref = rig.async_question("c1", "What should it be called?", options=None)
-    host.panel_port.enter_panel_nowait(ref.id)
-    host.panel_port.set_custom_text_nowait("ledger-api")
+    host.panel_port.enter_panel(ref.id)
+    host.panel_port.set_custom_text("ledger-api")
     rig.ops.fail_next_append("resolved", unconfirmed=True)
-    host.panel_port.command_nowait(PanelCommand.CONFIRM)
+    host.panel_port.command(PanelCommand.CONFIRM)
     assert host.statistics().storage == "unconfirmed"
     assert host.statistics().storage is StorageState.UNCONFIRMED
 
     rig.ops.fail_truncate = False  # the disk recovers; the session must still refuse
-    host.panel_port.command_nowait(PanelCommand.CONFIRM)
+    host.panel_port.command(PanelCommand.CONFIRM)
 
     notice = host.statistics().notice
     assert notice is not None
@@ -1172,7 +1170,7 @@ def test_storage_unconfirmed_refuses_later_answers_and_keeps_the_draft(rig: Rig)
     assert ref in host.surface_port.projection.pending
     assert host.panel_port.draft(ref).custom_text == "ledger-api"
     assert rig.lines_of("resolved") == []
-    reply = rig.ask_nowait("c2", call(q("Which cache?")))
+    reply = rig.start_call("c2", call(q("Which cache?")))
     assert isinstance(reply, ToolError)
     assert reply.code is ErrorCode.STORAGE_FAILED
 
@@ -1180,7 +1178,7 @@ def test_storage_unconfirmed_refuses_later_answers_and_keeps_the_draft(rig: Rig)
 def test_failing_group_asked_append_is_storage_failed_and_shows_no_tab(rig: Rig) -> None:
     host = rig.host
     rig.ops.fail_next_append("group_asked")
-    reply = rig.ask_nowait("c1", call(q("Which database?")))
+    reply = rig.start_call("c1", call(q("Which database?")))
     assert isinstance(reply, ToolError)
     assert reply.code is ErrorCode.STORAGE_FAILED
     assert host.panel_port.tabs == ()
@@ -1188,4 +1186,4 @@ def test_failing_group_asked_append_is_storage_failed_and_shows_no_tab(rig: Rig)
     assert host.panel_port.focus.owner is host.panel_port.focus.chat
     assert rig.lines_of("group_asked") == []
     assert host.statistics().storage == "ok"
-    assert isinstance(rig.ask_nowait("c1", call(q("Which database?"))), Wait)
+    assert isinstance(rig.start_call("c1", call(q("Which database?"))), Wait)

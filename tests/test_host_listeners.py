@@ -30,7 +30,7 @@ def test_a_withdrawal_is_told_after_the_waits_it_closed_ended(rig: Rig) -> None:
             seen.append((rig.host.surface_port.wait_for(event.refs[0]), wait.done))
 
     rig.host.subscribe_events(told)
-    assert rig.host.agent_port.withdraw_nowait([rig.ref("c1").id]).all_withdrawn
+    assert rig.host.agent_port.withdraw([rig.ref("c1").id]).all_withdrawn
     assert seen == [(None, True)]
 
 
@@ -41,7 +41,7 @@ def test_a_raising_listener_changes_nothing_and_stops_no_other(rig: Rig) -> None
     seen: list[ev.HostEvent] = []
     rig.host.subscribe_events(seen.append)
     wait = rig.blocker("c1", q("Ship it?"))
-    assert rig.host.agent_port.withdraw_nowait([rig.ref("c1").id]).all_withdrawn
+    assert rig.host.agent_port.withdraw([rig.ref("c1").id]).all_withdrawn
     assert [type(e) for e in seen] == [
         ev.QuestionAsked,
         ev.WaitOpened,
@@ -77,11 +77,11 @@ def test_a_listener_calling_back_is_told_in_order_never_reentrantly(rig: Rig) ->
         if isinstance(event, ev.QuestionAsked):
             ref = event.refs[0]
             answer = Answer(AnswerKind.OPTION, (0,))
-            assert rig.host.surface_port.answer_from_nowait(ref.id, ref.incarnation, answer) is None
+            assert rig.host.surface_port.answer_from(ref.id, ref.incarnation, answer) is None
             seen.append("answered")
 
     rig.host.subscribe_events(answer_at_once)
-    started = rig.host.agent_port.start_call_nowait("c1", call(q("Ship it?")))
+    started = rig.host.agent_port.start_call("c1", call(q("Ship it?")))
     assert isinstance(started, Wait) and started.done
     assert seen == [
         "QuestionAsked",
@@ -98,11 +98,11 @@ def test_status_listeners_are_told_when_the_status_changes_only(rig: Rig) -> Non
     rig.host.subscribe_status(told.append)
     ref = rig.async_question("c1", "Which database?")
     assert [s.pending for s in told] == [1]
-    rig.host.panel_port.set_custom_text_nowait("typing", tab=ref)  # a draft is not status
+    rig.host.panel_port.set_custom_text("typing", tab=ref)  # a draft is not status
     assert len(told) == 1
     rig.answer_option(ref, 0)
     assert told[-1] == rig.host.statistics() and told[-1].saved_undelivered == 1
     assert told[-1].pending == 0
     count = len(told)
-    rig.host.agent_port.take_feedback_nowait()
+    rig.host.agent_port.take_feedback()
     assert len(told) == count + 1 and told[-1].saved_undelivered == 0

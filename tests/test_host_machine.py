@@ -184,7 +184,7 @@ class HostMachine(RuleBasedStateMachine):
         }
         base = self.calls * 10
         args = {"blocking": False, "questions": [question(base + i, kinds[i]) for i in range(n)]}
-        host.agent_port.start_call_nowait(self._call_id(), args)
+        host.agent_port.start_call(self._call_id(), args)
         assert host.panel_port.focus.owner is owner, "async arrival moved focus"
         if selected is not None:
             assert host.panel_port.selected == selected, "async arrival changed the selected tab"
@@ -199,7 +199,7 @@ class HostMachine(RuleBasedStateMachine):
         foreign = host.panel_port.focus.foreign_active
         base = self.calls * 10
         args = {"questions": [question(base + i, kinds[i]) for i in range(n)]}
-        result = host.agent_port.start_call_nowait(self._call_id(), args)
+        result = host.agent_port.start_call(self._call_id(), args)
         self._track(result)
         if not isinstance(result, Wait):
             return  # storage failure: a coded error, nothing claimed
@@ -228,7 +228,7 @@ class HostMachine(RuleBasedStateMachine):
         if pending:
             refs += data.draw(st.lists(st.sampled_from(pending), min_size=1, max_size=n))
         args = {"questions": [{"questionId": ref.id} for ref in dict.fromkeys(refs)]}
-        self._track(self.host.agent_port.start_call_nowait(self._call_id(), args))
+        self._track(self.host.agent_port.start_call(self._call_id(), args))
 
     # ------------------------------------------------------------------ keys
     @precondition(lambda self: self.host.panel_port.focus.panel_focused)
@@ -245,7 +245,7 @@ class HostMachine(RuleBasedStateMachine):
         route = host.panel_port.key_route(self.clock())
         if route.target is not host.panel_port.focus.panel:
             return  # the guard sent this key elsewhere (to the chat editor)
-        host.panel_port.command_nowait(command, route.tab)
+        host.panel_port.command(command, route.tab)
         if command is PanelCommand.CLEAR_DRAFT and route.tab is not None:
             self.typed.pop(route.tab, None)  # type: ignore[call-overload]
         if command is PanelCommand.PAUSE and before:
@@ -286,13 +286,13 @@ class HostMachine(RuleBasedStateMachine):
         if isinstance(tab, QuestionRef):
             spec = host.surface_port.question(tab).spec
             if spec.multi_select:
-                host.panel_port.set_cursor_nowait(0)
-                host.panel_port.command_nowait(PanelCommand.TOGGLE)
-                host.panel_port.set_cursor_nowait(row_count(spec) - 1)  # Next
+                host.panel_port.set_cursor(0)
+                host.panel_port.command(PanelCommand.TOGGLE)
+                host.panel_port.set_cursor(row_count(spec) - 1)  # Next
             elif spec.options:
-                host.panel_port.set_cursor_nowait(len(spec.options) - 1)
+                host.panel_port.set_cursor(len(spec.options) - 1)
             else:
-                host.panel_port.set_custom_text_nowait("typed answer")
+                host.panel_port.set_custom_text("typed answer")
                 self.typed.pop(tab, None)
         self.panel_key(PanelCommand.CONFIRM, late=False)
 
@@ -301,7 +301,7 @@ class HostMachine(RuleBasedStateMachine):
     def type_reply(self, text: str) -> None:
         tab = self.host.panel_port.selected
         if isinstance(tab, QuestionRef):
-            self.host.panel_port.set_custom_text_nowait(text)
+            self.host.panel_port.set_custom_text(text)
             self.typed[tab] = text
 
     @rule()
@@ -309,7 +309,7 @@ class HostMachine(RuleBasedStateMachine):
         host = self.host
         waits = bool(host.surface_port.live_waits)
         was_panel = host.panel_port.focus.panel_focused
-        host.panel_port.toggle_focus_nowait()
+        host.panel_port.toggle_focus()
         if waits and was_panel:
             assert host.panel_port.focus.panel_focused, "the focus toggle escaped a blocker"
 
@@ -317,24 +317,24 @@ class HostMachine(RuleBasedStateMachine):
     def slash_asks(self, pick: int) -> None:
         tabs = [t for t in self.host.panel_port.tabs if isinstance(t, QuestionRef)]
         qid = tabs[pick % len(tabs)].id if tabs and pick else None
-        self.host.panel_port.enter_panel_nowait(qid)
+        self.host.panel_port.enter_panel(qid)
 
     @precondition(lambda self: not self.host.panel_port.focus.panel_focused)
     @rule()
     def collapse_from_chat(self) -> None:
-        self.host.panel_port.toggle_collapse_nowait()
+        self.host.panel_port.toggle_collapse()
 
     @rule()
     def foreign_prompt_starts(self) -> None:
         prompt = FocusTarget(f"prompt-{len(self.prompts)}")
         self.prompts.append(prompt)
-        self.host.panel_port.begin_foreign_nowait(prompt)
+        self.host.panel_port.begin_foreign(prompt)
         assert self.host.panel_port.focus.owner is prompt
 
     @precondition(lambda self: self.prompts)
     @rule()
     def foreign_prompt_ends(self) -> None:
-        self.host.panel_port.end_foreign_nowait(self.prompts.pop())
+        self.host.panel_port.end_foreign(self.prompts.pop())
         if self.host.surface_port.live_waits and not self.host.panel_port.focus.foreign_active:
             assert self.host.panel_port.focus.panel_focused, "the waiting blocker did not claim"
 
@@ -347,7 +347,7 @@ class HostMachine(RuleBasedStateMachine):
     @rule(data=st.data())
     def withdraw(self, data: st.DataObject) -> None:
         ref = data.draw(st.sampled_from(list(self.host.surface_port.projection.pending)))
-        self.host.agent_port.withdraw_nowait([ref.id])
+        self.host.agent_port.withdraw([ref.id])
         self._forget_resolved_drafts()
 
     @precondition(lambda self: self.host.surface_port.projection.pending)
@@ -368,10 +368,10 @@ class HostMachine(RuleBasedStateMachine):
             answer = Answer(kind, (0,))
         else:
             answer = Answer(AnswerKind.CUSTOM, (), "from the web")
-        refusal = host.surface_port.answer_from_nowait(ref.id, ref.incarnation, answer)
+        refusal = host.surface_port.answer_from(ref.id, ref.incarnation, answer)
         if refusal is None:
             assert ref not in host.surface_port.projection.pending
-            again = host.surface_port.answer_from_nowait(ref.id, ref.incarnation, answer)
+            again = host.surface_port.answer_from(ref.id, ref.incarnation, answer)
             assert again is Refusal.ALREADY_ANSWERED, "a second answer was accepted"
         for other, draft in others.items():
             if other in host.surface_port.projection.pending:
@@ -386,7 +386,7 @@ class HostMachine(RuleBasedStateMachine):
             host.panel_port.focus.loan_origin,
             host.panel_port.focus.claim,
         )
-        host.agent_port.interrupt_nowait()
+        host.agent_port.interrupt()
         assert not host.surface_port.live_waits
         if before and claim is not None and not host.panel_port.focus.foreign_active:
             remaining = [t for t in host.panel_port.tabs if isinstance(t, QuestionRef)]
@@ -403,13 +403,13 @@ class HostMachine(RuleBasedStateMachine):
     @rule(running=st.booleans())
     def turn_state(self, running: bool) -> None:
         if running:
-            self.host.agent_port.turn_started_nowait()
+            self.host.agent_port.turn_started()
         else:
-            self.host.agent_port.turn_ended_nowait()
+            self.host.agent_port.turn_ended()
 
     @rule()
     def drain_feedback(self) -> None:
-        feedback = self.host.agent_port.take_feedback_nowait()
+        feedback = self.host.agent_port.take_feedback()
         if feedback is not None:
             self.feedback_seqs.append(feedback.seq)
 
@@ -496,8 +496,8 @@ class HostMachine(RuleBasedStateMachine):
             self.journal.close()
             journal, records = Journal.open(self.journal.session_id, data_dir=self.dir)
             host = QuestionHost(journal, records)
-            host.agent_port.turn_started_nowait()
-            while host.agent_port.take_feedback_nowait() is not None:
+            host.agent_port.turn_started()
+            while host.agent_port.take_feedback() is not None:
                 pass
             saved = host.surface_port.projection.by_ref
             counts = receipts_on_disk(journal.path)

@@ -35,9 +35,7 @@ def test_two_agents_with_the_same_question_get_only_their_own_answers(rig: Rig) 
     assert planner.refs == (mine,) and reviewer.refs == (theirs,)
     assert '"Postgres"' in planner.text and "SQLite" not in planner.text
     assert '"SQLite"' in reviewer.text and "Postgres" not in reviewer.text
-    assert (
-        rig.host.agent_port.take_feedback_nowait() is None
-    )  # the session's own agent gets neither
+    assert rig.host.agent_port.take_feedback() is None  # the session's own agent gets neither
 
 
 def test_the_own_agents_answers_never_go_to_a_hub_agent(rig: Rig) -> None:
@@ -45,19 +43,19 @@ def test_the_own_agents_answers_never_go_to_a_hub_agent(rig: Rig) -> None:
     own = rig.async_question("c1", "Which database?")
     rig.answer_option(own, 0)
     assert hub.offer_feedback("planner") is None
-    feedback = rig.host.agent_port.take_feedback_nowait()
+    feedback = rig.host.agent_port.take_feedback()
     assert feedback is not None and feedback.refs == (own,)
 
 
 def test_an_agent_cannot_wait_on_or_withdraw_another_agents_question(rig: Rig) -> None:
     hub = rig.host.hub_port
     theirs = hub_ask(rig, "reviewer", "1", "Which database?")
-    started = hub.start_call_nowait("planner", "2", wait_on(theirs.id))
+    started = hub.start_call("planner", "2", wait_on(theirs.id))
     assert isinstance(started, ToolError) and started.code is ErrorCode.UNKNOWN_QUESTION
     refused = hub.withdraw("planner", [theirs.id])
     assert refused.outcome_of(theirs.id) is WithdrawOutcome.UNKNOWN
     assert "Which database" not in refused.text  # another agent's question stays unseen
-    own_agent = rig.host.agent_port.withdraw_nowait([theirs.id])
+    own_agent = rig.host.agent_port.withdraw([theirs.id])
     assert own_agent.outcome_of(theirs.id) is WithdrawOutcome.UNKNOWN
     assert rig.host.agent_port.pending_ids() == ()
     assert hub.pending_ids("reviewer") == (theirs.id,)
@@ -154,7 +152,7 @@ async def test_a_cancelled_blocking_call_leaves_the_question_for_the_next_call(r
 
 def test_hub_tool_results_stay_out_of_the_own_agents_context(rig: Rig) -> None:
     own_call = {"id": "c1", "name": "ask_user_question", "arguments": "{}"}
-    rig.host.agent_port.record_message_nowait(ChatMessage("assistant", "", (own_call,)))
+    rig.host.agent_port.record_message(ChatMessage("assistant", "", (own_call,)))
     rig.async_question("c1", "Which cache?")
     hub_ask(rig, "planner", "1", "Which database?")
 

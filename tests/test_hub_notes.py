@@ -50,7 +50,7 @@ def test_a_note_is_saved_then_offered_to_its_agent_alone(rig: Rig) -> None:
         "Use the staging database, not prod."
     )
     assert line["ref"] == {"id": ref.id, "incarnation": line["seq"]}
-    assert rig.host.agent_port.take_feedback_nowait() is None  # not the session's own agent's
+    assert rig.host.agent_port.take_feedback() is None  # not the session's own agent's
     assert hub.offer_feedback("reviewer") is None  # nor another agent's
     offer = hub.offer_feedback("planner")
     assert offer is not None and offer.refs == (ref,)

@@ -394,14 +394,14 @@ def test_refusals_and_notices_reach_the_person_in_german(rig: Rig) -> None:
 
     port = rig.host.panel_port
     with i18n.use(Translator("de")):
-        assert port.enter_panel_nowait() is Refusal.NO_QUESTIONS
+        assert port.enter_panel() is Refusal.NO_QUESTIONS
         assert rig.host.surface_port.notice == "Keine offenen Fragen."
         rig.blocker("c1", q("Which region?", header="Region"))
-        assert port.toggle_collapse_nowait() is Refusal.BLOCKER_WAITING
+        assert port.toggle_collapse() is Refusal.BLOCKER_WAITING
         assert rig.host.surface_port.notice == (
             "Eine erforderliche Frage wartet; das Panel lässt sich nicht einklappen."
         )
-        assert port.enter_panel_nowait("q-nope") is Refusal.UNKNOWN_QUESTION
+        assert port.enter_panel("q-nope") is Refusal.UNKNOWN_QUESTION
         assert rig.host.surface_port.notice == "Keine offene Frage mit der ID q-nope."
         assert Refusal.NOT_SAVED.text == (
             "Nicht gespeichert: das Speichern ist fehlgeschlagen. Dein Entwurf bleibt erhalten."
@@ -412,7 +412,7 @@ def test_refusals_and_notices_reach_the_person_in_german(rig: Rig) -> None:
         assert notice.startswith("Nicht gespeichert: ") and notice.endswith(
             " Dein Entwurf bleibt erhalten."
         )
-    assert port.toggle_collapse_nowait() is Refusal.BLOCKER_WAITING
+    assert port.toggle_collapse() is Refusal.BLOCKER_WAITING
     assert rig.host.surface_port.notice == "A required question is waiting; it cannot be collapsed."
     assert Refusal.NOT_SAVED.text == "Not saved: storage failed. Your draft is kept."
     assert (

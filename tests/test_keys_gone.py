@@ -20,7 +20,7 @@ from asks.host.waits import Wait
 
 def _ask(rig: Rig, call_id: str, header: str, source: str, *, blocking: bool) -> QuestionRef:
     args = call(q(f"{header}?", header=header, options=("Yes", "No")), blocking=blocking)
-    started = rig.host.agent_port.start_call_nowait(call_id, args, source=source)
+    started = rig.host.agent_port.start_call(call_id, args, source=source)
     assert blocking == isinstance(started, Wait)
     return rig.ref(call_id)
 
@@ -37,11 +37,11 @@ def _on_planner_with_draft(rig: Rig) -> tuple[QuestionRef, QuestionRef]:
     canary = _ask(rig, "b1", "Canary", "builder", blocking=False)
     port = _ask(rig, "p1", "Port", "planner", blocking=False)
     host = rig.host
-    assert host.panel_port.enter_panel_nowait() is None
+    assert host.panel_port.enter_panel() is None
     rig.press(PanelCommand.NEXT_TAB)
     assert host.panel_port.selected == port
-    host.panel_port.set_cursor_nowait(2)  # Type something.
-    host.panel_port.set_custom_text_nowait("8080")
+    host.panel_port.set_cursor(2)  # Type something.
+    host.panel_port.set_custom_text("8080")
     rig.clock.past_guard()
     return canary, port
 
@@ -50,7 +50,7 @@ def test_a_withdrawn_question_gives_the_keys_back_and_enter_answers_nothing(rig:
     host = rig.host
     canary, port = _on_planner_with_draft(rig)
     seen = _events(rig)
-    assert host.agent_port.withdraw_nowait([port.id]).all_withdrawn
+    assert host.agent_port.withdraw([port.id]).all_withdrawn
     focus = host.panel_port.focus
     assert focus.owner is focus.chat and focus.keyboard().to is KeysTo.CHAT
     notice = host.statistics().notice or ""
@@ -71,7 +71,7 @@ def test_a_question_answered_in_the_browser_gives_the_keys_back(rig: Rig) -> Non
     canary, port = _on_planner_with_draft(rig)
     seen = _events(rig)
     answer = Answer(AnswerKind.OPTION, (1,))
-    assert host.surface_port.answer_from_nowait(port.id, port.incarnation, answer, "web") is None
+    assert host.surface_port.answer_from(port.id, port.incarnation, answer, "web") is None
     focus = host.panel_port.focus
     assert focus.owner is focus.chat
     assert [e.why for e in seen if isinstance(e, KeysReturned)] == [Gone.ANSWERED]
@@ -86,16 +86,16 @@ def test_with_a_blocker_waiting_the_next_question_never_takes_a_single_enter(rig
     port = _ask(rig, "p1", "Port", "planner", blocking=False)
     canary = _ask(rig, "b1", "Canary", "builder", blocking=True)
     rig.clock.past_guard()
-    assert host.panel_port.settle_guard_nowait(rig.clock())
+    assert host.panel_port.settle_guard(rig.clock())
     assert host.panel_port.selected == canary
     rig.press(PanelCommand.NEXT_TAB)  # the person goes to planner's question on purpose
     assert host.panel_port.selected == port
-    host.agent_port.withdraw_nowait([port.id])
+    host.agent_port.withdraw([port.id])
     focus = host.panel_port.focus
     assert focus.panel_focused and focus.keyboard().to is KeysTo.CHAT  # held at the origin
     assert host.panel_port.key_route(rig.clock()).target is focus.chat
     rig.clock.past_guard()
-    assert host.panel_port.settle_guard_nowait(rig.clock())
+    assert host.panel_port.settle_guard(rig.clock())
     assert host.panel_port.selected == canary and focus.keys_to_panel
     rig.press(PanelCommand.CONFIRM)
     assert rig.lines_of("resolved") == []
@@ -109,12 +109,12 @@ def test_a_deliberate_move_makes_the_next_enter_count(rig: Rig) -> None:
     port = _ask(rig, "p1", "Port", "planner", blocking=False)
     canary = _ask(rig, "b1", "Canary", "builder", blocking=True)
     rig.clock.past_guard()
-    host.panel_port.settle_guard_nowait(rig.clock())
+    host.panel_port.settle_guard(rig.clock())
     rig.press(PanelCommand.NEXT_TAB)
-    host.agent_port.withdraw_nowait([port.id])
+    host.agent_port.withdraw([port.id])
     rig.clock.past_guard()
-    host.panel_port.settle_guard_nowait(rig.clock())
-    host.panel_port.set_cursor_nowait(1)  # a digit: the person looked and chose the row
+    host.panel_port.settle_guard(rig.clock())
+    host.panel_port.set_cursor(1)  # a digit: the person looked and chose the row
     rig.press(PanelCommand.CONFIRM)
     assert canary not in host.surface_port.projection.pending
 
@@ -123,7 +123,7 @@ def test_answering_one_agent_never_lets_the_same_enter_answer_another(rig: Rig) 
     host = rig.host
     port = _ask(rig, "p1", "Port", "planner", blocking=False)
     canary = _ask(rig, "b1", "Canary", "builder", blocking=False)
-    assert host.panel_port.enter_panel_nowait(port.id) is None
+    assert host.panel_port.enter_panel(port.id) is None
     rig.press(PanelCommand.CONFIRM)  # planner's Port: Yes
     assert port not in host.surface_port.projection.pending
     assert host.panel_port.selected == canary and host.panel_port.focus.keys_to_panel
@@ -136,7 +136,7 @@ def test_the_same_agents_next_question_takes_enter_as_before(rig: Rig) -> None:
     host = rig.host
     first = _ask(rig, "p1", "Port", "planner", blocking=False)
     second = _ask(rig, "p2", "Host", "planner", blocking=False)
-    assert host.panel_port.enter_panel_nowait(first.id) is None
+    assert host.panel_port.enter_panel(first.id) is None
     rig.press(PanelCommand.CONFIRM)
     assert host.panel_port.selected == second
     rig.press(PanelCommand.CONFIRM)
@@ -149,9 +149,9 @@ def test_a_withdrawal_under_a_prompt_returns_the_prompt_to_the_chat(rig: Rig) ->
     port = host.panel_port.selected
     assert isinstance(port, QuestionRef)
     prompt = FocusTarget("prompt")
-    host.panel_port.begin_foreign_nowait(prompt)
-    host.agent_port.withdraw_nowait([port.id])
-    host.panel_port.end_foreign_nowait(prompt)
+    host.panel_port.begin_foreign(prompt)
+    host.agent_port.withdraw([port.id])
+    host.panel_port.end_foreign(prompt)
     focus = host.panel_port.focus
     assert focus.owner is focus.chat
 
@@ -160,7 +160,7 @@ def test_a_question_the_person_never_had_the_keys_on_goes_quietly(rig: Rig) -> N
     host = rig.host
     canary, port = _on_planner_with_draft(rig)
     seen = _events(rig)
-    host.agent_port.withdraw_nowait([canary.id])  # not the one under the keys
+    host.agent_port.withdraw([canary.id])  # not the one under the keys
     assert host.panel_port.focus.keys_to_panel and host.panel_port.selected == port
     assert not [e for e in seen if isinstance(e, KeysReturned)]
     assert host.panel_port.draft(port).custom_text == "8080"

@@ -187,9 +187,9 @@ class LayerMachine(RuleBasedStateMachine):
         """The layer's timer: engage a held claim once its quiet interval is over."""
         now = self.rig.clock()
         focus = self.host.panel_port.focus
-        if self.host.panel_port.settle_guard_nowait(now) and focus.panel_focused:
+        if self.host.panel_port.settle_guard(now) and focus.panel_focused:
             self.handed_over = True  # a claim, not a prompt, engaged
-        self.layer.tick_nowait(now)  # the rest of the timer's work: a held decision key
+        self.layer.tick(now)  # the rest of the timer's work: a held decision key
 
     @property
     def _prompt(self) -> Prompt | None:
@@ -311,7 +311,7 @@ class LayerMachine(RuleBasedStateMachine):
     def _arrive(self, blocking: bool, source: str | None = None) -> None:
         args = call(q(f"Arrival {self.calls}?"), blocking=blocking)
         owner, selected = self.host.panel_port.focus.owner, self.host.panel_port.selected
-        started = self.host.agent_port.start_call_nowait(self._call_id(), args, source=source)
+        started = self.host.agent_port.start_call(self._call_id(), args, source=source)
         if not blocking:
             assert self.host.panel_port.focus.owner is owner, "async arrival moved focus"
             assert selected is None or self.host.panel_port.selected == selected, (
@@ -334,10 +334,10 @@ class LayerMachine(RuleBasedStateMachine):
     def _goes(self, ref: QuestionRef, how: str) -> None:
         """Its agent withdraws ``ref``, or the browser answers it."""
         if how == "withdrawn":
-            assert self.host.agent_port.withdraw_nowait([ref.id]).all_withdrawn
+            assert self.host.agent_port.withdraw([ref.id]).all_withdrawn
         else:
             answer = Answer(AnswerKind.OPTION, (0,))
-            self.host.surface_port.answer_from_nowait(ref.id, ref.incarnation, answer, "web")
+            self.host.surface_port.answer_from(ref.id, ref.incarnation, answer, "web")
 
     @precondition(lambda self: self._keys_on_a_question() is not None)
     @rule(how=st.sampled_from(["withdrawn", "web"]), pause=st.booleans())
@@ -471,7 +471,7 @@ class LayerMachine(RuleBasedStateMachine):
         prompt = Prompt(f"run step {self.prompts}?", FocusTarget(f"prompt-{self.prompts}"))
         self.broker.current = prompt
         self.expected_answer = None
-        self.host.panel_port.begin_foreign_nowait(prompt.target)
+        self.host.panel_port.begin_foreign(prompt.target)
         for i, key in enumerate(typed):
             self._key(key, 0.05 if i == 0 else gaps[i])
         self._typed_to_chat(typed, enter=False)
@@ -502,7 +502,7 @@ class LayerMachine(RuleBasedStateMachine):
         prompt = self.broker.current
         assert prompt is not None
         self.broker.current = None
-        self.host.panel_port.end_foreign_nowait(prompt.target)
+        self.host.panel_port.end_foreign(prompt.target)
         if self.host.surface_port.live_waits and not self.host.panel_port.focus.foreign_active:
             assert self.host.panel_port.focus.panel_focused, "the waiting blocker did not claim"
 
@@ -511,7 +511,7 @@ class LayerMachine(RuleBasedStateMachine):
     def web_answer(self, data: st.DataObject) -> None:
         ref = data.draw(st.sampled_from(sorted(self.host.surface_port.projection.pending, key=str)))
         answer = Answer(AnswerKind.OPTION, (0,))
-        self.host.surface_port.answer_from_nowait(ref.id, ref.incarnation, answer, source="web")
+        self.host.surface_port.answer_from(ref.id, ref.incarnation, answer, source="web")
 
     @precondition(lambda self: self.host.surface_port.live_waits)
     @rule()
@@ -519,7 +519,7 @@ class LayerMachine(RuleBasedStateMachine):
         """The blocker ends elsewhere: the keyboard goes back where the claim took it from."""
         for ref in self.host.surface_port.live_waits[0].refs:
             if ref in self.host.surface_port.projection.pending:
-                self.host.surface_port.answer_from_nowait(
+                self.host.surface_port.answer_from(
                     ref.id, ref.incarnation, Answer(AnswerKind.OPTION, (0,)), source="web"
                 )
 
@@ -558,7 +558,7 @@ class LayerMachine(RuleBasedStateMachine):
 
     @rule()
     def interrupt(self) -> None:
-        self.host.agent_port.interrupt_nowait()
+        self.host.agent_port.interrupt()
 
     # ------------------------------------------------------------------ invariants
     @invariant()

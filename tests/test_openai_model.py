@@ -115,9 +115,9 @@ class Rig:
 
     def answer(self, row: int = 0) -> None:
         if not self.host.panel_port.focus.panel_focused:
-            assert self.host.panel_port.enter_panel_nowait() is None
-        self.host.panel_port.set_cursor_nowait(row)
-        self.host.panel_port.command_nowait(PanelCommand.CONFIRM)
+            assert self.host.panel_port.enter_panel() is None
+        self.host.panel_port.set_cursor(row)
+        self.host.panel_port.command(PanelCommand.CONFIRM)
 
 
 @asynccontextmanager
@@ -227,7 +227,7 @@ async def test_a_blocking_answer_reaches_the_model_as_the_tool_result(
     server.queue(Reply("", [Call("ask_user_question", ask(COLOUR), "call_q")]), Reply("Blue!"))
     rig = Rig(tmp_path, server.url)
     async with serving(rig):
-        rig.agent.send_nowait("pick for me")
+        rig.agent.send("pick for me")
         await rig.until(lambda: rig.host.surface_port.live_waits)
         rig.answer(row=1)
         await rig.until(
@@ -257,7 +257,7 @@ async def test_feedback_is_placed_after_the_tool_results_before_the_next_call(
     )
     rig = Rig(tmp_path, server.url)
     async with serving(rig):
-        rig.agent.send_nowait("go")
+        rig.agent.send("go")
         await rig.until(lambda: rig.host.panel_port.tabs and rig.gate.running)
         rig.answer(row=0)  # "Red", while the gate tool still runs: mid-turn
         rig.gate.opened.set()
@@ -281,7 +281,7 @@ async def test_feedback_wakes_the_idle_agent_as_a_new_model_call(
     )
     rig = Rig(tmp_path, server.url)
     async with serving(rig):
-        rig.agent.send_nowait("go")
+        rig.agent.send("go")
         await rig.until(
             lambda: (
                 rig.texts(EntryKind.AGENT)[-1:] == ["Turn over."]
@@ -481,16 +481,16 @@ async def test_ctrl_c_cancels_the_request_in_flight(
     server.queue(Reply("streaming forever", hang=hang), Reply("Still here."))
     rig = Rig(tmp_path, server.url)
     async with serving(rig):
-        rig.agent.send_nowait("go")
+        rig.agent.send("go")
         await rig.until(lambda: server.seen)
         if hang == "after":
             await rig.until(lambda: rig.texts(EntryKind.AGENT))
         with trio.fail_after(2):  # "at once": well under the client's 60 s timeout
-            assert rig.agent.interrupt_nowait()
+            assert rig.agent.interrupt()
             await rig.until(lambda: rig.agent.state is AgentState.IDLE)
             await rig.until(server.seen[0].disconnected.is_set)
         assert rig.texts(EntryKind.NOTICE)[-1].startswith("Interrupted")
-        rig.agent.send_nowait("again")  # the loop is alive
+        rig.agent.send("again")  # the loop is alive
         await rig.until(lambda: rig.texts(EntryKind.AGENT)[-1:] == ["Still here."])
     assert roles(server.seen[1])[-1] == "user"
 
@@ -504,11 +504,11 @@ async def test_an_interrupted_wait_and_tool_map_to_coded_results(
     )
     rig = Rig(tmp_path, server.url)
     async with serving(rig):
-        rig.agent.send_nowait("go")
+        rig.agent.send("go")
         await rig.until(lambda: rig.host.surface_port.live_waits and rig.gate.running)
-        assert rig.agent.interrupt_nowait()
+        assert rig.agent.interrupt()
         await rig.until(lambda: rig.agent.state is AgentState.IDLE)
-        rig.agent.send_nowait("continue")
+        rig.agent.send("continue")
         await rig.until(lambda: len(server.seen) == 2 and rig.agent.state is AgentState.IDLE)
     results = {
         m["tool_call_id"]: m["content"] for m in server.seen[1].messages if m["role"] == "tool"
@@ -577,11 +577,11 @@ async def test_failures_are_shown_and_the_loop_goes_on(
     server.queue(*[reply] * requests, Reply("Recovered."))
     rig = Rig(tmp_path, server.url)
     async with serving(rig):
-        rig.agent.send_nowait("first")
+        rig.agent.send("first")
         await rig.until(lambda: rig.texts(EntryKind.ERROR))
         await rig.until(lambda: rig.agent.state is AgentState.IDLE)
         assert len(server.seen) == requests  # the client's bounded retries, no more
-        rig.agent.send_nowait("second")
+        rig.agent.send("second")
         await rig.until(lambda: rig.texts(EntryKind.AGENT)[-1:] == ["Recovered."])
     (error,) = [e for e in rig.transcript.entries if e.kind is EntryKind.ERROR]
     assert error.title == "model error"

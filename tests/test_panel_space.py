@@ -55,7 +55,7 @@ def shown(layer: AsksLayer, cols: int, rows: int) -> list[str]:
 def layer_of(rig: Rig, questions: int, draft_lines: int, share: float) -> AsksLayer:
     """A layer over ``questions`` long pending questions, ``draft_lines`` of chat draft."""
     asked = [database_question(question=f"{n}. {LONG}", header=f"H{n}") for n in range(questions)]
-    rig.ask_nowait("c1", call(*asked, blocking=False))
+    rig.start_call("c1", call(*asked, blocking=False))
     draft = "\n".join(f"draft line {n}" for n in range(draft_lines))
     editor = urwid.Edit("› ", draft, multiline=True)
     return AsksLayer(rig.host.panel_port, editor, clock=rig.clock, space=PanelSpace(share))
@@ -78,7 +78,7 @@ def test_the_panel_fits_every_screen_down_to_40x10(
         try:
             layer = layer_of(rig, questions, draft_lines, share)
             if focused:
-                assert rig.host.panel_port.enter_panel_nowait() is None
+                assert rig.host.panel_port.enter_panel() is None
             lines = shown(layer, cols, rows)
         finally:
             rig.journal.close()

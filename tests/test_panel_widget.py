@@ -115,7 +115,7 @@ def test_golden_blocker_pending_shows_the_warning_marker(rig: Rig) -> None:
     held = screen(panel)
     assert "until you pause typing" in held[-2]  # the typing guard holds the keys back
     rig.clock.past_guard()
-    assert rig.host.panel_port.settle_guard_nowait(rig.clock())  # the layer's timer does this
+    assert rig.host.panel_port.settle_guard(rig.clock())  # the layer's timer does this
     lines = screen(panel)
     assert "⚠ required" in lines[0]
     assert "[● Backups]" in lines[1]
@@ -163,7 +163,7 @@ def test_golden_collapsed_row(rig: Rig) -> None:
     ask_async(rig, "c1", database_question())
     rig.async_question("c2", "Ship the release today?", header="Release")
     panel = make_panel(rig)
-    assert rig.host.panel_port.toggle_collapse_nowait() is None
+    assert rig.host.panel_port.toggle_collapse() is None
     lines = screen(panel)
     assert lines == ["▸ 2 questions pending · Ctrl+] expand"]
     check_golden("collapsed", lines)
@@ -468,7 +468,7 @@ def test_palette_names_are_panel_scoped_and_readable_without_colour(rig: Rig) ->
 def test_collapsed_row_when_collapse_is_off(rig: Rig) -> None:
     ask_async(rig, "c1", database_question())
     panel = make_panel(rig, keymap=build_keymap(collapse_key="off"))
-    rig.host.panel_port.command_nowait(PanelCommand.COLLAPSE)
+    rig.host.panel_port.command(PanelCommand.COLLAPSE)
     assert screen(panel) == ["▸ 1 question pending · Shift+Tab open"]
 
 
@@ -510,12 +510,12 @@ def test_review_shows_what_was_answered_in_the_browser_and_where(rig: Rig) -> No
     )
     panel = make_panel(rig)
     first = rig.ref("c1", 0)
-    refusal = rig.host.surface_port.answer_from_nowait(
+    refusal = rig.host.surface_port.answer_from(
         first.id, first.incarnation, Answer(AnswerKind.OPTION, (0,)), source="web"
     )
     assert refusal is None
     rig.clock.past_guard()
-    rig.host.panel_port.settle_guard_nowait(rig.clock())
+    rig.host.panel_port.settle_guard(rig.clock())
     press(panel, "tab")  # to the Review tab (Target, then Review)
     text = "\n".join(screen(panel, 100))
     assert "→ Lint (in the browser)" in text
@@ -583,7 +583,7 @@ def test_enter_in_the_review_note_submits_and_escapes_in_it_are_inert(rig: Rig) 
     panel = make_panel(rig)
     rig.clock.past_guard()
     press(panel, "enter", "tab")  # one staged, Size left unanswered; on Review
-    rig.host.panel_port.set_group_note_nowait("red\x1b[31mX\x1b]0;title\x07 ok")
+    rig.host.panel_port.set_group_note("red\x1b[31mX\x1b]0;title\x07 ok")
     text = "\n".join(screen(panel))
     assert "\x1b" not in text and "Note for all: redX ok" in text
     press(panel, "meta n", "enter")  # Enter in the note editor submits, as in a question's
@@ -597,7 +597,7 @@ def test_esc_on_an_async_tab_while_a_blocker_waits_says_where_it_goes(rig: Rig) 
     panel = make_panel(rig)
     rig.blocker("c2", q("Delete the old backups?", header="Backups", options=("Yes", "No")))
     rig.clock.past_guard()
-    assert rig.host.panel_port.settle_guard_nowait(rig.clock())
+    assert rig.host.panel_port.settle_guard(rig.clock())
     press(panel, "tab")  # to the async tab
     assert rig.host.panel_port.selected == rig.ref("c1")
     hints = " ".join(row.strip("│ ") for row in screen(panel)[-3:-1])

@@ -167,9 +167,9 @@ def test_a_hand_back_closes_the_tab_with_a_notice_and_says_why(rig: Rig) -> None
 def test_a_decline_denies(rig: Rig) -> None:
     desk = rig.host.hub_port.permissions
     opened = open_request(rig)
-    assert rig.host.panel_port.enter_panel_nowait() is None
-    rig.host.panel_port.command_nowait(PanelCommand.DECLINE, opened.ref)
-    rig.host.panel_port.command_nowait(PanelCommand.DECLINE, opened.ref)  # confirmed
+    assert rig.host.panel_port.enter_panel() is None
+    rig.host.panel_port.command(PanelCommand.DECLINE, opened.ref)
+    rig.host.panel_port.command(PanelCommand.DECLINE, opened.ref)  # confirmed
     found = desk.verdict(opened)
     assert found is not None and found.behavior is Behavior.DENY
 

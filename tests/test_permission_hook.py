@@ -112,8 +112,8 @@ async def test_codex_exec_denied_with_a_reason(
     assert rig.host.surface_port.question(tab).source == "builder"  # the token's agent
     port = rig.host.panel_port
     rig.move_to(tab, 2)  # the "Type something." row: a reason is a deny
-    port.set_custom_text_nowait("not outside the project", tab=tab)
-    port.command_nowait(PanelCommand.CONFIRM, tab)
+    port.set_custom_text("not outside the project", tab=tab)
+    port.command(PanelCommand.CONFIRM, tab)
     reply = await replied(replies)
     decision = reply.json()["hookSpecificOutput"]["decision"]
     assert decision == {"behavior": "deny", "message": "not outside the project"}

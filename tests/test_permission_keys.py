@@ -34,7 +34,7 @@ def chat_text(panel: QuestionPanel) -> str:
 
 def pause(rig: Rig, panel: QuestionPanel) -> None:
     rig.clock.advance(TYPING_GUARD + 0.01)
-    LAYERS[panel].tick_nowait(rig.clock())
+    LAYERS[panel].tick(rig.clock())
 
 
 def verdict(rig: Rig, opened: OpenRequest) -> Verdict | None:
@@ -53,7 +53,7 @@ def test_the_request_never_takes_the_keys(rig: Rig) -> None:
 def test_y_counts_at_the_pause_after_it(rig: Rig) -> None:
     panel = make_panel(rig)
     opened = request(rig)
-    assert rig.host.panel_port.enter_panel_nowait() is None
+    assert rig.host.panel_port.enter_panel() is None
     press(panel, "y")
     assert verdict(rig, opened) is None  # held
     assert "“y” counts at your pause (Enter: now)" in "\n".join(screen(panel, 100))
@@ -65,7 +65,7 @@ def test_y_counts_at_the_pause_after_it(rig: Rig) -> None:
 def test_y_then_enter_counts_at_once(rig: Rig) -> None:
     panel = make_panel(rig)
     opened = request(rig)
-    assert rig.host.panel_port.enter_panel_nowait() is None
+    assert rig.host.panel_port.enter_panel() is None
     press(panel, "y", "enter")
     assert verdict(rig, opened) == Verdict(Behavior.ALLOW)
 
@@ -73,7 +73,7 @@ def test_y_then_enter_counts_at_once(rig: Rig) -> None:
 def test_n_denies_at_the_pause(rig: Rig) -> None:
     panel = make_panel(rig)
     opened = request(rig)
-    assert rig.host.panel_port.enter_panel_nowait() is None
+    assert rig.host.panel_port.enter_panel() is None
     press(panel, "n")
     pause(rig, panel)
     found = verdict(rig, opened)
@@ -83,7 +83,7 @@ def test_n_denies_at_the_pause(rig: Rig) -> None:
 def test_typing_at_the_request_goes_to_the_chat_and_decides_nothing(rig: Rig) -> None:
     panel = make_panel(rig)
     opened = request(rig)
-    assert rig.host.panel_port.enter_panel_nowait() is None
+    assert rig.host.panel_port.enter_panel() is None
     press(panel, "y", "e", "s", " ", "p", "l", "e", "a", "s", "e")
     pause(rig, panel)
     assert chat_text(panel) == "yes please"
@@ -94,7 +94,7 @@ def test_typing_at_the_request_goes_to_the_chat_and_decides_nothing(rig: Rig) ->
 def test_another_key_drops_a_held_decision(rig: Rig) -> None:
     panel = make_panel(rig)
     opened = request(rig)
-    assert rig.host.panel_port.enter_panel_nowait() is None
+    assert rig.host.panel_port.enter_panel() is None
     press(panel, "y", "down")
     pause(rig, panel)
     assert verdict(rig, opened) is None
@@ -103,7 +103,7 @@ def test_another_key_drops_a_held_decision(rig: Rig) -> None:
 def test_y_on_an_ordinary_question_is_typing_as_before(rig: Rig) -> None:
     panel = make_panel(rig)
     rig.async_question("c1", "Which database?")
-    assert rig.host.panel_port.enter_panel_nowait() is None
+    assert rig.host.panel_port.enter_panel() is None
     press(panel, "y")
     assert chat_text(panel) == "y" and rig.host.panel_port.focus.doubt is None
 
@@ -112,7 +112,7 @@ def test_a_held_decision_goes_with_its_request(rig: Rig) -> None:
     panel = make_panel(rig)
     first = request(rig)
     second = request(rig)
-    assert rig.host.panel_port.enter_panel_nowait() is None
+    assert rig.host.panel_port.enter_panel() is None
     assert rig.host.panel_port.selected == first.ref
     press(panel, "y")
     rig.host.hub_port.permissions.hand_back(first, HandBack.GONE)  # its dialog answered first

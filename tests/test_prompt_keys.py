@@ -28,7 +28,7 @@ class Screen(LayerScreen):
     def open_prompt(self) -> Prompt:
         prompt = Prompt("run make deploy?", FocusTarget("prompt"))
         self.broker.current = prompt
-        self.rig.host.panel_port.begin_foreign_nowait(prompt.target)
+        self.rig.host.panel_port.begin_foreign(prompt.target)
         return prompt
 
     def pause(self) -> None:
@@ -110,7 +110,7 @@ def test_a_held_key_is_dropped_when_its_prompt_ends_otherwise(screen: Screen) ->
     screen.pause()
     screen.keys("y")
     screen.broker.current = None  # the turn was interrupted: the prompt went away
-    screen.rig.host.panel_port.end_foreign_nowait(prompt.target)
+    screen.rig.host.panel_port.end_foreign(prompt.target)
     screen.pause()
     screen.keys("x")
     assert prompt.answer is None and screen.chat.text == "x"

@@ -101,10 +101,11 @@ FACADE = {
     "subscribe_events",
     "subscribe_status",
     "statistics",
-    "detach_ui_nowait",
+    "detach_ui",
 }
 # What only the host's own collaborators do (asks/host/state.py): journal an entry, save,
-# emit an event, open, settle or finish a wait, re-derive the tabs, reach the journal.
+# emit an event, open, settle or finish a wait, re-derive the tabs, reach the journal. (A
+# notice is public: ``PanelPort.say`` shows one the way the host's own ``say`` does.)
 INTERNALS = {
     "append",
     "save",
@@ -117,7 +118,6 @@ INTERNALS = {
     "notify",
     "asked",
     "item",
-    "say",
     "journal",
     "outbox",
     "waits",
@@ -128,7 +128,12 @@ FACES = [asks.QuestionHost, asks.AgentPort, asks.SurfacePort, asks.PanelPort, Hu
 
 
 def public(cls: type) -> set[str]:
-    return {name for name in dir(cls) if not name.startswith("_")}
+    """The public names of ``cls``, not counting the old names kept by ``renamed``."""
+    return {
+        name
+        for name in dir(cls)
+        if not name.startswith("_") and not hasattr(getattr(cls, name), "__wrapped__")
+    }
 
 
 def test_the_host_is_a_small_facade() -> None:
@@ -175,7 +180,7 @@ def test_two_hosts_on_one_journal_are_refused(tmp_path: Path) -> None:
 def test_a_bad_source_label_names_the_fix(tmp_path: Path, source: str, message: str) -> None:
     rig = Rig.create(tmp_path)
     with pytest.raises(ValueError, match=message):
-        rig.host.agent_port.start_call_nowait("c1", call(q("Which?")), source=source)
+        rig.host.agent_port.start_call("c1", call(q("Which?")), source=source)
     assert rig.host.surface_port.projection.calls == {}
 
 
@@ -184,16 +189,16 @@ def test_typed_events_follow_the_journal(tmp_path: Path) -> None:
     rig = Rig.create(tmp_path)
     seen: list[tuple[ev.HostEvent, int]] = []
     rig.host.subscribe_events(lambda e: seen.append((e, len(rig.lines()))))
-    rig.host.agent_port.start_call_nowait("c1", call(q("Async?"), blocking=False), source="planner")
-    rig.host.agent_port.start_call_nowait("c2", call(q("Blocking?")), source="reviewer")
+    rig.host.agent_port.start_call("c1", call(q("Async?"), blocking=False), source="planner")
+    rig.host.agent_port.start_call("c2", call(q("Blocking?")), source="reviewer")
     rig.clock.past_guard()
     ref = rig.ref("c2")
     rig.answer_option(ref, 1)
-    rig.host.surface_port.answer_from_nowait(
+    rig.host.surface_port.answer_from(
         rig.ref("c1").id, rig.ref("c1").incarnation, Answer(AnswerKind.OPTION, (0,)), source="web"
     )
-    rig.host.agent_port.turn_ended_nowait()
-    assert rig.host.agent_port.take_feedback_nowait() is not None
+    rig.host.agent_port.turn_ended()
+    assert rig.host.agent_port.take_feedback() is not None
 
     kinds = [type(e).__name__ for e, _ in seen]
     assert kinds == [
@@ -223,7 +228,7 @@ def test_typed_events_follow_the_journal(tmp_path: Path) -> None:
 
 def test_source_labels_survive_a_resume(tmp_path: Path) -> None:
     rig = Rig.create(tmp_path)
-    rig.host.agent_port.start_call_nowait("c1", call(q("Async?"), blocking=False), source="planner")
+    rig.host.agent_port.start_call("c1", call(q("Async?"), blocking=False), source="planner")
     host = rig.crash_and_reopen()
     [state] = host.surface_port.projection.by_ref.values()
     assert state.question.source == "planner"
@@ -234,9 +239,9 @@ def test_withdraw_and_storage_failure_events(tmp_path: Path) -> None:
     seen: list[ev.HostEvent] = []
     rig.host.subscribe_events(seen.append)
     ref = rig.async_question("c1", "Which?")
-    assert rig.host.agent_port.withdraw_nowait([ref.id], "not needed").all_withdrawn
+    assert rig.host.agent_port.withdraw([ref.id], "not needed").all_withdrawn
     rig.ops.fail_next_append()
-    rig.host.agent_port.start_call_nowait("c2", call(q("Another?"), blocking=False))
+    rig.host.agent_port.start_call("c2", call(q("Another?"), blocking=False))
     withdrawn = next(e for e in seen if isinstance(e, ev.QuestionsWithdrawn))
     assert withdrawn.refs == (ref,) and withdrawn.reason == "not needed"
     assert isinstance(seen[-1], ev.StorageFailed) and "Not saved" in seen[-1].message
@@ -335,12 +340,19 @@ from asks import QuestionHost
 def meddle(host: QuestionHost) -> None:
     host.panel_port.focus.guard = 9.0
     host.panel_port.projection.pending.clear()
+    for state in host.panel_port.projection.by_ref.values():
+        state.delivered = True
+    for call in host.agent_port.projection.calls.values():
+        call.result = None
+    for note in host.surface_port.projection.notes.values():
+        note.sent_in = 0
 """
 
 
 def test_the_ports_hand_out_read_only_views_an_embedders_mypy_enforces(tmp_path: Path) -> None:
     """``PanelPort.focus`` and a port's ``projection`` were the live objects "read-only by
-    convention"; typed as ``FocusView`` / ``ProjectionView`` a change through them is an error
+    convention"; typed as ``FocusView`` / ``ProjectionView`` (whose states are
+    ``QuestionStateView``, ``CallStateView``, ``NoteStateView``) a change through them is an error
     in the embedder's own type check (what the host does stays the host's)."""
     (tmp_path / "meddle.py").write_text(MUTATES_THE_VIEWS, encoding="utf-8")
     done = subprocess.run(
@@ -354,3 +366,10 @@ def test_the_ports_hand_out_read_only_views_an_embedders_mypy_enforces(tmp_path:
     assert done.returncode == 1, done.stdout + done.stderr
     assert 'Property "guard" defined in "FocusView" is read-only' in done.stdout, done.stdout
     assert '"Mapping[QuestionRef, None]" has no attribute "clear"' in done.stdout, done.stdout
+    # and the states inside it: read-only too
+    for prop, view in [
+        ("delivered", "QuestionStateView"),
+        ("result", "CallStateView"),
+        ("sent_in", "NoteStateView"),
+    ]:
+        assert f'Property "{prop}" defined in "{view}" is read-only' in done.stdout, done.stdout

@@ -295,8 +295,8 @@ async def test_a_body_that_is_not_a_post_tool_use_is_400(rig: Rig, hub: HubServe
 def type_answer(rig: Rig, ref: QuestionRef, text: str) -> None:
     rig.move_to(ref, 2)  # the "Type something." row
     port = rig.host.panel_port
-    port.set_custom_text_nowait(text, tab=ref)
-    port.command_nowait(PanelCommand.CONFIRM, ref)
+    port.set_custom_text(text, tab=ref)
+    port.command(PanelCommand.CONFIRM, ref)
 
 
 # ---------------------------------------------------------------------------- the command

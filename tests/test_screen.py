@@ -149,7 +149,7 @@ async def test_repl_frames_through_the_key_path(tmp_path: Path) -> None:
     size = (100, 30)
     with screens() as pair:
         keys = ["down", "down", "up", "tab", "down", "shift tab", "a", "b", "backspace"]
-        repl.session.host.panel_port.enter_panel_nowait(None)
+        repl.session.host.panel_port.enter_panel(None)
         await trio.sleep(0)
         for key in keys * 3:
             repl.keypress(size, key)

@@ -95,15 +95,15 @@ def test_old_journals_hostile_text_and_unsent_answers(tmp_path: Path) -> None:
         host = QuestionHost(new)
         options = [{"label": "A"}, {"label": "B"}]
         for n in range(2):
-            host.agent_port.start_call_nowait(
+            host.agent_port.start_call(
                 f"c{n}",
                 {
                     "blocking": False,
                     "questions": [{"question": f"Q{n}?", "header": "H", "options": options}],
                 },
             )
-        host.panel_port.enter_panel_nowait()
-        host.panel_port.command_nowait(PanelCommand.CONFIRM)  # saved, not yet delivered
+        host.panel_port.enter_panel()
+        host.panel_port.command(PanelCommand.CONFIRM)  # saved, not yet delivered
     os.utime(data / "old.jsonl", (1_000_000_000, 1_000_000_000))
     rows = listing(tmp_path)
     assert [row.split()[0] for row in rows] == ["new", "old"]  # newest first

@@ -61,7 +61,7 @@ def asking(data: Path, session_id: str, *, save_one: bool) -> None:
     with Journal.create(data_dir=data, session_id=session_id, mode=SessionMode.INTERACTIVE) as j:
         host = QuestionHost(j)
         for n in range(2):
-            host.agent_port.start_call_nowait(
+            host.agent_port.start_call(
                 f"c{n}",
                 {
                     "blocking": False,
@@ -69,8 +69,8 @@ def asking(data: Path, session_id: str, *, save_one: bool) -> None:
                 },
             )
         if save_one:
-            host.panel_port.enter_panel_nowait()
-            host.panel_port.command_nowait(PanelCommand.CONFIRM)
+            host.panel_port.enter_panel()
+            host.panel_port.command(PanelCommand.CONFIRM)
 
 
 def names(data: Path) -> set[str]:

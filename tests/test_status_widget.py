@@ -150,7 +150,7 @@ def test_status_is_not_selectable(status: StatusLine) -> None:
 
 def test_from_a_real_host(tmp_path: Path, status: StatusLine) -> None:
     rig = Rig.create(tmp_path)
-    rig.host.agent_port.start_call_nowait("c1", call(q("Which?"), q("Where?"), blocking=False))
+    rig.host.agent_port.start_call("c1", call(q("Which?"), q("Where?"), blocking=False))
     status.update(rig.host.statistics(), AgentState.IDLE)
     assert status.left_text == "Asks: 2 pending · /asks · keys: chat"
 

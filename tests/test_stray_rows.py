@@ -21,7 +21,7 @@ from asks.core.model import QuestionRef
 class Screen(LayerScreen):
     def ask(self, *, blocking: bool, multi: bool = False) -> QuestionRef:
         args = call(q("Which one?", options=("Ay", "Bee", "Sea"), multi=multi), blocking=blocking)
-        self.rig.host.agent_port.start_call_nowait("c1", args)
+        self.rig.host.agent_port.start_call("c1", args)
         return self.rig.ref("c1")
 
 

@@ -239,7 +239,7 @@ def ids(host: QuestionHost, call_id: str) -> list[str]:
 
 
 async def test_withdraw_takes_pending_questions_back(host: QuestionHost) -> None:
-    host.agent_port.start_call_nowait("a1", {"questions": [COLOUR, SIZE], "blocking": False})
+    host.agent_port.start_call("a1", {"questions": [COLOUR, SIZE], "blocking": False})
     colour, size = ids(host, "a1")
     context = Context(host.agent_port)
     text = await run(WithdrawTool(), context, questionIds=[colour], reason="found it")
@@ -256,13 +256,11 @@ async def test_withdraw_takes_pending_questions_back(host: QuestionHost) -> None
 async def test_withdraw_is_per_id_the_answered_and_unknown_ones_are_reported(
     host: QuestionHost,
 ) -> None:
-    host.agent_port.start_call_nowait("a1", {"questions": [COLOUR, SIZE], "blocking": False})
+    host.agent_port.start_call("a1", {"questions": [COLOUR, SIZE], "blocking": False})
     colour, size = ids(host, "a1")
     ref = host.surface_port.projection.current[colour]
     assert (
-        host.surface_port.answer_from_nowait(
-            colour, ref.incarnation, Answer(AnswerKind.OPTION, (1,))
-        )
+        host.surface_port.answer_from(colour, ref.incarnation, Answer(AnswerKind.OPTION, (1,)))
         is None
     )
     context = Context(host.agent_port)
@@ -278,7 +276,7 @@ async def test_withdraw_is_per_id_the_answered_and_unknown_ones_are_reported(
     notices = [e.text for e in context.transcript.entries if e.kind is EntryKind.NOTICE]
     assert notices == ['The agent withdrew "Size?".']  # only what was withdrawn
     assert len(host._state.outbox) == 1  # the saved answer is still delivered, once, as feedback
-    feedback = host.agent_port.take_feedback_nowait()
+    feedback = host.agent_port.take_feedback()
     assert feedback is not None and 'answer "Blue"' in feedback.text
     again = await run(WithdrawTool(), context, questionIds=[size])
     assert again.startswith(f'Nothing was withdrawn. Not withdrawn: "{size}"')  # already gone

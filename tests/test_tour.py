@@ -205,22 +205,19 @@ class Tour:
             nursery.start_soon(functools.partial(self.session.agent.run, opening_turn=True))
             await self.until(lambda: self.host.surface_port.projection.pending)
             (ref,) = self.host.surface_port.projection.pending
-            assert (
-                self.host.surface_port.answer_from_nowait(ref.id, ref.incarnation, None, "web")
-                is None
-            )
+            assert self.host.surface_port.answer_from(ref.id, ref.incarnation, None, "web") is None
             await self.until(lambda: self.host.surface_port.live_waits)
-            assert self.host.panel_port.enter_panel_nowait() is None
+            assert self.host.panel_port.enter_panel() is None
             if answer_blocker:
-                self.host.panel_port.command_nowait(PanelCommand.CONFIRM)  # Target: Staging
-                self.host.panel_port.command_nowait(PanelCommand.TOGGLE)  # Checks: Unit tests
-                self.host.panel_port.command_nowait(PanelCommand.NEXT_TAB)
-                self.host.panel_port.command_nowait(PanelCommand.NEXT_TAB)  # past Notes: Review
-                self.host.panel_port.command_nowait(PanelCommand.CONFIRM)  # submit what is answered
+                self.host.panel_port.command(PanelCommand.CONFIRM)  # Target: Staging
+                self.host.panel_port.command(PanelCommand.TOGGLE)  # Checks: Unit tests
+                self.host.panel_port.command(PanelCommand.NEXT_TAB)
+                self.host.panel_port.command(PanelCommand.NEXT_TAB)  # past Notes: Review
+                self.host.panel_port.command(PanelCommand.CONFIRM)  # submit what is answered
             else:
-                self.host.panel_port.command_nowait(PanelCommand.DEFER)
+                self.host.panel_port.command(PanelCommand.DEFER)
             await self.until(lambda: self.session.broker.current is not None)
-            self.session.broker.answer_nowait(True)
+            self.session.broker.answer(True)
             await self.until(
                 lambda: (
                     self.seen()[-1][0] is EntryKind.AGENT  # its last words
@@ -344,8 +341,8 @@ async def test_a_queued_message_becomes_an_ordinary_line_where_its_turn_reads_it
             nursery.start_soon(functools.partial(agent.run, opening_turn=True))
             while not any(e.kind is EntryKind.TOOL for e in transcript.entries):
                 await trio.sleep(0.01)
-            agent.send_nowait("one")
-            agent.send_nowait("two")
+            agent.send("one")
+            agent.send("two")
             assert [(e.text, e.title) for e in transcript.queued] == [
                 ("one", "queued"),
                 ("two", "queued"),

@@ -111,7 +111,7 @@ async def test_a_running_tool_line_is_open_and_an_interrupted_one_says_so(
         await rig.until(lambda: rig.shown(EntryKind.TOOL))
         line = rig.transcript.entries[-1]
         assert (line.text, line.done) == ("work · seconds: 100 · label: long", False)
-        assert rig.agent.interrupt_nowait()
+        assert rig.agent.interrupt()
     assert (line.text, line.done) == ("work · seconds: 100 · label: long → interrupted", True)
 
 
@@ -158,8 +158,8 @@ async def test_a_blocking_card_is_drawn_while_it_waits(tmp_path: Path) -> None:
         nursery.start_soon(rig.turn)
         await rig.until(lambda: rig.host.surface_port.live_waits and rig.shown(EntryKind.QUESTION))
         assert rig.shown(EntryKind.QUESTION) == [(EntryKind.QUESTION, "Color?")]  # while waiting
-        rig.host.panel_port.enter_panel_nowait()
-        rig.host.panel_port.command_nowait(PanelCommand.CONFIRM)
+        rig.host.panel_port.enter_panel()
+        rig.host.panel_port.command(PanelCommand.CONFIRM)
     assert rig.shown(EntryKind.QUESTION) == [(EntryKind.QUESTION, "Color?")]  # drawn once
     assert rig.shown(EntryKind.RESULT) == [(EntryKind.RESULT, "Color? → Red")]
 
@@ -172,8 +172,8 @@ async def test_a_promoted_question_card_shows_the_question(tmp_path: Path) -> No
     async with trio.open_nursery() as nursery:
         nursery.start_soon(rig.turn)
         await rig.until(lambda: rig.host.surface_port.live_waits)
-        rig.host.panel_port.enter_panel_nowait()
-        rig.host.panel_port.command_nowait(PanelCommand.CONFIRM)
+        rig.host.panel_port.enter_panel()
+        rig.host.panel_port.command(PanelCommand.CONFIRM)
     cards = [text for _, text in rig.shown(EntryKind.QUESTION)]
     assert cards == ["Color?", f"Color? ({qid})"]
 
@@ -233,7 +233,7 @@ async def test_permission_decisions_are_recorded(tmp_path: Path) -> None:
         nursery.start_soon(rig.turn)
         for count, answer in enumerate((True, False), start=1):
             await rig.until(lambda: rig.broker.current is not None)
-            rig.broker.answer_nowait(answer)
+            rig.broker.answer(answer)
             await rig.until(lambda: len(decisions()) == count)  # noqa: B023 — awaited here
     assert decisions() == [
         ("allowed", "Allow the agent to run: make deploy"),
@@ -272,14 +272,12 @@ def test_resume_shows_cards_tool_lines_and_the_interrupted_tool(tmp_path: Path) 
         {"id": "c2", "name": "work", "arguments": json.dumps({"seconds": 9, "label": "index"})},
         {"id": "c3", "name": "run_command", "arguments": json.dumps({"command": "ls"})},
     )
-    host.agent_port.record_message_nowait(ChatMessage("user", "go"))
-    host.agent_port.record_message_nowait(ChatMessage("assistant", "On it.", calls))
+    host.agent_port.record_message(ChatMessage("user", "go"))
+    host.agent_port.record_message(ChatMessage("assistant", "On it.", calls))
     assert not isinstance(
-        host.agent_port.start_call_nowait("c1", json.loads(calls[0]["arguments"])), Exception
+        host.agent_port.start_call("c1", json.loads(calls[0]["arguments"])), Exception
     )
-    host.agent_port.record_message_nowait(
-        ChatMessage("tool", "Ran 'ls'.", ({"tool_call_id": "c3"},))
-    )
+    host.agent_port.record_message(ChatMessage("tool", "Ran 'ls'.", ({"tool_call_id": "c3"},)))
 
     shown = [(e.kind, e.text) for e in resumed_entries(tmp_path, journal)]
     ref = host.surface_port.projection.calls["c1"].refs[0]
@@ -303,9 +301,9 @@ def test_resume_shows_a_refused_call_as_its_error(tmp_path: Path) -> None:
     journal = Journal.create(data_dir=tmp_path)
     host = QuestionHost(journal)
     bad = {"id": "c1", "name": "ask_user_question", "arguments": "{}"}
-    host.agent_port.record_message_nowait(ChatMessage("assistant", "", (bad,)))
+    host.agent_port.record_message(ChatMessage("assistant", "", (bad,)))
     refusal = "Error [invalid_arguments]: questions is required."
-    host.agent_port.record_message_nowait(ChatMessage("tool", refusal, ({"tool_call_id": "c1"},)))
+    host.agent_port.record_message(ChatMessage("tool", refusal, ({"tool_call_id": "c1"},)))
     shown = [(e.kind, e.text) for e in resumed_entries(tmp_path, journal)]
     assert shown[:-1] == [(EntryKind.ERROR, refusal)]
 

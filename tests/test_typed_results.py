@@ -131,7 +131,7 @@ def test_withdraw_takes_the_pending_and_reports_the_answered(rig: Rig) -> None:
     rig.answer_option(answered, 0)
     port = rig.host.agent_port
     assert port.pending_ids() == (pending.id,)
-    report = port.withdraw_nowait([answered.id, pending.id, "q-nope"], "found it")
+    report = port.withdraw([answered.id, pending.id, "q-nope"], "found it")
     assert [i.outcome for i in report.items] == [
         WithdrawOutcome.ALREADY_ANSWERED,
         WithdrawOutcome.WITHDRAWN,
@@ -139,15 +139,15 @@ def test_withdraw_takes_the_pending_and_reports_the_answered(rig: Rig) -> None:
     ]
     assert port.pending_ids() == ()
     assert pending not in rig.host.panel_port.tabs  # the pending one left the screen
-    feedback = port.take_feedback_nowait()  # the answered one still arrives, once
+    feedback = port.take_feedback()  # the answered one still arrives, once
     assert feedback is not None and feedback.refs == (answered,)
-    assert port.withdraw_nowait([pending.id]).outcome_of(pending.id) is WithdrawOutcome.UNKNOWN
+    assert port.withdraw([pending.id]).outcome_of(pending.id) is WithdrawOutcome.UNKNOWN
 
 
 def test_a_withdraw_that_cannot_be_saved_withdraws_nothing(rig: Rig) -> None:
     pending = rig.async_question("c1", "Which port?")
     rig.ops.fail_next_append("withdrawn")
-    report = rig.host.agent_port.withdraw_nowait([pending.id])
+    report = rig.host.agent_port.withdraw([pending.id])
     assert report.outcome_of(pending.id) is WithdrawOutcome.NOT_SAVED
     assert "could not be saved" in report.text
 
@@ -161,11 +161,11 @@ def test_a_blocking_wait_gives_typed_results_for_each_ending(rig: Rig) -> None:
     [ship] = wait.reply.result.questions
     assert ship.outcome is QuestionOutcome.DEFERRED
     again = rig.blocker("c2", {"questionId": ship.question_id})
-    rig.host.agent_port.interrupt_nowait()
+    rig.host.agent_port.interrupt()
     assert not isinstance(again.reply, contract.ToolError) and again.reply is not None
     assert again.reply.result.questions[0].outcome is QuestionOutcome.INTERRUPTED
     third = rig.blocker("c3", {"questionId": ship.question_id})
-    rig.host.agent_port.withdraw_nowait([ship.question_id])
+    rig.host.agent_port.withdraw([ship.question_id])
     assert not isinstance(third.reply, contract.ToolError) and third.reply is not None
     assert third.reply.result.questions[0].outcome is QuestionOutcome.WITHDRAWN
 
@@ -177,10 +177,10 @@ def test_feedback_answers_are_typed_too(rig: Rig) -> None:
     declined = rig.async_question("c2", "Which port?")
     answer = Answer(AnswerKind.MULTI, (1,), "Mars", "cheap")
     surface = rig.host.surface_port
-    assert surface.answer_from_nowait(regions.id, regions.incarnation, answer) is None
-    assert surface.answer_from_nowait(declined.id, declined.incarnation, None) is None
+    assert surface.answer_from(regions.id, regions.incarnation, answer) is None
+    assert surface.answer_from(declined.id, declined.incarnation, None) is None
     port = rig.host.agent_port
-    feedback = port.take_feedback_nowait()
+    feedback = port.take_feedback()
     assert feedback is not None
     assert port.results_of(feedback) == (
         QuestionResult(

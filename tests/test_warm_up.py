@@ -33,7 +33,7 @@ if sys.argv[1] == "warm":
 modules, compiled = set(sys.modules), sanitize._compiled.cache_info().misses
 options = [{"label": "A", "description": "d"}, {"label": "B"}]
 question = {"question": "Q?\\x1b[2J", "header": "H", "options": options}
-layer_host.agent_port.start_call_nowait("c1", {"questions": [question], "blocking": False})
+layer_host.agent_port.start_call("c1", {"questions": [question], "blocking": False})
 layer.render((80,), focus=True)
 print(json.dumps({
     "loaded": sorted(set(sys.modules) - modules),

@@ -111,7 +111,7 @@ async def test_questions_from_several_agents_are_grouped_by_agent_in_the_panels_
 ) -> None:
     """Several agents: "Questions from 3 agents", each agent's questions together, agents in the
     order they first asked (the panel's), labels escaped; one agent alone: as before."""
-    start = rig.host.agent_port.start_call_nowait
+    start = rig.host.agent_port.start_call
     only = (await client.get(ok(bridge))).text
     assert "Questions from the agent" in only and 'class="agent"' not in only
     for call_id, header, source in [
@@ -158,7 +158,7 @@ async def test_question_text_cannot_inject_markup(
     rig: Rig, bridge: WebBridge, client: httpx.AsyncClient
 ) -> None:
     evil = '<script>alert(1)</script>"><img src=x onerror=alert(2)>\x1b]0;title\x07'
-    rig.host.agent_port.start_call_nowait(
+    rig.host.agent_port.start_call(
         "c1",
         {
             "blocking": False,
@@ -416,7 +416,7 @@ async def test_an_option_answer_is_saved_delivered_once_and_the_tab_disappears(
     rig: Rig, bridge: WebBridge, client: httpx.AsyncClient
 ) -> None:
     host = rig.host
-    host.agent_port.turn_started_nowait()
+    host.agent_port.turn_started()
     ref = rig.async_question("c1", "Which database?")
     assert host.panel_port.tabs == (ref,)
 
@@ -427,11 +427,11 @@ async def test_an_option_answer_is_saved_delivered_once_and_the_tab_disappears(
     [line] = resolved_lines(rig)
     assert line["source"] == "web"
     assert host.panel_port.tabs == ()
-    feedback = host.agent_port.take_feedback_nowait()
+    feedback = host.agent_port.take_feedback()
     assert feedback is not None
     assert 'answer "MySQL"' in feedback.text
     assert "fast" in feedback.text
-    assert host.agent_port.take_feedback_nowait() is None
+    assert host.agent_port.take_feedback() is None
     followed = await client.get(response.headers["location"])
     assert "Saved." in followed.text
     assert "No pending questions." in followed.text
@@ -447,7 +447,7 @@ async def test_decline_button_declines_that_question(
     assert response.status_code == 303
     assert response.headers["location"].endswith("flash=declined")
     assert rig.host.surface_port.projection.by_ref[ref].status is QuestionStatus.DECLINED
-    feedback = rig.host.agent_port.take_feedback_nowait()
+    feedback = rig.host.agent_port.take_feedback()
     assert feedback is not None and "declined" in feedback.text
 
 
@@ -472,7 +472,7 @@ async def test_a_blocking_question_answered_in_the_browser_ends_the_wait(
     assert isinstance(reply, ResultEnvelope)
     assert reply.outcome is Outcome.ANSWERED
     assert reply.details["answers"][0]["answer"] == "Because\nit is fast"
-    assert host.agent_port.take_feedback_nowait() is None
+    assert host.agent_port.take_feedback() is None
     assert not host.panel_port.focus.panel_focused  # focus went back to the chat (the origin)
     assert_exactly_once(rig)
 
@@ -483,7 +483,7 @@ async def test_staged_group_one_web_answer_keeps_the_wait_and_the_terminal_draft
     host = rig.host
     wait = rig.blocker("c1", q("Which caches?", multi=True), q("Why?", options=None))
     multi, free = rig.ref("c1", 0), rig.ref("c1", 1)
-    host.panel_port.set_custom_text_nowait("half-typed reason", tab=free)  # a terminal draft
+    host.panel_port.set_custom_text("half-typed reason", tab=free)  # a terminal draft
     draft = host.panel_port.draft(free)
 
     response = await post(client, bridge, form(bridge, multi, option=["2", "0"]))
@@ -491,14 +491,12 @@ async def test_staged_group_one_web_answer_keeps_the_wait_and_the_terminal_draft
     assert response.status_code == 303
     assert not wait.done  # the other question is still open
     assert host.panel_port.draft(free) == draft
-    assert host.agent_port.take_feedback_nowait() is None  # claimed by the wait, not steered
+    assert host.agent_port.take_feedback() is None  # claimed by the wait, not steered
     assert multi not in host.panel_port.tabs and free in host.panel_port.tabs
 
     rig.move_to(free, 0)
-    host.panel_port.command_nowait(
-        PanelCommand.CONFIRM, free
-    )  # Type something. row: stages the answer
-    host.panel_port.command_nowait(PanelCommand.CONFIRM, ReviewKey("c1"))
+    host.panel_port.command(PanelCommand.CONFIRM, free)  # Type something. row: stages the answer
+    host.panel_port.command(PanelCommand.CONFIRM, ReviewKey("c1"))
     assert wait.done
     reply = await wait.result()
     assert isinstance(reply, ResultEnvelope)
@@ -506,7 +504,7 @@ async def test_staged_group_one_web_answer_keeps_the_wait_and_the_terminal_draft
     answers = {a["questionId"]: a for a in reply.details["answers"]}
     assert answers[multi.id]["optionIndices"] == [0, 2]
     assert answers[free.id]["answer"] == "half-typed reason"
-    assert host.agent_port.take_feedback_nowait() is None
+    assert host.agent_port.take_feedback() is None
     assert_exactly_once(rig)
 
 
@@ -522,7 +520,7 @@ async def test_staged_group_answered_entirely_in_the_browser_ends_answered(
     assert isinstance(reply, ResultEnvelope) and reply.outcome is Outcome.ANSWERED
     [result] = rig.tool_results("c1")
     assert {r["id"] for r in result["delivered"]} == {multi.id, free.id}
-    assert rig.host.agent_port.take_feedback_nowait() is None
+    assert rig.host.agent_port.take_feedback() is None
     assert_exactly_once(rig)
 
 
@@ -533,11 +531,11 @@ async def test_staged_wait_deferred_after_a_web_answer_delivers_it_as_feedback(
     wait = rig.blocker("c1", q("Which caches?", multi=True), q("Why?", options=None))
     multi = rig.ref("c1", 0)
     assert (await post(client, bridge, form(bridge, multi, option="1"))).status_code == 303
-    host.panel_port.command_nowait(
+    host.panel_port.command(
         PanelCommand.DEFER, multi if multi in host.panel_port.tabs else rig.ref("c1", 1)
     )
     assert wait.done
-    feedback = host.agent_port.take_feedback_nowait()
+    feedback = host.agent_port.take_feedback()
     assert feedback is not None and feedback.refs == (multi,)
     assert_exactly_once(rig)
 
@@ -554,8 +552,8 @@ async def test_answering_twice_gives_409_and_one_delivery(
     assert (first.status_code, second.status_code) == (303, 409)
     assert "already answered" in second.text
     assert len(resolved_lines(rig)) == 1
-    assert rig.host.agent_port.take_feedback_nowait() is not None
-    assert rig.host.agent_port.take_feedback_nowait() is None
+    assert rig.host.agent_port.take_feedback() is not None
+    assert rig.host.agent_port.take_feedback() is None
     assert_exactly_once(rig)
 
 
@@ -575,7 +573,7 @@ async def test_withdrawn_question_gives_409_saying_so(
     rig: Rig, bridge: WebBridge, client: httpx.AsyncClient
 ) -> None:
     ref = rig.async_question("c1", "Which database?")
-    assert rig.host.agent_port.withdraw_nowait([ref.id], "not needed").all_withdrawn
+    assert rig.host.agent_port.withdraw([ref.id], "not needed").all_withdrawn
     response = await post(client, bridge, form(bridge, ref, choice="0"))
     assert response.status_code == 409
     assert "withdrawn by the agent" in response.text
@@ -632,7 +630,7 @@ async def test_panel_and_browser_race_for_the_same_question_exactly_once(
                 if (
                     ref in host.panel_port.tabs
                 ):  # the widget acts on the tab it shows, if still there
-                    host.panel_port.command_nowait(PanelCommand.CONFIRM, ref)  # cursor on option 0
+                    host.panel_port.command(PanelCommand.CONFIRM, ref)  # cursor on option 0
 
             async def browser(ref: QuestionRef = ref) -> None:
                 response = await post(client, bridge, form(bridge, ref, choice="1"))
@@ -644,9 +642,9 @@ async def test_panel_and_browser_race_for_the_same_question_exactly_once(
             [reply] = replies
             assert isinstance(reply, ResultEnvelope) and reply.outcome is Outcome.ANSWERED
         else:
-            feedback = host.agent_port.take_feedback_nowait()
+            feedback = host.agent_port.take_feedback()
             assert feedback is not None and feedback.refs == (ref,)
-        assert host.agent_port.take_feedback_nowait() is None
+        assert host.agent_port.take_feedback() is None
         lines = [
             line
             for line in resolved_lines(rig)
@@ -674,16 +672,13 @@ async def test_host_answer_from_refuses_bad_answers_without_saving(rig: Rig) -> 
         Answer(AnswerKind.CUSTOM, (), "x" * (MAX_CUSTOM_TEXT + 1)),
     ]
     for answer in bad:
-        assert host.surface_port.answer_from_nowait(ref.id, ref.incarnation, answer) is (
+        assert host.surface_port.answer_from(ref.id, ref.incarnation, answer) is (
             Refusal.INVALID_ANSWER
         )
-    assert host.surface_port.answer_from_nowait("q-nope", 1, None) is Refusal.UNKNOWN_QUESTION
+    assert host.surface_port.answer_from("q-nope", 1, None) is Refusal.UNKNOWN_QUESTION
     assert resolved_lines(rig) == []
-    assert host.surface_port.answer_from_nowait(ref.id, ref.incarnation, None) is None
-    assert (
-        host.surface_port.answer_from_nowait(ref.id, ref.incarnation, None)
-        is Refusal.ALREADY_ANSWERED
-    )
+    assert host.surface_port.answer_from(ref.id, ref.incarnation, None) is None
+    assert host.surface_port.answer_from(ref.id, ref.incarnation, None) is Refusal.ALREADY_ANSWERED
 
 
 # =========================================================================== live updates
@@ -718,7 +713,7 @@ async def test_events_announce_new_answered_and_withdrawn_questions(
         fragment = (await client.get(ok(bridge, "/fragment"))).text
         assert f'data-version="{first + 1}"' in fragment and ref.id in fragment
 
-        host.panel_port.set_custom_text_nowait("typing…", tab=ref)  # a keystroke: no event
+        host.panel_port.set_custom_text("typing…", tab=ref)  # a keystroke: no event
         other = rig.async_question("c2", "Which cache?")
         assert int(await next_event(lines)) == first + 2  # the next event is the new question
 
@@ -726,13 +721,13 @@ async def test_events_announce_new_answered_and_withdrawn_questions(
         assert int(await next_event(lines)) == first + 3  # answered: gone
         assert ref.id not in (await client.get(ok(bridge, "/fragment"))).text
 
-        host.agent_port.withdraw_nowait([other.id], "no longer needed")
+        host.agent_port.withdraw([other.id], "no longer needed")
         assert int(await next_event(lines)) == first + 4
         fragment = (await client.get(ok(bridge, "/fragment"))).text
         assert "withdrawn by the agent" in fragment and other.id in fragment
         assert '<article class="question' not in fragment
 
-        wait = rig.ask_nowait("c3", wait_on(ref.id))  # already answered: nothing new pending
+        wait = rig.start_call("c3", wait_on(ref.id))  # already answered: nothing new pending
         assert wait is not None
         blocker = rig.blocker("c4", q("Now?"))
         assert int(await next_event(lines)) == first + 5

@@ -76,7 +76,7 @@ async def test_browser_answers_multi_select_and_free_text_and_sees_live_updates(
     rig: Rig,
 ) -> None:
     host = rig.host
-    host.agent_port.turn_started_nowait()
+    host.agent_port.turn_started()
     multi = rig.async_question("c1", "Which caches?", header="Caches", options=CACHES, multi=True)
     free = rig.async_question("c2", "Why that <b>choice</b>?", header="Why", options=None)
     keep = rig.async_question("c3", "Which region?", header="Region")
@@ -119,7 +119,7 @@ async def test_browser_answers_multi_select_and_free_text_and_sees_live_updates(
             assert notes == "draft in the browser"
             article(page, keep).locator("textarea[name=custom]").fill("eu-west")
             assert article(page, keep).locator("input[value=custom]").is_checked()  # app.js
-            on_trio(lambda: host.agent_port.withdraw_nowait([arrived.id], "not needed"))
+            on_trio(lambda: host.agent_port.withdraw([arrived.id], "not needed"))
             page.locator("li.withdrawn").wait_for()
             assert "withdrawn by the agent" in page.locator("li.withdrawn").inner_text()
             assert article(page, arrived).count() == 0
@@ -132,13 +132,13 @@ async def test_browser_answers_multi_select_and_free_text_and_sees_live_updates(
         await trio.to_thread.run_sync(browse, url)
         bridge.close()
 
-    feedback = host.agent_port.take_feedback_nowait()  # what the agent's next model request carries
+    feedback = host.agent_port.take_feedback()  # what the agent's next model request carries
     assert feedback is not None
     assert feedback.refs == (multi, free)
     assert 'answer "Redis, Varnish"' in feedback.text
     assert "both, please" in feedback.text
     assert "Because it\nis fast" in feedback.text
-    assert host.agent_port.take_feedback_nowait() is None
+    assert host.agent_port.take_feedback() is None
     assert host.panel_port.tabs == (keep,)
     assert host.panel_port.draft(keep).notes == ""  # the browser's typing is not a terminal draft
     assert {line["source"] for line in rig.lines_of("resolved")} == {"web"}
@@ -191,7 +191,7 @@ async def test_browser_answers_a_blocking_group_and_the_tool_call_returns(rig: R
     assert isinstance(reply, ResultEnvelope)
     assert reply.outcome is Outcome.ANSWERED
     assert [a["answer"] for a in reply.details["answers"]] == ["Memcached", "no"]
-    assert host.agent_port.take_feedback_nowait() is None  # delivered once, in the tool result
+    assert host.agent_port.take_feedback() is None  # delivered once, in the tool result
     assert host.panel_port.tabs == ()
 
 
@@ -223,9 +223,9 @@ async def test_without_javascript_plain_forms_work_and_a_second_tab_gets_409(rig
         await trio.to_thread.run_sync(browse, url)
         bridge.close()
 
-    feedback = rig.host.agent_port.take_feedback_nowait()
+    feedback = rig.host.agent_port.take_feedback()
     assert feedback is not None and 'answer "SQLite"' in feedback.text
-    assert rig.host.agent_port.take_feedback_nowait() is None
+    assert rig.host.agent_port.take_feedback() is None
     assert len(rig.lines_of("resolved")) == 1
 
 

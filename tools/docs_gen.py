@@ -143,8 +143,22 @@ def _class(name: str, cls: type) -> list[str]:
     lines += [f"### `{name}{init}`", "", _doc(cls), ""]
     if built is not None:
         lines += [f"Not constructed by you: `{built}`.", ""]
-    members = [line for item in _own_members(cls) for line in _member(*item)]
+    own = list(_own_members(cls))
+    members = [line for item in own if _renamed_to(item[1]) is None for line in _member(*item)]
+    old = [f"`{name}` → `{_renamed_to(member)}`" for name, member in own if _renamed_to(member)]
+    if old:
+        members += [
+            "",
+            f"Renamed (the old name still works and warns `DeprecationWarning`): {', '.join(old)}.",
+        ]
     return [*lines, *members, ""] if members else lines
+
+
+def _renamed_to(member: object) -> str | None:
+    """The new name when ``member`` is an old name kept by :func:`asks.core.renamed.renamed`."""
+    wrapped = getattr(member, "__wrapped__", None)
+    name = getattr(wrapped, "__name__", None)
+    return name if name is not None and name != getattr(member, "__name__", None) else None
 
 
 def _union_members(union: types.UnionType) -> list[str]:

@@ -99,7 +99,7 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
             space=space,
             commands={
                 Command.INTERRUPT: self.interrupt,
-                Command.CHAT_INTERRUPT: session.agent.interrupt_nowait,
+                Command.CHAT_INTERRUPT: session.agent.interrupt,
                 Command.CHAT_SCROLL_UP: lambda: self.transcript_view.scroll(-1),
                 Command.CHAT_SCROLL_DOWN: lambda: self.transcript_view.scroll(1),
             },
@@ -251,8 +251,8 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
         if now - last < QUIT_WINDOW:
             self._quit()  # even if a new turn started meanwhile (e.g. woken by feedback)
         if self.session.broker.current is not None:
-            self.session.broker.answer_nowait(False)
-        if self.session.agent.interrupt_nowait():
+            self.session.broker.answer(False)
+        if self.session.agent.interrupt():
             return  # the agent's own notice says so; a second Ctrl+C soon after quits
         self._say(_("Press Ctrl+C again to quit."), until=now + QUIT_WINDOW)
 
@@ -262,7 +262,7 @@ class ReplScreen(urwid.WidgetWrap[urwid.Pile]):
         editor keeps the line)."""
         if text.startswith("/"):
             return self._slash(text.split())
-        sent = self.session.agent.send_nowait(text)
+        sent = self.session.agent.send(text)
         self.transcript_view.follow()  # back to the newest, even before the turn shows it
         return sent is not Sent.REFUSED
 
@@ -377,7 +377,7 @@ async def run_repl(
                 _after_first_frame(event_loop, on_first_frame)
             with running:
                 await event_loop.run_async()
-        session.host.detach_ui_nowait()
+        session.host.detach_ui()
         nursery.cancel_scope.cancel()
     return ended[0] if ended else None
 

@@ -62,13 +62,13 @@ async def edit_externally(
     try:
         edited = await run_editor(loop, command, draft.notes if notes else draft.custom_text)
     except EditorError as failed:
-        port.say_nowait(str(failed.args[0]))
+        port.say(str(failed.args[0]))
         return
     if port.selected == tab:
         if notes:
-            port.set_notes_nowait(edited)
+            port.set_notes(edited)
         else:
-            port.set_custom_text_nowait(edited)
+            port.set_custom_text(edited)
 
 
 async def run_editor(loop: urwid.MainLoop, command: Sequence[str], text: str) -> str:

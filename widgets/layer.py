@@ -4,7 +4,7 @@
 questions are pending), an optional prompt widget (only while a foreign prompt owns the
 keyboard), and the embedder's chat editor. It is the one place keys enter asks:
 
-* every key goes through ``port.decide_nowait(now, key)`` — the focus machine
+* every key goes through ``port.decide(now, key)`` — the focus machine
   (docs/focus-machine.md) routes it and names the action the layer performs: the focus owner
   and the **typing guard**
   (the typing guard, :mod:`asks.core.focus`): while a blocker's claim is not engaged, keys keep
@@ -26,7 +26,7 @@ keyboard), and the embedder's chat editor. It is the one place keys enter asks:
   interval after it is swallowed, so a double Esc cannot interrupt the agent;
 * a printable key the panel cannot use (no binding on an option row, the ``Next`` row, the
   Review tab; a digit with no row) is **stray**: the host says where it goes instead
-  (``port.stray_key_nowait``: the chat editor, the typing guard re-armed) and the layer
+  (``port.stray_key``: the chat editor, the typing guard re-armed) and the layer
   delivers it there, so typing meant for the chat is never dropped and never answers;
 * at a **foreign prompt** (docs/architecture.md) keys go where the person
   was typing until they pause (the prompt's guard, like a claim's); then a printable key the
@@ -72,6 +72,7 @@ from asks.core.drafts import ChatLine
 from asks.core.focus import Action, FocusTarget, KeyEvent, KeySeen, KeysTo, Route, decide
 from asks.core.i18n import _
 from asks.core.refusal import Refusal
+from asks.core.renamed import renamed
 from asks.core.restore import Restored
 from asks.core.space import PanelSpace
 from asks.host.panelport import PanelPort
@@ -127,7 +128,7 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
 
     ``keymap``: the keys (:func:`~asks.widgets.keymap.build_keymap`, defaults when ``None``);
     ``prompt``: a widget shown while a foreign prompt of yours has the keyboard
-    (``port.begin_foreign_nowait``); ``chat_edit``: the ``urwid.Edit`` inside a custom
+    (``port.begin_foreign``); ``chat_edit``: the ``urwid.Edit`` inside a custom
     editor; ``space``: how many rows the panel may take (:class:`~asks.core.space.PanelSpace`:
     half the screen, the editor and two more rows of yours always visible; :meth:`fit`);
     ``commands``: your handlers for commands of the keymap the layer resolves but does not
@@ -200,7 +201,7 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
             Context.PROMPT: self._prompt_text,
         }
         super().__init__(urwid.Pile([editor]))
-        port.name_keys_nowait(
+        port.name_keys(
             {
                 panel_command: pretty_key(key)
                 for command, panel_command in PANEL_COMMANDS.items()
@@ -277,9 +278,9 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         first question (:mod:`asks.core.agents`); a sentence if that is refused."""
         agent = named_agent(question_id) if question_id is not None else None
         if agent is not None:
-            refused = self.port.enter_agent_nowait(agent)
+            refused = self.port.enter_agent(agent)
             return None if refused is None else (self.port.notice or refused.text)
-        refusal = self.port.enter_panel_nowait(question_id)
+        refusal = self.port.enter_panel(question_id)
         if refusal is None:
             return None
         if refusal is Refusal.UNKNOWN_QUESTION and question_id is not None:
@@ -396,8 +397,8 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         if isinstance(self.editor, KeyCommands):
             table.update({c: self._typed(h) for c, h in self.editor.key_commands().items()})
         table.update({command: used(action) for command, action in app.items()})
-        table[Command.FOCUS_TOGGLE] = used(self.port.toggle_focus_nowait)
-        table[Command.COLLAPSE] = used(self.port.toggle_collapse_nowait)
+        table[Command.FOCUS_TOGGLE] = used(self.port.toggle_focus)
+        table[Command.COLLAPSE] = used(self.port.toggle_collapse)
         table[Command.PANEL_EDITOR] = used(self._edit_externally)
         table[Command.PANEL_PAUSE] = self._pause(table[Command.PANEL_PAUSE])
         table[Command.CHAT_INTERRUPT] = self._chat_esc(table.get(Command.CHAT_INTERRUPT))
@@ -422,7 +423,7 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         command = self.keymap.command_for(Context.GLOBAL, key)
         if command in self._early:  # the app's own global command (Ctrl+C): not typing
             return self._commands[command](KeyPress(size, key, Context.GLOBAL, command, None, now))
-        decision = self.port.decide_nowait(now, self._seen(key))
+        decision = self.port.decide(now, self._seen(key))
         return self._actions[decision.action](size, key, command, decision.route, now)
 
     def _typing(
@@ -444,7 +445,7 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         self, size: Size, key: str, command: Command | None, route: Route, now: float
     ) -> str | None:
         """``DROP_HELD``: the person did something else; the key is the panel's."""
-        self.port.drop_decision_nowait()
+        self.port.drop_decision()
         return self._panel_key(size, key, command, route, now)
 
     def _panel_key(
@@ -456,7 +457,7 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         if command is None:
             command = self.keymap.command_for(context, key)
         if command is not None and context is Context.PANEL and is_text_key(key):
-            self.port.printable_command_nowait(key, route.tab, now)  # a digit, Space
+            self.port.printable_command(key, route.tab, now)  # a digit, Space
         unused = self._dispatch(size, key, context, command, route.tab, now)
         if unused is not None and context is Context.PANEL and self._stray_after(route, unused):
             return self._stray_key(size, unused, now)
@@ -509,7 +510,7 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
     def _stray_key(self, size: Size, key: str, now: float) -> str | None:
         """A stray key: deliver a printable the panel or the prompt could not use where the host
         says (a decision key held at the prompt first: it was typing too)."""
-        route = self.port.stray_key_nowait(now)
+        route = self.port.stray_key(now)
         self.last_context = Context.CHAT
         if route.target is self.port.focus.chat:
             for typed in route.first or "":
@@ -588,16 +589,16 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
             with trio.move_on_at(deadline):
                 await self._guard_changed.wait()  # a change may bring a deadline forward
             self._guard_changed = trio.Event()
-            self.tick_nowait(trio.current_time())
+            self.tick(trio.current_time())
 
-    def tick_nowait(self, now: float) -> None:
+    def tick(self, now: float) -> None:
         """What the layer's timer does at ``now`` (:meth:`running` runs it at each deadline):
         a held claim or prompt takes the keys once the person paused, a held decision key whose
         pause is over is delivered to the prompt, an expired notice goes. Doing it twice, or
         before a deadline, changes nothing."""
-        self.port.settle_guard_nowait(now)
+        self.port.settle_guard(now)
         self._decisions.deliver_due(now)
-        self.port.expire_notice_nowait(now)
+        self.port.expire_notice(now)
 
     def _next_deadline(self) -> float:
         """When the guard timer has something to do next (``inf``: nothing is due)."""
@@ -608,6 +609,9 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         if self._loop is None or self._nursery is None:
             return  # not running (no screen to suspend): Ctrl+G does nothing
         self._nursery.start_soon(edit_externally, self._loop, self.port, self.panel)
+
+    # The names before the rename (asks.core.renamed): they warn, then do the same.
+    tick_nowait = renamed(tick, "tick_nowait")
 
 
 def _text_input(widget: urwid.Widget) -> KeyHandler:

@@ -59,8 +59,8 @@ class PermissionKeys:
             port = self._port
             ref = self.request_at(None)
             if ref is not None and ref == self._aimed and port.focus.keys_to_panel:
-                port.set_cursor_nowait(row, ref)
-                port.command_nowait(PanelCommand.CONFIRM, ref)
+                port.set_cursor(row, ref)
+                port.command(PanelCommand.CONFIRM, ref)
             return None
 
         return decide

@@ -10,7 +10,7 @@ The prompt text is sanitised (newlines kept). Once answered, the block shows the
 until the broker ends the prompt. With no prompt it draws one empty row and returns every key.
 
 Keys while a prompt is up (it is modal), from the keymap's ``PROMPT`` context: ``y``/``Y`` allow
-(``broker.answer_nowait(True)``), ``n``/``N``/``esc`` deny (``answer_nowait(False)``); global
+(``broker.answer(True)``), ``n``/``N``/``esc`` deny (``answer(False)``); global
 keys (Ctrl+C, collapse) and other printable keys are returned for the layer (which treats the
 printables as typing meant for the chat) and the app; every other key is swallowed. The layer,
 not this view, holds a printable decision key until the pause after it
@@ -130,7 +130,7 @@ class PromptView(urwid.WidgetWrap[urwid.Widget]):
         def answer(press: KeyPress) -> str | None:
             if self._broker.current is None:
                 return press.key  # nothing is up: keys pass through
-            self._broker.answer_nowait(allow)
+            self._broker.answer(allow)
             self.refresh()
             return None
 

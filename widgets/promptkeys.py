@@ -4,7 +4,7 @@
 ``PROMPT_NO``) for the layer's one handler table and carries out the prompt's confirm key:
 
 * a **printable** decision key is not delivered: the host holds it
-  (``port.hold_decision_nowait``; the prompt's view shows it and names the confirm key);
+  (``port.hold_decision``; the prompt's view shows it and names the confirm key);
 * it is delivered to the prompt widget's own handler when the pause after it is over
   (:meth:`PromptDecisions.deliver_due`, called by the layer before each key and by its timer),
   or at once by the confirm key (:meth:`PromptDecisions.confirm`); a printable key typed before
@@ -50,8 +50,8 @@ class PromptDecisions:
     def _wrap(self, decide: KeyHandler) -> KeyHandler:
         def run(press: KeyPress) -> str | None:
             if not is_text_key(press.key):
-                self._port.drop_decision_nowait()
-            elif self._port.hold_decision_nowait(press.key, press.now):
+                self._port.drop_decision()
+            elif self._port.hold_decision(press.key, press.now):
                 self._held = press.command
                 return None
             return decide(press)
@@ -60,14 +60,14 @@ class PromptDecisions:
 
     def confirm(self, press: KeyPress) -> str | None:
         """The confirm key: a held decision key counts now; else the prompt's own key."""
-        held = self._port.confirm_decision_nowait()
+        held = self._port.confirm_decision()
         if held is None:
             return self._text_input(press)
         return self._deliver(held, press.now)
 
     def deliver_due(self, now: float) -> None:
         """Deliver a held decision key whose pause is over to the prompt."""
-        held = self._port.due_decision_nowait(now)
+        held = self._port.due_decision(now)
         if held is not None:
             self._deliver(held, now)
 

@@ -56,7 +56,7 @@ class AbsentAgent:
     def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
         return lambda: None  # nothing about it ever changes
 
-    def interrupt_nowait(self) -> bool:
+    def interrupt(self) -> bool:
         return False
 
     def addressees(self) -> tuple[str, ...]:
@@ -65,7 +65,7 @@ class AbsentAgent:
     async def run(self, *, opening_turn: bool = False) -> None:
         await trio.sleep_forever()
 
-    def send_nowait(self, text: str) -> Sent:
+    def send(self, text: str) -> Sent:
         """Handle one chat line at once (module docstring); nothing is queued."""
         self.transcript.add(EntryKind.USER, text)
         name, note = _addressed(text.strip())

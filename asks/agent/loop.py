@@ -124,7 +124,7 @@ class AgentState(enum.StrEnum):
 
 
 class Sent(enum.StrEnum):
-    """What came of a chat line given to an agent (:meth:`Agent.send_nowait`)."""
+    """What came of a chat line given to an agent (:meth:`Agent.send`)."""
 
     QUEUED = "queued"  # a turn reads it
     HANDLED = "handled"  # done at once, nothing for a turn (asks hub: a note saved)
@@ -217,13 +217,13 @@ class Agent:
     def addressees(self) -> tuple[str, ...]:
         return ()  # nobody else is written to from this agent's chat
 
-    def send_nowait(self, text: str) -> Sent:
+    def send(self, text: str) -> Sent:
         """The person sent a chat message; it starts (or queues for) the next turn. It is
         shown as queued at once, and as an ordinary user line when its turn reads it."""
         self._inbox_send.send_nowait(self.transcript.queue(text))
         return Sent.QUEUED
 
-    def interrupt_nowait(self) -> bool:
+    def interrupt(self) -> bool:
         """Ctrl+C: cancel the running turn. Returns False when there was none."""
         if self._turn_scope is None:
             return False
@@ -286,7 +286,7 @@ class Agent:
     async def _turn(self, user: Entry | str | None) -> TurnOutcome:
         """One turn for a queued message, a message given directly (``run_turn``) or a wake."""
         self._set_state(AgentState.WORKING)
-        self.host.turn_started_nowait()
+        self.host.turn_started()
         if user is not None:
             text = user.text if isinstance(user, Entry) else user
             self._append(Message("user", text))
@@ -314,7 +314,7 @@ class Agent:
             outcome = TurnOutcome.FAILED
         finally:
             self._turn_scope = None
-            self.host.turn_ended_nowait()
+            self.host.turn_ended()
             self._set_state(AgentState.IDLE)
         return outcome
 
@@ -336,7 +336,7 @@ class Agent:
     def _steer(self) -> bool:
         """Take saved feedback into the context; False if there was none to take (nothing
         saved, or its receipt could not be journaled: then it stays in the outbox)."""
-        feedback = self.host.take_feedback_nowait()
+        feedback = self.host.take_feedback()
         if feedback is None:
             return False
         self.messages.append(Message(FEEDBACK_ROLE, feedback.text))  # journaled as receipt
@@ -386,7 +386,7 @@ class Agent:
 
     # -- interruption ----------------------------------------------------------------------
     def _interrupted(self) -> None:
-        self.host.interrupt_nowait("the person interrupted the turn (Ctrl+C)")
+        self.host.interrupt("the person interrupted the turn (Ctrl+C)")
         self.close_open_calls("interrupted by the person (Ctrl+C)")
         self.transcript.add(EntryKind.NOTICE, _("Interrupted. Pending questions stay open."))
 
@@ -415,7 +415,7 @@ class Agent:
         )
         if message.tool_call_id is not None:
             calls += ({"tool_call_id": message.tool_call_id},)
-        self.host.record_message_nowait(ChatMessage(message.role, message.content, calls))
+        self.host.record_message(ChatMessage(message.role, message.content, calls))
 
     def _tool_message(self, message: Message, journaled: bool) -> None:
         """A tool's result into the context; journaled here unless the host did."""

@@ -44,17 +44,17 @@ class PromptBroker:
         """Ask yes/no; returns the answer (``False`` if cancelled)."""
         prompt = Prompt(text, FocusTarget("prompt"))
         self.current = prompt
-        self.host.begin_foreign_nowait(prompt.target)
+        self.host.begin_foreign(prompt.target)
         self._notify()
         try:
             await prompt._done.wait()
         finally:
             self.current = None
-            self.host.end_foreign_nowait(prompt.target)
+            self.host.end_foreign(prompt.target)
             self._notify()
         return bool(prompt.answer)
 
-    def answer_nowait(self, yes: bool) -> None:
+    def answer(self, yes: bool) -> None:
         """The person answered the current prompt."""
         prompt = self.current
         if prompt is not None and prompt.answer is None:

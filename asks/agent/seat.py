@@ -6,10 +6,10 @@ Two kinds fill the seat: the built-in agent loop (:class:`asks.agent.loop.Agent`
 
 * ``state`` — working or idle (``absent``: there is no agent; the status shows no state);
 * ``opens_sessions`` — it takes an opening turn when a new session starts;
-* ``send_nowait(text)`` — the person's chat line; :class:`~asks.agent.loop.Sent` says what came
+* ``send(text)`` — the person's chat line; :class:`~asks.agent.loop.Sent` says what came
   of it: ``QUEUED`` (a turn will read it), ``HANDLED`` (done at once, e.g. a note to a hub
   agent saved) or ``REFUSED`` (nothing was sent: a surface keeps the line for the person);
-* ``interrupt_nowait()`` — Ctrl+C: True when a running turn was cancelled;
+* ``interrupt()`` — Ctrl+C: True when a running turn was cancelled;
 * ``addressees()`` — the names ``@`` completes in the chat editor (hub agents; else none);
 * ``run(opening_turn=…)`` — serve until cancelled.
 """
@@ -33,9 +33,9 @@ class ChatAgent(Protocol):
 
     def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]: ...
 
-    def send_nowait(self, text: str) -> Sent: ...
+    def send(self, text: str) -> Sent: ...
 
-    def interrupt_nowait(self) -> bool: ...
+    def interrupt(self) -> bool: ...
 
     def addressees(self) -> tuple[str, ...]: ...
 

@@ -179,7 +179,7 @@ class ToolRun:
         """Ask the person; the decision is journaled and drawn after the call's line, which
         it closes: what the command then does comes after the decision, never above it."""
         allowed = bool(await self._confirm(text))
-        self.host.record_message_nowait(PermissionDecided(self.call_id, text, allowed))
+        self.host.record_message(PermissionDecided(self.call_id, text, allowed))
         if self.line is not None and not self.line.done:
             self.transcript.finish(self.line)
         self.transcript.add(EntryKind.DECISION, text, "allowed" if allowed else "denied")

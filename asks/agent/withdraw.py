@@ -1,7 +1,7 @@
 """``withdraw_question``: the model takes back pending questions (contract:
 :mod:`asks.contract.withdraw`).
 
-:class:`WithdrawTool` withdraws per id (``host.withdraw_nowait``): the pending ones are
+:class:`WithdrawTool` withdraws per id (``host.withdraw``): the pending ones are
 withdrawn in one ``withdrawn`` journal line — the tabs close, the web page shows them as
 withdrawn, a blocking wait on them ends ``withdrawn`` — whatever the other ids are; an id that
 was answered or declined is ``already_answered`` (that answer is not taken back: it reaches the
@@ -40,7 +40,7 @@ class WithdrawTool:
         request = contract.validate_withdraw(arguments)
         if isinstance(request, contract.ToolError):
             return request.text
-        report = context.host.withdraw_nowait(list(request.question_ids), request.reason)
+        report = context.host.withdraw(list(request.question_ids), request.reason)
         done = [item for item in report.items if item.outcome is contract.WithdrawOutcome.WITHDRAWN]
         if done:
             listing = ", ".join(f'"{item.question}"' for item in done)

@@ -343,10 +343,7 @@ def _stderr_notice(text: str) -> None:
 def warm_up_first_question() -> None:
     """What the first question on screen would otherwise load and compile between the
     model's tool call and the panel: the panel's drawing parts, the sanitizer's and the
-    reply edge's patterns, orjson (all left off the first frame,
-    docs/architecture.md, "Launch")."""
-    import orjson  # noqa: F401, PLC0415 — the journal's encoder of lines that are not flat
-
+    reply edge's patterns (all left off the first frame, docs/architecture.md, "Launch")."""
     from asks import sanitize  # noqa: PLC0415
     from asks.agent import edge  # noqa: PLC0415
     from asks.widgets.panel import view  # noqa: PLC0415

@@ -152,7 +152,7 @@ def already_answered(ids: Sequence[str]) -> ToolError:
 
 
 class WithdrawOutcome(enum.StrEnum):
-    """What a ``withdraw_question`` call (or ``AgentPort.withdraw_nowait``) did with one id:
+    """What a ``withdraw_question`` call (or ``AgentPort.withdraw``) did with one id:
     ``WITHDRAWN`` (it was pending: it left the panel, no answer will come);
     ``ALREADY_ANSWERED`` (answered or declined: that answer is not taken back, it is
     delivered once); ``UNKNOWN`` (never asked by this asker, another agent's, or already

@@ -227,7 +227,7 @@ class KeySeen:
 
 @attrs.frozen
 class KeyDecision:
-    """What :meth:`~asks.host.panelport.PanelPort.decide_nowait` answers for one key: the
+    """What :meth:`~asks.host.panelport.PanelPort.decide` answers for one key: the
     action the layer performs and the route it performs it on."""
 
     action: Action

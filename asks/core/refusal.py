@@ -1,6 +1,6 @@
 """Why the host refused a request from a person-facing surface: one typed refusal for all.
 
-Every ``*_nowait`` request of the panel, the layer and other surfaces (web, line mode) that can
+Every request of the panel, the layer and other surfaces (web, line mode) that can
 be refused returns ``Refusal | None``; :attr:`Refusal.text` is the sentence shown to the person
 (the host also puts it in its notice), in the person's language (:mod:`asks.core.i18n`;
 English outside a translator scope). Nothing is changed when a request is refused.

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from asks.contract import QuestionResult, WithdrawReport, question_result
 from asks.core import events as ev
+from asks.core.renamed import renamed
 from asks.host import calls
 from asks.host.lifecycle import interrupt
 from asks.host.notes import feedback_of, split
@@ -26,17 +27,17 @@ class AgentPort(Port):
     * ``await port.ask(call_id, arguments, source=...)`` runs one tool call and returns its
       :data:`~asks.host.waits.ToolReply` (a result envelope for the model, or a coded error); a
       blocking call returns when its wait ends; cancelling it ends the wait ``interrupted``.
-      :meth:`AgentPort.start_call_nowait` is the same without waiting: the reply, or the live
+      :meth:`AgentPort.start_call` is the same without waiting: the reply, or the live
       :class:`~asks.host.waits.Wait`.
-    * Before **each** model call, :meth:`AgentPort.take_feedback_nowait`: the answers saved since,
+    * Before **each** model call, :meth:`AgentPort.take_feedback`: the answers saved since,
       as one user-role message whose receipt is already durable (mode ``steer`` while a turn runs,
       ``wake`` otherwise); an idle agent awaits :meth:`AgentPort.wait_for_feedback` first.
       :meth:`AgentPort.results_of` gives a program the same answers typed.
-    * :meth:`AgentPort.turn_started_nowait` / :meth:`AgentPort.turn_ended_nowait` say whether a
-      turn runs; :meth:`AgentPort.interrupt_nowait` ends every live wait ``interrupted`` (Ctrl+C).
-    * :meth:`AgentPort.withdraw_nowait` takes questions back per id (a
+    * :meth:`AgentPort.turn_started` / :meth:`AgentPort.turn_ended` say whether a
+      turn runs; :meth:`AgentPort.interrupt` ends every live wait ``interrupted`` (Ctrl+C).
+    * :meth:`AgentPort.withdraw` takes questions back per id (a
       :class:`~asks.contract.WithdrawReport`); :meth:`AgentPort.pending_ids` lists what is pending.
-    * :meth:`AgentPort.record_message_nowait` journals the conversation's messages and the
+    * :meth:`AgentPort.record_message` journals the conversation's messages and the
       person's permission decisions, so a resumed session rebuilds the conversation.
     """
 
@@ -58,14 +59,14 @@ class AgentPort(Port):
         Returns when a blocking call's wait ends; cancelling it ends the wait ``interrupted``."""
         return await calls.ask(self._state, call_id, arguments, calls.Asker(source))
 
-    def start_call_nowait(
+    def start_call(
         self, call_id: str, arguments: object, *, source: str | None = None
     ) -> ToolReply | Wait:
         """Validate and save a call; its immediate reply, or the live :class:`Wait` (await
         ``wait.result()``). A bad ``source`` raises :class:`ValueError` naming the fix."""
         return calls.start(self._state, call_id, arguments, calls.Asker(source))
 
-    def withdraw_nowait(self, question_ids: Sequence[str], reason: str = "") -> WithdrawReport:
+    def withdraw(self, question_ids: Sequence[str], reason: str = "") -> WithdrawReport:
         """Take back, per id, the questions still pending (journaled in one line; their drafts
         dropped; a wait on them ends ``withdrawn``). Never all or nothing: the report gives each
         id its :class:`~asks.contract.WithdrawOutcome` (``withdrawn``, ``already_answered`` —
@@ -76,25 +77,25 @@ class AgentPort(Port):
     def pending_ids(self) -> tuple[str, ...]:
         """This agent's questions still pending (not answered, declined or withdrawn), in the
         order they were asked — a blocking question answered later (deferred) or whose wait was
-        interrupted included: what :meth:`withdraw_nowait` can take back and what
+        interrupted included: what :meth:`withdraw` can take back and what
         ``{"questionId": …}`` can wait on. Questions of hub agents are not listed."""
         projection = self._state.projection
         return tuple(
             ref.id for ref in projection.pending if projection.question(ref).recipient is None
         )
 
-    def interrupt_nowait(self, reason: str = "the turn was interrupted") -> None:
+    def interrupt(self, reason: str = "the turn was interrupted") -> None:
         """End every live wait as ``interrupted``; questions stay pending (Ctrl+C, shutdown)."""
         interrupt(self._state, reason)
 
     # -- turns and feedback --------------------------------------------------------------
-    def turn_started_nowait(self) -> None:
+    def turn_started(self) -> None:
         """A turn runs: feedback is now delivered as ``steer`` (into the running turn)."""
         with self._state.operation():
             self._state.agent_running = True
             self._state.notify()
 
-    def turn_ended_nowait(self) -> None:
+    def turn_ended(self) -> None:
         """The turn ended: what is saved meanwhile wakes the agent (``wake``)."""
         state = self._state
         with state.operation():
@@ -102,7 +103,7 @@ class AgentPort(Port):
             state.outbox.signal()
             state.notify()
 
-    def take_feedback_nowait(self) -> Feedback | None:
+    def take_feedback(self) -> Feedback | None:
         """Drain this agent's outbox into one feedback message; its receipt is durable."""
         state = self._state
         refs = state.outbox.refs()
@@ -136,9 +137,18 @@ class AgentPort(Port):
         """Return once something is deliverable (an idle agent awaits this to be woken)."""
         await self._state.outbox.wait_ready()
 
-    def record_message_nowait(self, message: AgentRecord) -> bool:
+    def record_message(self, message: AgentRecord) -> bool:
         """Journal a chat message, or the person's decision at a permission prompt (a line of
         the visible chat, so a resumed transcript shows it; not in the model's context);
         False if it could not be saved."""
         with self._state.operation():
             return self._state.append(message) is not None
+
+    # The names before the rename (asks.core.renamed): they warn, then do the same.
+    start_call_nowait = renamed(start_call, "start_call_nowait")
+    withdraw_nowait = renamed(withdraw, "withdraw_nowait")
+    interrupt_nowait = renamed(interrupt, "interrupt_nowait")
+    turn_started_nowait = renamed(turn_started, "turn_started_nowait")
+    turn_ended_nowait = renamed(turn_ended, "turn_ended_nowait")
+    take_feedback_nowait = renamed(take_feedback, "take_feedback_nowait")
+    record_message_nowait = renamed(record_message, "record_message_nowait")

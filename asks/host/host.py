@@ -12,6 +12,7 @@ import trio
 
 from asks.core.events import HostEvent
 from asks.core.focus import Focus
+from asks.core.renamed import renamed
 from asks.host.agentport import AgentPort
 from asks.host.lifecycle import detach_ui
 from asks.host.panelport import PanelPort
@@ -44,7 +45,7 @@ class QuestionHost:
     and follows it: :meth:`QuestionHost.subscribe` (something changed), :meth:`QuestionHost.
     subscribe_events` (typed events, :mod:`asks.core.events`), :meth:`QuestionHost.subscribe_status`
     (what a status line shows changed: no polling of ``status_text()``), :meth:`QuestionHost.
-    statistics`; and :meth:`QuestionHost.detach_ui_nowait` when its UI goes away.
+    statistics`; and :meth:`QuestionHost.detach_ui` when its UI goes away.
 
     Behind the facade and the ports is one private :class:`~asks.host.state.HostState` (like trio's
     channel state behind its two ends): the journal, the projection, the outbox, the live waits,
@@ -125,6 +126,9 @@ class QuestionHost:
         """The host now, for a status line or a notifier."""
         return snapshot(self._state)
 
-    def detach_ui_nowait(self) -> None:
+    def detach_ui(self) -> None:
         """No UI any more: live waits end ``interrupted``; later calls get ``no_ui``."""
         detach_ui(self._state)
+
+    # The names before the rename (asks.core.renamed): they warn, then do the same.
+    detach_ui_nowait = renamed(detach_ui, "detach_ui_nowait")

@@ -144,7 +144,7 @@ class HubPort:
         asker = calls.Asker(label, recipient_of(label))
         return await calls.ask(self._state, self.hub_call_id(label, call_id), arguments, asker)
 
-    def start_call_nowait(self, label: str, call_id: str, arguments: object) -> ToolReply | Wait:
+    def start_call(self, label: str, call_id: str, arguments: object) -> ToolReply | Wait:
         """:meth:`ask` without waiting: the immediate reply, or the live wait."""
         asker = calls.Asker(label, recipient_of(label))
         return calls.start(self._state, self.hub_call_id(label, call_id), arguments, asker)

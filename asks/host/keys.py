@@ -18,13 +18,13 @@ its own — :class:`~asks.core.focus.Focus` does — but it keeps the host's sid
   layer's timer calls :meth:`KeyDesk.expire`). A storage failure's notice is sticky: it stays
   until the next panel command or notice.
 * **A foreign prompt's keys** (docs/architecture.md, "The permission prompt's keys"): a held prompt
-  takes the keys at the pause like a claim (:meth:`KeyDesk.route`, :meth:`KeyDesk.settle_nowait`); a
-  decision key the layer holds (:meth:`KeyDesk.hold_decision_nowait`, drawn by the prompt's view)
-  waits until the pause after it (:meth:`KeyDesk.due_decision_nowait`), the confirm key
-  (:meth:`KeyDesk.confirm_decision_nowait`) or a stray decides where it goes.
+  takes the keys at the pause like a claim (:meth:`KeyDesk.route`, :meth:`KeyDesk.settle`); a
+  decision key the layer holds (:meth:`KeyDesk.hold_decision`, drawn by the prompt's view)
+  waits until the pause after it (:meth:`KeyDesk.due_decision`), the confirm key
+  (:meth:`KeyDesk.confirm_decision`) or a stray decides where it goes.
 * **Printable panel keys that turn out to be typing**: a digit (a row jump) or a
   Space (a toggle) acts at once, but the layer announces it first
-  (:meth:`KeyDesk.printable_command_nowait`: the tab's draft before it is kept). If the very
+  (:meth:`KeyDesk.printable_command`: the tab's draft before it is kept). If the very
   next key, within the guard, is a stray, the run of such keys was typing too: the draft is
   put back as it was before the first of them and they go to the chat first, in order
   (``Route.first``). So ``2 more tests`` typed at an option row is a chat line whole, with
@@ -113,7 +113,7 @@ class KeyDesk:
         route = self.route(now)
         return KeyDecision(decide(route.state, key.event(route.state)), route)
 
-    def settle_nowait(self, now: float) -> bool:
+    def settle(self, now: float) -> bool:
         """The guard's quiet interval may be over: engage the claim (True if it did)."""
         if self._settle(now):
             self.notify()
@@ -131,7 +131,7 @@ class KeyDesk:
         self.panel.show_required()
         return True
 
-    def stray_nowait(self, now: float) -> Route:
+    def stray(self, now: float) -> Route:
         """The panel or the prompt could not use the printable key routed to it at ``now``
         (a stray): where to deliver it instead (the loan origin; at a prompt, the editor the
         person types in, a held decision key first). Nothing is answered."""
@@ -144,7 +144,7 @@ class KeyDesk:
         self.changed()  # keeps the held claim consistent, then notifies
         return route
 
-    def printable_command_nowait(self, key: str, tab: Hashable | None, now: float) -> None:
+    def printable_command(self, key: str, tab: Hashable | None, now: float) -> None:
         """A printable key is about to run a panel command on ``tab`` (a digit's row jump, a
         Space's toggle): keep the draft before it, in case it turns out to be typing."""
         tab = self.core.selected if tab is None else tab
@@ -180,7 +180,7 @@ class KeyDesk:
             focus = self.core.focus  # the keys were not deliberate after all
             focus.handed, focus.unchosen = first.handed, first.unchosen
 
-    def hold_decision_nowait(self, key: str, now: float) -> bool:
+    def hold_decision(self, key: str, now: float) -> bool:
         """The prompt's printable decision ``key`` waits for the pause after it (True; the
         prompt's view shows it, from ``Focus.doubt``); False: the prompt cannot hold it."""
         if not self.core.focus.hold_decision(key, now):
@@ -188,15 +188,15 @@ class KeyDesk:
         self.notify()
         return True
 
-    def due_decision_nowait(self, now: float) -> str | None:
+    def due_decision(self, now: float) -> str | None:
         """The held decision key whose pause is over (deliver it to the prompt), or None."""
         return self._decided(self.core.focus.due_decision(now))
 
-    def confirm_decision_nowait(self) -> str | None:
+    def confirm_decision(self) -> str | None:
         """The confirm key: the held decision key, to deliver to the prompt now, or None."""
         return self._decided(self.core.focus.confirm_decision())
 
-    def drop_decision_nowait(self) -> None:
+    def drop_decision(self) -> None:
         """A non-printable decision was made at the prompt: a held key no longer counts (it
         is taken, as the confirm key takes it, and not delivered)."""
         self._decided(self.core.focus.confirm_decision())
@@ -231,7 +231,7 @@ class KeyDesk:
         """When the notice goes if no key comes first; ``None`` if none is due."""
         return self.notice_until if self.notice is not None else None
 
-    def expire_nowait(self, now: float) -> bool:
+    def expire(self, now: float) -> bool:
         """Clear a notice whose time is over (True if it went now)."""
         deadline = self.notice_deadline()
         if deadline is None or now < deadline:

@@ -13,6 +13,7 @@ from asks.core.drafts import Draft
 from asks.core.focus import FocusTarget, FocusView, KeyDecision, KeySeen, Route
 from asks.core.model import QuestionRef
 from asks.core.refusal import Refusal
+from asks.core.renamed import renamed
 from asks.core.tabs import ReviewKey, TabKey
 from asks.host.commands import Armed, PanelCommand, PanelMode
 from asks.host.keeper import DraftKeeper
@@ -114,76 +115,76 @@ class PanelPort(SurfacePort):
         with self._state.operation():
             return self._state.keys.route(now)
 
-    def decide_nowait(self, now: float, key: KeySeen) -> KeyDecision:
+    def decide(self, now: float, key: KeySeen) -> KeyDecision:
         """The layer's one entry for a key read at ``now``: it is routed (:meth:`key_route`)
         and the key machine names the action the layer performs on it
         (:func:`~asks.core.focus.decide`, docs/focus-machine.md)."""
         with self._state.operation():
             return self._state.keys.decide(now, key)
 
-    def stray_key_nowait(self, now: float) -> Route:
+    def stray_key(self, now: float) -> Route:
         """The panel or the prompt could not use a printable key (a stray): where to deliver
         it instead (``Route.first``: a held decision key to deliver there before it)."""
         with self._state.operation():
-            return self._state.keys.stray_nowait(now)
+            return self._state.keys.stray(now)
 
-    def hold_decision_nowait(self, key: str, now: float) -> bool:
+    def hold_decision(self, key: str, now: float) -> bool:
         """A printable decision key at the prompt waits for the pause after it (True; read
         it as ``focus.doubt``). False: not held."""
         with self._state.operation():
-            return self._state.keys.hold_decision_nowait(key, now)
+            return self._state.keys.hold_decision(key, now)
 
-    def due_decision_nowait(self, now: float) -> str | None:
+    def due_decision(self, now: float) -> str | None:
         """The held decision key once the pause after it is over (deliver it), else None."""
         with self._state.operation():
-            return self._state.keys.due_decision_nowait(now)
+            return self._state.keys.due_decision(now)
 
-    def confirm_decision_nowait(self) -> str | None:
+    def confirm_decision(self) -> str | None:
         """The confirm key at the prompt: the held decision key (deliver it now), or None."""
         with self._state.operation():
-            return self._state.keys.confirm_decision_nowait()
+            return self._state.keys.confirm_decision()
 
-    def drop_decision_nowait(self) -> None:
+    def drop_decision(self) -> None:
         """A non-printable decision (Esc) was made at the prompt: a held key is dropped."""
         with self._state.operation():
-            self._state.keys.drop_decision_nowait()
+            self._state.keys.drop_decision()
 
-    def printable_command_nowait(self, key: str, tab: Hashable | None, now: float) -> None:
+    def printable_command(self, key: str, tab: Hashable | None, now: float) -> None:
         """A printable key (a digit, Space) is about to run a panel command on ``tab``: if the
         next key is a stray, it was typing too and is undone (:mod:`asks.host.keys`)."""
-        self._state.keys.printable_command_nowait(key, tab, now)
+        self._state.keys.printable_command(key, tab, now)
 
     def guard_deadline(self) -> float | None:
         """When a claim held back by the typing guard takes the keys if nobody types, a held
         prompt takes them, or a held decision key counts."""
         return self._state.focus.guard_deadline()
 
-    def settle_guard_nowait(self, now: float) -> bool:
+    def settle_guard(self, now: float) -> bool:
         """The guard's quiet interval may have passed: engage the claim (True if it did)."""
         with self._state.operation():
-            return self._state.keys.settle_nowait(now)
+            return self._state.keys.settle(now)
 
     def notice_deadline(self) -> float | None:
         """When the host's notice goes if no key comes first (``None``: none is due)."""
         return self._state.keys.notice_deadline()
 
-    def expire_notice_nowait(self, now: float) -> bool:
+    def expire_notice(self, now: float) -> bool:
         """The notice's time may be over at ``now``: clear it (True if it went now)."""
         with self._state.operation():
-            return self._state.keys.expire_nowait(now)
+            return self._state.keys.expire(now)
 
-    def say_nowait(self, notice: str) -> None:
+    def say(self, notice: str) -> None:
         """Show ``notice`` (one line) as the host's notice — under the panel and in the status
         line — until a key comes or its time is over, like a refusal."""
         with self._state.operation():
             self._state.say(notice)
 
-    def name_keys_nowait(self, names: Mapping[PanelCommand, str]) -> None:
+    def name_keys(self, names: Mapping[PanelCommand, str]) -> None:
         """How the keymap names the panel's keys (refusals that say what works use them)."""
         self._state.keys.name_keys(names)
 
     # -- commands and edits ------------------------------------------------------------------
-    def command_nowait(self, command: PanelCommand, tab: TabKey | None = None) -> None:
+    def command(self, command: PanelCommand, tab: TabKey | None = None) -> None:
         """Apply a panel command to ``tab`` (default: the selected tab)."""
         state = self._state
         with state.operation():
@@ -192,24 +193,24 @@ class PanelPort(SurfacePort):
             state.panel.run(command, target)
             state.changed(by_panel=True)
 
-    def set_custom_text_nowait(
+    def set_custom_text(
         self, text: str, caret: int | None = None, tab: TabKey | None = None
     ) -> None:
         """The reply editor changed (the widget owns the text; the host keeps the draft)."""
         where = len(text) if caret is None else caret
         self._edit_draft(lambda d: attrs.evolve(d, custom_text=text, caret=where), tab)
 
-    def set_notes_nowait(self, notes: str, tab: TabKey | None = None) -> None:
+    def set_notes(self, notes: str, tab: TabKey | None = None) -> None:
         """The notes editor of ``tab`` (default: the selected tab) changed."""
         self._edit_draft(lambda d: attrs.evolve(d, notes=notes), tab)
 
-    def set_cursor_nowait(self, row: int, tab: TabKey | None = None) -> None:
+    def set_cursor(self, row: int, tab: TabKey | None = None) -> None:
         """Move the cursor of ``tab`` (default: the selected tab) to ``row`` (a digit key)."""
         with self._state.operation():
             self._state.focus.deliberate()  # a row jump (a digit) is deliberate
             self._edit_draft(lambda d: attrs.evolve(d, cursor=row), tab)
 
-    def set_group_note_nowait(self, note: str, tab: TabKey | None = None) -> None:
+    def set_group_note(self, note: str, tab: TabKey | None = None) -> None:
         """The Review tab's note editor changed; the note is a draft until Review submits."""
         state = self._state
         target = state.target_tab(tab)
@@ -230,13 +231,13 @@ class PanelPort(SurfacePort):
                 state.notify()
 
     # -- focus moves -------------------------------------------------------------------------
-    def enter_panel_nowait(self, question_id: str | None = None) -> Refusal | None:
+    def enter_panel(self, question_id: str | None = None) -> Refusal | None:
         """Open the panel with focus (``/asks [ID]``, focus toggle); a refusal changes nothing."""
         with self._state.operation():
             self._state.keys.clear_notice()
             return self._state.changed_if(self._state.panel.enter_panel(question_id))
 
-    def enter_agent_nowait(self, agent: str) -> Refusal | None:
+    def enter_agent(self, agent: str) -> Refusal | None:
         """Open the panel with focus on agent ``agent``'s first pending question
         (``/asks @name``); a refusal changes nothing but the notice, which names the agents
         asking now."""
@@ -244,42 +245,42 @@ class PanelPort(SurfacePort):
             self._state.keys.clear_notice()
             return self._state.changed_if(self._state.panel.enter_agent(agent))
 
-    def toggle_focus_nowait(self) -> Refusal | None:
+    def toggle_focus(self) -> Refusal | None:
         """The focus-toggle key: chat → panel; panel → back to the origin, or while a
         blocker is pending, to the next required tab."""
         with self._state.operation():
             self._state.keys.clear_notice()
             return self._state.changed_if(self._state.panel.toggle_focus())
 
-    def toggle_collapse_nowait(self) -> Refusal | None:
+    def toggle_collapse(self) -> Refusal | None:
         """The collapse key: collapse or expand the panel; refused while a blocker waits."""
         with self._state.operation():
             self._state.keys.clear_notice()
             return self._state.changed_if(self._state.panel.toggle_collapse())
 
-    def begin_foreign_nowait(self, prompt: FocusTarget) -> None:
+    def begin_foreign(self, prompt: FocusTarget) -> None:
         """A foreign prompt (a permission dialog) takes the keyboard; a blocker waits for it."""
         with self._state.operation():
             self._state.focus.begin_foreign(prompt, self._state.clock())
             self._state.changed()
 
-    def end_foreign_nowait(self, prompt: FocusTarget) -> None:
+    def end_foreign(self, prompt: FocusTarget) -> None:
         """The foreign prompt closed: focus goes back where it came from; a blocker claims."""
         with self._state.operation():
             self._state.focus.end_foreign(prompt, self._state.clock())
             self._state.changed()
 
-    def mount_nowait(self, target: FocusTarget) -> None:
+    def mount(self, target: FocusTarget) -> None:
         """One of the embedder's editors is on screen (focus may go there)."""
         self._state.focus.mount(target)
 
-    def unmount_nowait(self, target: FocusTarget) -> None:
+    def unmount(self, target: FocusTarget) -> None:
         """One of the embedder's editors left the screen (focus leaves it if it had it)."""
         with self._state.operation():
             self._state.focus.unmount(target, self._state.clock())
             self._state.changed()
 
-    def focus_target_nowait(self, target: FocusTarget) -> Refusal | None:
+    def focus_target(self, target: FocusTarget) -> Refusal | None:
         """The embedding app moves the keyboard to one of its own (mounted) editors.
 
         Refused while a foreign prompt is up, or while a blocker holds the panel.
@@ -294,6 +295,34 @@ class PanelPort(SurfacePort):
             state.changed()
             return None
 
-    def detach_ui_nowait(self) -> None:
+    def detach_ui(self) -> None:
         """No UI any more: live waits end ``interrupted``; later calls get ``no_ui``."""
         detach_ui(self._state)
+
+    # The names before the rename (asks.core.renamed): they warn, then do the same.
+    decide_nowait = renamed(decide, "decide_nowait")
+    stray_key_nowait = renamed(stray_key, "stray_key_nowait")
+    hold_decision_nowait = renamed(hold_decision, "hold_decision_nowait")
+    due_decision_nowait = renamed(due_decision, "due_decision_nowait")
+    confirm_decision_nowait = renamed(confirm_decision, "confirm_decision_nowait")
+    drop_decision_nowait = renamed(drop_decision, "drop_decision_nowait")
+    printable_command_nowait = renamed(printable_command, "printable_command_nowait")
+    settle_guard_nowait = renamed(settle_guard, "settle_guard_nowait")
+    expire_notice_nowait = renamed(expire_notice, "expire_notice_nowait")
+    say_nowait = renamed(say, "say_nowait")
+    name_keys_nowait = renamed(name_keys, "name_keys_nowait")
+    command_nowait = renamed(command, "command_nowait")
+    set_custom_text_nowait = renamed(set_custom_text, "set_custom_text_nowait")
+    set_notes_nowait = renamed(set_notes, "set_notes_nowait")
+    set_cursor_nowait = renamed(set_cursor, "set_cursor_nowait")
+    set_group_note_nowait = renamed(set_group_note, "set_group_note_nowait")
+    enter_panel_nowait = renamed(enter_panel, "enter_panel_nowait")
+    enter_agent_nowait = renamed(enter_agent, "enter_agent_nowait")
+    toggle_focus_nowait = renamed(toggle_focus, "toggle_focus_nowait")
+    toggle_collapse_nowait = renamed(toggle_collapse, "toggle_collapse_nowait")
+    begin_foreign_nowait = renamed(begin_foreign, "begin_foreign_nowait")
+    end_foreign_nowait = renamed(end_foreign, "end_foreign_nowait")
+    mount_nowait = renamed(mount, "mount_nowait")
+    unmount_nowait = renamed(unmount, "unmount_nowait")
+    focus_target_nowait = renamed(focus_target, "focus_target_nowait")
+    detach_ui_nowait = renamed(detach_ui, "detach_ui_nowait")

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from asks.core.events import HostEvent
 from asks.core.model import Answer, QuestionRef
 from asks.core.refusal import Refusal
+from asks.core.renamed import renamed
 from asks.host import answering
 from asks.host.port import Port
 from asks.host.waits import Wait
@@ -21,10 +22,10 @@ class SurfacePort(Port):
     They read what is pending (:attr:`SurfacePort.projection`, :meth:`SurfacePort.question`,
     which questions a wait holds), follow the typed events (:meth:`SurfacePort.subscribe_events`:
     each told after its journal line is durable and the host's state is consistent again), and act
-    for the person: answer or decline a question (:meth:`SurfacePort.answer_from_nowait`: checked,
+    for the person: answer or decline a question (:meth:`SurfacePort.answer_from`: checked,
     then saved the panel's way, :mod:`asks.host.answering`), answer a wait later
-    (:meth:`SurfacePort.defer_nowait`) or send what was answered of it
-    (:meth:`SurfacePort.submit_partial_nowait`). Refusals are :class:`~asks.core.refusal.Refusal`.
+    (:meth:`SurfacePort.defer`) or send what was answered of it
+    (:meth:`SurfacePort.submit_partial`). Refusals are :class:`~asks.core.refusal.Refusal`.
     """
 
     __slots__ = ()
@@ -48,7 +49,7 @@ class SurfacePort(Port):
         unsubscribe function. A listener that raises is reported once, never breaks the host."""
         return self._state.announcer.events.add(listener)
 
-    def answer_from_nowait(
+    def answer_from(
         self,
         question_id: str,
         incarnation: int,
@@ -66,13 +67,18 @@ class SurfacePort(Port):
             state.changed()
             return refusal
 
-    def defer_nowait(self, question_id: str) -> Refusal | None:
+    def defer(self, question_id: str) -> Refusal | None:
         """End the wait holding ``question_id`` as deferred (its questions stay pending)."""
         with self._state.operation():
             return self._state.changed_if(self._state.life.defer(question_id))
 
-    def submit_partial_nowait(self, question_id: str) -> Refusal | None:
+    def submit_partial(self, question_id: str) -> Refusal | None:
         """End the wait holding ``question_id`` now: what was saved is delivered (``partial``),
         the rest stays pending. Refused if nothing of the wait was saved yet."""
         with self._state.operation():
             return self._state.changed_if(self._state.life.submit_partial(question_id))
+
+    # The names before the rename (asks.core.renamed): they warn, then do the same.
+    answer_from_nowait = renamed(answer_from, "answer_from_nowait")
+    defer_nowait = renamed(defer, "defer_nowait")
+    submit_partial_nowait = renamed(submit_partial, "submit_partial_nowait")

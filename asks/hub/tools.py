@@ -178,7 +178,7 @@ class HubTools:
         declared tasks, the task that answers it (:mod:`asks.hub.tasks`)."""
         reply: ToolReply | None
         if self.tasks is not None and declares_tasks(ctx):
-            started = self.port.start_call_nowait(label, call_id, arguments)
+            started = self.port.start_call(label, call_id, arguments)
             if isinstance(started, Wait) and not started.done:
                 task = self.port.tasks.detach(
                     label,

@@ -15,9 +15,11 @@ Launch cost: cattrs and the converter load on first use (~12 ms), not at import.
 override) is encoded as its fields in order, which is what the converter does for such a class
 (``tests/test_entries_flat.py`` checks both give the same line): a new session's first lines
 (``session_started``, ``model_chosen``) are written before the first frame without cattrs.
-Nor with orjson (its import brings ``uuid`` and ``datetime``): a flat line is written by the
-stdlib's ``json`` wherever its bytes are orjson's (:mod:`asks.store.flatjson`); any other line
-goes through orjson, imported on first use.
+Lines are written by the stdlib's ``json`` (compact, UTF-8) and read by orjson, imported on
+first read: writing needs no orjson (its import brings ``uuid`` and ``datetime``, ~7.6 M
+instructions before a new session's first frame), reading 100k lines at resume is where its
+speed counts. What orjson will not read back (a lone surrogate, written escaped; ``NaN``,
+``Infinity``) the stdlib reads (:func:`decode`).
 
 Forward compatibility: a line whose ``type`` is unknown, or whose ``v`` is newer than
 :data:`SCHEMA_VERSION`, decodes to :class:`UnknownEntry` carrying the raw object. Replay keeps
@@ -44,7 +46,6 @@ from asks.core.model import (
     Resolution,
     ResolutionKind,
 )
-from asks.store.flatjson import as_orjson_writes
 
 if TYPE_CHECKING:  # cattrs loads with the converter, orjson on first use (module docstring)
     import cattrs
@@ -441,20 +442,17 @@ def encode(seq: int, ts: float, entry: Entry) -> bytes:
         body = converter().unstructure(entry, cls)
     body["type"] = tag  # last, where cattrs' tagged-union strategy put it
     line = {"v": SCHEMA_VERSION, "seq": seq, "ts": ts, **body}
-    if cls in FLAT and (flat := as_orjson_writes(line)) is not None:
-        return flat
-    import orjson  # noqa: PLC0415 (launch cost: module docstring)
-
     try:
-        return orjson.dumps(line, option=orjson.OPT_APPEND_NEWLINE)
-    except orjson.JSONEncodeError:
+        return (json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+    except UnicodeEncodeError:
         # Lone surrogates cannot be UTF-8: escape them (valid JSON, round-trips).
         return (json.dumps(line, ensure_ascii=True, separators=(",", ":")) + "\n").encode()
 
 
 def _escaped_line(line: bytes, error: orjson.JSONDecodeError) -> Any:
-    """A line orjson refuses may still be one :func:`encode` wrote with lone surrogates
-    escaped (``\\ud800``), which orjson will not read back: the stdlib reads those."""
+    """A line orjson refuses may still be one :func:`encode` wrote: lone surrogates escaped
+    (``\\ud800``), ``NaN`` or ``Infinity``, which orjson will not read back: the stdlib reads
+    those."""
     try:
         return json.loads(line)
     except ValueError:

@@ -6,13 +6,13 @@ offer (their response will deliver them). Its order is save order.
 
 The agent-facing protocol (implemented by :class:`asks.host.agentport.AgentPort`):
 
-* ``turn_started_nowait()`` / ``turn_ended_nowait()`` — the agent loop says whether a turn runs.
-* Before **every** model call of a running turn the loop calls ``take_feedback_nowait()``; a
+* ``turn_started()`` / ``turn_ended()`` — the agent loop says whether a turn runs.
+* Before **every** model call of a running turn the loop calls ``take_feedback()``; a
   non-``None`` :class:`Feedback` is appended to the model context as a user-role message
   (mode ``steer``). Its receipt is already durable when it is returned.
 * An idle loop awaits ``wait_for_feedback()``; when it returns, the loop starts a turn whose
-  first context addition is ``take_feedback_nowait()`` (mode ``wake``).
-* ``await ask(call_id, arguments)`` runs the tool; ``interrupt_nowait(reason)`` ends every live
+  first context addition is ``take_feedback()`` (mode ``wake``).
+* ``await ask(call_id, arguments)`` runs the tool; ``interrupt(reason)`` ends every live
   wait as ``interrupted`` (Ctrl+C), and cancelling ``ask`` does the same for that call.
 
 Delivery is partitioned by **recipient** (``Question.recipient``): ``None`` is the session's own

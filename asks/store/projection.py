@@ -118,6 +118,94 @@ class Changes:
         self.calls.clear()
 
 
+class QuestionStateView(Protocol):
+    """A question incarnation as a reader sees it: :class:`QuestionState` read-only."""
+
+    @property
+    def question(self) -> Question:
+        """The question as asked."""
+
+    @property
+    def status(self) -> QuestionStatus:
+        """Pending, answered, declined or withdrawn."""
+
+    @property
+    def resolution(self) -> Resolution | None:
+        """The saved answer or decline, if any."""
+
+    @property
+    def delivered(self) -> bool:
+        """Whether a receipt named its resolution."""
+
+    @property
+    def source(self) -> str | None:
+        """Where the resolution was given (panel, web, line, …)."""
+
+    @property
+    def saved_in(self) -> Resolved | None:
+        """The line that saved the resolution (its group note)."""
+
+    @property
+    def asked_in(self) -> int:
+        """The number of the record that asked it."""
+
+    @property
+    def saved_at(self) -> int:
+        """The number of the record that saved its resolution."""
+
+
+class NoteStateView(Protocol):
+    """A note to a hub agent as a reader sees it: :class:`NoteState` read-only."""
+
+    @property
+    def note(self) -> NoteSent:
+        """The note as saved."""
+
+    @property
+    def delivered(self) -> bool:
+        """Whether a receipt named it."""
+
+    @property
+    def sent_in(self) -> int:
+        """The number of the note's record."""
+
+
+class CallStateView(Protocol):
+    """A tool call as a reader sees it: :class:`CallState` read-only."""
+
+    @property
+    def call_id(self) -> str:
+        """The call's id."""
+
+    @property
+    def refs(self) -> tuple[QuestionRef, ...]:
+        """Its questions."""
+
+    @property
+    def blocking(self) -> bool:
+        """Whether the call waits for its answers."""
+
+    @property
+    def group_asked(self) -> GroupAsked | None:
+        """The line that asked its questions (None for a wait on earlier ones)."""
+
+    @property
+    def result(self) -> ToolResult | None:
+        """The result that closed it, if any."""
+
+    @property
+    def asked_at(self) -> float | None:
+        """When the call was saved (its record's ``ts``)."""
+
+    @property
+    def made_in(self) -> int:
+        """The number of its record (a group or a wait)."""
+
+    @property
+    def result_in(self) -> int:
+        """The number of the result's record."""
+
+
 class ProjectionView(Protocol):
     """What is on disk as a reader sees it (the panel, the surfaces, the agent loop): queries
     and read-only mappings. :class:`Projection` is one; the host hands it out typed as this
@@ -128,7 +216,7 @@ class ProjectionView(Protocol):
         """The journal's session id."""
 
     @property
-    def by_ref(self) -> Mapping[QuestionRef, QuestionState]:
+    def by_ref(self) -> Mapping[QuestionRef, QuestionStateView]:
         """Every question asked, by reference."""
 
     @property
@@ -140,7 +228,7 @@ class ProjectionView(Protocol):
         """The questions still pending, in the order they were asked."""
 
     @property
-    def calls(self) -> Mapping[str, CallState]:
+    def calls(self) -> Mapping[str, CallStateView]:
         """Every tool call by call id."""
 
     @property
@@ -148,7 +236,7 @@ class ProjectionView(Protocol):
         """Saved resolutions and notes not yet delivered to their agent."""
 
     @property
-    def notes(self) -> Mapping[QuestionRef, NoteState]:
+    def notes(self) -> Mapping[QuestionRef, NoteStateView]:
         """The notes sent to hub agents."""
 
     @property

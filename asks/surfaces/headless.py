@@ -43,7 +43,7 @@ async def run_prompt(agent: Agent, prompt: str) -> TurnOutcome:
 
             with trio.open_signal_receiver(signal.SIGINT) as signals:
                 async for _ in signals:
-                    agent.interrupt_nowait()
+                    agent.interrupt()
 
         nursery.start_soon(interrupt_on_sigint)
         outcome = await agent.run_turn(prompt)

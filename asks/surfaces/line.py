@@ -172,7 +172,7 @@ class LineMode:
             nursery.start_soon(functools.partial(self.agent.run, opening_turn=opening_turn))
             with self._scope:
                 exit_ = await self._serve()
-            self.port.detach_ui_nowait()  # live waits end interrupted; questions stay pending
+            self.port.detach_ui()  # live waits end interrupted; questions stay pending
             nursery.cancel_scope.cancel()
         return self._exit or exit_
 
@@ -306,7 +306,7 @@ class LineMode:
             return self._command(text.split())
         if text:
             busy = self._busy()
-            if self.agent.send_nowait(text) is not Sent.QUEUED:
+            if self.agent.send(text) is not Sent.QUEUED:
                 return None  # handled at once (asks hub: a note), no turn reads it
             self._sent += 1
             if busy:
@@ -344,7 +344,7 @@ class LineMode:
         if yes is None:
             self.out.line("-- " + _("Answer y or n."))
             return Step.AGAIN
-        self.broker.answer_nowait(yes)
+        self.broker.answer(yes)
         return None
 
     # -- ending ---------------------------------------------------------------------------------
@@ -359,8 +359,8 @@ class LineMode:
         """Input has ended: nobody can answer what is asked now or later."""
         self._picked = None
         if isinstance(need, Permission):
-            self.broker.answer_nowait(False)
-        self.port.detach_ui_nowait()  # blocking waits end interrupted; new asks get no_ui
+            self.broker.answer(False)
+        self.port.detach_ui()  # blocking waits end interrupted; new asks get no_ui
         return None
 
     async def _start_web(self, bridge: WebBridge, nursery: trio.Nursery) -> None:
@@ -387,8 +387,8 @@ class LineMode:
             return
         self._armed = True
         if self.broker.current is not None:
-            self.broker.answer_nowait(False)
-        if not self.agent.interrupt_nowait():
+            self.broker.answer(False)
+        if not self.agent.interrupt():
             self.out.line("-- " + _("Press Ctrl+C again to quit."))
 
     # -- listeners ------------------------------------------------------------------------------

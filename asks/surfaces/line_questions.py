@@ -104,7 +104,7 @@ class QuestionPrompt:
         if not need.required:
             self.out.line("-- " + _("{id} stays pending (/asks {id} to answer it).").format(id=qid))
             return Step.DONE
-        refusal = self.port.defer_nowait(qid)
+        refusal = self.port.defer(qid)
         if refusal is not None:
             self.out.line(f"-- {refusal.text}")
             return Step.AGAIN
@@ -134,7 +134,7 @@ class QuestionPrompt:
     async def _save(self, need: Asking, answer: Answer | None, confirm: Confirm) -> Step:
         ref = need.ref
         note = await self._group_note(confirm) if self._closes_group(need) else ""
-        refusal = self.port.answer_from_nowait(ref.id, ref.incarnation, answer, SOURCE, note)
+        refusal = self.port.answer_from(ref.id, ref.incarnation, answer, SOURCE, note)
         if refusal is Refusal.NOT_SAVED:
             self.out.line("-- " + _("Not saved: storage failed. Nothing was sent; try again."))
             return Step.AGAIN
@@ -157,7 +157,7 @@ class QuestionPrompt:
         if parse_yes_no(line) is not True:
             self.out.line("-- " + _("Not submitted."))
             return Step.AGAIN
-        refusal = self.port.submit_partial_nowait(need.ref.id)
+        refusal = self.port.submit_partial(need.ref.id)
         if refusal is not None:
             self.out.line(f"-- {refusal.text}")
             return Step.AGAIN

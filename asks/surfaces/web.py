@@ -10,7 +10,7 @@ stops it. Routes (all need ``?token=…``):
   is its own plain POST form (works without JavaScript). ``GET /fragment`` — the live list
   alone. ``GET /app.js``, ``GET /app.css`` — the page's only script and style.
 * ``POST /answer`` — saves through
-  :meth:`~asks.host.surfaceport.SurfacePort.answer_from_nowait`, the panel's save → settle
+  :meth:`~asks.host.surfaceport.SurfacePort.answer_from`, the panel's save → settle
   waits → outbox path, with the group's note (``group_note``, the note field of a section of
   several questions) if one was typed: 303 back to the list on
   success; 409 when the question was already answered elsewhere (terminal, another tab) or
@@ -302,7 +302,7 @@ class WebBridge:
             raise HttpError(400, _("Bad request"), _("Unknown action."))
         answer = None if action == "decline" else answer_from_form(state.question.spec, fields)
         note = group_note(fields)
-        refusal = self.host.answer_from_nowait(ref.id, ref.incarnation, answer, "web", note)
+        refusal = self.host.answer_from(ref.id, ref.incarnation, answer, "web", note)
         match refusal:
             case None:
                 self._answers += 1

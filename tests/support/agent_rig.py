@@ -45,6 +45,6 @@ class AgentRig:
                 await trio.sleep(0.01)
 
     def answer_first_tab(self, row: int = 0) -> None:
-        assert self.host.panel_port.enter_panel_nowait() is None
-        self.host.panel_port.set_cursor_nowait(row)
-        self.host.panel_port.command_nowait(PanelCommand.CONFIRM)
+        assert self.host.panel_port.enter_panel() is None
+        self.host.panel_port.set_cursor(row)
+        self.host.panel_port.command(PanelCommand.CONFIRM)

@@ -28,12 +28,12 @@ def main(data_dir: Path, session_id: str) -> None:
     except SessionNotFound:
         journal, records = Journal.create(data_dir=data_dir, session_id=session_id), []
     host = QuestionHost(journal, records)
-    host.agent_port.turn_started_nowait()
+    host.agent_port.turn_started()
     out = sys.stdout
     out.write("ready\n")
     out.flush()
     while True:
-        feedback = host.agent_port.take_feedback_nowait()
+        feedback = host.agent_port.take_feedback()
         if feedback is not None:
             out.write("delivered " + " ".join(label(r) for r in feedback.refs) + "\n")
             out.flush()
@@ -43,11 +43,11 @@ def main(data_dir: Path, session_id: str) -> None:
             "header": "Ship",
             "options": [{"label": "Yes"}, {"label": "No"}],
         }
-        host.agent_port.start_call_nowait(call_id, {"blocking": False, "questions": [question]})
+        host.agent_port.start_call(call_id, {"blocking": False, "questions": [question]})
         ref = host.panel_port.tabs[-1]
         assert isinstance(ref, QuestionRef)
-        host.panel_port.enter_panel_nowait(ref.id)
-        host.panel_port.command_nowait(PanelCommand.CONFIRM)
+        host.panel_port.enter_panel(ref.id)
+        host.panel_port.command(PanelCommand.CONFIRM)
         assert ref not in host.surface_port.projection.pending, host.surface_port.notice
         out.write(f"answered {label(ref)}\n")
         out.flush()

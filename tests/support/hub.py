@@ -115,7 +115,7 @@ def receipts(rig: Rig) -> list[list[str]]:
 
 def hub_ask(rig: Rig, label: str, call_id: str, text: str) -> QuestionRef:
     """Agent ``label`` asks one async question; its ref."""
-    reply = rig.host.hub_port.start_call_nowait(label, call_id, call(q(text), blocking=False))
+    reply = rig.host.hub_port.start_call(label, call_id, call(q(text), blocking=False))
     assert isinstance(reply, ResultEnvelope), reply
     return rig.ref(f"{recipient_of(label)}:{call_id}")
 

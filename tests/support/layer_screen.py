@@ -37,4 +37,4 @@ class LayerScreen:
     def look(self) -> None:
         """The person pauses and looks at the screen (past the guard)."""
         self.rig.clock.advance(TYPING_GUARD + 0.05)
-        self.layer.tick_nowait(self.rig.clock())
+        self.layer.tick(self.rig.clock())

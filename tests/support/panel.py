@@ -82,8 +82,8 @@ def database_question(**extra: Any) -> dict[str, Any]:
 
 
 def ask_async(rig: Rig, call_id: str, *questions: dict[str, Any]) -> None:
-    rig.ask_nowait(call_id, call(*questions, blocking=False))
+    rig.start_call(call_id, call(*questions, blocking=False))
 
 
 def focused(rig: Rig) -> None:
-    assert rig.host.panel_port.enter_panel_nowait() is None
+    assert rig.host.panel_port.enter_panel() is None

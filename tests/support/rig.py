@@ -111,17 +111,17 @@ class Rig:
         return self.host
 
     # -- the agent side --------------------------------------------------------------------
-    def ask_nowait(self, call_id: str, arguments: object) -> Any:
-        return self.host.agent_port.start_call_nowait(call_id, arguments)
+    def start_call(self, call_id: str, arguments: object) -> Any:
+        return self.host.agent_port.start_call(call_id, arguments)
 
     def blocker(self, call_id: str, *questions: dict[str, Any]) -> Wait:
-        started = self.host.agent_port.start_call_nowait(call_id, call(*questions))
+        started = self.host.agent_port.start_call(call_id, call(*questions))
         assert isinstance(started, Wait), started
         return started
 
     def async_question(self, call_id: str, text: str, **kwargs: Any) -> QuestionRef:
         """Ask one non-blocking question; return its ref."""
-        self.host.agent_port.start_call_nowait(call_id, call(q(text, **kwargs), blocking=False))
+        self.host.agent_port.start_call(call_id, call(q(text, **kwargs), blocking=False))
         return self.ref(call_id)
 
     def ref(self, call_id: str, index: int = 0) -> QuestionRef:
@@ -133,24 +133,24 @@ class Rig:
         for _ in range(8):
             if self.host.panel_port.draft(ref).cursor == row:
                 return
-            self.host.panel_port.command_nowait(PanelCommand.DOWN, ref)
+            self.host.panel_port.command(PanelCommand.DOWN, ref)
         raise AssertionError(f"row {row} is not reachable on {ref}")
 
     def answer_option(self, ref: QuestionRef, option: int) -> None:
         """Arrow to ``option`` on tab ``ref`` and press Enter there."""
         self.move_to(ref, option)
-        self.host.panel_port.command_nowait(PanelCommand.CONFIRM, ref)
+        self.host.panel_port.command(PanelCommand.CONFIRM, ref)
 
     def press(self, command: PanelCommand) -> None:
         """A key read now, routed like a widget does it (through the arrival guard)."""
         route = self.host.panel_port.key_route(self.clock())
         assert route.target is self.host.panel_port.focus.panel, f"the key went to {route.target}"
-        self.host.panel_port.command_nowait(command, route.tab)  # type: ignore[arg-type]
+        self.host.panel_port.command(command, route.tab)  # type: ignore[arg-type]
 
     def give_focus(self, target: FocusTarget) -> FocusTarget:
         """The embedding app mounts another editor and focuses it."""
-        self.host.panel_port.mount_nowait(target)
-        assert self.host.panel_port.focus_target_nowait(target) is None
+        self.host.panel_port.mount(target)
+        assert self.host.panel_port.focus_target(target) is None
         return target
 
     # -- the disk --------------------------------------------------------------------------

@@ -26,7 +26,7 @@ at and runs the panel's handler (:meth:`QuestionPanel.key_commands`, :mod:`asks.
 When the cursor is on ``Type something.`` or the notes editor is open, the key context is
 ``REPLY``: its bindings run (Enter confirms, Alt+Enter inserts a newline; Up/Down go to the
 editor first and move between rows only from its first/last line), and every other key goes
-to the editor. Otherwise ``PANEL`` bindings become ``host.command_nowait(PanelCommand, tab)``;
+to the editor. Otherwise ``PANEL`` bindings become ``host.command(PanelCommand, tab)``;
 digits 1–6 only move the cursor to that row (a digit with no such row is not used). Unhandled
 keys are returned, as urwid expects (the layer treats a returned printable as a stray key).
 :meth:`QuestionPanel.keypress` is the same lookup and table on its own.
@@ -409,7 +409,7 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
 
     def _host_command(self, command: PanelCommand) -> KeyHandler:
         def run(press: KeyPress) -> str | None:
-            self._host.command_nowait(command, self._tab_of(press))
+            self._host.command(command, self._tab_of(press))
             return None
 
         return run
@@ -448,7 +448,7 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         def arrow(press: KeyPress) -> str | None:
             if self._type_key(press) is None:
                 return None
-            self._host.command_nowait(command, self._tab_of(press))
+            self._host.command(command, self._tab_of(press))
             return None
 
         return arrow
@@ -466,7 +466,7 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
             return False
         if row >= row_count(self._host.question(tab).spec):
             return False
-        self._host.set_cursor_nowait(row)
+        self._host.set_cursor(row)
         return True
 
     def _edit(self, cols: int, tab: TabKey | None, action: EditAction) -> str | None:
@@ -483,11 +483,11 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         unused = action(edit, (width,))
         if (edit.edit_text, edit.edit_pos) != before:
             if edit is self._group_note:
-                self._host.set_group_note_nowait(edit.edit_text)
+                self._host.set_group_note(edit.edit_text)
             elif edit is self._notes:
-                self._host.set_notes_nowait(edit.edit_text)
+                self._host.set_notes(edit.edit_text)
             else:
-                self._host.set_custom_text_nowait(edit.edit_text, edit.edit_pos)
+                self._host.set_custom_text(edit.edit_text, edit.edit_pos)
             self.refresh()
         return unused if isinstance(unused, str) else None
 
