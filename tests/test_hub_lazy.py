@@ -25,9 +25,13 @@ import pytest
 import trio
 from support.fake_openai import FakeOpenAI, Reply
 from support.hub import HELLO, TOKEN
+from support.permission_bodies import CLAUDE
 from support.pty_harness import ROOT, PtyApp
+from support.rig import Rig
 
+from asks.core.model import QuestionRef
 from asks.hub import lazy
+from asks.hub.hooks import HOOK_PATH
 from asks.hub.server import HubServer
 
 HUB_MODULES = (
@@ -231,3 +235,30 @@ async def test_a_failed_load_fails_its_request_and_the_next_one_loads(
 
 async def _append(into: list[httpx.Response], request: Awaitable[httpx.Response]) -> None:
     into.append(await request)
+
+
+async def test_a_permission_request_is_answered_without_the_sdk(
+    rig: Rig, hub: HubServer, nursery: trio.Nursery
+) -> None:
+    """The hooks are the guard's own: an agent's permission request on an idle hub becomes a
+    tab and gets its decision, and the SDK's app is still not built."""
+    assert hub.url is not None and hub.sdk is not None
+    replies: list[httpx.Response] = []
+    headers = {"Authorization": f"Bearer {TOKEN}", "X-Asks-Agent": "builder"}
+
+    async def send() -> None:
+        async with httpx.AsyncClient(timeout=60) as http:
+            url = hub.url.removesuffix("/mcp") + HOOK_PATH if hub.url else ""
+            replies.append(await http.post(url, json=CLAUDE, headers=headers))
+
+    nursery.start_soon(send)
+    while not rig.host.panel_port.tabs:
+        await trio.sleep(0.005)
+    [tab] = rig.host.panel_port.tabs
+    assert isinstance(tab, QuestionRef)
+    rig.answer_option(tab, 0)
+    while not replies:
+        await trio.sleep(0.005)
+    decision = replies[0].json()["hookSpecificOutput"]["decision"]
+    assert (replies[0].status_code, decision) == (200, {"behavior": "allow"})
+    assert not hub.sdk.loaded
