@@ -1,4 +1,6 @@
-"""The hub's MCP server: the official SDK's streamable HTTP app on hypercorn's trio worker.
+"""The hub's MCP server: the official SDK's streamable HTTP app on hypercorn's trio worker,
+behind the guard. The SDK's app is built at the first request that reaches it
+(:class:`~asks.hub.lazy.LazySdk`): an idle hub serves the guard and the hooks only.
 
 ``await nursery.start(HubServer(...).run)`` binds (loopback by default, on the fixed
 :data:`DEFAULT_PORT` so a client's config keeps working across restarts), then reports the
