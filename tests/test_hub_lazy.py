@@ -5,8 +5,12 @@ launch time and memory must not move"; the figures: bench/hub_bench.py).
 Each run is the real ``asks.cli.main`` in a fresh interpreter, wrapped so that on the way out
 it writes which of :data:`HUB_MODULES` were ever imported: the REPL under a pty (a question
 answered by keys, the agent woken, ``/quit``), line mode on pipes, ``-p`` with the scripted
-model and with a real provider (the OpenAI-compatible fake on 127.0.0.1). The same wrapper
-with ``--mcp`` finds them loaded, so the check can see what it looks for.
+model and with a real provider (the OpenAI-compatible fake on 127.0.0.1). With ``--mcp`` and
+no agent, only the hub's server is loaded (hypercorn, the guard, the hooks); once an agent's
+request came, the SDK is too and the request was answered, so the check can see what it looks
+for (asks/hub/lazy.py). In process (the ``hub`` fixture): first requests at once share one
+load, a failed load fails its requests and the next one loads, and a permission request is
+answered without the SDK.
 """
 
 from __future__ import annotations
