@@ -4,14 +4,16 @@ Run: ``.venv/bin/python -m bench.hub_fleet [--quick]`` (also a part of ``bench.h
 
 A real ``asks hub`` under a 100×30 pty read by pyte (the harness of bench/repl_bench.py), on a
 free loopback port, answers one ``tools/list`` first (the MCP SDK loads at the first request:
-asks/hub/lazy.py; its cost is bench/hub_bench.py's "first request"). Then, from this process, on raw kept-alive loopback connections speaking
-2026-07-28 (as Claude Code does; bytes prepared before the clock starts):
+asks/hub/lazy.py; its cost is bench/hub_bench.py's "first request"). Then, from this
+process, on raw kept-alive loopback connections speaking 2026-07-28 (as Claude Code does;
+bytes prepared before the clock starts):
 
 * **The load**: :data:`CLIENTS` clients at once, each asking :data:`PER_CLIENT` async
   questions one after another (``"blocking": false``), so that :data:`CLIENTS` ×
   :data:`PER_CLIENT` end pending. Each call's latency is request written → response read
   whole. The figures: the median of the first 100 calls started and of the last 100, and
-  their ratio (flat: the cost of a call does not grow with what is pending).
+  their ratio (flat: the cost of a call does not grow with what is pending); and the hub's
+  CPU time during the load per call (steadier than latency on a shared machine).
 * **tools/list during the load**: one more client lists the tools every 25 ms while the load
   runs; median and max.
 * **Memory per pending question**: VmRSS of the hub after the load (output settled) minus
@@ -30,6 +32,7 @@ figures of one run (before/after: run this on both trees within one run).
 from __future__ import annotations
 
 import json
+import os
 import re
 import socket
 import time
@@ -203,6 +206,13 @@ async def list_once(port: int, path: str, token: str) -> None:
     await conn.stream.aclose()
 
 
+def cpu_ms(pid: int) -> float:
+    """The CPU time (user + system) process ``pid`` has used, in ms: unlike latency, it
+    does not grow with what else the shared machine runs."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
 def hub_argv(data_dir: Path, *extra: str) -> list[str]:
     import sys  # noqa: PLC0415
 
@@ -231,7 +241,9 @@ def fleet(rows: list[Row], work: Path, clients: int, per: int, sessions: int) ->
         trio.run(list_once, port, path, token)  # the SDK loads at the first request
         term.settle(0.2)
         rss_before = term.rss_kib()
+        cpu_before = cpu_ms(term.pid)
         calls, lists = trio.run(load, port, path, token, clients, per)
+        cpu_load = cpu_ms(term.pid) - cpu_before
         term.until(on_screen(f"{clients * per} pending"), TIMEOUT)
         term.settle(0.5)
         rss_loaded = term.rss_kib()
@@ -259,6 +271,14 @@ def fleet(rows: list[Row], work: Path, clients: int, per: int, sessions: int) ->
         rows,
         Row(
             NAME, "  ratio last / first", f"{last / first:.2f}×", f"≤ {FLAT}×", last / first <= FLAT
+        ),
+    )
+    report(
+        rows,
+        Row(
+            NAME,
+            "  hub CPU per ask call (user + system during the load)",
+            f"{cpu_load / len(ms_of):.2f} ms",
         ),
     )
     top = max(lists)

@@ -116,18 +116,21 @@ def test_a_trusted_open_builds_the_records_its_small_maps_name_not_all(tmp_path:
     every=st.integers(500, 20_000),
     later=st.integers(0, 12),
     seed=st.integers(0, 100),
+    scans=st.sampled_from([0, 1 << 30]),
 )
 def test_checkpoint_then_fold_is_the_full_replay(
-    cycles: int, every: int, later: int, seed: int
+    cycles: int, every: int, later: int, seed: int, scans: int
 ) -> None:
     """Checkpoints saved every ``every`` bytes and at close; a resume restores one and folds
     the rest, then appends and folds as the host does (the live entries, not decoded ones):
-    the projection is always the full replay's, and so is the checkpoint saved from it."""
+    the projection is always the full replay's, and so is the checkpoint saved from it. The
+    pending questions found either way (``scans``: a scan each, or one map of all)."""
     rng = random.Random(seed)
     entries = itertools.chain.from_iterable(cycle(n, rng) for n in itertools.count())
     with (
         tempfile.TemporaryDirectory() as tmp,
         mock.patch.object(journal_module, "CHECKPOINT_EVERY", every),
+        mock.patch.object(checkpoint_file, "PENDING_SCANS", scans),
     ):
         data_dir = Path(tmp)
         journal, projection = kept_session(data_dir)

@@ -13,9 +13,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import trio
 from support.rig import FlakyOps, Rig, call, q
 
-from asks.contract import ToolError
+from asks.contract import ResultEnvelope, ToolError
+from asks.core.events import HostEvent, QuestionAsked, StorageFailed
+from asks.core.model import Outcome
+from asks.host.hub import HubPort
 from asks.store.entries import ChatMessage
 from asks.store.journal import Journal, StorageError
 
@@ -87,3 +91,103 @@ def test_a_failed_async_call_creates_no_question(tmp_path: Path) -> None:
     again = rig.host.agent_port.start_call("c1", call(q("Which?"), blocking=False))
     assert not isinstance(again, ToolError)  # the retry succeeds once the disk has room
     assert len(rig.host.surface_port.projection.pending) == 1
+
+
+# -- the hub's group commit (asks/host/commit.py) ------------------------------------------
+
+
+def counted(rig: Rig) -> CountingOps:
+    ops = CountingOps()
+    rig.ops = ops
+    rig.journal._ops = ops  # the rig's journal writes through the counting ops from here
+    return ops
+
+
+async def ask_together(rig: Rig, arguments: list[object]) -> list[object]:
+    """Every call started at once, as the hub's agents' requests arrive together."""
+    hub = rig.host.hub_port
+    replies: list[object] = [None] * len(arguments)
+
+    async def one(i: int) -> None:
+        replies[i] = await hub.ask(f"agent{i % 2}", f"c{i}", arguments[i])
+
+    async with trio.open_nursery() as nursery:
+        for i in range(len(arguments)):
+            nursery.start_soon(one, i)
+    return replies
+
+
+async def test_calls_arriving_together_share_one_write_and_fsync(tmp_path: Path) -> None:
+    rig = Rig.create(tmp_path)
+    ops = counted(rig)
+    asked: list[HostEvent] = []
+    rig.host.subscribe_events(asked.append)
+    replies = await ask_together(rig, [call(q(f"Q{i}?"), blocking=False) for i in range(6)])
+    assert all(isinstance(r, ResultEnvelope) and r.outcome is Outcome.QUEUED for r in replies)
+    assert ops.fsyncs == 1  # one per call without the group commit
+    assert len(rig.host.surface_port.projection.pending) == 6
+    assert [type(e) for e in asked].count(QuestionAsked) == 6
+    seqs = [line["seq"] for line in lines(rig.path)[-12:]]
+    assert seqs == list(range(seqs[0], seqs[0] + 12))
+    resumed = rig.crash_and_reopen()
+    assert len(resumed.surface_port.projection.pending) == 6
+    for line in lines(rig.path)[-12:]:  # each question's incarnation is its line's seq
+        if line["type"] == "group_asked":
+            assert {d["ref"]["incarnation"] for d in line["questions"]} == {line["seq"]}
+
+
+async def test_a_failed_batch_fails_every_call_and_leaves_the_journal_as_before(
+    tmp_path: Path,
+) -> None:
+    rig = Rig.create(tmp_path)
+    events: list[HostEvent] = []
+    rig.host.subscribe_events(events.append)
+    before = rig.path.read_bytes()
+    rig.ops.fail_next_append("tool_result")
+    arguments: list[object] = [call(q(f"Q{i}?"), blocking=False) for i in range(5)]
+    replies = await ask_together(rig, arguments)
+    assert all(isinstance(r, ToolError) and r.code.value == "storage_failed" for r in replies)
+    assert rig.path.read_bytes() == before
+    assert not rig.host.surface_port.projection.pending
+    assert not rig.host.surface_port.projection.calls
+    assert not [e for e in events if isinstance(e, QuestionAsked)]
+    assert [type(e) for e in events].count(StorageFailed) == 1
+    again = await ask_together(rig, arguments)  # the same calls, once the disk has room
+    assert all(isinstance(r, ResultEnvelope) for r in again)
+    assert len(rig.host.surface_port.projection.pending) == 5
+
+
+async def test_a_call_cancelled_before_its_batch_is_committed_saves_nothing(
+    tmp_path: Path,
+) -> None:
+    """Two calls start together; the second's caller is cancelled at once. Which one leads is
+    the scheduler's choice: a cancelled follower leaves the batch at once (nothing of it
+    saved, even when the leader commits before the follower runs again); a cancelled leader
+    is shielded and commits both. Both orders are run and checked."""
+    seen: set[bool] = set()
+    for attempt in range(200):
+        rig = Rig.create(tmp_path / str(attempt))
+        hub = rig.host.hub_port
+        cancelled: list[bool] = []
+
+        async def first(hub: HubPort = hub) -> None:
+            await hub.ask("a", "kept", call(q("Kept?"), blocking=False))
+
+        async def second(hub: HubPort = hub, cancelled: list[bool] = cancelled) -> None:
+            with trio.CancelScope() as scope:
+                scope.cancel()
+                await hub.ask("b", "gone", call(q("Gone?"), blocking=False))
+            cancelled.append(scope.cancelled_caught)
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(first)
+            nursery.start_soon(second)
+        calls = rig.host.surface_port.projection.calls
+        follower = cancelled == [True]
+        assert "mcp:a:kept" in calls
+        assert ("mcp:b:gone" in calls) is not follower
+        assert len(rig.lines_of("group_asked")) == (1 if follower else 2)
+        seen.add(follower)
+        if seen == {True, False}:
+            return
+    raise AssertionError(f"only one order was scheduled in 200 runs: {seen}")

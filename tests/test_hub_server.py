@@ -220,3 +220,31 @@ async def test_a_call_id_reused_by_a_second_run_names_the_agent_and_the_earlier_
     assert f"made at {when}" in said
     assert "conversation" not in said and "mcp:planner" not in said
     assert rig.host.panel_port.tabs == (ref,)  # nothing asked
+
+
+async def test_a_tool_call_does_not_list_the_tools_to_check_its_headers(
+    rig: Rig, nursery: trio.Nursery, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The SDK checks a call's ``Mcp-Param-*`` headers against the tool's input schema; the
+    hub gives the schemas by name, so no call runs the ``tools/list`` handler for it."""
+    from support.hub import keyring_with  # noqa: PLC0415
+
+    from asks.hub.tools import HubTools  # noqa: PLC0415
+
+    listed: list[object] = []
+    plain = HubTools.list_tools
+
+    async def counting(self: HubTools, ctx: Any, params: Any) -> Any:
+        listed.append(params)
+        return await plain(self, ctx, params)
+
+    monkeypatch.setattr(HubTools, "list_tools", counting)
+    server = HubServer(rig.host.hub_port, keyring_with(rig.directory, TOKEN), bind_listener(port=0))
+    await nursery.start(server.run)
+    async with client(server) as session:
+        await session.list_tools()  # the client's own listing (it checks results against it)
+        assert len(listed) == 1
+        reply = await session.call_tool("ask_user_question", {"questions": [DB], "blocking": False})
+        assert not reply.is_error
+        await session.call_tool("check_answers", {})
+    assert len(listed) == 1  # the SDK alone lists the tools again for every call

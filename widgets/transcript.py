@@ -5,8 +5,12 @@ Semantics:
 * :meth:`TranscriptView.refresh` brings the view up to date with its transcript in
   O(new entries + entries still streaming + queued messages): new entries are appended; an
   entry drawn while it was not ``done`` gets its text redrawn in place when its text or state
-  changed, until it is done; no entry widget is ever replaced (identity is stable). The app
-  subscribes ``refresh`` to the transcript.
+  changed, until it is done. The app subscribes ``refresh`` to the transcript.
+* Widgets only for what is drawn: the list box reads its rows from an :class:`EntryWalker`,
+  which builds an entry's widget when the row is first read and keeps it while it is among the
+  last :data:`KEPT` read (or still streaming): a transcript of thousands of entries (a hub's
+  agents asking) holds at most a thousand widgets, and an entry read again after that gets a fresh
+  widget that draws the same. A kept widget is never replaced (identity is stable).
 * Queued messages (sent, not read by the agent yet: ``Transcript.queued``) are drawn after
   every entry, ``you (queued) › …`` with a dim body, and stay last while entries arrive above
   them; when the agent reads one it goes from there and its text returns as an ordinary
@@ -38,7 +42,7 @@ Semantics:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Final
 
 import urwid
@@ -157,14 +161,130 @@ def entry_widget(entry: Entry) -> tuple[FlowWidget, urwid.Text]:
     return text, text
 
 
+# Entry widgets kept beyond the pinned ones: more rows than any terminal has, so a frame never
+# rebuilds what the frame before it drew (a list box reads its rows in order: a bound below
+# them would miss on every row).
+KEPT: Final = 1000
+
+
+class EntryWalker(urwid.ListWalker[int, FlowWidget]):
+    """The transcript's rows for its list box: one per entry (the drawn entries, then the
+    queued messages), addressed by index.
+
+    An entry's widget (:func:`entry_widget`) is built when the list box first reads it and
+    kept while it is among the ``kept`` last read or is pinned (an entry still streaming,
+    whose text widget is redrawn in place); read again after that, it is built afresh from the
+    entry and draws the same. So a long transcript holds widgets for what was drawn lately
+    only, and reading a row costs the same whatever the transcript's length. The focus
+    follows its entry across insertions and replacements, as ``urwid.SimpleFocusListWalker``
+    moves it."""
+
+    def __init__(self, kept: int = KEPT) -> None:
+        self.entries: list[Entry] = []
+        self.focus = 0
+        self._kept = kept
+        # id(entry) → (the entry, its widget, its text widget), least recently read first
+        self._built: dict[int, tuple[Entry, FlowWidget, urwid.Text]] = {}
+        self._pinned: dict[int, tuple[Entry, FlowWidget, urwid.Text]] = {}
+
+    @property
+    def built(self) -> int:
+        """How many entry widgets are held now (pinned ones included)."""
+        return len(self._built) + len(self._pinned)
+
+    def widgets(self, position: int) -> tuple[FlowWidget, urwid.Text]:
+        """The widget of the entry at ``position`` and its text widget (built if not held)."""
+        entry = self.entries[position]
+        key = id(entry)
+        held = self._pinned.get(key) or self._built.pop(key, None)
+        if held is None:
+            held = (entry, *entry_widget(entry))
+        if key not in self._pinned:
+            self._built[key] = held  # now the last read
+            while len(self._built) > self._kept:
+                del self._built[next(iter(self._built))]
+        return held[1], held[2]
+
+    def pin(self, position: int) -> urwid.Text:
+        """Keep the widget of the entry at ``position`` until :meth:`unpin`; its text widget."""
+        widget, text = self.widgets(position)
+        entry = self.entries[position]
+        self._pinned[id(entry)] = (entry, widget, text)
+        self._built.pop(id(entry), None)
+        return text
+
+    def unpin(self, entry: Entry) -> None:
+        """Let ``entry``'s widget go like any other (kept while among the last read)."""
+        held = self._pinned.pop(id(entry), None)
+        if held is not None:
+            self._built[id(entry)] = held
+
+    def replace(self, start: int, stop: int, entries: list[Entry]) -> None:
+        """Put ``entries`` in place of positions ``start`` to ``stop`` (an insertion when
+        equal); the focus stays on its entry, or goes to the one after those replaced."""
+        count = len(self.entries)
+        focus = self.focus
+        if not count:
+            focus = len(entries) - 1
+        else:
+            if start + len(entries) <= focus < stop:
+                focus = stop
+            if stop <= focus:
+                focus += len(entries) - (stop - start)
+        self.entries[start:stop] = entries
+        self.focus = max(0, min(focus, len(self.entries) - 1))
+        self._modified()
+
+    def clear(self) -> None:
+        """No rows (and no widget held)."""
+        self.entries.clear()
+        self._built.clear()
+        self._pinned.clear()
+        self.focus = 0
+        self._modified()
+
+    # -- urwid's list walker -------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def __getitem__(self, position: int) -> FlowWidget:
+        if not 0 <= position < len(self.entries):
+            raise IndexError(position)
+        return self.widgets(position)[0]
+
+    def __iter__(self) -> Iterator[FlowWidget]:
+        for position in range(len(self.entries)):
+            yield self.widgets(position)[0]
+
+    def set_focus(self, position: int) -> None:
+        if not 0 <= position < len(self.entries):
+            raise IndexError(f"No widget at position {position}")
+        self.focus = position
+        self._modified()
+
+    def next_position(self, position: int) -> int:
+        if position + 1 >= len(self.entries):
+            raise IndexError(position)
+        return position + 1
+
+    def prev_position(self, position: int) -> int:
+        if position <= 0:
+            raise IndexError(position)
+        return position - 1
+
+    def positions(self, *, reverse: bool = False) -> Iterable[int]:
+        count = len(self.entries)
+        return range(count - 1, -1, -1) if reverse else range(count)
+
+
 class TranscriptView(urwid.WidgetWrap["urwid.ListBox[int]"]):
     """A scrolling list of transcript entries; see the module docstring."""
 
     def __init__(self, transcript: Transcript, keymap: Keymap | None = None) -> None:
         self._transcript = transcript
         self._keymap = keymap or build_keymap()
-        self._walker: urwid.SimpleFocusListWalker[FlowWidget] = urwid.SimpleFocusListWalker([])
-        self._listbox = urwid.ListBox(self._walker)
+        self._walker = EntryWalker()
+        self._listbox: urwid.ListBox[int] = urwid.ListBox(self._walker)
         # entries drawn while not done: index → (their text widget, (text, done) as drawn)
         self._open: dict[int, tuple[urwid.Text, tuple[str, bool]]] = {}
         self._drawn = 0  # entries with a widget (the walker's first rows; queued ones follow)
@@ -204,11 +324,10 @@ class TranscriptView(urwid.WidgetWrap["urwid.ListBox[int]"]):
             self._redraw_open(index, entries[index])
         for index in range(self._drawn, len(entries)):
             entry = entries[index]
-            widget, text = entry_widget(entry)
-            self._walker.insert(index, widget)  # before the queued messages
+            self._walker.replace(index, index, [entry])  # before the queued messages
             self._drawn = index + 1
             if not entry.done:
-                self._open[index] = (text, (entry.text, entry.done))
+                self._open[index] = (self._walker.pin(index), (entry.text, entry.done))
             if entry.kind is EntryKind.USER:
                 self._follow()  # the person sent a message: show it
             elif not self._following:
@@ -224,7 +343,7 @@ class TranscriptView(urwid.WidgetWrap["urwid.ListBox[int]"]):
         if queued == self._queued:  # the same entries (identity) in the same order
             return
         sent = any(entry not in self._queued for entry in queued)
-        self._walker[self._drawn :] = [entry_widget(entry)[0] for entry in queued]
+        self._walker.replace(self._drawn, len(self._walker), list(queued))
         self._queued = list(queued)
         if sent:
             self._follow()  # the person sent a message: show it
@@ -311,7 +430,7 @@ class TranscriptView(urwid.WidgetWrap["urwid.ListBox[int]"]):
         added = transcript.load_older(max(size[1], 1))
         if not added:
             return
-        self._walker[0:0] = [entry_widget(entry)[0] for entry in transcript.entries[:added]]
+        self._walker.replace(0, 0, transcript.entries[:added])
         self._drawn += added
         self._open = {index + added: drawn for index, drawn in self._open.items()}
 
@@ -321,6 +440,7 @@ class TranscriptView(urwid.WidgetWrap["urwid.ListBox[int]"]):
             text.set_text(entry_markup(entry, prefix=entry.kind is not EntryKind.QUESTION))
         if entry.done:
             del self._open[index]
+            self._walker.unpin(entry)
         else:
             self._open[index] = (text, (entry.text, entry.done))
 

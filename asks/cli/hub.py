@@ -23,7 +23,8 @@ An ``asks hub`` session (:func:`hub_session`, journaled with mode ``hub``) has t
 transcript and the prompt broker of any session, and an absent agent
 (:class:`~asks.agent.absent.AbsentAgent`) on the same :class:`~asks.host.hub.HubPort` as the
 server, so that the agents the server saw can be written to. Resumed, its transcript first
-retells what the journal holds of the hub's agents (:func:`asks.hub.narration.retold`).
+retells what the journal holds of the hub's agents (:class:`asks.hub.narration.RetoldHistory`:
+the last lines at once, the older ones when the person scrolls up to them).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from typing import TYPE_CHECKING
 import attrs
 import trio
 
-from asks.agent.transcript import EntryKind, Transcript
+from asks.agent.transcript import Entry, EntryKind, Transcript
 from asks.config import Config, load_config
 from asks.core import events as ev
 from asks.core.focus import TYPING_GUARD, Focus
@@ -71,6 +72,7 @@ from asks.store.files import default_data_dir
 from asks.store.journal import Journal
 
 if TYPE_CHECKING:
+    from asks.hub.narration import Retold
     from asks.widgets.app import Session
 
 
@@ -406,23 +408,29 @@ def model_flag(args: argparse.Namespace) -> str | None:
     return next((flag for flag, value in given.items() if value), None)
 
 
+def retold_entry(line: Retold) -> Entry:
+    """A retold line as a transcript entry: the person's own chat line, or a notice."""
+    return Entry(EntryKind.USER if line.by_person else EntryKind.NOTICE, line.text)
+
+
 def hub_session(
     journal: Journal, records: Sequence[Record], plan: HubPlan, *, resumed: bool
 ) -> Session:
     """An ``asks hub`` session (module docstring) on ``plan``'s port."""
     from asks.agent.absent import AbsentAgent  # noqa: PLC0415 (only for asks hub)
+    from asks.agent.history import TAIL  # noqa: PLC0415
     from asks.agent.prompts import PromptBroker  # noqa: PLC0415
     from asks.agent.replay import resumed_notice  # noqa: PLC0415
-    from asks.hub.narration import retold  # noqa: PLC0415
+    from asks.hub.narration import RetoldHistory  # noqa: PLC0415
     from asks.widgets.app import Session  # noqa: PLC0415
 
     focus = Focus.of_screen(plan.typing_guard)
     host = QuestionHost(journal, records, focus=focus, clock=trio.current_time)
     transcript = Transcript()
     plan.port = host.hub_port
-    if resumed:
-        for line in retold(records, host.surface_port.projection):
-            transcript.add(EntryKind.USER if line.by_person else EntryKind.NOTICE, line.text)
+    if resumed:  # the last lines at once, the older ones when scrolled up to
+        transcript.history = RetoldHistory(records, host.surface_port.projection, retold_entry)
+        transcript.load_older(TAIL)
         stats = host.statistics()
         transcript.add(
             EntryKind.NOTICE,

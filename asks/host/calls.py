@@ -69,7 +69,12 @@ class Asker:
 
 async def ask(state: HostState, call_id: str, arguments: object, asker: Asker) -> ToolReply:
     """Run one ``ask_user_question`` call; returns once a blocking call's wait ended."""
-    started = start(state, call_id, arguments, asker)
+    return await finish(state, start(state, call_id, arguments, asker))
+
+
+async def finish(state: HostState, started: ToolReply | Wait) -> ToolReply:
+    """A started call's reply: at once, or once its wait ended (cancelled: ``interrupted``,
+    journaled)."""
     if not isinstance(started, Wait):
         return started
     try:
@@ -161,8 +166,26 @@ def start_call(
 def _new_group(
     core: IntakeCore, call_id: str, call: NewQuestions, asker: Asker
 ) -> ToolReply | Wait:
-    session = core.projection.session_id
-    incarnation = core.journal.next_seq
+    asked = group_asked(core.projection.session_id, call_id, call, asker, core.journal.next_seq)
+    questions = asked.questions
+    if call.blocking:
+        if core.append(asked) is None:
+            return contract.storage_failed(core.journal.state.value)
+        core.asked(call_id, questions, call.blocking)
+        return core.open_wait(call_id, tuple(q.ref for q in questions))
+    # async: the questions and their queued result in one write and fsync (all or none)
+    envelope, result = queued(asked)
+    if core.append(asked, result) is None:
+        return contract.storage_failed(core.journal.state.value)
+    core.asked(call_id, questions, call.blocking)
+    return envelope
+
+
+def group_asked(
+    session: str, call_id: str, call: NewQuestions, asker: Asker, incarnation: int
+) -> GroupAsked:
+    """The ``group_asked`` line of a new call whose line gets sequence number
+    ``incarnation`` (its questions' incarnation)."""
     group = group_id(session, call_id)
     questions = tuple(
         Question(
@@ -175,19 +198,13 @@ def _new_group(
         )
         for i, spec in enumerate(call.specs)
     )
-    asked = GroupAsked(call_id, group, questions, call.blocking)
-    if call.blocking:
-        if core.append(asked) is None:
-            return contract.storage_failed(core.journal.state.value)
-        core.asked(call_id, questions, call.blocking)
-        return core.open_wait(call_id, tuple(q.ref for q in questions))
-    # async: the questions and their queued result in one write and fsync (all or none)
-    envelope = contract.queued_result(call_id, questions)
-    result = ToolResult(call_id, envelope.outcome, envelope.text, envelope.details)
-    if core.append(asked, result) is None:
-        return contract.storage_failed(core.journal.state.value)
-    core.asked(call_id, questions, call.blocking)
-    return envelope
+    return GroupAsked(call_id, group, questions, call.blocking)
+
+
+def queued(asked: GroupAsked) -> tuple[ResultEnvelope, ToolResult]:
+    """An async call's reply and its ``tool_result`` line (saved with ``asked``)."""
+    envelope = contract.queued_result(asked.call_id, asked.questions)
+    return envelope, ToolResult(asked.call_id, envelope.outcome, envelope.text, envelope.details)
 
 
 def _wait_on(

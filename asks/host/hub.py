@@ -35,6 +35,7 @@ from asks import contract
 from asks.core import events as ev
 from asks.core.model import QuestionRef
 from asks.host import calls
+from asks.host.commit import GroupCommit
 from asks.host.notes import feedback_of, send_note, split
 from asks.host.permissions import PermissionDesk
 from asks.host.rewake import RewakeDesk
@@ -68,10 +69,20 @@ class Offer:
 class HubPort:
     """The MCP server's view of the host (see module docstring)."""
 
-    __slots__ = ("_permissions", "_rewake", "_seen", "_sent_at", "_serial", "_state", "_tasks")
+    __slots__ = (
+        "_commit",
+        "_permissions",
+        "_rewake",
+        "_seen",
+        "_sent_at",
+        "_serial",
+        "_state",
+        "_tasks",
+    )
 
     def __init__(self, state: HostState) -> None:
         self._state = state
+        self._commit = GroupCommit(state)  # the agents' calls that arrive together
         self._serial = 0
         self._seen: dict[str, None] = {}  # labels that called a tool since start, in order
         self._sent_at: dict[QuestionRef, float] = {}  # unit → when its receipt was written
@@ -140,9 +151,10 @@ class HubPort:
 
     async def ask(self, label: str, call_id: str, arguments: object) -> ToolReply:
         """Run ``ask_user_question`` for agent ``label``; ``call_id`` is namespaced by it, so
-        a retry of the same call maps to the same questions and two agents never collide."""
+        a retry of the same call maps to the same questions and two agents never collide.
+        Calls that arrive together are saved with one write and fsync (:mod:`.commit`)."""
         asker = calls.Asker(label, recipient_of(label))
-        return await calls.ask(self._state, self.hub_call_id(label, call_id), arguments, asker)
+        return await self._commit.ask(self.hub_call_id(label, call_id), arguments, asker)
 
     def start_call(self, label: str, call_id: str, arguments: object) -> ToolReply | Wait:
         """:meth:`ask` without waiting: the immediate reply, or the live wait."""

@@ -18,7 +18,9 @@ client retrying in a loop writes one line a minute, not one per try.
 
 :func:`retold` tells a resumed ``asks hub`` session what its journal holds, in journal order,
 with the same lines: each hub agent's asks, the waits it gave up, the person's notes (their
-chat line and that it was saved) and what each agent was given.
+chat line and that it was saved) and what each agent was given. A resumed session starts with
+the last of those lines; :class:`RetoldHistory` gives the older ones when the person scrolls
+up to them (thousands of questions asked: the lines of the records not shown are not built).
 
 Questions are quoted through :func:`asks.sanitize.sanitize_line`: their text comes from the agent
 (a note's, from the person, is shown the same way: one line, no escape sequences).
@@ -26,8 +28,8 @@ Questions are quoted through :func:`asks.sanitize.sanitize_line`: their text com
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import Final
+from collections.abc import Callable, Iterable, Sequence
+from typing import Final, Generic, TypeVar
 
 import attrs
 
@@ -147,33 +149,76 @@ _TOLD: Final = (GroupAsked, ToolResult, OfferDelivered, NoteSent)  # the kinds r
 
 
 def retold(records: Iterable[Record], projection: ProjectionView) -> list[Retold]:
-    """The hub's part of a journal as transcript lines (module docstring); of a replay's
-    records, only those of the kinds it tells are built."""
-    lines: list[Retold] = []
+    """The hub's part of a journal as transcript lines (module docstring), all at once; of a
+    replay's records, only those of the kinds it tells are built."""
     if isinstance(records, Records):
         records = records.of_kinds(_TOLD)
-    for record in records:
-        entry = record.entry
-        event: ev.HostEvent | None = None
-        match entry:
-            case GroupAsked() if entry.call_id.startswith(RECIPIENT_PREFIX):
-                refs = tuple(question.ref for question in entry.questions)
-                event = ev.QuestionAsked(entry.call_id, refs, entry.blocking, None)
-            case ToolResult(outcome=Outcome.INTERRUPTED) if entry.call_id in projection.calls:
-                refs = projection.calls[entry.call_id].refs
-                event = ev.WaitEnded(entry.call_id, refs, Outcome.INTERRUPTED)
-            case OfferDelivered():
-                questions, notes = split(projection, entry.refs)
-                event = ev.Delivered(questions, ev.DeliveryChannel.HUB, notes)
-            case NoteSent():
-                label = sanitize_line(entry.recipient.removeprefix(RECIPIENT_PREFIX))
-                lines += [
-                    Retold(typed_text(label, entry.text), by_person=True),
-                    Retold(saved_text(label)),
-                ]
-        if event is not None:
-            lines += [Retold(line) for line in narrate(event, projection)]
-    return lines
+    return [line for record in records for line in retell(record, projection)]
+
+
+def retell(record: Record, projection: ProjectionView) -> list[Retold]:
+    """The lines of one record of the journal (none for most)."""
+    entry = record.entry
+    event: ev.HostEvent | None = None
+    match entry:
+        case GroupAsked() if entry.call_id.startswith(RECIPIENT_PREFIX):
+            refs = tuple(question.ref for question in entry.questions)
+            event = ev.QuestionAsked(entry.call_id, refs, entry.blocking, None)
+        case ToolResult(outcome=Outcome.INTERRUPTED) if entry.call_id in projection.calls:
+            refs = projection.calls[entry.call_id].refs
+            event = ev.WaitEnded(entry.call_id, refs, Outcome.INTERRUPTED)
+        case OfferDelivered():
+            questions, notes = split(projection, entry.refs)
+            event = ev.Delivered(questions, ev.DeliveryChannel.HUB, notes)
+        case NoteSent():
+            label = sanitize_line(entry.recipient.removeprefix(RECIPIENT_PREFIX))
+            return [
+                Retold(typed_text(label, entry.text), by_person=True),
+                Retold(saved_text(label)),
+            ]
+    return [] if event is None else [Retold(line) for line in narrate(event, projection)]
+
+
+E = TypeVar("E")
+
+
+class RetoldHistory(Generic[E]):
+    """The lines :func:`retold` gives, as a resumed transcript's history (each made into a
+    transcript entry by ``entry``): given from the end backwards, on demand. The records of
+    the kinds it tells are found at once (a replay's by their kinds, without building them);
+    each is built and told only when its lines are asked for. Loaded whole, the entries are
+    :func:`retold`'s lines, in order, also when asked for later: a line reads what a record's
+    questions, calls and notes are, which never changes once journaled."""
+
+    def __init__(
+        self,
+        records: Sequence[Record],
+        projection: ProjectionView,
+        entry: Callable[[Retold], E],
+    ) -> None:
+        self._records = records
+        self._projection = projection
+        self._entry = entry
+        if isinstance(records, Records):
+            self._told = records.numbers_of(_TOLD)
+        else:
+            self._told = [n for n, record in enumerate(records) if type(record.entry) in _TOLD]
+        self._drawn = len(self._told)  # the told records from here on are in the transcript
+
+    @property
+    def remaining(self) -> int:
+        """Records to tell not told yet (0: all of them are in the transcript)."""
+        return self._drawn
+
+    def older(self, minimum: int) -> list[E]:
+        """The entries of the next older records told, oldest first: at least ``minimum``
+        of them unless the journal's start is reached first (then what is left, maybe none)."""
+        found: list[E] = []
+        while self._drawn and len(found) < minimum:
+            self._drawn -= 1
+            record = self._records[self._told[self._drawn]]
+            found[:0] = [self._entry(line) for line in retell(record, self._projection)]
+        return found
 
 
 def refusal_text(refusal: Refusal, command: str) -> str:

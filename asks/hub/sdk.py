@@ -27,7 +27,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from asks.core.version import __version__
 from asks.hub.lazy import SdkPlan
 from asks.hub.tasks import TaskMethods
-from asks.hub.tools import HubTools
+from asks.hub.tools import HubTools, input_schemas
 
 
 @attrs.define(eq=False)
@@ -60,7 +60,11 @@ def build(plan: SdkPlan) -> SdkApp:
         version=__version__,
         instructions=plan.instructions,
         on_list_tools=tools.list_tools,
+        get_tool_input_schema=input_schemas().get,  # else every call lists the tools
     )
+    # the SDK's one default middleware opens an OpenTelemetry span per message, a no-op
+    # without an exporter (asks installs none) that still costs a few % per request
+    server.middleware.clear()
     # registered as a plain handler: a call answered as a task returns the extension's own
     # result shape (a dict), which the typed on_call_tool hook does not admit
     server.add_request_handler("tools/call", types.CallToolRequestParams, tools.call_tool)

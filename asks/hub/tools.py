@@ -88,6 +88,12 @@ def tool_list() -> list[types.Tool]:
     ]
 
 
+def input_schemas() -> dict[str, dict[str, Any]]:
+    """Each tool's input schema by name, as :func:`tool_list` lists it (the SDK checks a
+    call's ``Mcp-Param-*`` headers against it; the list is the same for every agent)."""
+    return {tool.name: tool.input_schema for tool in tool_list()}
+
+
 def call_id_of(meta: Mapping[str, Any] | None) -> str:
     """The client's own id of this call if it sends one (a retry then maps to the same
     questions), else a fresh one. It is the client's text and reaches the journal and hook

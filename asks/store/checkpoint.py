@@ -88,6 +88,8 @@ __all__ = ["Checkpoint", "checkpoint_path", "encode", "parse", "restore"]
 
 FORMAT: Final = 1
 SUFFIX: Final = ".checkpoint"
+# Pending questions a restore finds by a scan of the ids each; past this, by one map of all.
+PENDING_SCANS: Final = 16
 _MAGIC: Final = b"asks-checkpoint %d " % FORMAT
 _STATUSES: Final = tuple(QuestionStatus)
 # A status's code by its value (a str hashes in C, an enum member in Python).
@@ -479,19 +481,34 @@ def restore(projection: Projection, state: tuple[Any, ...], records: Sequence[Re
 def _question_map(
     columns: Columns, pending: list[Any], entry: Callable[[int, type[Any]], Any]
 ) -> LazyMap[QuestionRef, QuestionState]:
-    """``by_ref`` over its columns, the positions of the pending questions known at once."""
+    """``by_ref`` over its columns, the positions of the pending questions known at once:
+    each found by a scan of the ids (in C) while they are at most :data:`PENDING_SCANS`;
+    past that, the positions of every question, built once (in C), instead of a scan each."""
     ids, incarnations = columns[0], columns[1]
     seed: dict[Any, int] = {}
+    if len(pending) > PENDING_SCANS:
+        seed = _positions(ids, incarnations)
+        return _by_ref(columns, entry, seed, lambda: seed)
     for ref_id, incarnation in pending:
         position = ids.index(ref_id)
         while incarnations[position] != incarnation:
             position = ids.index(ref_id, position + 1)
         seed[(ref_id, incarnation)] = position
+    return _by_ref(columns, entry, seed, lambda: _positions(ids, incarnations))
+
+
+def _by_ref(
+    columns: Columns,
+    entry: Callable[[int, type[Any]], Any],
+    seed: dict[Any, int],
+    positions: Callable[[], dict[Any, int]],
+) -> LazyMap[QuestionRef, QuestionState]:
+    ids, incarnations = columns[0], columns[1]
     return LazyMap(
         len(ids),
         lambda n: QuestionRef(ids[n], incarnations[n]),
         lambda n: _question_state(n, columns, entry),
-        lambda: _positions(ids, incarnations),
+        positions,
         seed=seed,
         norm=_ref_pair,
         source=columns,

@@ -152,19 +152,22 @@ class Records(Sequence[Record]):
     def of_kinds(self, classes: Iterable[type[Any]]) -> Iterator[Record]:
         """The records whose entry is one of ``classes``, in order: the checkpoint's chosen
         by their kinds, built only when chosen."""
+        for n in self.numbers_of(classes):
+            yield self._one(n)
+
+    def numbers_of(self, classes: Iterable[type[Any]]) -> list[int]:
+        """The numbers of the records whose entry is one of ``classes``, in order: the
+        checkpoint's found by their kinds (none built), the others by their entries."""
         wanted = tuple(classes)
         codes = {_KIND_OF[cls] for cls in wanted if cls in _KIND_OF}
+        found: list[int] = []
         covered = 0
         if self._lines is not None:
             kinds = self._lines.table.kinds
             covered = len(kinds)
-            for n in range(covered):
-                if kinds[n] in codes:
-                    yield self._one(n)
-        for n in range(covered, len(self._made)):
-            record = self._one(n)
-            if type(record.entry) in wanted:
-                yield record
+            found = [n for n in range(covered) if kinds[n] in codes]
+        found += [n for n in range(covered, len(self._made)) if type(self._one(n).entry) in wanted]
+        return found
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Sequence) or isinstance(other, str | bytes):
