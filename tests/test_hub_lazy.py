@@ -16,13 +16,11 @@ answered without the SDK.
 from __future__ import annotations
 
 import enum
-import importlib
 import os
 import subprocess
 import sys
 from collections.abc import Awaitable
 from pathlib import Path
-from types import ModuleType
 
 import httpx
 import pytest
@@ -204,14 +202,16 @@ async def test_first_requests_at_once_all_wait_for_one_load(
 ) -> None:
     """Requests that come while the SDK loads wait for that load, and are all answered."""
     assert hub.url is not None and hub.sdk is not None
-    imports: list[str] = []
-    real = importlib.import_module
+    from asks.hub import sdk  # noqa: PLC0415
 
-    def counted(name: str) -> ModuleType:
-        imports.append(name)
-        return real(name)
+    builds: list[object] = []
+    real = sdk.build
 
-    monkeypatch.setattr(lazy.importlib, "import_module", counted)
+    def counted(plan: lazy.SdkPlan) -> sdk.SdkApp:
+        builds.append(plan)
+        return real(plan)
+
+    monkeypatch.setattr(sdk, "build", counted)
     assert not hub.sdk.loaded
     answered: list[httpx.Response] = []
     async with httpx.AsyncClient(timeout=60) as http, trio.open_nursery() as nursery:
@@ -219,7 +219,7 @@ async def test_first_requests_at_once_all_wait_for_one_load(
             nursery.start_soon(lambda: _append(answered, hello(hub.url or "", http)))
     assert [r.status_code for r in answered] == [200] * 5
     assert hub.sdk.loaded
-    assert imports == [lazy.SDK_MODULE]
+    assert len(builds) == 1
 
 
 async def test_a_failed_load_fails_its_request_and_the_next_one_loads(
