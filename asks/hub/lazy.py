@@ -19,6 +19,7 @@ adds ~40 MiB and 0.5–1.4 s, which a session whose agents never connect would p
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import Any, Final
 
 import attrs
@@ -84,7 +85,9 @@ class LazySdk:
     async def _serve(self, task_status: trio.TaskStatus[App] = trio.TASK_STATUS_IGNORED) -> None:
         """Import the SDK (in a worker thread), build its app, report it, and keep its session
         manager running until cancelled."""
-        sdk: Any = await trio.to_thread.run_sync(importlib.import_module, SDK_MODULE)
+        sdk: Any = sys.modules.get(SDK_MODULE)  # imported already (another server): no thread
+        if sdk is None:
+            sdk = await trio.to_thread.run_sync(importlib.import_module, SDK_MODULE)
         built = sdk.build(self.plan)
         async with built.running():
             task_status.started(built.app)
