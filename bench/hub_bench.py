@@ -20,8 +20,10 @@ Run: ``.venv/bin/python -m bench.hub_bench [--quick]`` (or all benchmarks: ``-m 
   starts when the save returned and stops when hypercorn has written the response carrying the
   answer (the guard's receipt: :meth:`~asks.host.hub.HubPort.delivered`), and when the client
   has read it whole.
-* **Memory**: VmRSS of ``asks --mcp`` idle, with the 20 agents and 100 pending, and of plain
-  ``asks`` beside it.
+* **Memory**: VmRSS of ``asks --mcp`` idle (the MCP SDK not loaded yet: asks/hub/lazy.py),
+  after its first request, with the 20 agents and 100 pending, and of plain ``asks`` beside it.
+* **The first request**: an agent's first ``check_answers`` written → its response read whole
+  (the SDK is imported, in a worker thread, and its app built on the way).
 * **The plain REPL with and without the hub's code**: the probe of bench/launch_bench.py (CPU
   time since exec at the first frame, and VmRSS there) on two copies of our sources, the
   second without ``asks/hub`` and ``asks/cli/hub.py`` (``asks.cli``'s one import from them
@@ -70,6 +72,7 @@ VISIBLE_GOAL_MS = 15.0
 FLAT = 1.2
 WRITTEN_GOAL_MS = 5.0
 AGENTS, PENDING = 20, 100
+IDLE_ABOVE_PLAIN_MIB = 20.0
 TIMEOUT = 20.0
 META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -258,6 +261,8 @@ def rss_mib(term: Term) -> float:
 def bench_screen(rows: list[Row], work: Path, count: int, runs: int) -> None:
     env = child_env(work)
     floors, alone, crowded, rss_idle, rss_agents, rss_plain = [], [], [], [], [], []
+    first_call: list[float] = []
+    rss_first: list[float] = []
     cpu_alone: list[float] = []
     cpu_crowded: list[float] = []
     for run in range(runs):
@@ -273,6 +278,11 @@ def bench_screen(rows: list[Row], work: Path, count: int, runs: int) -> None:
             term.settle(0.1)
             rss_idle.append(rss_mib(term))
             agent = RawAgent(url, token, "planner")
+            t0 = time.perf_counter_ns()
+            agent.call("check_answers", {})  # the first request: the SDK loads (hub/lazy.py)
+            first_call.append((time.perf_counter_ns() - t0) / 1e6)
+            term.settle(0.1)
+            rss_first.append(rss_mib(term))
             alone += sample_visible(term, agent, count, "alone", cpu_alone)
             with connected_agents(url, token):
                 term.until(on_screen(f"Asks: {PENDING} pending"), TIMEOUT)
@@ -331,6 +341,24 @@ def bench_screen(rows: list[Row], work: Path, count: int, runs: int) -> None:
         ),
     )
     report(rows, Row(NAME, "VmRSS asks --mcp, idle", f"{median(rss_idle):.1f} MiB"))
+    plain_now = median(rss_plain)
+    report(
+        rows,
+        Row(
+            NAME,
+            "  above plain asks",
+            f"{median(rss_idle) - plain_now:.1f} MiB",
+            f"≤ {IDLE_ABOVE_PLAIN_MIB:.0f} MiB",
+            median(rss_idle) - plain_now <= IDLE_ABOVE_PLAIN_MIB,
+        ),
+    )
+    report(rows, Row(NAME, "  after the first request", f"{median(rss_first):.1f} MiB"))
+    report(
+        rows,
+        Row(
+            NAME, "first request → its response (check_answers; the SDK loads)", spread(first_call)
+        ),
+    )
     report(
         rows,
         Row(

@@ -3,8 +3,10 @@
 Run: ``.venv/bin/python -m bench.hub_fleet [--quick]`` (also a part of ``bench.hub_bench``).
 
 A real ``asks hub`` under a 100×30 pty read by pyte (the harness of bench/repl_bench.py), on a
-free loopback port. Then, from this process, on raw kept-alive loopback connections speaking
-2026-07-28 (as Claude Code does; bytes prepared before the clock starts):
+free loopback port, answers one ``tools/list`` first (the MCP SDK loads at the first request:
+asks/hub/lazy.py; its cost is bench/hub_bench.py's "first request"). Then, from this
+process, on raw kept-alive loopback connections speaking 2026-07-28 (as Claude Code does;
+bytes prepared before the clock starts):
 
 * **The load**: :data:`CLIENTS` clients at once, each asking :data:`PER_CLIENT` async
   questions one after another (``"blocking": false``), so that :data:`CLIENTS` ×
@@ -21,7 +23,7 @@ free loopback port. Then, from this process, on raw kept-alive loopback connecti
   is then closed without ``DELETE``; VmRSS after minus before, per session.
 * **Resume**: the hub quits (Ctrl+C); ``asks hub --resume ID`` on the same data directory is
   spawned and timed until a ``tools/list`` is answered on the URL it prints (every question
-  still pending).
+  still pending; that first request loads the SDK).
 
 Figures are medians with min–max; nothing asserts on time. The machine is shared: compare
 figures of one run (before/after: run this on both trees within one run).
@@ -236,6 +238,7 @@ def fleet(rows: list[Row], work: Path, clients: int, per: int, sessions: int) ->
     with running(argv, env) as term:
         port, path = hub_url(term)
         token = token_of(data_dir, env)
+        trio.run(list_once, port, path, token)  # the SDK loads at the first request
         term.settle(0.2)
         rss_before = term.rss_kib()
         cpu_before = cpu_ms(term.pid)

@@ -1,5 +1,6 @@
 """REPL benchmarks through a real pty read by pyte: launch, tool call → question visible,
-keystroke → screen change with 1 / 10 / 100 pending tabs, resident memory.
+keystroke → screen change with 1 / 10 / 100 pending tabs, resident memory; then
+bench/enter_bench.py (Enter → question with 1 / 20 async pending).
 
 Run: ``.venv/bin/python -m bench.repl_bench [--quick]`` (or all benchmarks: ``-m bench.run``).
 
@@ -721,6 +722,9 @@ def main(quick: bool = False) -> list[Row]:
                 f"call → visible {samples.call_visible[-1]:.2f} ms"
             )
         summarize(rows, samples, runs)
+    from bench import enter_bench  # noqa: PLC0415 (it imports this module)
+
+    rows += enter_bench.main(quick)  # Enter → question with 1 / 20 pending: its own launches
     return rows
 
 

@@ -5,20 +5,36 @@ launch time and memory must not move"; the figures: bench/hub_bench.py).
 Each run is the real ``asks.cli.main`` in a fresh interpreter, wrapped so that on the way out
 it writes which of :data:`HUB_MODULES` were ever imported: the REPL under a pty (a question
 answered by keys, the agent woken, ``/quit``), line mode on pipes, ``-p`` with the scripted
-model and with a real provider (the OpenAI-compatible fake on 127.0.0.1). The same wrapper
-with ``--mcp`` finds them loaded, so the check can see what it looks for.
+model and with a real provider (the OpenAI-compatible fake on 127.0.0.1). With ``--mcp`` and
+no agent, only the hub's server is loaded (hypercorn, the guard, the hooks); once an agent's
+request came, the SDK is too and the request was answered, so the check can see what it looks
+for (asks/hub/lazy.py). In process (the ``hub`` fixture): first requests at once share one
+load, a failed load fails its requests and the next one loads, and a permission request is
+answered without the SDK.
 """
 
 from __future__ import annotations
 
+import enum
 import os
 import subprocess
 import sys
+from collections.abc import Awaitable
 from pathlib import Path
 
+import httpx
 import pytest
+import trio
 from support.fake_openai import FakeOpenAI, Reply
+from support.hub import HELLO, TOKEN
+from support.permission_bodies import CLAUDE
 from support.pty_harness import ROOT, PtyApp
+from support.rig import Rig
+
+from asks.core.model import QuestionRef
+from asks.hub import lazy
+from asks.hub.hooks import HOOK_PATH
+from asks.hub.server import HubServer
 
 HUB_MODULES = (
     "mcp",
@@ -31,6 +47,8 @@ HUB_MODULES = (
     "asks.hub.server",
     "asks.hub.tools",
     "asks.hub.guard",
+    "asks.hub.lazy",
+    "asks.hub.sdk",
 )
 WRAP = (
     "import sys, asks.cli\n"
@@ -70,11 +88,41 @@ def run_wrapped(
     return done, out.read_text()
 
 
+class Hub(enum.Enum):
+    """How the session of :func:`test_the_repl_never_loads_the_mcp_sdk` runs the hub."""
+
+    OFF = "plain"
+    IDLE = "--mcp, no agent"
+    ASKED = "--mcp, one agent (control)"
+
+
+SDK = {"mcp", "mcp_types", "pydantic", "pydantic_core", "starlette", "sse_starlette"}
+SDK_APP = {"asks.hub.tools", "asks.hub.sdk"}
+SERVER = {"asks.cli.hub", "asks.hub.server", "asks.hub.guard", "asks.hub.lazy"}
+
+
+def one_request(url: str, data_dir: Path, env: dict[str, str]) -> httpx.Response:
+    """An agent's ``initialize`` to the hub at ``url`` with the shared token of ``data_dir``."""
+    token = subprocess.run(
+        [sys.executable, "-m", "asks", "mcp", "token", "--data-dir", str(data_dir)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    ).stdout.strip()
+    headers = {"Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream"}
+    return httpx.post(url, json=HELLO, headers=headers, timeout=60)
+
+
 @pytest.mark.e2e
-@pytest.mark.parametrize("hub", [False, True], ids=["plain", "with --mcp (control)"])
-def test_the_repl_never_loads_the_mcp_sdk(tmp_path: Path, hub: bool) -> None:
+@pytest.mark.parametrize("hub", list(Hub), ids=[h.value for h in Hub])
+def test_the_repl_never_loads_the_mcp_sdk(tmp_path: Path, hub: Hub) -> None:
+    """Without the hub nothing of it loads; with the hub and no agent, only its server: the
+    SDK loads at the first request that reaches it (asks/hub/lazy.py), and that request is
+    answered."""
     out = tmp_path / "loaded.txt"
-    extra = ["--mcp", "--mcp-port", "0"] if hub else []
+    extra = [] if hub is Hub.OFF else ["--mcp", "--mcp-port", "0"]
+    env = env_for(tmp_path)
     app = PtyApp(
         [
             str(out),
@@ -84,11 +132,18 @@ def test_the_repl_never_loads_the_mcp_sdk(tmp_path: Path, hub: bool) -> None:
             str(SCRIPTS / "wake.toml"),
             *extra,
         ],
-        env=env_for(tmp_path),
+        env=env,
         program=("-c", WRAP),
+        cols=140,
     )
     try:
         app.wait_for(r"╎ Pick a number\?")
+        if hub is not Hub.OFF:
+            url = app.wait_for(r"Hub on (http://127\.0\.0\.1:\d+/mcp)").group(1)
+        if hub is Hub.ASKED:
+            answered = one_request(url, tmp_path / "data", env)
+            assert answered.status_code == 200, answered.text
+            assert '"name":"asks"' in answered.text.replace(" ", ""), answered.text
         app.press("shift tab")
         app.wait_for(r"┌─ Questions")
         app.press("enter")  # One: the answer wakes the idle agent
@@ -98,11 +153,13 @@ def test_the_repl_never_loads_the_mcp_sdk(tmp_path: Path, hub: bool) -> None:
         assert app.wait_exit() == 0
     finally:
         app.close()
-    loaded = out.read_text().split()
-    if hub:
-        assert {"mcp", "pydantic", "starlette", "asks.hub.server"} <= set(loaded)
+    loaded = set(out.read_text().split())
+    if hub is Hub.OFF:
+        assert loaded == set()
+    elif hub is Hub.IDLE:
+        assert loaded == SERVER
     else:
-        assert loaded == []
+        assert loaded == SERVER | SDK | SDK_APP
 
 
 def test_line_mode_never_loads_the_mcp_sdk(tmp_path: Path) -> None:
@@ -133,3 +190,79 @@ def test_print_mode_never_loads_the_mcp_sdk(tmp_path: Path) -> None:
         done, loaded = run_wrapped(tmp_path, "-p", "hi", "--model", "m", "--base-url", server.url)
     assert done.returncode == 0 and "From the provider." in done.stdout, done.stderr
     assert loaded == ""
+
+
+async def hello(url: str, http: httpx.AsyncClient) -> httpx.Response:
+    headers = {"Authorization": f"Bearer {TOKEN}", "Accept": "application/json, text/event-stream"}
+    return await http.post(url, json=HELLO, headers=headers)
+
+
+async def test_first_requests_at_once_all_wait_for_one_load(
+    hub: HubServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Requests that come while the SDK loads wait for that load, and are all answered."""
+    assert hub.url is not None and hub.sdk is not None
+    from asks.hub import sdk  # noqa: PLC0415
+
+    builds: list[object] = []
+    real = sdk.build
+
+    def counted(plan: lazy.SdkPlan) -> sdk.SdkApp:
+        builds.append(plan)
+        return real(plan)
+
+    monkeypatch.setattr(sdk, "build", counted)
+    assert not hub.sdk.loaded
+    answered: list[httpx.Response] = []
+    async with httpx.AsyncClient(timeout=60) as http, trio.open_nursery() as nursery:
+        for _ in range(5):
+            nursery.start_soon(lambda: _append(answered, hello(hub.url or "", http)))
+    assert [r.status_code for r in answered] == [200] * 5
+    assert hub.sdk.loaded
+    assert len(builds) == 1
+
+
+async def test_a_failed_load_fails_its_request_and_the_next_one_loads(
+    hub: HubServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert hub.url is not None and hub.sdk is not None
+    monkeypatch.setattr(lazy, "SDK_MODULE", "asks.hub.no_such_module")
+    async with httpx.AsyncClient(timeout=60) as http:
+        failed = await hello(hub.url, http)
+        assert failed.status_code == 500
+        assert not hub.sdk.loaded
+        monkeypatch.undo()
+        again = await hello(hub.url, http)
+    assert again.status_code == 200, again.text
+    assert hub.sdk.loaded
+
+
+async def _append(into: list[httpx.Response], request: Awaitable[httpx.Response]) -> None:
+    into.append(await request)
+
+
+async def test_a_permission_request_is_answered_without_the_sdk(
+    rig: Rig, hub: HubServer, nursery: trio.Nursery
+) -> None:
+    """The hooks are the guard's own: an agent's permission request on an idle hub becomes a
+    tab and gets its decision, and the SDK's app is still not built."""
+    assert hub.url is not None and hub.sdk is not None
+    replies: list[httpx.Response] = []
+    headers = {"Authorization": f"Bearer {TOKEN}", "X-Asks-Agent": "builder"}
+
+    async def send() -> None:
+        async with httpx.AsyncClient(timeout=60) as http:
+            url = hub.url.removesuffix("/mcp") + HOOK_PATH if hub.url else ""
+            replies.append(await http.post(url, json=CLAUDE, headers=headers))
+
+    nursery.start_soon(send)
+    while not rig.host.panel_port.tabs:
+        await trio.sleep(0.005)
+    [tab] = rig.host.panel_port.tabs
+    assert isinstance(tab, QuestionRef)
+    rig.answer_option(tab, 0)
+    while not replies:
+        await trio.sleep(0.005)
+    decision = replies[0].json()["hookSpecificOutput"]["decision"]
+    assert (replies[0].status_code, decision) == (200, {"behavior": "allow"})
+    assert not hub.sdk.loaded

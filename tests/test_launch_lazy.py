@@ -10,9 +10,9 @@ orjson with uuid: a new session's first lines are flat entries, written by the s
 and the question panel's parts that draw a question (none is pending yet).
 The same capture finds the screen's own modules, so it sees what it looks for; the session then
 goes on normally and ``/quit`` ends it. With ``--mcp`` the same holds: the hub's listener is
-bound before the screen, its server (the MCP SDK, hypercorn: 0.6–1.4 s to import) starts after
-the first frame, and the transcript then says where agents connect. With no flags at all (the
-README's command, sessions in the XDG data dir) the same holds. Time is measured in
+bound before the screen, its server (hypercorn; the MCP SDK only at the first agent's request)
+starts after the first frame, and the transcript then says where agents connect. With no flags
+at all (the README's command, sessions in the XDG data dir) the same holds. Time is measured in
 ``bench/launch_bench.py``, ``bench/tricks_bench.py`` and ``bench/hub_bench.py``, never here.
 """
 

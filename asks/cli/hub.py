@@ -11,9 +11,10 @@
 The hub's listener is bound before the session and the screen start (:func:`prepare`): a
 busy port is one line and exit 2, nothing written, and from then on the kernel queues agents'
 connections. The server then runs in the session's own nursery (:func:`running`), in the
-REPL once its first frame is drawn (importing the MCP SDK and hypercorn takes 0.6–1.4 s: the
-screen does not wait for it), and the transcript says where agents connect. Only then is the
-MCP SDK imported: without the hub, nothing of it loads. The hints it prints (how to set a
+REPL once its first frame is drawn (importing hypercorn and the guard takes ~0.1 s: the screen
+does not wait for it), and the transcript says where agents connect. The MCP SDK (0.4–1.4 s,
+~40 MiB) is imported only at the first agent's request (:mod:`asks.hub.lazy`): without the
+hub, or with no agent yet, nothing of it loads. The hints it prints (how to set a
 client up, and when a client was refused) carry the flags that reach this hub
 (:meth:`HubPlan.setup_command`): ``--data-dir``, ``--mcp-host``, ``--mcp-port`` when they are
 not the defaults.
@@ -356,7 +357,7 @@ async def _serve(
 ) -> None:
     if after is not None:
         await after.wait()
-    from asks.hub.guard import Refusal  # noqa: PLC0415 (lazy: the SDK loads with the server)
+    from asks.hub.guard import Refusal  # noqa: PLC0415 (lazy: only with the hub on)
     from asks.hub.narration import RefusalNotices, narrate  # noqa: PLC0415
     from asks.hub.server import HubServer  # noqa: PLC0415
 

@@ -1,4 +1,6 @@
-"""The hub's MCP server: the official SDK's streamable HTTP app on hypercorn's trio worker.
+"""The hub's MCP server: the official SDK's streamable HTTP app on hypercorn's trio worker,
+behind the guard. The SDK's app is built at the first request that reaches it
+(:class:`~asks.hub.lazy.LazySdk`): an idle hub serves the guard and the hooks only.
 
 ``await nursery.start(HubServer(...).run)`` binds (loopback by default, on the fixed
 :data:`DEFAULT_PORT` so a client's config keeps working across restarts), then reports the
@@ -23,13 +25,9 @@ from collections.abc import Callable
 from typing import Any, Final
 
 import attrs
-import mcp_types as types
 import trio
-from mcp.server import Server
-from mcp.server.transport_security import TransportSecuritySettings
 
 from asks.core import diagnostics
-from asks.core.version import __version__
 from asks.host.hub import HubPort
 from asks.host.rewake import PRINT_GRACE
 from asks.host.tasks import TASK_SILENCE_MS, TASK_TTL_MS
@@ -38,10 +36,9 @@ from asks.hub.credentials import Keyring
 from asks.hub.guard import HookApp, HubGuard, Refusal
 from asks.hub.hookcmd import HOOK_PATH, PRINTED_PATH, REWAKE_PATH
 from asks.hub.hooks import HOOK_LIMIT, PermissionHook
+from asks.hub.lazy import PROGRESS_EVERY, LazySdk, SdkPlan
 from asks.hub.listen import LOOPBACK
 from asks.hub.rewake import REWAKE_LIMIT, RewakeHook
-from asks.hub.tasks import TaskMethods
-from asks.hub.tools import PROGRESS_EVERY, HubTools, input_schemas
 
 SDK_LOGGERS: Final = ("mcp", "sse_starlette")
 MAX_BODY: Final = 1024 * 1024  # bytes of one request (a tool call is a few KiB)
@@ -86,46 +83,31 @@ class HubServer:
     session_idle: float = SESSION_IDLE  # seconds an initialize session may sit idle
     max_sessions: int = MAX_SESSIONS  # initialize sessions open at once
     url: str | None = attrs.field(init=False, default=None)
-    _tasks: TaskMethods | None = attrs.field(init=False, default=None)
+    sdk: LazySdk | None = attrs.field(init=False, default=None)  # set once serving
     _courier: CodexCourier | None = attrs.field(init=False, default=None)
 
     @property
     def bind_host(self) -> str:
         return str(self.listener.getsockname()[0])
 
-    def app(self, bound_port: int) -> HubGuard:
-        tools = HubTools(self.port, self.progress_every, self.task_ttl_ms, self.task_silence_ms)
-        server = Server(
-            "asks",
-            version=__version__,
-            instructions=INSTRUCTIONS,
-            on_list_tools=tools.list_tools,
-            get_tool_input_schema=input_schemas().get,  # else every call lists the tools
-        )
-        # the SDK's one default middleware opens an OpenTelemetry span per message, a no-op
-        # without an exporter (asks installs none) that still costs a few % per request
-        server.middleware.clear()
-        # registered as a plain handler: a call answered as a task returns the extension's
-        # own result shape (a dict), which the typed on_call_tool hook does not admit
-        server.add_request_handler("tools/call", types.CallToolRequestParams, tools.call_tool)
-        if self.codex is not None:
-            tools.courier = self._courier = CodexCourier(self.port, self.codex)
-        if self.offer_tasks:
-            tools.tasks = self._tasks = TaskMethods(self.port, server, tools.label_of)
-            self._tasks.install()
+    def app(self, bound_port: int, nursery: trio.Nursery) -> HubGuard:
+        """The guard in front of the hooks and of the SDK's app, which loads at the first
+        request that reaches it (in ``nursery``: the server's own)."""
         hosts = host_names(self.bind_host, bound_port)
-        security = TransportSecuritySettings(
-            enable_dns_rebinding_protection=True,
-            allowed_hosts=sorted(hosts),
-            allowed_origins=sorted(f"http://{h}" for h in hosts),
-        )
-        sdk_app = server.streamable_http_app(
-            streamable_http_path=PATH,
-            max_request_body_size=MAX_BODY,
-            transport_security=security,
-            host=self.bind_host,
-            session_idle_timeout=self.session_idle,
+        plan = SdkPlan(
+            port=self.port,
+            instructions=INSTRUCTIONS,
+            path=PATH,
+            bind_host=self.bind_host,
+            hosts=hosts,
+            max_body=MAX_BODY,
+            progress_every=self.progress_every,
+            task_ttl_ms=self.task_ttl_ms,
+            task_silence_ms=self.task_silence_ms,
+            offer_tasks=self.offer_tasks,
+            session_idle=self.session_idle,
             max_sessions=self.max_sessions,
+            courier=self._courier,
         )
         rewake = RewakeHook(self.port.rewake, self.rewake_limit, self.rewake_grace)
         hooks: dict[str, HookApp] = {
@@ -133,8 +115,9 @@ class HubServer:
             REWAKE_PATH: rewake.wait,
             PRINTED_PATH: rewake.printed,
         }
+        self.sdk = LazySdk(plan, nursery)
         return HubGuard(
-            sdk_app, self.port, self.keyring, hosts, PATH, MAX_BODY, self.on_refused, hooks
+            self.sdk, self.port, self.keyring, hosts, PATH, MAX_BODY, self.on_refused, hooks
         )
 
     async def run(self, task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED) -> None:
@@ -149,14 +132,13 @@ class HubServer:
         config.errorlog = diagnostics.debug_logger("hypercorn.error")  # never the terminal
         config.graceful_timeout = 0.5
         config.bind = [f"fd://{os.dup(self.listener.fileno())}"]  # hypercorn closes its copy
-        app = self.app(bound_port)
+        if self.codex is not None:
+            self._courier = CodexCourier(self.port, self.codex)
         try:
             async with trio.open_nursery() as nursery:
                 # the guard is a plain ASGI callable; hypercorn types its own scope dicts
-                asgi: Any = app
+                asgi: Any = self.app(bound_port, nursery)
                 await nursery.start(functools.partial(serve, asgi, config, mode="asgi"))
-                if self._tasks is not None:
-                    nursery.start_soon(self._tasks.sweep)
                 nursery.start_soon(self.port.rewake.sweep)
                 if self._courier is not None:
                     await nursery.start(self._courier.run)

@@ -39,10 +39,10 @@ from asks.host.waits import ToolReply, Wait
 from asks.hub.codexqueue import CodexCourier
 from asks.hub.guard import bound_agent, carry, connection_gone
 from asks.hub.identity import agent_label
+from asks.hub.lazy import PROGRESS_EVERY
 from asks.hub.tasks import TaskMethods, created, declares_tasks, now_ms
 
 CHECK_TOOL: Final = contract.CHECK_TOOL
-PROGRESS_EVERY: Final = 10.0  # seconds: well under Claude Code's 30 s watchdog check
 CALL_ID_META: Final = ("claudecode/toolUseId", "callId")  # what the clients send, if any
 MAX_CALL_ID: Final = 120
 _UNSAFE_ID: Final = re.compile(r"[^A-Za-z0-9._:-]+")

@@ -12,7 +12,10 @@ selected index.
 from __future__ import annotations
 
 import enum
+import itertools
+import operator
 from collections.abc import Callable, Sequence
+from typing import overload
 
 import urwid
 
@@ -29,6 +32,40 @@ class ChipState(enum.IntEnum):
 
 _CHIP_MARKS = ("", "● ", "✓ ")
 _CHIP_ATTRS = ("panel.tab", "panel.tab.required", "panel.tab.staged")
+
+
+class ChipNames(Sequence[str]):
+    """The chips' names from their bases (a question's header, ``Review``): a base that
+    several chips share is numbered from its second use (``Versioning``, ``Versioning 2``).
+
+    A name is made when it is read, and kept: the tab bar reads the chips it shows only, so a
+    new tab list costs the bases' list (C speed) and not one numbered name per tab."""
+
+    __slots__ = ("_bases", "_made")
+
+    def __init__(self, bases: list[str]) -> None:
+        self._bases = bases
+        self._made: dict[int, str] = {}
+
+    def __len__(self) -> int:
+        return len(self._bases)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        at = range(len(self._bases))[index]  # a negative index counted from the end
+        name = self._made.get(at)
+        if name is None:
+            base = self._bases[at]
+            uses = operator.countOf(itertools.islice(self._bases, at), base) + 1
+            name = self._made[at] = base if uses == 1 else f"{base} {uses}"
+        return name
 
 
 class TabBar(urwid.Widget):

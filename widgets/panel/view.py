@@ -41,8 +41,10 @@ then (an empty pile); ``tests/test_launch_lazy.py`` pins them off the first fram
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 from collections.abc import Callable, Hashable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import urwid
 
@@ -71,7 +73,7 @@ if TYPE_CHECKING:  # loaded when the first question is drawn (module docstring)
     from asks.widgets.panel.frame import Border, Frame, Scroll
     from asks.widgets.panel.review import ReviewTab
     from asks.widgets.panel.rows import QuestionRows
-    from asks.widgets.panel.tabbar import ChipState, TabBar
+    from asks.widgets.panel.tabbar import ChipNames, ChipState, TabBar
 
 COMPACT_ROWS = 12  # a panel shorter than this gets one row of key hints
 EditAction = Callable[[urwid.Edit, tuple[int]], object]  # what a key does to the active editor
@@ -105,8 +107,8 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         self._shown: TabKey | None = None
         self._notes_open = False
         self._scrolls: dict[TabKey, Scroll] = {}
-        self._headers: dict[QuestionRef, str] = {}
-        self._names: tuple[tuple[TabKey, ...], list[str], str] = ((), [], "")
+        self._headers: dict[TabKey, str] = {}  # a question's chip text, once made
+        self._names: tuple[tuple[TabKey, ...], ChipNames | None, str] = ((), None, "")
         self._frame: Frame | None = None
         self._counted: tuple[tuple[TabKey, ...], int] = ((), 0)
         self._agents_of: tuple[tuple[TabKey, ...], tuple[str, ...]] = ((), ())
@@ -198,8 +200,8 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
     def _pending_count(self) -> int:
         """Question tabs (not Review); counted once per tab list, not per key."""
         tabs = self._host.tabs
-        if self._counted[0] is not tabs:
-            self._counted = (tabs, sum(isinstance(t, QuestionRef) for t in tabs))
+        if self._counted[0] is not tabs:  # isinstance mapped at C speed
+            self._counted = (tabs, sum(map(isinstance, tabs, itertools.repeat(QuestionRef))))
         return self._counted[1]
 
     def _agents(self) -> tuple[str, ...]:
@@ -318,14 +320,25 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
             return ChipState.STAGED
         return ChipState.REQUIRED if host.is_required(tab) else ChipState.PLAIN
 
-    def _chip_names(self, tabs: tuple[TabKey, ...]) -> list[str]:
-        """The chip names of ``tabs`` (kept while the tabs and the language are the same)."""
+    def _chip_names(self, tabs: tuple[TabKey, ...]) -> ChipNames:
+        """The chip names of ``tabs`` (kept while the tabs and the language are the same): the
+        headers known already are looked up at C speed, the others made once; the numbering
+        of repeated names is done for the chips the bar reads (:class:`ChipNames`)."""
         if self._names[0] is not tabs or self._names[2] != language():
+            from asks.widgets.panel.tabbar import ChipNames  # noqa: PLC0415 (module docstring)
+
+            bases: list[str | None] = list(map(self._headers.get, tabs))
             review = _("Review")
-            header = self._header
-            names = _numbered([review if isinstance(t, ReviewKey) else header(t) for t in tabs])
-            self._names = (tabs, names, language())
-        return self._names[1]
+            with contextlib.suppress(ValueError):  # no (more) tab without its header
+                at = bases.index(None)
+                while True:
+                    tab = tabs[at]
+                    bases[at] = review if isinstance(tab, ReviewKey) else self._header(tab)
+                    at = bases.index(None, at + 1)
+            self._names = (tabs, ChipNames(cast("list[str]", bases)), language())
+        names = self._names[1]
+        assert names is not None  # made above for this tab list
+        return names
 
     def _header(self, ref: QuestionRef) -> str:
         """The sanitised chip text of a question (cached: a question never changes)."""
@@ -495,13 +508,3 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
 def _aimed(tab: Hashable | None) -> TabKey | None:
     """A tab the panel can act on (a question or Review), else ``None``."""
     return tab if isinstance(tab, QuestionRef | ReviewKey) else None
-
-
-def _numbered(names: list[str]) -> list[str]:
-    """Repeated chip names get a number from their second use: ``Versioning``, ``Versioning 2``."""
-    seen: dict[str, int] = {}
-    out = []
-    for name in names:
-        seen[name] = seen.get(name, 0) + 1
-        out.append(name if seen[name] == 1 else f"{name} {seen[name]}")
-    return out

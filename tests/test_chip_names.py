@@ -1,0 +1,47 @@
+"""The tab bar's chip names, made when read (:class:`~asks.widgets.panel.tabbar.ChipNames`), are
+the names the plain numbering gives: a name shared by several chips is numbered from its second
+use, in tab order. Checked on random lists of names (hypothesis), read in random order."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from asks.widgets.panel.tabbar import ChipNames
+
+
+def plain(names: list[str]) -> list[str]:
+    """Every chip's name, numbered in one pass over all of them."""
+    seen: dict[str, int] = {}
+    out = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        out.append(name if seen[name] == 1 else f"{name} {seen[name]}")
+    return out
+
+
+@given(
+    st.lists(st.sampled_from(["Versioning", "Review", "Database", "Deploy 2"]), max_size=30),
+    st.data(),
+)
+def test_names_read_in_any_order_are_the_plain_numbering(
+    bases: list[str], data: st.DataObject
+) -> None:
+    names = ChipNames(list(bases))
+    expected = plain(bases)
+    assert len(names) == len(expected)
+    order = data.draw(st.permutations(range(len(bases))))
+    assert {i: names[i] for i in order} == dict(enumerate(expected))
+    assert names[:] == expected  # again, from what was kept
+    if bases:
+        assert names[-1] == expected[-1]
+
+
+def test_a_repeated_header_is_numbered_from_its_second_use() -> None:
+    names = ChipNames(["Versioning", "Database", "Versioning", "Versioning"])
+    assert [names[3], names[0], names[2], names[1]] == [
+        "Versioning 3",
+        "Versioning",
+        "Versioning 2",
+        "Database",
+    ]
