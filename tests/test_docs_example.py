@@ -10,15 +10,13 @@ as a key, SIGTERM from outside. The session is the embedder's own (its folder, m
 
 from __future__ import annotations
 
-import os
 import re
 import signal
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.embedder_mypy import embedder_mypy
 from support.pty_harness import ROOT, PtyApp
 
 from asks.core.model import Outcome
@@ -127,16 +125,7 @@ def test_sigterm_ends_the_readme_example_with_its_wait_interrupted(
 def test_the_readme_example_type_checks_under_mypy_strict(tmp_path: Path) -> None:
     """The example as printed passes ``mypy --strict`` (what an embedder's CI runs), with
     asks' own types (the tree under test, ``MYPYPATH``): a wrong annotation fails here."""
-    program = tmp_path / "myrepl.py"
-    program.write_text(readme_example(), encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path / "cache"), "."],
-        cwd=tmp_path,
-        env={**os.environ, "MYPYPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = embedder_mypy(tmp_path, "myrepl.py", readme_example())
     assert done.returncode == 0, done.stdout + done.stderr
 
 

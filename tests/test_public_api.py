@@ -6,7 +6,6 @@ from __future__ import annotations
 import ast
 import importlib
 import inspect
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +13,7 @@ from pathlib import Path
 import pytest
 import urwid
 from support.embed_demo import journal_kinds, play_the_demo
+from support.embedder_mypy import embedder_mypy
 from support.pty_harness import PtyApp
 from support.rig import Rig, call, q
 
@@ -354,15 +354,7 @@ def test_the_ports_hand_out_read_only_views_an_embedders_mypy_enforces(tmp_path:
     convention"; typed as ``FocusView`` / ``ProjectionView`` (whose states are
     ``QuestionStateView``, ``CallStateView``, ``NoteStateView``) a change through them is an error
     in the embedder's own type check (what the host does stays the host's)."""
-    (tmp_path / "meddle.py").write_text(MUTATES_THE_VIEWS, encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path / "cache"), "."],
-        cwd=tmp_path,
-        env={**os.environ, "MYPYPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = embedder_mypy(tmp_path, "meddle.py", MUTATES_THE_VIEWS)
     assert done.returncode == 1, done.stdout + done.stderr
     assert 'Property "guard" defined in "FocusView" is read-only' in done.stdout, done.stdout
     assert '"Mapping[QuestionRef, None]" has no attribute "clear"' in done.stdout, done.stdout

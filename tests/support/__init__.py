@@ -22,6 +22,7 @@ package). Fixtures are in ``tests/conftest.py``; these modules hold the code beh
   :mod:`support.permission_bodies` — the permission-hook bodies the real clients send.
 * :mod:`support.attrs_classes` — attrs classes built at call time (the method cache).
 * :mod:`support.pinned` — the oldest release of a dependency's pinned range, in a cached folder.
+* :mod:`support.embedder_mypy` — an embedder's own ``mypy --strict`` over one program.
 * :mod:`support.journals` — journal bytes of question cycles for the replay tests, and what
   they compare (a projection's state, laziness, an indexed journal).
 * :mod:`support.piped` — reading a piped child's output; :mod:`support.building` — pip's
