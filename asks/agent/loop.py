@@ -33,8 +33,9 @@ Invariants:
   call the last run left open (asks/agent/context.py).
 * Transcript: a message the person sends is shown queued at once and becomes an ordinary user
   line when its turn reads it (asks/agent/transcript.py). One reply's tool calls (run by
-  asks/agent/toolcalls.py) *start* in call order (each call's line or card is drawn before the
-  next call starts), then run concurrently. A tool's line (``⚙ name · args``) is open while it
+  asks/agent/toolcalls.py) *start* in call order (a run of ``ask_user_question`` calls
+  together, saved in one write; each other call's line is drawn before the next call
+  starts), then run concurrently. A tool's line (``⚙ name · args``) is open while it
   runs and ends with its result (``→ …``) or ``→ interrupted``. A ``? asked:`` card is drawn
   only for a call the host accepted (questions asked or a wait opened); a refused call shows its
   error instead. A permission decision (allowed/denied) is a transcript entry of its own. Result
@@ -392,16 +393,23 @@ class Agent:
 
     def close_open_calls(self, reason: str) -> None:
         """Give every tool call in the context a result if it has none (after an interrupt,
-        a failed turn, or a crash found at resume): chat APIs refuse unanswered calls."""
+        a failed turn, or a crash found at resume): chat APIs refuse unanswered calls. The
+        results the host journaled come first, in journal order (interrupted waits end in
+        the order their tasks were cancelled), then the others, journaled now: the context
+        stays what the journal rebuilds."""
         answered = {m.tool_call_id for m in self.messages if m.role == "tool"}
         calls = [c for m in self.messages if m.role == "assistant" for c in m.tool_calls]
-        for call in calls:
-            if call.id in answered:
-                continue
+        open_calls = [call for call in calls if call.id not in answered]
+        saved = []  # (its result's record, its result): journaled by the host
+        for call in open_calls:
             state = self.host.projection.calls.get(call.id)
-            if state is not None and state.result is not None:  # journaled by the host
-                self.messages.append(Message("tool", state.result.text, tool_call_id=call.id))
-            else:
+            if state is not None and state.result is not None:
+                saved.append((state.result_in, call.id, state.result.text))
+        for _record, call_id, text in sorted(saved):  # journal order (waits end in any order)
+            self.messages.append(Message("tool", text, tool_call_id=call_id))
+        done = {call_id for _record, call_id, _text in saved}
+        for call in open_calls:
+            if call.id not in done:
                 self._append(
                     Message("tool", contract.interrupted(reason).text, tool_call_id=call.id)
                 )

@@ -1,9 +1,18 @@
 """One reply's tool calls, run for the agent loop (asks/agent/loop.py).
 
-The calls *start* in call order — each call's line or card is drawn before the next call
-starts (``nursery.start`` returns once a call drew it and reached its first wait) — then run
-concurrently, as chat APIs allow. Each result enters the context as its call completes, the
-order the journal holds.
+The calls *start* in call order, in **segments** (docs/fleet-scale.md, "Group commit of the
+agent loop's calls") — each segment's lines or cards are drawn before the next segment starts
+— then run concurrently, as chat APIs allow. Each result enters the context as its call
+completes, the order the journal holds.
+
+* A segment of asks: a run of consecutive ``ask_user_question`` calls whose arguments parse.
+  They start in one synchronous step (:meth:`AgentPort.start_calls`: the async ones saved in
+  one write and fsync, all or none; the others alone, in order), then each is handled in call
+  order with no checkpoint between: a reply given at once → its card, its tool message, its
+  result card; a live wait → its card, and a task that awaits it. So the replies given at
+  once enter the context in call order, and the panel and transcript are drawn once.
+* Any other call is a segment of its own (``nursery.start`` returns once it drew its line
+  and reached its first wait); an ask whose arguments do not parse gets its error at once.
 
 * Another tool: its line ``⚙ name · args`` is open while it runs and ends with its result
   (``→ …``), ``→ interrupted``, or ``→ failed`` (the exception goes up: the turn's error line
@@ -39,6 +48,7 @@ from asks.agent.lines import (
 )
 from asks.agent.transcript import Entry, EntryKind, Transcript
 from asks.host.agentport import AgentPort
+from asks.host.waits import ToolReply, Wait
 from asks.store.entries import PermissionDecided, ToolResult
 
 if TYPE_CHECKING:
@@ -60,20 +70,29 @@ class ToolCalls:
     async def run(self, calls: Sequence[ToolCall]) -> None:
         """Run one reply's calls (module docstring)."""
         async with trio.open_nursery() as nursery:
+            asks: list[tuple[ToolCall, object]] = []  # the segment of asks being gathered
             for call in calls:
-                card: AskCard | None = await nursery.start(self._run, call)
-                if card is not None and self.host.wait_of_call(call.id) is not None:
-                    card.show()  # it is waiting: the host accepted it
+                arguments: object | contract.ToolError = None
+                if call.name == contract.TOOL_NAME:
+                    arguments = contract.parse_arguments(call.arguments)
+                    if not isinstance(arguments, contract.ToolError):
+                        asks.append((call, arguments))
+                        continue
+                self._ask_all(asks, nursery)
+                asks = []
+                if isinstance(arguments, contract.ToolError):
+                    self._replied(call, None, None, arguments)  # arguments that do not parse
+                else:
+                    await nursery.start(self._run, call)
+            self._ask_all(asks, nursery)
 
-    async def _run(self, call: ToolCall, task_status: trio.TaskStatus[AskCard | None]) -> None:
-        if call.name == contract.TOOL_NAME:
-            await self._ask(call, task_status)
-            return
+    async def _run(self, call: ToolCall, task_status: trio.TaskStatus[None]) -> None:
+        """Another tool than ``ask_user_question``: its line, drawn before the next call."""
         tool = next((t for t in self.tools if t.name == call.name), None)
         line = self.transcript.add(
             EntryKind.TOOL, call_summary(call.name, call.arguments), call.name, done=False
         )
-        task_status.started(None)
+        task_status.started()
         text = "interrupted"
         try:
             if tool is None:
@@ -96,24 +115,43 @@ class ToolCalls:
         else:
             self.transcript.finish(line, f" → {outcome_summary(text)}")
 
-    async def _ask(self, call: ToolCall, task_status: trio.TaskStatus[AskCard | None]) -> None:
-        arguments = contract.parse_arguments(call.arguments)
-        if isinstance(arguments, contract.ToolError):
-            task_status.started(None)
-            reply: contract.ToolError | contract.ResultEnvelope = arguments
-        else:
-            card = AskCard(
-                self.transcript, questions_summary(arguments, self._question_text), call.id
-            )
-            task_status.started(card)  # the caller shows the card if this call now waits
-            before = self._journaled_result(call.id)
-            reply = await self.host.ask(call.id, arguments)
+    def _ask_all(self, asks: Sequence[tuple[ToolCall, object]], nursery: trio.Nursery) -> None:
+        """Start a segment of asks (module docstring): saved together, then each call
+        handled in call order; a live wait is awaited in a task of ``nursery``. A reply the
+        host did not save (a refusal, a retry answered from before, a failed write) is
+        journaled here before the calls after it are started."""
+        while asks:
+            before = [self._journaled_result(call.id) for call, _ in asks]
+            started = self.host.start_calls([(call.id, arguments) for call, arguments in asks])
+            for (call, arguments), earlier, reply in zip(asks, before, started, strict=False):
+                card = AskCard(
+                    self.transcript, questions_summary(arguments, self._question_text), call.id
+                )
+                given = reply.reply if isinstance(reply, Wait) else reply
+                if given is None:  # a live wait (one whose questions had ended has its reply)
+                    card.show()  # it is waiting: the host accepted it
+                    nursery.start_soon(self._awaited, call, card, earlier, reply)
+                else:
+                    self._replied(call, card, earlier, given)
+            asks = asks[len(started) :]
+
+    async def _awaited(
+        self, call: ToolCall, card: AskCard, before: ToolResult | None, wait: ToolReply | Wait
+    ) -> None:
+        """A blocking call's reply, once its wait ended (cancelled: ``interrupted``)."""
+        self._replied(call, card, before, await self.host.finish_call(wait))
+
+    def _replied(
+        self, call: ToolCall, card: AskCard | None, before: ToolResult | None, reply: ToolReply
+    ) -> None:
+        """An ask's reply into the context (journaled by the host unless it answered a retry
+        from before: ``before`` is the call's result before it started) and the transcript."""
+        if card is not None:
             card.settle(accepted=not isinstance(reply, contract.ToolError))
         if isinstance(reply, contract.ToolError):
             self.record(Message("tool", reply.text, tool_call_id=call.id), False)
             self.transcript.add(EntryKind.ERROR, reply.text, "ask_user_question")
             return
-        # the host journaled it (tool_result line), unless it answered a retry from before
         journaled = self._journaled_result(call.id) is not before
         self.record(Message("tool", reply.text, tool_call_id=call.id), journaled)
         summary = result_summary(reply, self.hints)

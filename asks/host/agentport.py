@@ -11,6 +11,7 @@ from asks.contract import QuestionResult, WithdrawReport, question_result
 from asks.core import events as ev
 from asks.core.renamed import renamed
 from asks.host import calls
+from asks.host.commit import Queued, commit
 from asks.host.lifecycle import interrupt
 from asks.host.notes import feedback_of, split
 from asks.host.port import Port
@@ -28,7 +29,8 @@ class AgentPort(Port):
       :data:`~asks.host.waits.ToolReply` (a result envelope for the model, or a coded error); a
       blocking call returns when its wait ends; cancelling it ends the wait ``interrupted``.
       :meth:`AgentPort.start_call` is the same without waiting: the reply, or the live
-      :class:`~asks.host.waits.Wait`.
+      :class:`~asks.host.waits.Wait`; :meth:`AgentPort.start_calls` starts one reply's
+      calls together (its async ones saved in one write).
     * Before **each** model call, :meth:`AgentPort.take_feedback`: the answers saved since,
       as one user-role message whose receipt is already durable (mode ``steer`` while a turn runs,
       ``wake`` otherwise); an idle agent awaits :meth:`AgentPort.wait_for_feedback` first.
@@ -65,6 +67,28 @@ class AgentPort(Port):
         """Validate and save a call; its immediate reply, or the live :class:`Wait` (await
         ``wait.result()``). A bad ``source`` raises :class:`ValueError` naming the fix."""
         return calls.start(self._state, call_id, arguments, calls.Asker(source))
+
+    def start_calls(
+        self, requests: Sequence[tuple[str, object]], *, source: str | None = None
+    ) -> tuple[ToolReply | Wait, ...]:
+        """Start one model reply's calls (``(call_id, arguments)`` each, in order) as
+        :meth:`start_call` would one by one; their replies or live waits, in order, for the
+        calls up to and including the first whose reply saved nothing (a refusal, a retry
+        answered from before) or whose write failed: a loop that journals such replies does
+        so, then passes the rest again. The async calls with new questions are saved in one
+        write and fsync, all or none (if it fails, each of them gets ``storage_failed`` and
+        the person one notice); any other call commits what is pending first, then is
+        started alone. The journal's lines and the questions are those of the calls one by
+        one (the timestamps one per write). A bad ``source`` raises :class:`ValueError`
+        naming the fix, and nothing of the calls is saved."""
+        batch = [Queued(call_id, arguments, calls.Asker(source)) for call_id, arguments in requests]
+        decided = commit(self._state, batch, stop_unsaved=True)
+        return tuple(queued.outcome() for queued in batch[:decided])
+
+    async def finish_call(self, started: ToolReply | Wait) -> ToolReply:
+        """The reply of a call :meth:`start_call` or :meth:`start_calls` started: at once,
+        or once its wait ended; cancelled, the wait ends ``interrupted`` (journaled)."""
+        return await calls.finish(self._state, started)
 
     def withdraw(self, question_ids: Sequence[str], reason: str = "") -> WithdrawReport:
         """Take back, per id, the questions still pending (journaled in one line; their drafts

@@ -134,8 +134,12 @@ class _Planned:
     entries: tuple[Entry, Entry]
 
 
-def commit(state: HostState, batch: Sequence[Queued]) -> None:
-    """Decide and save ``batch`` in order, setting each call's ``result`` (module docstring)."""
+def commit(state: HostState, batch: Sequence[Queued], *, stop_unsaved: bool = False) -> int:
+    """Decide and save ``batch`` in order, setting each call's ``result`` (module docstring);
+    how many calls were decided. All of them, unless ``stop_unsaved``: then it stops after a
+    write that failed, and after a call started alone whose reply saved nothing (a refusal,
+    a retry answered from before): the caller journals those replies itself, in their place,
+    before it hands the rest to another ``commit`` (the agent loop, docs/fleet-scale.md)."""
     with state.operation():
         pending: list[_Planned] = []
         taken: set[str] = set()  # the pending calls' ids
@@ -145,11 +149,16 @@ def commit(state: HostState, batch: Sequence[Queued]) -> None:
                 pending.append(planned)
                 taken.add(queued.call_id)
                 continue
-            _write(state, batch, pending)
+            if not _write(state, batch, pending) and stop_unsaved:
+                return at
             pending.clear()
             taken.clear()
+            lines = state.journal.next_seq
             queued.run_alone(state)
+            if stop_unsaved and state.journal.next_seq == lines:
+                return at + 1
         _write(state, batch, pending)
+        return len(batch)
 
 
 def _plan(
@@ -176,21 +185,23 @@ def _plan(
     return _Planned(at, asked, reply, (asked, result))
 
 
-def _write(state: HostState, batch: Sequence[Queued], pending: Sequence[_Planned]) -> None:
-    """Save the pending calls' lines in one write and fsync, then tell; all or none."""
+def _write(state: HostState, batch: Sequence[Queued], pending: Sequence[_Planned]) -> bool:
+    """Save the pending calls' lines in one write and fsync, then tell; all or none. False
+    if the write failed (each of its calls then has ``storage_failed``)."""
     if not pending:
-        return
+        return True
     first, *more = [entry for planned in pending for entry in planned.entries]
     if state.append(first, *more) is None:
         failed = contract.storage_failed(state.journal.state.value)
         for planned in pending:
             batch[planned.at].result = failed
-        return
+        return False
     for planned in pending:
         questions: tuple[Question, ...] = planned.asked.questions
         state.asked(planned.asked.call_id, questions, False)
         batch[planned.at].result = planned.reply
     state.changed()
+    return True
 
 
 __all__ = ["GroupCommit", "Queued", "commit"]
