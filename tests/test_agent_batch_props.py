@@ -140,6 +140,7 @@ def live(rig: Rig, history: list[object], grouped: bool) -> dict[str, object]:
     rig.host.subscribe_events(events.append)
     replies = [run_step(rig, step, grouped) for step in history]
     projection = rig.host.surface_port.projection
+    rig.journal.close()  # its descriptors (a run of many examples would run out)
     return {
         "replies": replies,
         "lines": rig.lines(),
@@ -250,6 +251,7 @@ async def run_reply(directory: Path, reply: list[ToolCall]) -> tuple[AgentRig, l
         await trio.testing.wait_all_tasks_blocked()
         lines = loop_lines(rig.journal.path)
         rig.agent.interrupt()
+    rig.journal.close()
     return rig, lines
 
 
@@ -262,6 +264,7 @@ def reference(directory: Path, reply: list[ToolCall]) -> list[Any]:
     calls = tuple({"id": c.id, "name": c.name, "arguments": c.arguments} for c in reply)
     port.record_message(ChatMessage("assistant", "", calls))
     one_by_one(port, reply)
+    journal.close()
     return loop_lines(journal.path)
 
 

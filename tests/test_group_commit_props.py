@@ -141,6 +141,7 @@ def live(rig: Rig, history: list[object], grouped: bool) -> dict[str, object]:
     rig.host.subscribe_events(events.append)
     replies = [run_step(rig, step, grouped) for step in history]
     projection = rig.host.surface_port.projection
+    rig.journal.close()  # its descriptors (a run of many examples would run out)
     return {
         "replies": replies,
         "lines": rig.lines(),
