@@ -112,6 +112,20 @@ def test_changes_between_frames_rebuild_the_view_once(
     assert len(refreshes) == 1  # nothing changed since: nothing rebuilt
 
 
+def test_a_stale_view_is_measured_as_it_is_drawn(tmp_path: Path) -> None:
+    """urwid's ``Pile`` sizes a packed item by ``pack`` (which ``WidgetWrap`` hands to the
+    wrapped widget), then renders it: a change from outside keys since the last frame is
+    in both, so the layer is drawn whole at the bottom of the frame, not cut off."""
+    rig, layer = _layer_over(tmp_path)
+    frame = urwid.Pile([("weight", 1, urwid.SolidFill(".")), ("pack", layer)])
+    frame.render((WIDE, 30), focus=True)  # the editor alone
+    rig.start_call("c1", call(q("First?", "One"), q("Second?", "Two"), blocking=False))
+    drawn = _text(frame.render((WIDE, 30), focus=True)).splitlines()
+    alone = _text(layer.render((WIDE,), focus=True)).splitlines()
+    assert "Questions (2)" in alone[0]
+    assert drawn[-len(alone) :] == alone
+
+
 def test_a_change_made_by_a_key_is_in_the_view_at_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -323,6 +323,14 @@ class AsksLayer(urwid.WidgetWrap[urwid.Pile]):
         self._fit_screen(size)
         return super().rows(size, focus)
 
+    def pack(self, size: Size = (), focus: bool = False) -> tuple[int, int]:
+        """The layer's size at ``size``, as :meth:`rows` gives it (urwid's ``Pile`` sizes a
+        packed item by ``pack``, which ``WidgetWrap`` hands to the wrapped pile: a stale view
+        would be measured before its rebuild and drawn after it, taller than its place)."""
+        self._fresh()
+        self._fit_screen(size)
+        return self._w.pack(size, focus)
+
     def render(self, size: Size, focus: bool = False) -> urwid.Canvas:
         """Draw the layer, the panel fitted to the running screen first (:meth:`fit`)."""
         self._fresh()
