@@ -19,6 +19,7 @@ from pathlib import Path
 
 import attrs
 import pytest
+import urwid
 from hypothesis import given
 from hypothesis import strategies as st
 from support.rig import SESSION, Clock, FlakyOps, Rig, call, q, wait_on
@@ -32,6 +33,8 @@ from asks.host.waits import Wait
 from asks.store.entries import ToolResult
 from asks.store.journal import Journal, RecordUnreadable
 from asks.store.projection import Projection
+from asks.widgets.layer import AsksLayer
+from asks.widgets.panel.view import HEADERS_SLACK
 
 AGENTS = ("a", "b")
 CALL_IDS = ("c0", "c1", "c2")
@@ -243,3 +246,56 @@ def test_a_closed_journal_or_an_unknown_number_reads_nothing(tmp_path: Path) -> 
     journal.close()
     with pytest.raises(RecordUnreadable):
         journal.record(0)
+
+
+# ---------------------------------------------------------------------------- the chip texts
+def chip_names(layer: AsksLayer, rig: Rig) -> list[str]:
+    """The names the layer's panel gives the host's tabs now (drawn first: the view is made
+    at the frame)."""
+    layer.render((100,), focus=False)
+    return layer.panel._chip_names(rig.host.panel_port.tabs)[:]
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(("ask", "ask", "withdraw")),
+            st.sampled_from(AGENTS),
+            st.integers(0, 9),
+            st.sampled_from(("Database", "Deploy", "Database 2")),
+        ),
+        max_size=25,
+    )
+)
+def test_chip_texts_shared_and_pruned_name_the_chips_as_a_fresh_panel(
+    history: list[tuple[str, str, int, str]],
+) -> None:
+    with tempfile.TemporaryDirectory() as directory:
+        rig = session(Path(directory))
+        layer = AsksLayer(rig.host.panel_port, urwid.Edit(), clock=rig.clock)
+        for kind, agent, n, header in history:
+            if kind == "ask":
+                arguments = call(q(f"Question {n}?", header), blocking=False)
+                rig.host.hub_port.start_call(agent, f"c{n}", arguments)
+            else:
+                rig.host.hub_port.withdraw(agent, [qid(rig, agent, f"c{n}")])
+            kept = chip_names(layer, rig)
+            fresh = AsksLayer(rig.host.panel_port, urwid.Edit(), clock=rig.clock)
+            assert kept == chip_names(fresh, rig)
+
+
+def test_the_chip_texts_kept_follow_the_tabs_and_are_shared(tmp_path: Path) -> None:
+    rig = session(tmp_path)
+    layer = AsksLayer(rig.host.panel_port, urwid.Edit(), clock=rig.clock)
+    for n in range(300):
+        arguments = call(q(f"Question {n}?", "Database"), blocking=False)
+        rig.host.hub_port.start_call("a", f"c{n}", arguments)
+        chip_names(layer, rig)
+    panel = layer.panel
+    texts = {id(panel._headers[ref]) for ref in rig.host.panel_port.tabs}
+    assert len(texts) == 1  # one string for the 300 chips reading "Database (a)"
+    for n in range(295):
+        rig.host.hub_port.withdraw("a", [qid(rig, "a", f"c{n}")])
+        chip_names(layer, rig)
+    assert len(rig.host.panel_port.tabs) == 5
+    assert len(panel._headers) <= 2 * 5 + HEADERS_SLACK  # before: all 300, for ever
