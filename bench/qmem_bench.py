@@ -60,7 +60,8 @@ class Fleet:
         from asks.widgets.layer import AsksLayer  # noqa: PLC0415
 
         self.journal = Journal.create(data_dir=data_dir)
-        self.host = QuestionHost(self.journal, clock=lambda: 0.0)
+        # as asks hub does (asks/cli/journal.py): the first records folded, checkpoints kept
+        self.host = QuestionHost(self.journal, self.journal.first_records, clock=lambda: 0.0)
         self.layer = AsksLayer(self.host.panel_port, urwid.Edit(), clock=lambda: 0.0)
         self.asked = 0
 

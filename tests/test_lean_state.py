@@ -20,7 +20,7 @@ from pathlib import Path
 import attrs
 import pytest
 import urwid
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.rig import SESSION, Clock, FlakyOps, Rig, call, q, wait_on
 
@@ -167,11 +167,15 @@ def test_reading_results_back_gives_what_holding_them_gives(history: list[object
     with tempfile.TemporaryDirectory() as directory:
         lean = session(Path(directory) / "lean")
         held = hold_results(session(Path(directory) / "held"))
-        assert live(lean, history) == live(held, history)
-        for rig in (lean, held):  # the same retries once more, then resumed
-            reopen(rig)
-        again: list[object] = [step for step in history if isinstance(step, Ask)]
-        assert live(lean, again) == live(held, again)
+        try:
+            assert live(lean, history) == live(held, history)
+            for rig in (lean, held):  # the same retries once more, then resumed
+                reopen(rig)
+            again: list[object] = [step for step in history if isinstance(step, Ask)]
+            assert live(lean, again) == live(held, again)
+        finally:
+            lean.journal.close()
+            held.journal.close()
 
 
 def test_a_result_read_back_is_the_one_saved_the_same_object_while_held(tmp_path: Path) -> None:
@@ -256,6 +260,7 @@ def chip_names(layer: AsksLayer, rig: Rig) -> list[str]:
     return layer.panel._chip_names(rig.host.panel_port.tabs)[:]
 
 
+@settings(max_examples=30)  # a fresh panel per step: ~0.5 s an example
 @given(
     st.lists(
         st.tuples(
@@ -273,15 +278,22 @@ def test_chip_texts_shared_and_pruned_name_the_chips_as_a_fresh_panel(
     with tempfile.TemporaryDirectory() as directory:
         rig = session(Path(directory))
         layer = AsksLayer(rig.host.panel_port, urwid.Edit(), clock=rig.clock)
-        for kind, agent, n, header in history:
-            if kind == "ask":
-                arguments = call(q(f"Question {n}?", header), blocking=False)
-                rig.host.hub_port.start_call(agent, f"c{n}", arguments)
-            else:
-                rig.host.hub_port.withdraw(agent, [qid(rig, agent, f"c{n}")])
-            kept = chip_names(layer, rig)
-            fresh = AsksLayer(rig.host.panel_port, urwid.Edit(), clock=rig.clock)
-            assert kept == chip_names(fresh, rig)
+        with rig.journal:
+            same_names_as_a_fresh_panel(rig, layer, history)
+
+
+def same_names_as_a_fresh_panel(
+    rig: Rig, layer: AsksLayer, history: list[tuple[str, str, int, str]]
+) -> None:
+    for kind, agent, n, header in history:
+        if kind == "ask":
+            arguments = call(q(f"Question {n}?", header), blocking=False)
+            rig.host.hub_port.start_call(agent, f"c{n}", arguments)
+        else:
+            rig.host.hub_port.withdraw(agent, [qid(rig, agent, f"c{n}")])
+        kept = chip_names(layer, rig)
+        fresh = AsksLayer(rig.host.panel_port, urwid.Edit(), clock=rig.clock)
+        assert kept == chip_names(fresh, rig)
 
 
 def test_the_chip_texts_kept_follow_the_tabs_and_are_shared(tmp_path: Path) -> None:
