@@ -1,6 +1,6 @@
 """Memory per pending question in the hub's process, in process (issue 30).
 
-Run: ``.venv/bin/python -m bench.qmem_bench [--quick] [--top N] [--rss]``.
+Run: ``.venv/bin/python -m bench.qmem_bench [--quick] [--top N] [--rss] [--server]``.
 
 A real host on a journal on disk (a temporary directory), its hub port and the panel's layer
 (``AsksLayer``, drawn 100 columns wide after every round): :data:`AGENTS` agents ask async
@@ -11,8 +11,10 @@ they do under load. :data:`WARM` questions are asked first (the first requests' 
 collection) over ``count``, grouped by the line that allocated it (the ``--top`` largest).
 With ``--rss`` tracemalloc stays off and VmRSS after minus before is reported instead.
 
-The hub's HTTP stack (the SDK, Starlette, hypercorn) is not in this figure:
-``bench.hub_fleet`` measures the whole process.
+With ``--server`` the calls come over HTTP instead: an in-process ``HubServer`` on a free
+loopback port serves :data:`AGENTS` raw kept-alive clients of ``bench.hub_fleet`` (the
+2026-07-28 protocol), so the SDK, Starlette and hypercorn are in the figure too (the
+transcript of ``asks hub`` is not; ``bench.hub_fleet`` measures the whole process).
 """
 
 from __future__ import annotations
@@ -80,23 +82,54 @@ class Fleet:
             self.layer.render((WIDTH,), focus=False)
 
 
-def measure(count: int, top: int, rss: bool) -> None:
+async def over_http(fleet: Fleet, data_dir: Path, warm: int, count: int, rss: bool) -> object:
+    """Serve the fleet's host on loopback; ``warm`` then ``count`` asks over HTTP (module
+    docstring). The heap snapshot (or VmRSS) taken before the ``count``."""
+    from asks.hub.credentials import Keyring  # noqa: PLC0415 (the hub's code: --server only)
+    from asks.hub.listen import bind_listener  # noqa: PLC0415
+    from asks.hub.server import HubServer  # noqa: PLC0415
+    from asks.hub.token import token_path, write_private  # noqa: PLC0415
+    from bench.hub_fleet import load  # noqa: PLC0415
+
+    token = "bench-token-0123456789"
+    write_private(token_path(data_dir), f"{token}\n")
+    server = HubServer(fleet.host.hub_port, Keyring(data_dir), bind_listener(port=0))
+    async with trio.open_nursery() as nursery:
+        url = await nursery.start(server.run)
+        port = int(url.rsplit(":", 1)[1].split("/")[0])
+        await load(port, "/mcp", token, AGENTS, warm // AGENTS)
+        gc.collect()
+        before = start_measuring(rss)
+        await load(port, "/mcp", token, AGENTS, count // AGENTS)
+        fleet.layer.render((WIDTH,), focus=False)
+        nursery.cancel_scope.cancel()
+    return before
+
+
+def start_measuring(rss: bool) -> object:
+    """VmRSS now, or the heap's snapshot (tracemalloc started)."""
+    if rss:
+        return vm_rss()
+    tracemalloc.start(1)
+    return tracemalloc.take_snapshot()
+
+
+def measure(count: int, top: int, rss: bool, server: bool) -> None:
     """Print the heap (or VmRSS) kept per pending question (module docstring)."""
     with disk_tempdir() as (data_dir, where):
         fleet = Fleet(data_dir)
-        trio.run(fleet.rounds, WARM)
-        gc.collect()
-        if rss:
-            before_rss = vm_rss()
+        if server:
+            before: Any = trio.run(over_http, fleet, data_dir, WARM, count, rss)
         else:
-            tracemalloc.start(1)
-            before = tracemalloc.take_snapshot()
-        trio.run(fleet.rounds, count)
+            trio.run(fleet.rounds, WARM)
+            gc.collect()
+            before = start_measuring(rss)
+            trio.run(fleet.rounds, count)
         gc.collect()
         pending = len(fleet.host.surface_port.projection.pending)
         print(f"filesystem: {where}; {pending} pending ({count} measured)")
         if rss:
-            grown = vm_rss() - before_rss
+            grown = vm_rss() - before
             print(f"VmRSS per pending question: {grown / count / 1024:.2f} KiB")
             return
         after = tracemalloc.take_snapshot()
@@ -113,7 +146,7 @@ def measure(count: int, top: int, rss: bool) -> None:
 def main(argv: list[str]) -> None:
     quick = "--quick" in argv
     top = int(argv[argv.index("--top") + 1]) if "--top" in argv else 25
-    measure(1_000 if quick else 5_000, top, "--rss" in argv)
+    measure(1_000 if quick else 5_000, top, "--rss" in argv, "--server" in argv)
 
 
 if __name__ == "__main__":
