@@ -3,8 +3,8 @@
 Run: ``.venv/bin/python -m bench.hub_fleet [--quick]`` (also a part of ``bench.hub_bench``).
 
 A real ``asks hub`` under a 100×30 pty read by pyte (the harness of bench/repl_bench.py), on a
-free loopback port, answers one ``tools/list`` first (the MCP SDK loads at the first request:
-asks/hub/lazy.py; its cost is bench/hub_bench.py's "first request"). Then, from this
+free loopback port, answers one ``tools/list`` first (on the guard's lean path,
+asks/hub/lean.py, as every call of the load: the MCP SDK never loads in this run). Then, from this
 process, on raw kept-alive loopback connections speaking 2026-07-28 (as Claude Code does;
 bytes prepared before the clock starts):
 
@@ -23,7 +23,7 @@ bytes prepared before the clock starts):
   is then closed without ``DELETE``; VmRSS after minus before, per session.
 * **Resume**: the hub quits (Ctrl+C); ``asks hub --resume ID`` on the same data directory is
   spawned and timed until a ``tools/list`` is answered on the URL it prints (every question
-  still pending; that first request loads the SDK).
+  still pending; the lean path answers it without the SDK).
 
 Figures are medians with min–max; nothing asserts on time. The machine is shared: compare
 figures of one run (before/after: run this on both trees within one run).
@@ -238,7 +238,7 @@ def fleet(rows: list[Row], work: Path, clients: int, per: int, sessions: int) ->
     with running(argv, env) as term:
         port, path = hub_url(term)
         token = token_of(data_dir, env)
-        trio.run(list_once, port, path, token)  # the SDK loads at the first request
+        trio.run(list_once, port, path, token)  # the first request (the lean path)
         term.settle(0.2)
         rss_before = term.rss_kib()
         cpu_before = cpu_ms(term.pid)
