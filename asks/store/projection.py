@@ -31,7 +31,9 @@ numbers are what a checkpoint (:mod:`asks.store.checkpoint`) saves instead of th
 resume restores the state from a checkpoint and reads the values from those records, on first
 use (the maps are :class:`~asks.store.lazymap.LazyMap`\\ s, the conversation a
 :class:`~asks.store.records.Conversation` over the journal's records). Nothing else about a
-projection depends on where its state came from.
+projection depends on where its state came from. A host's projection, given the journal's
+reader (:meth:`Projection.read_back`), keeps the tool results it folds from then on by their
+number too, read back when asked for (docs/fleet-scale.md, "The lean pending state").
 """
 
 from __future__ import annotations
