@@ -141,8 +141,7 @@ def live(rig: Rig, history: list[object], grouped: bool) -> dict[str, object]:
     rig.host.subscribe_events(events.append)
     replies = [run_step(rig, step, grouped) for step in history]
     projection = rig.host.surface_port.projection
-    rig.journal.close()  # its descriptors (a run of many examples would run out)
-    return {
+    seen = {
         "replies": replies,
         "lines": rig.lines(),
         "pending": list(projection.pending),
@@ -151,6 +150,8 @@ def live(rig: Rig, history: list[object], grouped: bool) -> dict[str, object]:
         "events": events,
         "tabs": rig.host.panel_port.tabs,
     }
+    rig.journal.close()  # its descriptors (a run of many examples would run out)
+    return seen
 
 
 @given(steps)
