@@ -103,6 +103,22 @@ class Question:
         """The question's stable id (``q-`` and 10 hex digits)."""
         return self.ref.id
 
+    @property
+    def brief(self) -> QuestionBrief:
+        """Its header, who asked it and who its answer goes to."""
+        return QuestionBrief(self.spec.header, self.source, self.recipient)
+
+
+@attrs.frozen
+class QuestionBrief:
+    """What the tab bar and the agents' order read of a question (its chip's header, who asked
+    it, who its answer goes to): a resumed session reads it for every pending question, from
+    its checkpoint, without decoding the questions (asks/store/checkpoint.py)."""
+
+    header: str
+    source: str | None = None
+    recipient: str | None = None
+
 
 class AnswerKind(enum.StrEnum):
     """What an :class:`Answer` holds: one option, free text, or checked options."""

@@ -24,7 +24,15 @@ from typing import Any, Final
 
 import attrs
 
-from asks.core.model import Answer, AnswerKind, Option, Question, QuestionSpec, Resolution
+from asks.core.model import (
+    Answer,
+    AnswerKind,
+    Option,
+    Question,
+    QuestionBrief,
+    QuestionSpec,
+    Resolution,
+)
 
 RECIPIENT_PREFIX: Final = "perm:"
 EVENT: Final = "PermissionRequest"
@@ -93,8 +101,8 @@ def recipient_of(label: str) -> str:
     return RECIPIENT_PREFIX + label
 
 
-def is_permission(question: Question) -> bool:
-    """Is ``question`` an agent's permission request?"""
+def is_permission(question: Question | QuestionBrief) -> bool:
+    """Is ``question`` (or its brief) an agent's permission request?"""
     return question.recipient is not None and question.recipient.startswith(RECIPIENT_PREFIX)
 
 

@@ -14,7 +14,9 @@ the line of record ``n`` starts at ``starts[n]`` and holds ``seqs[n]`` and an en
 ``kinds[n]`` (:data:`asks.store.records.KINDS`); ``lines`` and ``warnings`` are the replay's
 for those bytes; ``state`` is the projection after folding those records, each value named
 by the number of the record that holds it (:func:`state_of`): question states as rows
-``(id, incarnation, asked_in, status, delivered, saved_at)``, calls as ``(call_id, made_in,
+``(id, incarnation, asked_in, status, delivered, saved_at, header, source, recipient)`` (the
+last three: the question's :class:`~asks.core.model.QuestionBrief`, read without decoding
+it: :meth:`~asks.store.projection.Projection.brief`), calls as ``(call_id, made_in,
 result_in)``, notes as ``(sent_in, delivered)``, the small maps by value, the conversation as
 record numbers.
 
@@ -46,7 +48,7 @@ import marshal
 import sys
 import zlib
 from array import array
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import islice
 from operator import attrgetter
 from pathlib import Path
@@ -60,6 +62,7 @@ from asks.core.model import (
     Option,
     Outcome,
     Question,
+    QuestionBrief,
     QuestionRef,
     QuestionSpec,
     QuestionStatus,
@@ -86,7 +89,7 @@ from asks.store.records import Conversation, Table
 
 __all__ = ["Checkpoint", "checkpoint_path", "encode", "parse", "restore"]
 
-FORMAT: Final = 1
+FORMAT: Final = 2  # 2: the questions' briefs
 SUFFIX: Final = ".checkpoint"
 # Pending questions a restore finds by a scan of the ids each; past this, by one map of all.
 PENDING_SCANS: Final = 16
@@ -336,7 +339,9 @@ _ID, _INCARNATION = attrgetter("id"), attrgetter("incarnation")
 
 
 def _question_columns(refs: list[QuestionRef], states: list[QuestionState]) -> Columns:
-    """ids, incarnations, asked_in, status codes, delivered, saved_at (in C, no loop here)."""
+    """ids, incarnations, asked_in, status codes, delivered, saved_at, and the briefs'
+    headers, sources and recipients (in C but the labels' interning, one per agent: marshal
+    then saves each label once)."""
     return [
         list(map(_ID, refs)),
         array("q", map(_INCARNATION, refs)),
@@ -344,7 +349,20 @@ def _question_columns(refs: list[QuestionRef], states: list[QuestionState]) -> C
         bytearray(map(_STATUS_CODE.__getitem__, map(_STATUS_VALUE, states))),
         bytearray(map(attrgetter("delivered"), states)),
         array("q", map(attrgetter("saved_at"), states)),
+        list(map(_HEADER, states)),
+        _labels(map(_SOURCE, states)),
+        _labels(map(_RECIPIENT, states)),
     ]
+
+
+_HEADER, _SOURCE = attrgetter("question.spec.header"), attrgetter("question.source")
+_RECIPIENT = attrgetter("question.recipient")
+
+
+def _labels(values: Iterable[str | None]) -> list[str | None]:
+    """``values`` with equal labels one object (a few agents label thousands of questions)."""
+    seen: dict[str | None, str | None] = {}
+    return [seen.setdefault(value, value) for value in values]
 
 
 def _current_columns(ids: list[str], refs: list[QuestionRef]) -> Columns:
@@ -441,7 +459,7 @@ def restore(projection: Projection, state: tuple[Any, ...], records: Sequence[Re
         conversation,
     ) = state
     entry = _entries(records)
-    projection.by_ref = _question_map(_loaded(questions, "sqqbbq"), pending, entry)
+    projection.by_ref = _question_map(_loaded(questions, "sqqbbqsss"), pending, entry)
     ids, incarnations = _loaded(current, "sq")
     projection.current = LazyMap(
         len(ids),
@@ -504,6 +522,7 @@ def _by_ref(
     positions: Callable[[], dict[Any, int]],
 ) -> LazyMap[QuestionRef, QuestionState]:
     ids, incarnations = columns[0], columns[1]
+    headers, sources, recipients = columns[6:]
     return LazyMap(
         len(ids),
         lambda n: QuestionRef(ids[n], incarnations[n]),
@@ -512,6 +531,7 @@ def _by_ref(
         seed=seed,
         norm=_ref_pair,
         source=columns,
+        peek=lambda n: QuestionBrief(headers[n], sources[n], recipients[n]),
     )
 
 
@@ -545,7 +565,7 @@ def _positions(ids: list[str], incarnations: array[int]) -> dict[tuple[str, int]
 def _question_state(
     n: int, columns: Columns, entry: Callable[[int, type[Any]], Any]
 ) -> QuestionState:
-    ids, incarnations, asked, statuses, delivered, saved = columns
+    ids, incarnations, asked, statuses, delivered, saved = columns[:6]
     ref = QuestionRef(ids[n], incarnations[n])
     group: GroupAsked = entry(asked[n], GroupAsked)
     question = next((q for q in group.questions if q.ref == ref), None)

@@ -41,7 +41,14 @@ from typing import Protocol
 
 import attrs
 
-from asks.core.model import Question, QuestionRef, QuestionStatus, Resolution, ResolutionKind
+from asks.core.model import (
+    Question,
+    QuestionBrief,
+    QuestionRef,
+    QuestionStatus,
+    Resolution,
+    ResolutionKind,
+)
 from asks.store.entries import (
     ChatMessage,
     FeedbackDelivered,
@@ -59,6 +66,7 @@ from asks.store.entries import (
     WaitOpened,
     Withdrawn,
 )
+from asks.store.lazymap import LazyMap
 from asks.store.records import Conversation
 
 NO_RECORD = -1  # a state's record number when no record gave it that value
@@ -246,6 +254,10 @@ class ProjectionView(Protocol):
     def question(self, ref: QuestionRef) -> Question:
         """The question ``ref`` (any state)."""
 
+    def brief(self, ref: QuestionRef) -> QuestionBrief:
+        """Its header, who asked it, who its answer goes to (any state), without decoding it
+        when a resume has not yet."""
+
     def group_notes(self, refs: Iterable[QuestionRef]) -> list[tuple[str, tuple[QuestionRef, ...]]]:
         """The person's group notes of ``refs``, each with the questions it covers."""
 
@@ -395,12 +407,22 @@ class Projection:
     def question(self, ref: QuestionRef) -> Question:
         return self.by_ref[ref].question
 
+    def brief(self, ref: QuestionRef) -> QuestionBrief:
+        """The brief of question ``ref`` (any state): after a resume, read from the
+        checkpoint's columns while the question is not decoded (:meth:`LazyMap.peek`)."""
+        by_ref = self.by_ref
+        if type(by_ref) is LazyMap:
+            found: QuestionBrief | None = by_ref.peek(ref)
+            if found is not None:
+                return found
+        return by_ref[ref].question.brief
+
     def pending_senders(self) -> int:
         """How many recipients (agents) the pending questions are from, when some are hub
         agents' (else 0); remembered until the next record."""
         if self._senders[0] != self.records:
-            by_ref = self.by_ref
-            found = {by_ref[ref].question.recipient for ref in self.pending}
+            brief = self.brief
+            found = {brief(ref).recipient for ref in self.pending}
             self._senders = (self.records, len(found) if found - {None} else 0)
         return self._senders[1]
 
