@@ -7,7 +7,8 @@ is made once by this tree's ``asks hub``; then, round after round, each TREE (a 
 asks; default: this one) resumes a fresh copy of it under a 100×30 pty, on a free loopback
 port chosen here. From the spawn, this process connects to the port as soon as the CLI has
 bound it (the kernel queues the connection until the hub serves) and times two requests on
-their own connections:
+their own connections (with bytecode written, as an installed asks: the .pyc files and the
+launch's method cache come from the first launch, the preparing one):
 
 * **refused**: a request with a wrong token, answered 401 by the hub's guard (no MCP SDK): the
   hub's own part, listening and able to answer;
@@ -133,6 +134,7 @@ def resume_once(
         shutil.copytree(made, data_dir)
     env = child_env(work)
     env["PYTHONPATH"] = str(tree)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: .pyc and the method cache kept
     port = free_port()
     argv = [*(launcher or (sys.executable, "-m", "asks")), "hub", "--data-dir", str(data_dir)]
     argv += ["--mcp-port", str(port), "--resume", session]
