@@ -62,7 +62,6 @@ from asks.core.model import (
     Option,
     Outcome,
     Question,
-    QuestionBrief,
     QuestionRef,
     QuestionSpec,
     QuestionStatus,
@@ -531,7 +530,7 @@ def _by_ref(
         seed=seed,
         norm=_ref_pair,
         source=columns,
-        peek=lambda n: QuestionBrief(headers[n], sources[n], recipients[n]),
+        peek=lambda n: (headers[n], sources[n], recipients[n]),  # a QuestionBrief's fields
     )
 
 

@@ -14,9 +14,10 @@ key to its position (built when a lookup misses the positions ``seed`` knew), bo
 * Iterating the keys builds no value (``items()`` and ``values()`` build each, as lookups).
 * Deletion and ``repr`` first build the whole ``dict`` once (every value not built yet) and
   from then on it is that dict's.
-* :meth:`LazyMap.peek` reads what ``peek(p)`` gives of a key's value from the columns while
-  that value is not built (``None`` once it is, or for a key not from the checkpoint): a
-  reader that needs a part of many values (who asked each pending question) builds none.
+* :meth:`LazyMap.peek` reads what ``peek(p)`` gives of a key's value from the columns (a
+  plain tuple of some of its fields) while that value is not built (``None`` once it is, or
+  for a key not from the checkpoint): a reader that needs a part of many values (who asked
+  each pending question) builds none.
 * What a checkpoint writer reads: :attr:`count`, the values built so far by position
   (:attr:`made`), the keys inserted since (:attr:`inserted`) and, once thawed, the whole
   dict (:attr:`thawed`): the saved columns of the values never built are still right.

@@ -411,20 +411,33 @@ class Projection:
         """The brief of question ``ref`` (any state): after a resume, read from the
         checkpoint's columns while the question is not decoded (:meth:`LazyMap.peek`)."""
         by_ref = self.by_ref
-        if type(by_ref) is LazyMap:
-            found: QuestionBrief | None = by_ref.peek(ref)
-            if found is not None:
-                return found
+        if type(by_ref) is LazyMap and (found := by_ref.peek(ref)) is not None:
+            return QuestionBrief(*found)
         return by_ref[ref].question.brief
+
+    def asker(self, ref: QuestionRef) -> str | None:
+        """Who asked question ``ref`` (its brief's ``source``), read as :meth:`brief` is."""
+        by_ref = self.by_ref
+        if type(by_ref) is LazyMap and (found := by_ref.peek(ref)) is not None:
+            source: str | None = found[1]
+            return source
+        return by_ref[ref].question.source
 
     def pending_senders(self) -> int:
         """How many recipients (agents) the pending questions are from, when some are hub
         agents' (else 0); remembered until the next record."""
         if self._senders[0] != self.records:
-            brief = self.brief
-            found = {brief(ref).recipient for ref in self.pending}
+            found = {self._recipient_of(ref) for ref in self.pending}
             self._senders = (self.records, len(found) if found - {None} else 0)
         return self._senders[1]
+
+    def _recipient_of(self, ref: QuestionRef) -> str | None:
+        """Who question ``ref``'s answer goes to, read as :meth:`brief` is."""
+        by_ref = self.by_ref
+        if type(by_ref) is LazyMap and (found := by_ref.peek(ref)) is not None:
+            recipient: str | None = found[2]
+            return recipient
+        return by_ref[ref].question.recipient
 
     def askers(self) -> Iterator[str | None]:
         """The source of each group asked, in journal order (reads each group's line: for
