@@ -459,6 +459,7 @@ def restore(projection: Projection, state: tuple[Any, ...], records: Sequence[Re
     ) = state
     entry = _entries(records)
     projection.by_ref = _question_map(_loaded(questions, "sqqbbqsss"), pending, entry)
+    projection.peek = projection.by_ref.peek
     ids, incarnations = _loaded(current, "sq")
     projection.current = LazyMap(
         len(ids),

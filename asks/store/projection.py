@@ -36,7 +36,7 @@ projection depends on where its state came from.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping, Sequence
 from typing import Protocol
 
 import attrs
@@ -66,7 +66,6 @@ from asks.store.entries import (
     WaitOpened,
     Withdrawn,
 )
-from asks.store.lazymap import LazyMap
 from asks.store.records import Conversation
 
 NO_RECORD = -1  # a state's record number when no record gave it that value
@@ -262,6 +261,9 @@ class ProjectionView(Protocol):
         """The person's group notes of ``refs``, each with the questions it covers."""
 
 
+Brief = tuple[str, str | None, str | None]  # a QuestionBrief's fields, as a checkpoint keeps them
+
+
 @attrs.define(eq=False)
 class Projection:
     """State derived from journal records (see module docstring)."""
@@ -280,6 +282,11 @@ class Projection:
     duplicate_receipts: int = 0
     records: int = 0
     changes: Changes = attrs.field(factory=Changes, init=False, repr=False)
+    # After a checkpoint's restore: a question's brief fields from the checkpoint's columns
+    # while it is not decoded, else None (:meth:`brief`; ``LazyMap.peek`` of ``by_ref``).
+    peek: Callable[[QuestionRef], Brief | None] | None = attrs.field(
+        default=None, init=False, repr=False
+    )
     _senders: tuple[int, int] = attrs.field(default=(-1, 0), init=False, repr=False)
 
     def apply_all(self, records: Iterable[Record]) -> None:
@@ -409,19 +416,16 @@ class Projection:
 
     def brief(self, ref: QuestionRef) -> QuestionBrief:
         """The brief of question ``ref`` (any state): after a resume, read from the
-        checkpoint's columns while the question is not decoded (:meth:`LazyMap.peek`)."""
-        by_ref = self.by_ref
-        if type(by_ref) is LazyMap and (found := by_ref.peek(ref)) is not None:
+        checkpoint's columns while the question is not decoded (:attr:`peek`)."""
+        if self.peek is not None and (found := self.peek(ref)) is not None:
             return QuestionBrief(*found)
-        return by_ref[ref].question.brief
+        return self.by_ref[ref].question.brief
 
     def asker(self, ref: QuestionRef) -> str | None:
         """Who asked question ``ref`` (its brief's ``source``), read as :meth:`brief` is."""
-        by_ref = self.by_ref
-        if type(by_ref) is LazyMap and (found := by_ref.peek(ref)) is not None:
-            source: str | None = found[1]
-            return source
-        return by_ref[ref].question.source
+        if self.peek is not None and (found := self.peek(ref)) is not None:
+            return found[1]
+        return self.by_ref[ref].question.source
 
     def pending_senders(self) -> int:
         """How many recipients (agents) the pending questions are from, when some are hub
@@ -433,11 +437,9 @@ class Projection:
 
     def _recipient_of(self, ref: QuestionRef) -> str | None:
         """Who question ``ref``'s answer goes to, read as :meth:`brief` is."""
-        by_ref = self.by_ref
-        if type(by_ref) is LazyMap and (found := by_ref.peek(ref)) is not None:
-            recipient: str | None = found[2]
-            return recipient
-        return by_ref[ref].question.recipient
+        if self.peek is not None and (found := self.peek(ref)) is not None:
+            return found[2]
+        return self.by_ref[ref].question.recipient
 
     def askers(self) -> Iterator[str | None]:
         """The source of each group asked, in journal order (reads each group's line: for
