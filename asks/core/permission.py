@@ -20,7 +20,7 @@ from __future__ import annotations
 import enum
 import json
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import attrs
 
@@ -29,10 +29,12 @@ from asks.core.model import (
     AnswerKind,
     Option,
     Question,
-    QuestionBrief,
     QuestionSpec,
     Resolution,
 )
+
+if TYPE_CHECKING:
+    from asks.core.brief import QuestionBrief
 
 RECIPIENT_PREFIX: Final = "perm:"
 EVENT: Final = "PermissionRequest"

@@ -13,12 +13,16 @@ as one operation of the state: what it has to tell is told once the state is con
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from asks.core.model import Question, QuestionBrief, QuestionRef
+from asks.core.model import Question, QuestionRef
 from asks.core.tabs import TabKey
 from asks.host.state import HostState
 from asks.host.stats import HostStatistics, snapshot
 from asks.store.projection import ProjectionView
+
+if TYPE_CHECKING:
+    from asks.core.brief import QuestionBrief
 
 
 class Port:

@@ -15,7 +15,7 @@ the line of record ``n`` starts at ``starts[n]`` and holds ``seqs[n]`` and an en
 for those bytes; ``state`` is the projection after folding those records, each value named
 by the number of the record that holds it (:func:`state_of`): question states as rows
 ``(id, incarnation, asked_in, status, delivered, saved_at, header, source, recipient)`` (the
-last three: the question's :class:`~asks.core.model.QuestionBrief`, read without decoding
+last three: the question's :class:`~asks.core.brief.QuestionBrief`, read without decoding
 it: :meth:`~asks.store.projection.Projection.brief`), calls as ``(call_id, made_in,
 result_in)``, notes as ``(sent_in, delivered)``, the small maps by value, the conversation as
 record numbers.

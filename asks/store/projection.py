@@ -37,13 +37,12 @@ projection depends on where its state came from.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import attrs
 
 from asks.core.model import (
     Question,
-    QuestionBrief,
     QuestionRef,
     QuestionStatus,
     Resolution,
@@ -67,6 +66,9 @@ from asks.store.entries import (
     Withdrawn,
 )
 from asks.store.records import Conversation
+
+if TYPE_CHECKING:
+    from asks.core.brief import QuestionBrief
 
 NO_RECORD = -1  # a state's record number when no record gave it that value
 
@@ -418,6 +420,8 @@ class Projection:
         """The brief of question ``ref`` (any state): after a resume, read from the
         checkpoint's columns while the question is not decoded (:attr:`peek`)."""
         if self.peek is not None and (found := self.peek(ref)) is not None:
+            from asks.core.brief import QuestionBrief  # noqa: PLC0415 (off the launch)
+
             return QuestionBrief(*found)
         return self.by_ref[ref].question.brief
 
