@@ -15,10 +15,10 @@ the line of record ``n`` starts at ``starts[n]`` and holds ``seqs[n]`` and an en
 for those bytes; ``state`` is the projection after folding those records, each value named
 by the number of the record that holds it (:func:`state_of`): question states as rows
 ``(id, incarnation, asked_in, status, delivered, saved_at, header, source, recipient)`` (the
-last three: the question's :class:`~asks.core.brief.QuestionBrief`, read without decoding
-it: :meth:`~asks.store.projection.Projection.brief`), calls as ``(call_id, made_in,
-result_in)``, notes as ``(sent_in, delivered)``, the small maps by value, the conversation as
-record numbers.
+last three: a pending question's :class:`~asks.core.brief.QuestionBrief`, read without
+decoding it: :meth:`~asks.store.projection.Projection.brief`; ``None`` for the others),
+calls as ``(call_id, made_in, result_in)``, notes as ``(sent_in, delivered)``, the small maps
+by value, the conversation as record numbers.
 
 Invariants:
 
@@ -48,7 +48,7 @@ import marshal
 import sys
 import zlib
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import islice
 from operator import attrgetter
 from pathlib import Path
@@ -97,6 +97,7 @@ _STATUSES: Final = tuple(QuestionStatus)
 # A status's code by its value (a str hashes in C, an enum member in Python).
 _STATUS_CODE: Final = {status.value: n for n, status in enumerate(_STATUSES)}
 _STATUS_VALUE: Final = attrgetter("status._value_")
+_PENDING_CODE: Final = _STATUS_CODE[QuestionStatus.PENDING.value]
 
 
 def _fields(cls: type[Any]) -> str:
@@ -338,30 +339,38 @@ _ID, _INCARNATION = attrgetter("id"), attrgetter("incarnation")
 
 
 def _question_columns(refs: list[QuestionRef], states: list[QuestionState]) -> Columns:
-    """ids, incarnations, asked_in, status codes, delivered, saved_at, and the briefs'
-    headers, sources and recipients (in C but the labels' interning, one per agent: marshal
-    then saves each label once)."""
+    """ids, incarnations, asked_in, status codes, delivered, saved_at (in C, no loop here),
+    and the briefs' headers, sources and recipients (:func:`_briefs`)."""
+    codes = bytearray(map(_STATUS_CODE.__getitem__, map(_STATUS_VALUE, states)))
     return [
         list(map(_ID, refs)),
         array("q", map(_INCARNATION, refs)),
         array("q", map(attrgetter("asked_in"), states)),
-        bytearray(map(_STATUS_CODE.__getitem__, map(_STATUS_VALUE, states))),
+        codes,
         bytearray(map(attrgetter("delivered"), states)),
         array("q", map(attrgetter("saved_at"), states)),
-        list(map(_HEADER, states)),
-        _labels(map(_SOURCE, states)),
-        _labels(map(_RECIPIENT, states)),
+        *_briefs(states, codes),
     ]
 
 
-_HEADER, _SOURCE = attrgetter("question.spec.header"), attrgetter("question.source")
-_RECIPIENT = attrgetter("question.recipient")
-
-
-def _labels(values: Iterable[str | None]) -> list[str | None]:
-    """``values`` with equal labels one object (a few agents label thousands of questions)."""
+def _briefs(states: list[QuestionState], codes: bytearray) -> Columns:
+    """The briefs of the pending questions (``None`` in the rows of the others: a question
+    that is not pending has its brief read from itself), each label one object (a few agents
+    label thousands of questions: marshal then saves each once). A loop over the pending
+    rows only, found in C."""
+    size = len(states)
+    headers: list[str | None] = [None] * size
+    sources: list[str | None] = [None] * size
+    recipients: list[str | None] = [None] * size
     seen: dict[str | None, str | None] = {}
-    return [seen.setdefault(value, value) for value in values]
+    row = codes.find(_PENDING_CODE)
+    while row >= 0:
+        question = states[row].question
+        headers[row] = question.spec.header
+        sources[row] = seen.setdefault(question.source, question.source)
+        recipients[row] = seen.setdefault(question.recipient, question.recipient)
+        row = codes.find(_PENDING_CODE, row + 1)
+    return [headers, sources, recipients]
 
 
 def _current_columns(ids: list[str], refs: list[QuestionRef]) -> Columns:
@@ -531,7 +540,7 @@ def _by_ref(
         seed=seed,
         norm=_ref_pair,
         source=columns,
-        peek=lambda n: (headers[n], sources[n], recipients[n]),  # a QuestionBrief's fields
+        peek=lambda n: None if headers[n] is None else (headers[n], sources[n], recipients[n]),
     )
 
 
