@@ -344,10 +344,12 @@ def _stderr_notice(text: str) -> None:
 
 def warm_up_first_question() -> None:
     """What the first question on screen would otherwise load and compile between the
-    model's tool call and the panel: the panel's drawing parts, the sanitizer's and the
-    reply edge's patterns (all left off the first frame, docs/architecture.md, "Launch")."""
+    model's tool call and the panel: the panel's drawing parts, the questions' briefs (the tab
+    bar's chips), the sanitizer's and the reply edge's patterns (all left off the first frame,
+    docs/architecture.md, "Launch")."""
     from asks import sanitize  # noqa: PLC0415
     from asks.agent import edge  # noqa: PLC0415
+    from asks.core import brief  # noqa: F401, PLC0415
     from asks.widgets.panel import view  # noqa: PLC0415
 
     sanitize.warm_up()
