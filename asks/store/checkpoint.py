@@ -14,9 +14,9 @@ the line of record ``n`` starts at ``starts[n]`` and holds ``seqs[n]`` and an en
 ``kinds[n]`` (:data:`asks.store.records.KINDS`); ``lines`` and ``warnings`` are the replay's
 for those bytes; ``state`` is the projection after folding those records, each value named
 by the number of the record that holds it (:func:`state_of`): question states as rows
-``(id, incarnation, asked_in, status, delivered, saved_at, header, source, recipient)`` (the
-last three: a pending question's :class:`~asks.core.brief.QuestionBrief`, read without
-decoding it: :meth:`~asks.store.projection.Projection.brief`; ``None`` for the others),
+``(id, incarnation, asked_in, status, delivered, saved_at, brief)`` (``brief``: a pending
+question's :class:`~asks.core.brief.QuestionBrief` fields, read without decoding it:
+:meth:`~asks.store.projection.Projection.brief`; ``None`` for the others),
 calls as ``(call_id, made_in, result_in)``, notes as ``(sent_in, delivered)``, the small maps
 by value, the conversation as record numbers.
 
@@ -340,7 +340,7 @@ _ID, _INCARNATION = attrgetter("id"), attrgetter("incarnation")
 
 def _question_columns(refs: list[QuestionRef], states: list[QuestionState]) -> Columns:
     """ids, incarnations, asked_in, status codes, delivered, saved_at (in C, no loop here),
-    and the briefs' headers, sources and recipients (:func:`_briefs`)."""
+    and the pending questions' briefs (:func:`_briefs`)."""
     codes = bytearray(map(_STATUS_CODE.__getitem__, map(_STATUS_VALUE, states)))
     return [
         list(map(_ID, refs)),
@@ -349,28 +349,29 @@ def _question_columns(refs: list[QuestionRef], states: list[QuestionState]) -> C
         codes,
         bytearray(map(attrgetter("delivered"), states)),
         array("q", map(attrgetter("saved_at"), states)),
-        *_briefs(states, codes),
+        _briefs(states, codes),
     ]
 
 
-def _briefs(states: list[QuestionState], codes: bytearray) -> Columns:
-    """The briefs of the pending questions (``None`` in the rows of the others: a question
-    that is not pending has its brief read from itself), each label one object (a few agents
-    label thousands of questions: marshal then saves each once). A loop over the pending
-    rows only, found in C."""
-    size = len(states)
-    headers: list[str | None] = [None] * size
-    sources: list[str | None] = [None] * size
-    recipients: list[str | None] = [None] * size
+def _briefs(states: list[QuestionState], codes: bytearray) -> list[Any]:
+    """The briefs of the pending questions as tuples ``(header, source, recipient)``, ``None``
+    in the rows of the others (a question that is not pending has its brief read from itself;
+    one slot per row, a tuple per pending one), each label one object (a few agents label
+    thousands of questions: marshal then saves each once). A loop over the pending rows only,
+    found in C."""
+    briefs: list[tuple[str, str | None, str | None] | None] = [None] * len(states)
     seen: dict[str | None, str | None] = {}
     row = codes.find(_PENDING_CODE)
     while row >= 0:
         question = states[row].question
-        headers[row] = question.spec.header
-        sources[row] = seen.setdefault(question.source, question.source)
-        recipients[row] = seen.setdefault(question.recipient, question.recipient)
+        source, recipient = question.source, question.recipient
+        briefs[row] = (
+            question.spec.header,
+            seen.setdefault(source, source),
+            seen.setdefault(recipient, recipient),
+        )
         row = codes.find(_PENDING_CODE, row + 1)
-    return [headers, sources, recipients]
+    return briefs
 
 
 def _current_columns(ids: list[str], refs: list[QuestionRef]) -> Columns:
@@ -412,10 +413,10 @@ def _dumpable(columns: Columns) -> list[Any]:
 
 def _loaded(columns: list[Any], codes: str) -> Columns:
     """The columns :func:`_dumpable` saved: ``codes`` says each one's kind (``s``: strings,
-    ``q``: int64, ``b``: bytes)."""
+    ``t``: tuples or ``None``, ``q``: int64, ``b``: bytes)."""
     loaded: Columns = []
     for column, code in zip(columns, codes, strict=True):
-        if code == "s":
+        if code in "st":  # strings; tuples of plain values or None
             loaded.append(list(column))
         elif code == "b":
             loaded.append(bytearray(column))
@@ -467,7 +468,7 @@ def restore(projection: Projection, state: tuple[Any, ...], records: Sequence[Re
         conversation,
     ) = state
     entry = _entries(records)
-    projection.by_ref = _question_map(_loaded(questions, "sqqbbqsss"), pending, entry)
+    projection.by_ref = _question_map(_loaded(questions, "sqqbbqt"), pending, entry)
     projection.peek = projection.by_ref.peek
     ids, incarnations = _loaded(current, "sq")
     projection.current = LazyMap(
@@ -531,7 +532,7 @@ def _by_ref(
     positions: Callable[[], dict[Any, int]],
 ) -> LazyMap[QuestionRef, QuestionState]:
     ids, incarnations = columns[0], columns[1]
-    headers, sources, recipients = columns[6:]
+    briefs = columns[6]
     return LazyMap(
         len(ids),
         lambda n: QuestionRef(ids[n], incarnations[n]),
@@ -540,7 +541,7 @@ def _by_ref(
         seed=seed,
         norm=_ref_pair,
         source=columns,
-        peek=lambda n: None if headers[n] is None else (headers[n], sources[n], recipients[n]),
+        peek=briefs.__getitem__,
     )
 
 
