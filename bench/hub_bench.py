@@ -23,7 +23,8 @@ Run: ``.venv/bin/python -m bench.hub_bench [--quick]`` (or all benchmarks: ``-m 
 * **Memory**: VmRSS of ``asks --mcp`` idle (the MCP SDK not loaded yet: asks/hub/lazy.py),
   after its first request, with the 20 agents and 100 pending, and of plain ``asks`` beside it.
 * **The first request**: an agent's first ``check_answers`` written → its response read whole
-  (the SDK is imported, in a worker thread, and its app built on the way).
+  (a 2026-07-28 request: the guard's lean path answers it, asks/hub/lean.py; the SDK is
+  imported later, for the 20 agents' ``initialize`` sessions).
 * **The plain REPL with and without the hub's code**: the probe of bench/launch_bench.py (CPU
   time since exec at the first frame, and VmRSS there) on two copies of our sources, the
   second without ``asks/hub`` and ``asks/cli/hub.py`` (``asks.cli``'s one import from them
@@ -279,7 +280,7 @@ def bench_screen(rows: list[Row], work: Path, count: int, runs: int) -> None:
             rss_idle.append(rss_mib(term))
             agent = RawAgent(url, token, "planner")
             t0 = time.perf_counter_ns()
-            agent.call("check_answers", {})  # the first request: the SDK loads (hub/lazy.py)
+            agent.call("check_answers", {})  # the first request: the lean path (hub/lean.py)
             first_call.append((time.perf_counter_ns() - t0) / 1e6)
             term.settle(0.1)
             rss_first.append(rss_mib(term))
@@ -356,7 +357,7 @@ def bench_screen(rows: list[Row], work: Path, count: int, runs: int) -> None:
     report(
         rows,
         Row(
-            NAME, "first request → its response (check_answers; the SDK loads)", spread(first_call)
+            NAME, "first request → its response (check_answers; the lean path)", spread(first_call)
         ),
     )
     report(

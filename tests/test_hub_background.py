@@ -18,9 +18,9 @@ import trio
 from support.hub import DB, TOKEN, client, keyring_with, receipts, text_of
 from support.rig import Rig
 
+from asks.hub.calls import PROGRESS_EVERY
 from asks.hub.listen import bind_listener
 from asks.hub.server import HubServer
-from asks.hub.tools import PROGRESS_EVERY
 
 MOVED_AT = 120.0  # seconds: Claude Code moves a call still running to the background
 ANSWERED_AT = 150.0  # seconds: the person answers after that (as in the README's run)

@@ -23,9 +23,9 @@ import trio
 from support.hub import DB, TOKEN, client, receipts, text_of
 from support.rig import Rig
 
+from asks.hub.calls import call_id_of
 from asks.hub.identity import client_label
 from asks.hub.server import MAX_BODY, HubServer
-from asks.hub.tools import call_id_of
 
 MODERN = "2026-07-28"
 LEGACY = "2025-06-18"

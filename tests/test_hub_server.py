@@ -239,7 +239,9 @@ async def test_a_tool_call_does_not_list_the_tools_to_check_its_headers(
         return await plain(self, ctx, params)
 
     monkeypatch.setattr(HubTools, "list_tools", counting)
-    server = HubServer(rig.host.hub_port, keyring_with(rig.directory, TOKEN), bind_listener(port=0))
+    keyring = keyring_with(rig.directory, TOKEN)
+    # the SDK's path (the lean path, which answers these calls otherwise, checks no schema)
+    server = HubServer(rig.host.hub_port, keyring, bind_listener(port=0), lean=False)
     await nursery.start(server.run)
     async with client(server) as session:
         await session.list_tools()  # the client's own listing (it checks results against it)

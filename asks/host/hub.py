@@ -156,8 +156,19 @@ class HubPort:
         asker = calls.Asker(label, recipient_of(label))
         return await self._commit.ask(self.hub_call_id(label, call_id), arguments, asker)
 
+    async def begin(self, label: str, call_id: str, arguments: object) -> ToolReply | Wait:
+        """:meth:`ask` up to its wait: saved with the calls that arrive together (as
+        :meth:`ask`); the immediate reply, or the live wait for :meth:`finish`."""
+        asker = calls.Asker(label, recipient_of(label))
+        return await self._commit.start(self.hub_call_id(label, call_id), arguments, asker)
+
+    async def finish(self, started: ToolReply | Wait) -> ToolReply:
+        """The reply of a call :meth:`begin` started: at once, or once its wait ended
+        (cancelled: ``interrupted``, journaled)."""
+        return await calls.finish(self._state, started)
+
     def start_call(self, label: str, call_id: str, arguments: object) -> ToolReply | Wait:
-        """:meth:`ask` without waiting: the immediate reply, or the live wait."""
+        """:meth:`begin` on its own, synchronously (no group: its own write and fsync)."""
         asker = calls.Asker(label, recipient_of(label))
         return calls.start(self._state, self.hub_call_id(label, call_id), arguments, asker)
 

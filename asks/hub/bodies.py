@@ -1,11 +1,11 @@
 """What a POST body must be before the MCP SDK sees it: bounded, JSON, one JSON-RPC message.
 
 The guard (:mod:`asks.hub.guard`) reads a POST's whole body first (:func:`read_body`, at most
-``limit`` bytes: beyond that it stops reading), checks it here (:func:`problem`) and hands the
-SDK the same bytes. A body that is not acceptable gets a JSON-RPC error object in the HTTP
-response, the same for both protocol generations the SDK serves (2026-07-28 and
-``initialize`` sessions; left to it, the second would answer with pydantic's validation dump
-under the wrong code):
+``limit`` bytes: beyond that it stops reading), checks and decodes it here (:func:`parse`),
+then answers it on its lean path (:mod:`asks.hub.lean`) or hands the SDK the same bytes. A
+body that is not acceptable gets a JSON-RPC error object in the HTTP response, the same for
+both protocol generations the SDK serves (2026-07-28 and ``initialize`` sessions; left to it,
+the second would answer with pydantic's validation dump under the wrong code):
 
 * over ``limit`` bytes → 413, ``-32600`` (the SDK's own bound says the same in plain text);
 * not UTF-8 JSON → 400, ``-32700`` *Parse error*;
@@ -91,12 +91,18 @@ def too_large(limit: int) -> BodyProblem:
     )
 
 
-def problem(body: bytes) -> BodyProblem | None:
-    """``None`` if ``body`` is one well-formed JSON-RPC message, else why not (docstring)."""
+def parse(body: bytes) -> dict[str, Any] | BodyProblem:
+    """``body`` decoded if it is one well-formed JSON-RPC message, else why not
+    (docstring)."""
     try:
         message = json.loads(body)
     except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
         return _invalid(RpcError.PARSE_ERROR, "Parse error: the body is not valid JSON.")
+    refused = _problem(message)
+    return message if refused is None else refused
+
+
+def _problem(message: Any) -> BodyProblem | None:
     if isinstance(message, list):
         return _invalid(
             RpcError.INVALID_REQUEST,

@@ -16,7 +16,9 @@ Every HTTP request, before the SDK sees it:
    into one agent. The agent a token names rides in the scope (:func:`bound_agent`).
 5. Only the MCP path is served (404 otherwise, after the token: nothing is revealed without it).
 6. A POST's body is read whole (at most ``max_body`` bytes) and must be one JSON-RPC message
-   (:mod:`asks.hub.bodies`: a JSON-RPC error otherwise); the SDK then gets the same bytes.
+   (:mod:`asks.hub.bodies`: a JSON-RPC error otherwise). The hot calls of the 2026-07-28
+   protocol are answered here, on the lean path (``lean``: :mod:`asks.hub.lean`); the SDK
+   gets every other request, with the same bytes.
 
 **Refusals are reported** (``on_refused``, a :class:`Refusal`: what was refused and the
 label it gave, as received) for 401, 403 and 400-for-a-label: the session tells the person that
@@ -42,14 +44,14 @@ from __future__ import annotations
 import enum
 import json
 from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
-from typing import Any, Final
+from typing import Any, Final, Protocol
 from urllib.parse import parse_qs
 
 import attrs
 import trio
 
 from asks.host.hub import HubPort, Offer
-from asks.hub.bodies import BodyProblem, BodyTooLargeError, problem, read_body, too_large
+from asks.hub.bodies import BodyProblem, BodyTooLargeError, parse, read_body, too_large
 from asks.hub.credentials import Keyring
 from asks.hub.identity import DEFAULT_LABEL, HEADER, label_problem
 
@@ -59,6 +61,16 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 App = Callable[[Scope, Receive, Send], Awaitable[None]]
 HookApp = Callable[[Scope, Receive, Send, str], Awaitable[None]]
+
+
+class LeanAnswer(Protocol):
+    """A request the guard answers itself, without the SDK (:mod:`asks.hub.lean`)."""
+
+    async def answer(self, scope: Scope, send: Send) -> None: ...
+
+
+LeanTaker = Callable[[Iterable[tuple[bytes, bytes]], Mapping[str, Any]], LeanAnswer | None]
+"""Whether the guard answers a request itself: from its raw headers and decoded body."""
 
 OFFERS_KEY: Final = "asks.offers"
 GONE_KEY: Final = "asks.gone"
@@ -184,6 +196,7 @@ class HubGuard:
     max_body: int = 1024 * 1024
     on_refused: Callable[[Refusal], None] | None = None
     hooks: Mapping[str, HookApp] = attrs.Factory(dict)  # path → its hook (asks/hub/hooks.py)
+    lean: LeanTaker | None = None  # the requests answered without the SDK (asks/hub/lean.py)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -204,15 +217,19 @@ class HubGuard:
             except BodyTooLargeError:
                 await _rpc_error(send, too_large(self.max_body), CLOSE)  # the rest is unread
                 return
-            refused = problem(body)
-            if refused is not None:
-                await _rpc_error(send, refused)
+            message = parse(body)
+            if isinstance(message, BodyProblem):
+                await _rpc_error(send, message)
                 return
             receive = _replaying(body, receive, gone)
+            lean = self.lean(scope["headers"], message) if self.lean is not None else None
         else:
-            receive = _watching(receive, gone)
+            receive, lean = _watching(receive, gone), None
         try:
-            await self.app(scope, receive, self._receipting(scope, send))
+            if lean is not None:
+                await lean.answer(scope, self._receipting(scope, send))
+            else:
+                await self.app(scope, receive, self._receipting(scope, send))
         finally:
             gone.set()
             for _request_id, offer in scope.pop(OFFERS_KEY, []):

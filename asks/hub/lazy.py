@@ -26,13 +26,10 @@ import attrs
 import trio
 
 from asks.host.hub import HubPort
-from asks.hub.codexqueue import CodexCourier
+from asks.hub.calls import HubCalls
 from asks.hub.guard import App, Receive, Scope, Send
 
 SDK_MODULE: Final = "asks.hub.sdk"
-# seconds between progress notifications of a blocking call: well under Claude Code's 30 s
-# watchdog check (asks/hub/tools.py)
-PROGRESS_EVERY: Final = 10.0
 
 
 @attrs.frozen
@@ -41,18 +38,17 @@ class SdkPlan:
     :class:`~asks.hub.server.HubServer` of the same names say what each means)."""
 
     port: HubPort
+    calls: HubCalls  # the tools' rules, shared with the guard's lean path
     instructions: str
     path: str
     bind_host: str
     hosts: frozenset[str]  # the Host values the server answers to
     max_body: int
-    progress_every: float
     task_ttl_ms: int
     task_silence_ms: int
     offer_tasks: bool
     session_idle: float
     max_sessions: int
-    courier: CodexCourier | None = None
 
 
 @attrs.define(eq=False)

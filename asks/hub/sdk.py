@@ -25,9 +25,10 @@ from mcp.server import Server
 from mcp.server.transport_security import TransportSecuritySettings
 
 from asks.core.version import __version__
+from asks.hub.calls import input_schemas
 from asks.hub.lazy import SdkPlan
 from asks.hub.tasks import TaskMethods
-from asks.hub.tools import HubTools, input_schemas
+from asks.hub.tools import HubTools
 
 
 @attrs.define(eq=False)
@@ -53,8 +54,7 @@ class SdkApp:
 
 def build(plan: SdkPlan) -> SdkApp:
     """The SDK's app for ``plan`` (module docstring)."""
-    tools = HubTools(plan.port, plan.progress_every, plan.task_ttl_ms, plan.task_silence_ms)
-    tools.courier = plan.courier
+    tools = HubTools(plan.calls, plan.task_ttl_ms, plan.task_silence_ms)
     server = Server(
         "asks",
         version=__version__,

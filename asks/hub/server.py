@@ -31,12 +31,14 @@ from asks.core import diagnostics
 from asks.host.hub import HubPort
 from asks.host.rewake import PRINT_GRACE
 from asks.host.tasks import TASK_SILENCE_MS, TASK_TTL_MS
+from asks.hub.calls import PROGRESS_EVERY, HubCalls
 from asks.hub.codexqueue import CodexCourier
 from asks.hub.credentials import Keyring
 from asks.hub.guard import HookApp, HubGuard, Refusal
 from asks.hub.hookcmd import HOOK_PATH, PRINTED_PATH, REWAKE_PATH
 from asks.hub.hooks import HOOK_LIMIT, PermissionHook
-from asks.hub.lazy import PROGRESS_EVERY, LazySdk, SdkPlan
+from asks.hub.lazy import LazySdk, SdkPlan
+from asks.hub.lean import LeanPath
 from asks.hub.listen import LOOPBACK
 from asks.hub.rewake import REWAKE_LIMIT, RewakeHook
 
@@ -82,6 +84,7 @@ class HubServer:
     rewake_grace: float = PRINT_GRACE  # seconds a rewake hook has to report it printed
     session_idle: float = SESSION_IDLE  # seconds an initialize session may sit idle
     max_sessions: int = MAX_SESSIONS  # initialize sessions open at once
+    lean: bool = True  # the hot 2026-07-28 calls answered without the SDK (asks/hub/lean.py)
     url: str | None = attrs.field(init=False, default=None)
     sdk: LazySdk | None = attrs.field(init=False, default=None)  # set once serving
     _courier: CodexCourier | None = attrs.field(init=False, default=None)
@@ -94,20 +97,20 @@ class HubServer:
         """The guard in front of the hooks and of the SDK's app, which loads at the first
         request that reaches it (in ``nursery``: the server's own)."""
         hosts = host_names(self.bind_host, bound_port)
+        calls = HubCalls(self.port, self.progress_every, self._courier)
         plan = SdkPlan(
             port=self.port,
+            calls=calls,
             instructions=INSTRUCTIONS,
             path=PATH,
             bind_host=self.bind_host,
             hosts=hosts,
             max_body=MAX_BODY,
-            progress_every=self.progress_every,
             task_ttl_ms=self.task_ttl_ms,
             task_silence_ms=self.task_silence_ms,
             offer_tasks=self.offer_tasks,
             session_idle=self.session_idle,
             max_sessions=self.max_sessions,
-            courier=self._courier,
         )
         rewake = RewakeHook(self.port.rewake, self.rewake_limit, self.rewake_grace)
         hooks: dict[str, HookApp] = {
@@ -117,7 +120,15 @@ class HubServer:
         }
         self.sdk = LazySdk(plan, nursery)
         return HubGuard(
-            self.sdk, self.port, self.keyring, hosts, PATH, MAX_BODY, self.on_refused, hooks
+            self.sdk,
+            self.port,
+            self.keyring,
+            hosts,
+            PATH,
+            MAX_BODY,
+            self.on_refused,
+            hooks,
+            LeanPath(calls).take if self.lean else None,
         )
 
     async def run(self, task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED) -> None:
