@@ -12,7 +12,8 @@ launch's method cache come from the first launch, the preparing one):
 
 * **refused**: a request with a wrong token, answered 401 by the hub's guard (no MCP SDK): the
   hub's own part, listening and able to answer;
-* **tools/list**: answered (today it loads the MCP SDK first: asks/hub/lazy.py).
+* **tools/list**: answered (on the guard's lean path, asks/hub/lean.py, without the SDK; a
+  tree before it loads the MCP SDK first: asks/hub/lazy.py).
 
 The hub's CPU time (user + system) up to the 401 is reported too: steadier than wall time on
 a shared machine. Figures are medians with min–max per tree; nothing asserts on time.
