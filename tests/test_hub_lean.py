@@ -254,6 +254,15 @@ def journal_lines(rig: Rig) -> list[dict[str, Any]]:
     return [{k: v for k, v in line.items() if k not in WALL} for line in lines]
 
 
+async def receipted(rig: Rig) -> None:
+    """Until every offer is receipted or released: the receipt is journaled once the
+    response was handed over, which the client may see a moment before."""
+    while len(rig.lines_of("feedback_offered")) > len(rig.lines_of("offer_delivered")) + len(
+        rig.lines_of("offer_released")
+    ):
+        await trio.sleep(0.001)
+
+
 async def live(directory: Path, history: list[object]) -> None:
     async with trio.open_nursery() as nursery:
         fast = await twin(directory / "lean", nursery, with_lean=True)
@@ -272,6 +281,8 @@ async def live(directory: Path, history: list[object]) -> None:
             got_fast = await post(port_of(fast.server), list(headers), body)
             got_plain = await post(port_of(plain.server), list(headers), body)
             assert got_fast == got_plain, (step, got_fast, got_plain)
+            await receipted(fast.rig)
+            await receipted(plain.rig)
         assert journal_lines(fast.rig) == journal_lines(plain.rig)
         nursery.cancel_scope.cancel()
     fast.rig.journal.close()

@@ -135,6 +135,18 @@ def result_not_saved(detail: str) -> ToolError:
     )
 
 
+def result_unreadable(detail: str) -> ToolError:
+    """A retried call whose earlier result, saved in the journal, could not be read back."""
+    why = reason(detail)
+    return ToolError(
+        ErrorCode.STORAGE_FAILED,
+        f"This call was made before, but its saved result could not be read back from the "
+        f"conversation journal{why}. Nothing was changed and nothing was shown to the user "
+        "again. Do not retry now; continue with the task and tell the user that the journal "
+        "could not be read.",
+    )
+
+
 @attrs.frozen
 class EarlierQuestion:
     """A question of the earlier call that holds a tool-call id (:func:`call_conflict`)."""

@@ -6,12 +6,14 @@
 questions (:class:`NewQuestions`, blocking by default) or waits on earlier async questions by id
 (:class:`WaitOn`, always blocking). Every accepted text is stripped of surrounding whitespace
 and sanitised (:mod:`asks.sanitize`) *before* its length is checked; ``null`` counts as
-absent for optional fields. A ``header`` over its limit is shortened (it is only a chip label;
-the results tell the model, see :func:`asks.contract.results.header_note`). Checks run per
-question in order — structure, types and lengths; then reserved labels; then duplicate labels
-— and duplicate questions are checked last, across the call. Errors carry a code and a full
-sentence for the model saying what was wrong and how to fix the call; quoted model
-text is sanitised and cut to about 40 characters.
+absent for optional fields. Option labels and headers, short texts many questions repeat,
+are interned (``sys.intern``: one string per text in the process). A ``header`` over its
+limit is shortened (it is only a chip label; the results tell the model, see
+:func:`asks.contract.results.header_note`). Checks run per question in order — structure,
+types and lengths; then reserved labels; then duplicate labels — and duplicate questions are
+checked last, across the call. Errors carry a code and a full sentence for the model saying
+what was wrong and how to fix the call; quoted model text is sanitised and cut to about 40
+characters.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeAlias
 
@@ -239,7 +242,8 @@ def _option(n: int, m: int, raw: object, multi: bool) -> Option:
     if not isinstance(raw, dict):
         raise _invalid(f'{where} must be an object with a "label", not {_json_type(raw)}.')
     _reject_unknown_keys(raw, _OPTION_KEYS, where)
-    label = _required_text(raw, "label", where, model.MAX_LABEL, _clean_line)
+    # short texts that many questions repeat (labels, headers): one string each (sys.intern)
+    label = sys.intern(_required_text(raw, "label", where, model.MAX_LABEL, _clean_line))
     description = _optional_text(raw, "description", where, model.MAX_DESCRIPTION, _clean_text)
     if multi and raw.get("preview") is not None:
         raise _invalid(
@@ -297,7 +301,7 @@ def _new_question(n: int, entry: dict[Any, Any]) -> QuestionSpec:
     _reject_unknown_keys(entry, _QUESTION_KEYS, where)
     question = _required_text(entry, "question", where, model.MAX_QUESTION_TEXT, _clean_text)
     # Limit: what is accepted raw (then shortened); only absurd sizes are rejected.
-    header = _required_text(entry, "header", where, model.MAX_QUESTION_TEXT, _header)
+    header = sys.intern(_required_text(entry, "header", where, model.MAX_QUESTION_TEXT, _header))
     multi = _optional_bool(entry, "multiSelect", False, where)
     context = _optional_text(entry, "context", where, model.MAX_CONTEXT, _clean_text)
     options = _options(n, entry.get("options"), multi)

@@ -41,6 +41,7 @@ from asks.store.entries import Entry, GroupAsked, Record, ToolResult, WaitOpened
 from asks.store.journal import Journal
 from asks.store.outbox import Outbox
 from asks.store.projection import CallState, Projection
+from asks.store.records import RecordUnreadable
 
 if TYPE_CHECKING:
     from asks.host.state import HostState
@@ -246,8 +247,12 @@ def _repeat_call(
         live = core.waits.of_call(call_id)
         if live is not None:
             return live
-        if call.result is not None:
-            return _repeat_result(core, call.result, call)
+        try:
+            result = call.result  # read back from the journal (fleet-scale.md, "lean")
+        except RecordUnreadable as exc:
+            return contract.result_unreadable(str(exc))
+        if result is not None:
+            return _repeat_result(core, result, call)
     if all(r not in core.projection.pending for r in call.refs) and isinstance(
         request, NewQuestions
     ):

@@ -70,6 +70,7 @@ class HubPort:
     """The MCP server's view of the host (see module docstring)."""
 
     __slots__ = (
+        "_askers",
         "_commit",
         "_permissions",
         "_rewake",
@@ -85,6 +86,7 @@ class HubPort:
         self._commit = GroupCommit(state)  # the agents' calls that arrive together
         self._serial = 0
         self._seen: dict[str, None] = {}  # labels that called a tool since start, in order
+        self._askers: dict[str, calls.Asker] = {}  # one per label: its strings shared by calls
         self._sent_at: dict[QuestionRef, float] = {}  # unit → when its receipt was written
         self._tasks: TaskDesk | None = None
         self._permissions: PermissionDesk | None = None
@@ -153,13 +155,13 @@ class HubPort:
         """Run ``ask_user_question`` for agent ``label``; ``call_id`` is namespaced by it, so
         a retry of the same call maps to the same questions and two agents never collide.
         Calls that arrive together are saved with one write and fsync (:mod:`.commit`)."""
-        asker = calls.Asker(label, recipient_of(label))
+        asker = self._asker(label)
         return await self._commit.ask(self.hub_call_id(label, call_id), arguments, asker)
 
     async def begin(self, label: str, call_id: str, arguments: object) -> ToolReply | Wait:
         """:meth:`ask` up to its wait: saved with the calls that arrive together (as
         :meth:`ask`); the immediate reply, or the live wait for :meth:`finish`."""
-        asker = calls.Asker(label, recipient_of(label))
+        asker = self._asker(label)
         return await self._commit.start(self.hub_call_id(label, call_id), arguments, asker)
 
     async def finish(self, started: ToolReply | Wait) -> ToolReply:
@@ -169,8 +171,16 @@ class HubPort:
 
     def start_call(self, label: str, call_id: str, arguments: object) -> ToolReply | Wait:
         """:meth:`begin` on its own, synchronously (no group: its own write and fsync)."""
-        asker = calls.Asker(label, recipient_of(label))
+        asker = self._asker(label)
         return calls.start(self._state, self.hub_call_id(label, call_id), arguments, asker)
+
+    def _asker(self, label: str) -> calls.Asker:
+        """Agent ``label`` as the asker of its calls: one per label, so that its questions
+        and calls share one label string and one recipient string (not two new ones a call)."""
+        asker = self._askers.get(label)
+        if asker is None:
+            asker = self._askers[label] = calls.Asker(label, recipient_of(label))
+        return asker
 
     def withdraw(
         self, label: str, question_ids: list[str], reason: str = ""

@@ -62,6 +62,9 @@ class HostState:
         self.journal = journal
         self.projection = Projection(session_id=journal.session_id)
         self.projection.apply_all(records)
+        # the tool results saved from now on are read back by number (docs/fleet-scale.md)
+        if (read := journal.reader(self.projection.records)) is not None:
+            self.projection.read_back(read)
         journal.keep_checkpoint(self.projection)  # its resume cache (asks/store/checkpoint.py)
         self.agents = AgentOrder()
         self._seed_agents()

@@ -197,11 +197,14 @@ class HubGuard:
     on_refused: Callable[[Refusal], None] | None = None
     hooks: Mapping[str, HookApp] = attrs.Factory(dict)  # path → its hook (asks/hub/hooks.py)
     lean: LeanTaker | None = None  # the requests answered without the SDK (asks/hub/lean.py)
+    heard: Callable[[], None] | None = None  # told of every HTTP request (asks/hub/heap.py)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)  # lifespan: the SDK's session manager
             return
+        if self.heard is not None:
+            self.heard()
         refusal = self._refusal(scope)
         if refusal is not None:
             await _plain(send, *refusal)  # the body is never read: see _plain

@@ -35,6 +35,7 @@ from asks.hub.calls import PROGRESS_EVERY, HubCalls
 from asks.hub.codexqueue import CodexCourier
 from asks.hub.credentials import Keyring
 from asks.hub.guard import HookApp, HubGuard, Refusal
+from asks.hub.heap import HeapTrim, malloc_trim
 from asks.hub.hookcmd import HOOK_PATH, PRINTED_PATH, REWAKE_PATH
 from asks.hub.hooks import HOOK_LIMIT, PermissionHook
 from asks.hub.lazy import LazySdk, SdkPlan
@@ -85,6 +86,7 @@ class HubServer:
     session_idle: float = SESSION_IDLE  # seconds an initialize session may sit idle
     max_sessions: int = MAX_SESSIONS  # initialize sessions open at once
     lean: bool = True  # the hot 2026-07-28 calls answered without the SDK (asks/hub/lean.py)
+    heap: HeapTrim = attrs.Factory(lambda: HeapTrim(malloc_trim()))  # after each burst
     url: str | None = attrs.field(init=False, default=None)
     sdk: LazySdk | None = attrs.field(init=False, default=None)  # set once serving
     _courier: CodexCourier | None = attrs.field(init=False, default=None)
@@ -93,7 +95,9 @@ class HubServer:
     def bind_host(self) -> str:
         return str(self.listener.getsockname()[0])
 
-    def app(self, bound_port: int, nursery: trio.Nursery) -> HubGuard:
+    def app(
+        self, bound_port: int, nursery: trio.Nursery, heard: Callable[[], None] | None = None
+    ) -> HubGuard:
         """The guard in front of the hooks and of the SDK's app, which loads at the first
         request that reaches it (in ``nursery``: the server's own)."""
         hosts = host_names(self.bind_host, bound_port)
@@ -129,6 +133,7 @@ class HubServer:
             self.on_refused,
             hooks,
             LeanPath(calls).take if self.lean else None,
+            heard,
         )
 
     async def run(self, task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED) -> None:
@@ -148,9 +153,10 @@ class HubServer:
         try:
             async with trio.open_nursery() as nursery:
                 # the guard is a plain ASGI callable; hypercorn types its own scope dicts
-                asgi: Any = self.app(bound_port, nursery)
+                asgi: Any = self.app(bound_port, nursery, self.heap.request)
                 await nursery.start(functools.partial(serve, asgi, config, mode="asgi"))
                 nursery.start_soon(self.port.rewake.sweep)
+                nursery.start_soon(self.heap.run)
                 if self._courier is not None:
                     await nursery.start(self._courier.run)
                 self.url = f"http://{_url_host(self.bind_host)}:{bound_port}{PATH}"

@@ -608,5 +608,5 @@ def _call(n: int, columns: Columns, records: Sequence[Record]) -> CallState:
         result = records[result_in].entry
         if not isinstance(result, ToolResult):
             raise ValueError(f"the checkpoint's record {result_in} is no tool result")
-        call.result, call.result_in = result, result_in
+        call.close(result, result_in, None)  # the replay's records keep it anyway
     return call

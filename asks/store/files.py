@@ -205,6 +205,15 @@ class FileOps:
             offset += len(chunk)
         return b"".join(chunks)
 
+    def read_at(self, fd: int, offset: int, size: int) -> bytes:
+        """The file's ``size`` bytes from ``offset`` (fewer only at its end)."""
+        chunks = []
+        while size > 0 and (chunk := os.pread(fd, size, offset)):
+            chunks.append(chunk)
+            offset += len(chunk)
+            size -= len(chunk)
+        return b"".join(chunks)
+
     def write(self, fd: int, data: bytes) -> int:
         return os.write(fd, data)
 

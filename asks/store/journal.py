@@ -45,7 +45,9 @@ import enum
 import errno
 import os
 import time
+import weakref
 import zlib
+from array import array
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -60,6 +62,7 @@ from asks.store.entries import (
     Record,
     SessionMode,
     SessionStarted,
+    UnknownEntry,
     decode,
     encode,
 )
@@ -77,13 +80,14 @@ from asks.store.files import (
     validate_session_id,
 )
 from asks.store.projection import Projection
-from asks.store.records import Records, Table
+from asks.store.records import Records, RecordUnreadable, Table, kind_of
 from asks.store.replay import replay_lines
 
 __all__ = [
     "SUFFIX",
     "FileOps",
     "Journal",
+    "RecordUnreadable",
     "SessionInfo",
     "SessionLocked",
     "SessionNotFound",
@@ -181,6 +185,7 @@ class Journal:
         "_clock",
         "_closed",
         "_crc",
+        "_crcs",
         "_encoder",
         "_fd",
         "_first_records",
@@ -192,6 +197,7 @@ class Journal:
         "_owner",
         "_path",
         "_projection",
+        "_read_back",
         "_session_id",
         "_state",
         "_table",
@@ -232,6 +238,12 @@ class Journal:
         self._projection: Projection | None = None
         self._encoder = Encoder()
         self._checkpointed = 0  # bytes the last checkpoint saved or trusted covers
+        # the CRC-32 of each line this journal appended (record ``len(table) - len(crcs)`` on)
+        self._crcs = array("I")
+        # the entries of records read back by number (:meth:`record`), while anyone holds them
+        self._read_back: weakref.WeakValueDictionary[int, Entry | UnknownEntry] = (
+            weakref.WeakValueDictionary()
+        )
 
     @property
     def session_id(self) -> str:
@@ -426,6 +438,49 @@ class Journal:
         """The file-system seam this journal writes through (its side files use it too)."""
         return self._ops
 
+    # -- reading back -----------------------------------------------------------------------
+
+    def record(self, number: int) -> Record:
+        """Record ``number`` (0-based, in file order, as a projection counts them) as it was
+        saved, read back from the file: its line (found by the table of line starts) decoded
+        and checked against the table's ``seq`` and kind (a line this journal appended, also
+        against its CRC-32 kept since). While anyone holds its entry, the same number gives a
+        record of that same entry object. Raises :class:`RecordUnreadable` (an I/O error, the
+        journal closed, no such record, a line that is not it): never another value."""
+        table = self._table
+        if self._closed or not 0 <= number < len(table):
+            raise RecordUnreadable(f"session {self.session_id!r} has no record {number} open")
+        start = table.starts[number]
+        end = table.starts[number + 1] if number + 1 < len(table) else self._length
+        try:
+            line = self._ops.read_at(self._fd, start, end - start)
+            record = decode(line.removesuffix(b"\n"))
+        except (OSError, DecodeError) as exc:
+            raise RecordUnreadable(
+                f"could not read record {number} back from {self.path}: {exc}"
+            ) from exc
+        appended = number - (len(table) - len(self._crcs))  # its CRC's index, if appended
+        changed = appended >= 0 and zlib.crc32(line) != self._crcs[appended]
+        if changed or record.seq != table.seqs[number] or kind_of(record) != table.kinds[number]:
+            raise RecordUnreadable(f"record {number} of {self.path} is not the line saved")
+        held = self._read_back.get(number)
+        if held is None:
+            self._read_back[number] = record.entry
+            return record
+        return Record(record.seq, record.ts, held)
+
+    def reader(self, folded: int) -> Callable[[int], Record] | None:
+        """:meth:`record` for a projection that has folded ``folded`` records so far and
+        numbers the next one saved ``folded``: its record ``n`` from then on (a host given no
+        records at :meth:`create` counts from 0 where the journal counts from its first
+        records). ``None`` if it folded more records than this journal has (not its own)."""
+        offset = len(self._table) - folded
+        if offset == 0:
+            return self.record
+        if offset < 0:
+            return None
+        return lambda number: self.record(number + offset)
+
     # -- appending ------------------------------------------------------------------------
 
     def append(self, entry: Entry) -> Record:
@@ -472,6 +527,7 @@ class Journal:
         records = [Record(seq + i, ts, entry) for i, entry in enumerate(entries)]
         for one, record in zip(lines, records, strict=True):
             self._table.add(self._length, record)
+            self._crcs.append(zlib.crc32(one))
             self._length += len(one)
         self._crc = zlib.crc32(line, self._crc)
         self._lines += len(lines)

@@ -31,7 +31,9 @@ numbers are what a checkpoint (:mod:`asks.store.checkpoint`) saves instead of th
 resume restores the state from a checkpoint and reads the values from those records, on first
 use (the maps are :class:`~asks.store.lazymap.LazyMap`\\ s, the conversation a
 :class:`~asks.store.records.Conversation` over the journal's records). Nothing else about a
-projection depends on where its state came from.
+projection depends on where its state came from. A host's projection, given the journal's
+reader (:meth:`Projection.read_back`), keeps the tool results it folds from then on by their
+number too, read back when asked for (docs/fleet-scale.md, "The lean pending state").
 """
 
 from __future__ import annotations
@@ -65,7 +67,7 @@ from asks.store.entries import (
     WaitOpened,
     Withdrawn,
 )
-from asks.store.records import Conversation
+from asks.store.records import Conversation, Read, read_result
 
 if TYPE_CHECKING:
     from asks.core.brief import QuestionBrief
@@ -99,16 +101,31 @@ class NoteState:
 
 @attrs.define(eq=False)
 class CallState:
-    """One ``ask_user_question`` tool call."""
+    """One ``ask_user_question`` tool call. Its result is held, or, closed by
+    :meth:`close` with a reader, kept as its record's number and read back when asked for
+    (:class:`~asks.store.records.RecordUnreadable` if it cannot be)."""
 
     call_id: str
     refs: tuple[QuestionRef, ...]
     blocking: bool
     group_asked: GroupAsked | None = None
-    result: ToolResult | None = None
+    _result: ToolResult | None = None
     asked_at: float | None = None  # its record's ``ts``: when the call was saved
     made_in: int = NO_RECORD  # the number of that record (a group or a wait)
     result_in: int = NO_RECORD  # the number of the result's record
+    _read: Read | None = attrs.field(default=None, init=False)
+
+    @property
+    def result(self) -> ToolResult | None:
+        """The result that closed it, if any (read back if kept by number)."""
+        if self._read is None:
+            return self._result
+        return read_result(self._read, self.result_in, self.call_id)
+
+    def close(self, result: ToolResult, number: int, read: Read | None) -> None:
+        """Record ``number``, ``result``, closed the call: held, or by number with ``read``."""
+        self.result_in = number
+        self._result, self._read = (result, None) if read is None else (None, read)
 
 
 @attrs.define(eq=False)
@@ -290,6 +307,15 @@ class Projection:
         default=None, init=False, repr=False
     )
     _senders: tuple[int, int] = attrs.field(default=(-1, 0), init=False, repr=False)
+    # the journal's records read back by number (:meth:`read_back`), else None
+    read: Read | None = attrs.field(default=None, init=False, repr=False)
+
+    def read_back(self, read: Read) -> None:
+        """From now on, keep the tool results folded by their number only, read back with
+        ``read`` (record ``n`` as this projection numbers it) when asked for (docs/fleet-scale.md,
+        "The lean pending state"); those folded before stay held."""
+        self.read = read
+        self.conversation.read_back(read)
 
     def apply_all(self, records: Iterable[Record]) -> None:
         """Fold each of ``records`` in turn (:meth:`apply`). An empty projection given the
@@ -369,8 +395,7 @@ class Projection:
     def _tool_result(self, entry: ToolResult, number: int) -> None:
         call = self.calls.get(entry.call_id)
         if call is not None:
-            call.result = entry
-            call.result_in = number
+            call.close(entry, number, self.read)
             self.changes.calls.add(entry.call_id)
         self.open_calls.pop(entry.call_id, None)
         self._mark_delivered(entry.delivered)

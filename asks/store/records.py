@@ -12,21 +12,52 @@
 * :class:`Conversation` is the projection's conversation: records and the number of each
   (its position in the journal's records), the first ones read by number from a
   :class:`Records` (a checkpoint's), built on access. :meth:`Conversation.copy` is a copy of
-  the list, not of the records.
+  the list, not of the records. Given a reader (``read``: the journal's
+  :meth:`~asks.store.journal.Journal.record`), it keeps the tool results appended to it by
+  number only and reads them back when asked for (docs/fleet-scale.md, "The lean pending
+  state").
+* :class:`RecordUnreadable` is what a record read back by number raises when it cannot be
+  read or is not the record named: its value is unknown, never guessed.
 """
 
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Final, overload
 
 import attrs
 
-from asks.store.entries import TAGS, DecodeError, Record, UnknownEntry, decode
+from asks.store.entries import TAGS, DecodeError, Record, ToolResult, UnknownEntry, decode
 from asks.store.files import Data
 
-__all__ = ["KINDS", "Conversation", "Lines", "Records", "Table", "kind_of"]
+__all__ = [
+    "KINDS",
+    "Conversation",
+    "Lines",
+    "RecordUnreadable",
+    "Records",
+    "Table",
+    "kind_of",
+    "read_result",
+]
+
+Read = Callable[[int], Record]  # record ``n`` of a journal, read back (Journal.record)
+
+
+class RecordUnreadable(Exception):  # noqa: N818 (it names the state, as StorageUnconfirmed)
+    """A record saved earlier could not be read back (an I/O error, the journal closed, a
+    line that is not the record named): its value is unknown, and nothing is guessed."""
+
+
+def read_result(read: Read, number: int, call_id: str) -> ToolResult:
+    """Record ``number``'s tool result, which must be call ``call_id``'s (else
+    :class:`RecordUnreadable`)."""
+    entry = read(number).entry
+    if not isinstance(entry, ToolResult) or entry.call_id != call_id:
+        raise RecordUnreadable(f"the journal's record {number} is not the result of {call_id!r}")
+    return entry
+
 
 _NEWLINE: Final = 10
 KINDS: Final = (*TAGS, UnknownEntry)  # a record's kind: the position of its entry's class here
@@ -184,13 +215,20 @@ class Conversation(Sequence[Record]):
     """The projection's conversation: records and their numbers, the first ``len(base)`` of
     them read by number from ``records`` (module docstring)."""
 
-    __slots__ = ("_base", "_numbers", "_records", "_tail")
+    __slots__ = ("_base", "_numbers", "_read", "_records", "_tail")
 
-    def __init__(self, records: Sequence[Record] = (), base: array[int] | None = None) -> None:
+    def __init__(
+        self,
+        records: Sequence[Record] = (),
+        base: array[int] | None = None,
+        *,
+        read: Read | None = None,
+    ) -> None:
         self._records = records
         self._base: array[int] = array("q") if base is None else base
-        self._tail: list[Record] = []
+        self._tail: list[Record | None] = []  # None: a tool result, read back by its number
         self._numbers: array[int] = array("q")  # of the tail's records
+        self._read = read
 
     @overload
     def __getitem__(self, n: int) -> Record: ...
@@ -207,7 +245,16 @@ class Conversation(Sequence[Record]):
             return self._records[base[n]]
         if n < 0:
             raise IndexError(n)
-        return self._tail[n - len(base)]
+        at = n - len(base)
+        return self._tail[at] or self._read_back(at)
+
+    def _read_back(self, at: int) -> Record:
+        """Tail record ``at``, kept by number (a tool result): read back."""
+        assert self._read is not None  # only a conversation with a reader keeps numbers
+        record = self._read(self._numbers[at])
+        if not isinstance(record.entry, ToolResult):
+            raise RecordUnreadable(f"the journal's record {self._numbers[at]} is no tool result")
+        return record
 
     def __len__(self) -> int:
         return len(self._base) + len(self._tail)
@@ -216,16 +263,23 @@ class Conversation(Sequence[Record]):
         records = self._records
         for number in self._base:
             yield records[number]
-        yield from self._tail
+        for at, record in enumerate(self._tail):
+            yield record or self._read_back(at)
+
+    def read_back(self, read: Read) -> None:
+        """Keep the tool results appended from now on by number, read back with ``read``."""
+        self._read = read
 
     def append(self, record: Record, number: int) -> None:
-        """Add ``record``, the journal's record number ``number``."""
-        self._tail.append(record)
+        """Add ``record``, the journal's record number ``number`` (a tool result by its number
+        only, when the conversation has a reader)."""
+        keep = self._read is None or type(record.entry) is not ToolResult
+        self._tail.append(record if keep else None)
         self._numbers.append(number)
 
     def copy(self) -> Conversation:
         """The list as it is now (the checkpoint's part shared: it never changes)."""
-        copied = Conversation(self._records, self._base)
+        copied = Conversation(self._records, self._base, read=self._read)
         copied._tail, copied._numbers = list(self._tail), array("q", self._numbers)
         return copied
 

@@ -76,6 +76,7 @@ if TYPE_CHECKING:  # loaded when the first question is drawn (module docstring)
     from asks.widgets.panel.tabbar import ChipNames, ChipState, TabBar
 
 COMPACT_ROWS = 12  # a panel shorter than this gets one row of key hints
+HEADERS_SLACK = 64  # chip texts kept beyond twice the tabs before the cache is pruned
 EditAction = Callable[[urwid.Edit, tuple[int]], object]  # what a key does to the active editor
 
 
@@ -108,6 +109,7 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         self._notes_open = False
         self._scrolls: dict[TabKey, Scroll] = {}
         self._headers: dict[TabKey, str] = {}  # a question's chip text, once made
+        self._texts: dict[str, str] = {}  # each chip text once: the questions share it
         self._names: tuple[tuple[TabKey, ...], ChipNames | None, str] = ((), None, "")
         self._frame: Frame | None = None
         self._counted: tuple[tuple[TabKey, ...], int] = ((), 0)
@@ -327,6 +329,8 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         if self._names[0] is not tabs or self._names[2] != language():
             from asks.widgets.panel.tabbar import ChipNames  # noqa: PLC0415 (module docstring)
 
+            if self._names[2] != language():
+                self._headers = {}  # a Review chip's text is the language's
             bases: list[str | None] = list(map(self._headers.get, tabs))
             review = _("Review")
             with contextlib.suppress(ValueError):  # no (more) tab without its header
@@ -335,13 +339,23 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
                     tab = tabs[at]
                     bases[at] = review if isinstance(tab, ReviewKey) else self._header(tab)
                     at = bases.index(None, at + 1)
+            self._keep_headers(tabs, cast("list[str]", bases))
             self._names = (tabs, ChipNames(cast("list[str]", bases)), language())
         names = self._names[1]
         assert names is not None  # made above for this tab list
         return names
 
+    def _keep_headers(self, tabs: tuple[TabKey, ...], bases: list[str]) -> None:
+        """Forget the chip texts of the questions no longer among ``tabs`` once the cache
+        holds more than twice the tabs: one rebuild at C speed per ``len(tabs)`` forgotten,
+        so O(1) per tab over time, and the cache stays O(tabs) (never pruned before)."""
+        if len(self._headers) > 2 * len(tabs) + HEADERS_SLACK:
+            self._headers = dict(zip(tabs, bases, strict=True))
+            self._texts = dict(zip(bases, bases, strict=True))
+
     def _header(self, ref: QuestionRef) -> str:
-        """The sanitised chip text of a question (cached: a question never changes)."""
+        """The sanitised chip text of a question (cached: a question never changes; one
+        string per distinct text, shared by the questions whose chips read the same)."""
         header = self._headers.get(ref)
         if header is None:
             brief = self._host.brief(ref)  # a resumed question is not decoded for its chip
@@ -350,7 +364,7 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
                 header = f"{sanitize_line(brief.source or '')} · {header}"
             elif brief.source:  # several agents share the host: say who asked
                 header = f"{header} ({sanitize_line(brief.source)})"
-            self._headers[ref] = header
+            header = self._headers[ref] = self._texts.setdefault(header, header)
         return header
 
     def _question(self, ref: QuestionRef) -> tuple[urwid.Widget, Body, Hashable]:
