@@ -247,7 +247,7 @@ def test_damage_and_a_torn_tail_past_the_checkpoint_open_as_the_full_replay(
     "spoil",
     [
         lambda blob: blob[: len(blob) // 2],  # torn by a crash
-        lambda blob: blob.replace(b"asks-checkpoint 1 ", b"asks-checkpoint 0 "),  # another format
+        lambda blob: blob.replace(b"asks-checkpoint 2 ", b"asks-checkpoint 1 "),  # another format
         lambda blob: blob[:-1] + bytes([blob[-1] ^ 1]),  # damaged: its CRC fails
         lambda blob: b"",
     ],

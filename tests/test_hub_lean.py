@@ -26,7 +26,7 @@ import attrs
 import trio
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support.hub import TOKEN, complete, keyring_with
+from support.hub import TOKEN, keyring_with, raw_request
 from support.rig import Rig, q
 
 from asks.hub import lean
@@ -198,22 +198,7 @@ steps = st.lists(
 # ---------------------------------------------------------------------------- the wire
 async def post(port: int, headers: Headers, body: object) -> tuple[int, str, bytes]:
     """One POST on its own connection: status, content type, body."""
-    data = json.dumps(body).encode()
-    head = [
-        "POST /mcp HTTP/1.1",
-        f"Host: 127.0.0.1:{port}",
-        f"Authorization: Bearer {TOKEN}",
-        *(f"{k}: {v}" for k, v in headers),
-        f"Content-Length: {len(data)}",
-    ]
-    stream = await trio.open_tcp_stream("127.0.0.1", port)
-    await stream.send_all(("\r\n".join(head) + "\r\n\r\n").encode() + data)
-    got = b""
-    while not complete(got):
-        more = await stream.receive_some(65536)
-        assert more, got
-        got += more
-    await stream.aclose()
+    got = await raw_request(port, headers, body)
     head_bytes, _, payload = got.partition(b"\r\n\r\n")
     lines = head_bytes.decode("latin-1").split("\r\n")
     fields = {k.lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}

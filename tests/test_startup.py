@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from asks.cli.startup import ENV, Trick, chosen, importing
+from asks.core.codecache import cache_file
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -55,6 +56,18 @@ def test_each_trick_is_applied_inside_the_block_only(tricks: set[Trick]) -> None
         assert ("compile" in vars(make)) == (Trick.METHOD_CACHE in tricks)
     assert gc.isenabled()
     assert "compile" not in vars(make)
+
+
+def test_a_later_block_keeps_a_method_cache_of_its_own() -> None:
+    """The hub's blocks (asks/cli/hub.py) each write their own file: one file shared by two
+    blocks would be rewritten by each in turn (it holds exactly what its block used)."""
+    make = importlib.import_module("attr._make")
+    files = set()
+    for part in ("", "hub", "hub-session", "hub-server"):
+        with importing({Trick.METHOD_CACHE}, part=part):
+            files.add(vars(make)["compile"].__self__.path)
+        assert cache_file(part) in files
+    assert len(files) == 4
 
 
 LAUNCH_IMPORTS = (

@@ -161,7 +161,8 @@ def dispatch(args: argparse.Namespace, translator: i18n.Translator) -> int:
         config = read_config(args.config, warnings)
         translator.switch(i18n.choose_language(args.locale, config.ui.locale, os.environ))
         if args.command == "hub":  # the hub is on; flags about a model have nothing to do
-            from asks.cli.hub import model_flag  # noqa: PLC0415 (loads only for the hub)
+            with startup.importing(part="hub"):  # as asks.cli.run.hub_plan
+                from asks.cli.hub import model_flag  # noqa: PLC0415 (loads only for the hub)
 
             if (flag := model_flag(args)) is not None:
                 raise UsageError(

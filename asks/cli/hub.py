@@ -42,6 +42,7 @@ import attrs
 import trio
 
 from asks.agent.transcript import Entry, EntryKind, Transcript
+from asks.cli import startup
 from asks.config import Config, load_config
 from asks.core import events as ev
 from asks.core.focus import TYPING_GUARD, Focus
@@ -49,6 +50,7 @@ from asks.core.i18n import _
 from asks.host.host import QuestionHost
 from asks.host.hub import HubPort
 from asks.hub.clients import SERVER_NAME, Client, config_text
+from asks.hub.codexqueue import find_codex
 from asks.hub.credentials import Keyring, agent_token, revoke_agent
 from asks.hub.hookcmd import hook_url
 from asks.hub.hookconfig import (
@@ -318,8 +320,6 @@ def prepare(args: argparse.Namespace, config: Config, data_dir: Path) -> HubPlan
         )
     listener = bind_listener(host, port)
     load_token(data_dir)
-    from asks.hub.codexqueue import find_codex  # noqa: PLC0415 (only with the hub on)
-
     codex = find_codex(config.mcp.codex)
     return HubPlan(
         listener, Keyring(data_dir), host, codex=codex, typing_guard=config.ui.typing_guard
@@ -357,9 +357,10 @@ async def _serve(
 ) -> None:
     if after is not None:
         await after.wait()
-    from asks.hub.guard import Refusal  # noqa: PLC0415 (lazy: only with the hub on)
-    from asks.hub.narration import RefusalNotices, narrate  # noqa: PLC0415
-    from asks.hub.server import HubServer  # noqa: PLC0415
+    with startup.importing(part="hub-server"):  # the launch's tricks (asks/cli/startup.py)
+        from asks.hub.guard import Refusal  # noqa: PLC0415 (lazy: only with the hub on)
+        from asks.hub.narration import RefusalNotices, narrate  # noqa: PLC0415
+        from asks.hub.server import HubServer  # noqa: PLC0415
 
     def told(event: ev.HostEvent) -> None:
         for line in narrate(event, host.surface_port.projection):
@@ -417,12 +418,13 @@ def hub_session(
     journal: Journal, records: Sequence[Record], plan: HubPlan, *, resumed: bool
 ) -> Session:
     """An ``asks hub`` session (module docstring) on ``plan``'s port."""
-    from asks.agent.absent import AbsentAgent  # noqa: PLC0415 (only for asks hub)
-    from asks.agent.history import TAIL  # noqa: PLC0415
-    from asks.agent.prompts import PromptBroker  # noqa: PLC0415
-    from asks.agent.replay import resumed_notice  # noqa: PLC0415
-    from asks.hub.narration import RetoldHistory  # noqa: PLC0415
-    from asks.widgets.app import Session  # noqa: PLC0415
+    with startup.importing(part="hub-session"):  # the launch's tricks (asks/cli/startup.py)
+        from asks.agent.absent import AbsentAgent  # noqa: PLC0415 (only for asks hub)
+        from asks.agent.history import TAIL  # noqa: PLC0415
+        from asks.agent.prompts import PromptBroker  # noqa: PLC0415
+        from asks.agent.replay import resumed_notice  # noqa: PLC0415
+        from asks.hub.narration import RetoldHistory  # noqa: PLC0415
+        from asks.widgets.app import Session  # noqa: PLC0415
 
     focus = Focus.of_screen(plan.typing_guard)
     host = QuestionHost(journal, records, focus=focus, clock=trio.current_time)

@@ -32,6 +32,7 @@ import trio
 from asks.agent.hints import LINE_HINTS, AnswerHints
 from asks.agent.loop import Agent, Model, TurnOutcome
 from asks.agent.transcript import EntryKind
+from asks.cli import startup
 from asks.cli.journal import UsageError, check_resumable
 from asks.cli.journal import resume_hint as journal_hint
 from asks.cli.readconfig import config_notice
@@ -297,7 +298,8 @@ def hub_plan(args: argparse.Namespace, config: Config, data_dir: Path) -> Any:
         needs(Extra.HUB, "asks hub")
     else:
         needs(Extra.HUB, "asks --mcp" if args.mcp else "[mcp] enabled")
-    from asks.cli import hub  # noqa: PLC0415 (the hub's modules load only for the hub)
+    with startup.importing(part="hub"):  # the launch's tricks (asks/cli/startup.py)
+        from asks.cli import hub  # noqa: PLC0415 (the hub's modules load only for the hub)
 
     return hub.prepare(args, config, data_dir)
 
@@ -342,10 +344,12 @@ def _stderr_notice(text: str) -> None:
 
 def warm_up_first_question() -> None:
     """What the first question on screen would otherwise load and compile between the
-    model's tool call and the panel: the panel's drawing parts, the sanitizer's and the
-    reply edge's patterns (all left off the first frame, docs/architecture.md, "Launch")."""
+    model's tool call and the panel: the panel's drawing parts, the questions' briefs (the tab
+    bar's chips), the sanitizer's and the reply edge's patterns (all left off the first frame,
+    docs/architecture.md, "Launch")."""
     from asks import sanitize  # noqa: PLC0415
     from asks.agent import edge  # noqa: PLC0415
+    from asks.core import brief  # noqa: F401, PLC0415
     from asks.widgets.panel import view  # noqa: PLC0415
 
     sanitize.warm_up()

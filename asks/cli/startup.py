@@ -4,7 +4,9 @@ A trick is launch work done another way than plain Python would do it, kept only
 its keep (docs/decisions/0025-launch-tricks-in-one-place.md: each is measured on its own by
 ``bench/tricks_bench.py``, and one that saves less than ~5 ms of the first frame is deleted,
 its cost paid or designed away). :func:`importing` wraps the command line's imports
-(:mod:`asks.cli`) and applies what :data:`CHOSEN` holds:
+(:mod:`asks.cli`) and applies what :data:`CHOSEN` holds; a later block of imports that only
+some commands make (the hub's: asks/cli/hub.py) is wrapped the same way under a ``part`` name
+of its own (its own cache file):
 
 * :attr:`Trick.METHOD_CACHE` — attrs' generated methods come compiled from the last launch
   (:mod:`asks.core.codecache`; it shadows ``compile`` in attrs' private ``attr._make`` inside
@@ -30,7 +32,7 @@ import os
 from collections.abc import Collection, Iterator, Mapping
 from typing import Final
 
-from asks.core.codecache import cached_attrs_methods
+from asks.core.codecache import cache_file, cached_attrs_methods
 from asks.core.gcpause import paused_gc
 
 __all__ = ["CHOSEN", "ENV", "Trick", "chosen", "importing"]
@@ -58,11 +60,12 @@ CHOSEN: Final = chosen(os.environ)
 
 
 @contextlib.contextmanager
-def importing(tricks: Collection[Trick] = CHOSEN) -> Iterator[None]:
-    """The block of the command line's imports, with ``tricks`` applied."""
+def importing(tricks: Collection[Trick] = CHOSEN, *, part: str = "") -> Iterator[None]:
+    """The block of the command line's imports, with ``tricks`` applied; ``part``: the name of
+    a later block (module docstring), whose method cache is a file of its own."""
     with contextlib.ExitStack() as stack:
         if Trick.GC_PAUSE in tricks:
             stack.enter_context(paused_gc())
         if Trick.METHOD_CACHE in tricks:
-            stack.enter_context(cached_attrs_methods())
+            stack.enter_context(cached_attrs_methods(cache_file(part)))
         yield

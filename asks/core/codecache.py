@@ -104,9 +104,12 @@ def _resalted(code: CodeType, old: int, new: int) -> CodeType:
     return code.replace(co_consts=consts)
 
 
-def cache_file() -> Path:
-    """The cache, beside this module's .pyc."""
-    return Path(importlib.util.cache_from_source(__file__)).parent / "attrs-methods.bin"
+def cache_file(part: str = "") -> Path:
+    """The cache, beside this module's .pyc; ``part`` names the cache of another block (each
+    file holds exactly what its own block used: two blocks sharing one would rewrite it in
+    turn)."""
+    name = f"attrs-methods-{part}.bin" if part else "attrs-methods.bin"
+    return Path(importlib.util.cache_from_source(__file__)).parent / name
 
 
 def _read(path: Path) -> dict[str, Entry]:

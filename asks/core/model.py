@@ -20,8 +20,12 @@ from __future__ import annotations
 
 import enum
 import hashlib
+from typing import TYPE_CHECKING
 
 import attrs
+
+if TYPE_CHECKING:
+    from asks.core.brief import QuestionBrief
 
 MAX_QUESTIONS = 4
 MIN_OPTIONS = 2
@@ -102,6 +106,13 @@ class Question:
     def id(self) -> str:
         """The question's stable id (``q-`` and 10 hex digits)."""
         return self.ref.id
+
+    @property
+    def brief(self) -> QuestionBrief:
+        """Its header, who asked it and who its answer goes to."""
+        from asks.core.brief import QuestionBrief  # noqa: PLC0415 (off the launch: asks/core/brief.py)
+
+        return QuestionBrief(self.spec.header, self.source, self.recipient)
 
 
 class AnswerKind(enum.StrEnum):

@@ -20,11 +20,21 @@ from __future__ import annotations
 import enum
 import json
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import attrs
 
-from asks.core.model import Answer, AnswerKind, Option, Question, QuestionSpec, Resolution
+from asks.core.model import (
+    Answer,
+    AnswerKind,
+    Option,
+    Question,
+    QuestionSpec,
+    Resolution,
+)
+
+if TYPE_CHECKING:
+    from asks.core.brief import QuestionBrief
 
 RECIPIENT_PREFIX: Final = "perm:"
 EVENT: Final = "PermissionRequest"
@@ -93,8 +103,8 @@ def recipient_of(label: str) -> str:
     return RECIPIENT_PREFIX + label
 
 
-def is_permission(question: Question) -> bool:
-    """Is ``question`` an agent's permission request?"""
+def is_permission(question: Question | QuestionBrief) -> bool:
+    """Is ``question`` (or its brief) an agent's permission request?"""
     return question.recipient is not None and question.recipient.startswith(RECIPIENT_PREFIX)
 
 

@@ -1,11 +1,12 @@
 """Group commit of the hub's tool calls: the async calls that arrive together share one write
 and one fsync (docs/fleet-scale.md, "Group commit of the hub's calls").
 
-* At most one batch is open. A call that finds none opens one and leads it: it yields once
-  to the scheduler (shielded from cancellation) so that calls already runnable join it,
-  closes it, then decides and commits it in one synchronous step (:func:`commit`). A call
-  that finds a batch open joins it and waits for the leader; cancelled before the commit, it
-  leaves the batch and nothing of it is saved.
+* At most one batch is open. A call that finds none opens one and leads it: it yields to
+  the scheduler (shielded from cancellation) so that calls already on their way join it —
+  again while the batch grew in the last round, :data:`GATHER_ROUNDS` at most — closes it,
+  then decides and commits it in one synchronous step (:func:`commit`). A call that finds a
+  batch open joins it and waits for the leader; cancelled before the commit, it leaves the
+  batch and nothing of it is saved.
 * Deciding, in queue order: a *batchable* call (a UI is attached, a valid source label, new
   questions with ``"blocking": false``, a call id neither in the projection nor earlier in the
   batch) adds its ``group_asked`` and ``tool_result`` lines to the pending write. Any other
@@ -22,7 +23,7 @@ and one fsync (docs/fleet-scale.md, "Group commit of the hub's calls").
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 import attrs
 import trio
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
     from asks.host.state import HostState
 
 Started = ToolReply | Wait
+GATHER_ROUNDS: Final = 4  # the leader's yields at most while its batch keeps growing
 
 
 @attrs.define(eq=False)
@@ -74,6 +76,18 @@ class _Batch:
     calls: list[Queued]
 
 
+async def _gather(batch: _Batch) -> None:
+    """Let the calls already on their way join ``batch``: the leader yields to the scheduler
+    (shielded) while the batch still grew in the last round, :data:`GATHER_ROUNDS` at most
+    (a lone call yields once)."""
+    size = 0
+    for _ in range(GATHER_ROUNDS):
+        if len(batch.calls) == size:
+            return
+        size = len(batch.calls)
+        await trio.lowlevel.cancel_shielded_checkpoint()
+
+
 async def _follow(batch: _Batch, queued: Queued) -> None:
     """Join ``batch`` and sleep until its leader committed it. A cancellation delivered
     before that takes the call out of the batch at once (nothing of it is saved); once
@@ -104,7 +118,7 @@ class GroupCommit:
         batch = self._open
         if batch is None:
             batch = self._open = _Batch([queued])
-            await trio.lowlevel.cancel_shielded_checkpoint()  # the runnable calls join
+            await _gather(batch)
             self._open = None
             try:
                 commit(self._state, batch.calls)

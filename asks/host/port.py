@@ -13,12 +13,16 @@ as one operation of the state: what it has to tell is told once the state is con
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from asks.core.model import Question, QuestionRef
 from asks.core.tabs import TabKey
 from asks.host.state import HostState
 from asks.host.stats import HostStatistics, snapshot
 from asks.store.projection import ProjectionView
+
+if TYPE_CHECKING:
+    from asks.core.brief import QuestionBrief
 
 
 class Port:
@@ -38,6 +42,12 @@ class Port:
     def question(self, ref: QuestionRef) -> Question:
         """The question ``ref`` (any state: pending, answered, withdrawn)."""
         return self._state.question(ref)
+
+    def brief(self, ref: QuestionRef) -> QuestionBrief:
+        """Question ``ref``'s header, who asked it and who its answer goes to (any state),
+        without decoding the question where a resume has not yet (the tab bar reads it for
+        every tab)."""
+        return self._state.projection.brief(ref)
 
     def agent_of(self, tab: TabKey) -> str | None:
         """Who asked the question of ``tab`` (a Review tab: its wait's questions): its source

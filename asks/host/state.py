@@ -208,7 +208,7 @@ class HostState:
 
     def agent_of(self, ref: QuestionRef) -> Agent:
         """Who asked ``ref`` (its source label; ``None``: the session's own agent)."""
-        return self.projection.question(ref).source
+        return self.projection.asker(ref)
 
     def tab_agent(self, tab: TabKey) -> Agent:
         """Who asked the question of ``tab`` (a Review tab: its wait's questions)."""

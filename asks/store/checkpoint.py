@@ -14,9 +14,11 @@ the line of record ``n`` starts at ``starts[n]`` and holds ``seqs[n]`` and an en
 ``kinds[n]`` (:data:`asks.store.records.KINDS`); ``lines`` and ``warnings`` are the replay's
 for those bytes; ``state`` is the projection after folding those records, each value named
 by the number of the record that holds it (:func:`state_of`): question states as rows
-``(id, incarnation, asked_in, status, delivered, saved_at)``, calls as ``(call_id, made_in,
-result_in)``, notes as ``(sent_in, delivered)``, the small maps by value, the conversation as
-record numbers.
+``(id, incarnation, asked_in, status, delivered, saved_at, brief)`` (``brief``: a pending
+question's :class:`~asks.core.brief.QuestionBrief` fields, read without decoding it:
+:meth:`~asks.store.projection.Projection.brief`; ``None`` for the others),
+calls as ``(call_id, made_in, result_in)``, notes as ``(sent_in, delivered)``, the small maps
+by value, the conversation as record numbers.
 
 Invariants:
 
@@ -86,7 +88,7 @@ from asks.store.records import Conversation, Table
 
 __all__ = ["Checkpoint", "checkpoint_path", "encode", "parse", "restore"]
 
-FORMAT: Final = 1
+FORMAT: Final = 2  # 2: the questions' briefs
 SUFFIX: Final = ".checkpoint"
 # Pending questions a restore finds by a scan of the ids each; past this, by one map of all.
 PENDING_SCANS: Final = 16
@@ -95,6 +97,7 @@ _STATUSES: Final = tuple(QuestionStatus)
 # A status's code by its value (a str hashes in C, an enum member in Python).
 _STATUS_CODE: Final = {status.value: n for n, status in enumerate(_STATUSES)}
 _STATUS_VALUE: Final = attrgetter("status._value_")
+_PENDING_CODE: Final = _STATUS_CODE[QuestionStatus.PENDING.value]
 
 
 def _fields(cls: type[Any]) -> str:
@@ -336,15 +339,39 @@ _ID, _INCARNATION = attrgetter("id"), attrgetter("incarnation")
 
 
 def _question_columns(refs: list[QuestionRef], states: list[QuestionState]) -> Columns:
-    """ids, incarnations, asked_in, status codes, delivered, saved_at (in C, no loop here)."""
+    """ids, incarnations, asked_in, status codes, delivered, saved_at (in C, no loop here),
+    and the pending questions' briefs (:func:`_briefs`)."""
+    codes = bytearray(map(_STATUS_CODE.__getitem__, map(_STATUS_VALUE, states)))
     return [
         list(map(_ID, refs)),
         array("q", map(_INCARNATION, refs)),
         array("q", map(attrgetter("asked_in"), states)),
-        bytearray(map(_STATUS_CODE.__getitem__, map(_STATUS_VALUE, states))),
+        codes,
         bytearray(map(attrgetter("delivered"), states)),
         array("q", map(attrgetter("saved_at"), states)),
+        _briefs(states, codes),
     ]
+
+
+def _briefs(states: list[QuestionState], codes: bytearray) -> list[Any]:
+    """The briefs of the pending questions as tuples ``(header, source, recipient)``, ``None``
+    in the rows of the others (a question that is not pending has its brief read from itself;
+    one slot per row, a tuple per pending one), each label one object (a few agents label
+    thousands of questions: marshal then saves each once). A loop over the pending rows only,
+    found in C."""
+    briefs: list[tuple[str, str | None, str | None] | None] = [None] * len(states)
+    seen: dict[str | None, str | None] = {}
+    row = codes.find(_PENDING_CODE)
+    while row >= 0:
+        question = states[row].question
+        source, recipient = question.source, question.recipient
+        briefs[row] = (
+            question.spec.header,
+            seen.setdefault(source, source),
+            seen.setdefault(recipient, recipient),
+        )
+        row = codes.find(_PENDING_CODE, row + 1)
+    return briefs
 
 
 def _current_columns(ids: list[str], refs: list[QuestionRef]) -> Columns:
@@ -386,10 +413,10 @@ def _dumpable(columns: Columns) -> list[Any]:
 
 def _loaded(columns: list[Any], codes: str) -> Columns:
     """The columns :func:`_dumpable` saved: ``codes`` says each one's kind (``s``: strings,
-    ``q``: int64, ``b``: bytes)."""
+    ``t``: tuples or ``None``, ``q``: int64, ``b``: bytes)."""
     loaded: Columns = []
     for column, code in zip(columns, codes, strict=True):
-        if code == "s":
+        if code in "st":  # strings; tuples of plain values or None
             loaded.append(list(column))
         elif code == "b":
             loaded.append(bytearray(column))
@@ -441,7 +468,8 @@ def restore(projection: Projection, state: tuple[Any, ...], records: Sequence[Re
         conversation,
     ) = state
     entry = _entries(records)
-    projection.by_ref = _question_map(_loaded(questions, "sqqbbq"), pending, entry)
+    projection.by_ref = _question_map(_loaded(questions, "sqqbbqt"), pending, entry)
+    projection.peek = projection.by_ref.peek
     ids, incarnations = _loaded(current, "sq")
     projection.current = LazyMap(
         len(ids),
@@ -504,6 +532,7 @@ def _by_ref(
     positions: Callable[[], dict[Any, int]],
 ) -> LazyMap[QuestionRef, QuestionState]:
     ids, incarnations = columns[0], columns[1]
+    briefs = columns[6]
     return LazyMap(
         len(ids),
         lambda n: QuestionRef(ids[n], incarnations[n]),
@@ -512,6 +541,7 @@ def _by_ref(
         seed=seed,
         norm=_ref_pair,
         source=columns,
+        peek=briefs.__getitem__,
     )
 
 
@@ -545,7 +575,7 @@ def _positions(ids: list[str], incarnations: array[int]) -> dict[tuple[str, int]
 def _question_state(
     n: int, columns: Columns, entry: Callable[[int, type[Any]], Any]
 ) -> QuestionState:
-    ids, incarnations, asked, statuses, delivered, saved = columns
+    ids, incarnations, asked, statuses, delivered, saved = columns[:6]
     ref = QuestionRef(ids[n], incarnations[n])
     group: GroupAsked = entry(asked[n], GroupAsked)
     question = next((q for q in group.questions if q.ref == ref), None)

@@ -14,6 +14,10 @@ key to its position (built when a lookup misses the positions ``seed`` knew), bo
 * Iterating the keys builds no value (``items()`` and ``values()`` build each, as lookups).
 * Deletion and ``repr`` first build the whole ``dict`` once (every value not built yet) and
   from then on it is that dict's.
+* :meth:`LazyMap.peek` reads what ``peek(p)`` gives of a key's value from the columns (a
+  plain tuple of some of its fields) while that value is not built (``None`` once it is, or
+  for a key not from the checkpoint): a reader that needs a part of many values (who asked
+  each pending question) builds none.
 * What a checkpoint writer reads: :attr:`count`, the values built so far by position
   (:attr:`made`), the keys inserted since (:attr:`inserted`) and, once thawed, the whole
   dict (:attr:`thawed`): the saved columns of the values never built are still right.
@@ -41,6 +45,7 @@ class LazyMap(MutableMapping[K, V]):
         "_make",
         "_new",
         "_norm",
+        "_peek",
         "_positions",
         "_seed",
         "_whole",
@@ -57,8 +62,9 @@ class LazyMap(MutableMapping[K, V]):
         seed: dict[Any, int] | None = None,
         norm: Callable[[K], Any] | None = None,
         source: Any = None,
+        peek: Callable[[int], Any] | None = None,
     ) -> None:
-        self._count, self._norm = count, norm
+        self._count, self._norm, self._peek = count, norm, peek
         self._key, self._make = key, make
         self._positions: Callable[[], dict[Any, int]] | dict[Any, int] = positions
         self._seed = seed or {}
@@ -93,6 +99,17 @@ class LazyMap(MutableMapping[K, V]):
     def inserted(self) -> dict[K, V]:
         """The keys inserted that the checkpoint did not have, in order."""
         return self._new
+
+    def peek(self, key: K) -> Any:
+        """``peek(position)`` of ``key`` while its value is not built and the map not thawed
+        (module docstring); else ``None``."""
+        peek = self._peek
+        if peek is None or self._whole is not None or key in self._new:
+            return None
+        position = self._position(key)
+        if position is None or position in self._made:
+            return None
+        return peek(position)
 
     def _position(self, key: K) -> int | None:
         if self._norm is not None:

@@ -38,12 +38,18 @@ number too, read back when asked for (docs/fleet-scale.md, "The lean pending sta
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequence
-from typing import Protocol
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping, Sequence
+from typing import TYPE_CHECKING, Protocol
 
 import attrs
 
-from asks.core.model import Question, QuestionRef, QuestionStatus, Resolution, ResolutionKind
+from asks.core.model import (
+    Question,
+    QuestionRef,
+    QuestionStatus,
+    Resolution,
+    ResolutionKind,
+)
 from asks.store.entries import (
     ChatMessage,
     FeedbackDelivered,
@@ -62,6 +68,9 @@ from asks.store.entries import (
     Withdrawn,
 )
 from asks.store.records import Conversation, Read, read_result
+
+if TYPE_CHECKING:
+    from asks.core.brief import QuestionBrief
 
 NO_RECORD = -1  # a state's record number when no record gave it that value
 
@@ -263,8 +272,15 @@ class ProjectionView(Protocol):
     def question(self, ref: QuestionRef) -> Question:
         """The question ``ref`` (any state)."""
 
+    def brief(self, ref: QuestionRef) -> QuestionBrief:
+        """Its header, who asked it, who its answer goes to (any state), without decoding it
+        when a resume has not yet."""
+
     def group_notes(self, refs: Iterable[QuestionRef]) -> list[tuple[str, tuple[QuestionRef, ...]]]:
         """The person's group notes of ``refs``, each with the questions it covers."""
+
+
+Brief = tuple[str, str | None, str | None]  # a QuestionBrief's fields, as a checkpoint keeps them
 
 
 @attrs.define(eq=False)
@@ -285,6 +301,11 @@ class Projection:
     duplicate_receipts: int = 0
     records: int = 0
     changes: Changes = attrs.field(factory=Changes, init=False, repr=False)
+    # After a checkpoint's restore: a question's brief fields from the checkpoint's columns
+    # while it is not decoded, else None (:meth:`brief`; ``LazyMap.peek`` of ``by_ref``).
+    peek: Callable[[QuestionRef], Brief | None] | None = attrs.field(
+        default=None, init=False, repr=False
+    )
     _senders: tuple[int, int] = attrs.field(default=(-1, 0), init=False, repr=False)
     # the journal's records read back by number (:meth:`read_back`), else None
     read: Read | None = attrs.field(default=None, init=False, repr=False)
@@ -420,14 +441,34 @@ class Projection:
     def question(self, ref: QuestionRef) -> Question:
         return self.by_ref[ref].question
 
+    def brief(self, ref: QuestionRef) -> QuestionBrief:
+        """The brief of question ``ref`` (any state): after a resume, read from the
+        checkpoint's columns while the question is not decoded (:attr:`peek`)."""
+        if self.peek is not None and (found := self.peek(ref)) is not None:
+            from asks.core.brief import QuestionBrief  # noqa: PLC0415 (off the launch)
+
+            return QuestionBrief(*found)
+        return self.by_ref[ref].question.brief
+
+    def asker(self, ref: QuestionRef) -> str | None:
+        """Who asked question ``ref`` (its brief's ``source``), read as :meth:`brief` is."""
+        if self.peek is not None and (found := self.peek(ref)) is not None:
+            return found[1]
+        return self.by_ref[ref].question.source
+
     def pending_senders(self) -> int:
         """How many recipients (agents) the pending questions are from, when some are hub
         agents' (else 0); remembered until the next record."""
         if self._senders[0] != self.records:
-            by_ref = self.by_ref
-            found = {by_ref[ref].question.recipient for ref in self.pending}
+            found = {self._recipient_of(ref) for ref in self.pending}
             self._senders = (self.records, len(found) if found - {None} else 0)
         return self._senders[1]
+
+    def _recipient_of(self, ref: QuestionRef) -> str | None:
+        """Who question ``ref``'s answer goes to, read as :meth:`brief` is."""
+        if self.peek is not None and (found := self.peek(ref)) is not None:
+            return found[2]
+        return self.by_ref[ref].question.recipient
 
     def askers(self) -> Iterator[str | None]:
         """The source of each group asked, in journal order (reads each group's line: for

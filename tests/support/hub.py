@@ -119,18 +119,27 @@ async def raw_post(
 ) -> bytes:
     """One POST (token :data:`TOKEN`) on its own connection, closed once the response is
     read; the raw response."""
+    headers = [
+        ("X-Asks-Agent", agent),
+        ("Accept", "application/json, text/event-stream"),
+        ("Content-Type", "application/json"),
+    ]
+    if session is not None:
+        headers += [("Mcp-Session-Id", session), ("MCP-Protocol-Version", "2025-06-18")]
+    return await raw_request(port, headers, body)
+
+
+async def raw_request(port: int, headers: list[tuple[str, str]], body: object) -> bytes:
+    """One POST of ``body`` as JSON to ``/mcp`` (token :data:`TOKEN`, then ``headers``) on
+    its own connection, closed once the response is read; the raw response."""
     data = json.dumps(body).encode()
     head = [
         "POST /mcp HTTP/1.1",
         f"Host: 127.0.0.1:{port}",
         f"Authorization: Bearer {TOKEN}",
-        f"X-Asks-Agent: {agent}",
-        "Accept: application/json, text/event-stream",
-        "Content-Type: application/json",
+        *(f"{name}: {value}" for name, value in headers),
         f"Content-Length: {len(data)}",
     ]
-    if session is not None:
-        head += [f"Mcp-Session-Id: {session}", "MCP-Protocol-Version: 2025-06-18"]
     stream = await trio.open_tcp_stream("127.0.0.1", port)
     await stream.send_all(("\r\n".join(head) + "\r\n\r\n").encode() + data)
     got = b""

@@ -358,12 +358,12 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         string per distinct text, shared by the questions whose chips read the same)."""
         header = self._headers.get(ref)
         if header is None:
-            question = self._host.question(ref)
-            header = sanitize_line(question.spec.header) or "?"
-            if is_permission(question):  # an agent's permission request: who, then what
-                header = f"{sanitize_line(question.source or '')} · {header}"
-            elif question.source:  # several agents share the host: say who asked
-                header = f"{header} ({sanitize_line(question.source)})"
+            brief = self._host.brief(ref)  # a resumed question is not decoded for its chip
+            header = sanitize_line(brief.header) or "?"
+            if is_permission(brief):  # an agent's permission request: who, then what
+                header = f"{sanitize_line(brief.source or '')} · {header}"
+            elif brief.source:  # several agents share the host: say who asked
+                header = f"{header} ({sanitize_line(brief.source)})"
             header = self._headers[ref] = self._texts.setdefault(header, header)
         return header
 
