@@ -136,9 +136,10 @@ async def test_calls_arriving_together_share_one_write_and_fsync(tmp_path: Path)
             assert {d["ref"]["incarnation"] for d in line["questions"]} == {line["seq"]}
 
 
-async def test_calls_a_few_scheduler_rounds_behind_join_the_batch(tmp_path: Path) -> None:
-    """A call whose request is still being read when the batch opens (it reaches the port a
-    round or two later) joins it while the batch keeps growing; a lone call is saved alone."""
+async def test_calls_one_scheduler_round_behind_join_the_batch(tmp_path: Path) -> None:
+    """A call whose request is still being read when the batch opens (it reaches the port
+    one scheduler round later) joins it, whatever order trio runs the tasks in; a lone call
+    is saved alone."""
     rig = Rig.create(tmp_path)
     ops = counted(rig)
     hub = rig.host.hub_port
@@ -149,10 +150,10 @@ async def test_calls_a_few_scheduler_rounds_behind_join_the_batch(tmp_path: Path
         await hub.ask("agent", f"c{i}", call(q(f"Q{i}?"), blocking=False))
 
     async with trio.open_nursery() as nursery:
-        for i, rounds in enumerate((0, 0, 1, 1, 2, 3)):
+        for i, rounds in enumerate((0, 0, 1, 1, 1)):
             nursery.start_soon(late, i, rounds)
     assert ops.fsyncs == 1
-    assert len(rig.host.surface_port.projection.pending) == 6
+    assert len(rig.host.surface_port.projection.pending) == 5
     await hub.ask("agent", "c9", call(q("Alone?"), blocking=False))
     assert ops.fsyncs == 2
 

@@ -2,8 +2,8 @@
 and one fsync (docs/fleet-scale.md, "Group commit of the hub's calls").
 
 * At most one batch is open. A call that finds none opens one and leads it: it yields to
-  the scheduler (shielded from cancellation) so that calls already on their way join it —
-  again while the batch grew in the last round, :data:`GATHER_ROUNDS` at most — closes it,
+  the scheduler (shielded from cancellation), :data:`GATHER_ROUNDS` times, so that calls
+  already on their way join it (one round behind it at most), closes it,
   then decides and commits it in one synchronous step (:func:`commit`). A call that finds a
   batch open joins it and waits for the leader; cancelled before the commit, it leaves the
   batch and nothing of it is saved.
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from asks.host.state import HostState
 
 Started = ToolReply | Wait
-GATHER_ROUNDS: Final = 4  # the leader's yields at most while its batch keeps growing
+GATHER_ROUNDS: Final = 2  # the leader's yields before it closes its batch
 
 
 @attrs.define(eq=False)
@@ -76,15 +76,11 @@ class _Batch:
     calls: list[Queued]
 
 
-async def _gather(batch: _Batch) -> None:
-    """Let the calls already on their way join ``batch``: the leader yields to the scheduler
-    (shielded) while the batch still grew in the last round, :data:`GATHER_ROUNDS` at most
-    (a lone call yields once)."""
-    size = 0
+async def _gather(_batch: _Batch) -> None:
+    """Let the calls already on their way join the batch: the leader yields to the scheduler
+    :data:`GATHER_ROUNDS` times (shielded), so a call that reaches the port up to one
+    scheduler round after the leader joins it."""
     for _ in range(GATHER_ROUNDS):
-        if len(batch.calls) == size:
-            return
-        size = len(batch.calls)
         await trio.lowlevel.cancel_shielded_checkpoint()
 
 
