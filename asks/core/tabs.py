@@ -3,9 +3,10 @@
 Tabs are the pending questions in the order given (the host groups them by agent,
 :mod:`asks.core.agents`; each agent's in arrival order); a multi-question wait adds its Review tab
 right after its last pending question. The strip is rebuilt only when marked dirty (the
-projection or the set of waits changed), and keeps an index so that lookups and relative moves
-cost the same with 1 or 100 tabs. When the selected tab goes away, the nearest surviving tab
-after it (else before it) is selected: a resolution never throws the person to the far end.
+projection or the set of waits changed), and keeps an index, made at the first lookup after a
+rebuild, so that lookups and relative moves cost the same with 1 or 100 tabs. When the selected
+tab goes away, the nearest surviving tab after it (else before it) is selected: a resolution
+never throws the person to the far end.
 """
 
 from __future__ import annotations
@@ -31,13 +32,21 @@ class TabStrip:
     """Ordered tabs with an index and a selection (see module docstring)."""
 
     # A plain class, not attrs: building one is ~0.5 M instructions of every launch.
-    __slots__ = ("_dirty", "_index", "_selected", "tabs")
+    __slots__ = ("_dirty", "_indexed", "_selected", "tabs")
 
     def __init__(self, tabs: tuple[TabKey, ...] = (), selected: TabKey | None = None) -> None:
         self.tabs = tabs
         self._selected = selected
         self._dirty = True
-        self._index: dict[TabKey, int] = {}
+        self._indexed: dict[TabKey, int] | None = None  # made at the first lookup after a rebuild
+
+    @property
+    def _index(self) -> dict[TabKey, int]:
+        """Each tab's position: made when first asked for after a rebuild (a burst of
+        rebuilds with no lookup between, as the hub's batches under load, makes none)."""
+        if self._indexed is None:
+            self._indexed = dict(zip(self.tabs, range(len(self.tabs)), strict=True))
+        return self._indexed
 
     def __contains__(self, tab: object) -> bool:
         return tab in self._index
@@ -81,17 +90,17 @@ class TabStrip:
             ]
             for last, call_id in sorted(reviews, reverse=True):
                 tabs.insert(last + 1, ReviewKey(call_id))
-        old, old_index = self.tabs, self._index
+        old = self.tabs
         self.tabs = tuple(tabs)
-        self._index = dict(zip(self.tabs, range(len(self.tabs)), strict=True))
-        if self._selected is None or self._selected not in self._index:
-            self._reselect(old, old_index)
+        self._indexed = None
+        if self._selected is None or self._selected not in self.tabs:  # C-speed, identity first
+            self._reselect(old)
 
-    def _reselect(self, old: tuple[TabKey, ...], old_index: dict[TabKey, int]) -> None:
+    def _reselect(self, old: tuple[TabKey, ...]) -> None:
         if not self.tabs:
             self._selected = None
             return
-        index = old_index.get(self.selected, 0) if self.selected is not None else 0
+        index = old.index(self.selected) if self.selected in old else 0
         for candidate in old[index:] + old[:index][::-1]:
             if candidate in self._index:
                 self._selected = candidate
