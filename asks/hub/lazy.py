@@ -25,7 +25,6 @@ from typing import Any, Final
 import attrs
 import trio
 
-from asks.host.hub import HubPort
 from asks.hub.calls import HubCalls
 from asks.hub.guard import App, Receive, Scope, Send
 
@@ -37,8 +36,7 @@ class SdkPlan:
     """Everything the SDK's app is made from, known before the SDK loads (the fields of
     :class:`~asks.hub.server.HubServer` of the same names say what each means)."""
 
-    port: HubPort
-    calls: HubCalls  # the tools' rules, shared with the guard's lean path
+    calls: HubCalls  # the tools' rules on the hub's port, shared with the guard's lean path
     instructions: str
     path: str
     bind_host: str

@@ -70,7 +70,7 @@ def build(plan: SdkPlan) -> SdkApp:
     server.add_request_handler("tools/call", types.CallToolRequestParams, tools.call_tool)
     tasks = None
     if plan.offer_tasks:
-        tools.tasks = tasks = TaskMethods(plan.port, server, tools.label_of)
+        tools.tasks = tasks = TaskMethods(plan.calls.port, server, tools.label_of)
         tasks.install()
     security = TransportSecuritySettings(
         enable_dns_rebinding_protection=True,

@@ -103,7 +103,6 @@ class HubServer:
         hosts = host_names(self.bind_host, bound_port)
         calls = HubCalls(self.port, self.progress_every, self._courier)
         plan = SdkPlan(
-            port=self.port,
             calls=calls,
             instructions=INSTRUCTIONS,
             path=PATH,
