@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import trio
 from support.agent_rig import AgentRig
-from support.rig import FlakyOps, call, q
+from support.rig import CountingOps, call, q
 
 from asks import contract
 from asks.agent.context import context_from_journal
@@ -22,18 +22,6 @@ from asks.core.events import HostEvent, QuestionAsked, StorageFailed
 from asks.core.model import question_id
 from asks.host.commands import PanelCommand
 from asks.store.journal import read_records
-
-
-class CountingOps(FlakyOps):
-    """FlakyOps that counts fsyncs."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.fsyncs = 0
-
-    def fsync(self, fd: int) -> None:
-        self.fsyncs += 1
-        super().fsync(fd)
 
 
 class ReplyModel:

@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 
 import trio
-from support.rig import FlakyOps, Rig, call, q
+from support.rig import CountingOps, Rig, call, q
 
 from asks.contract import ResultEnvelope, ToolError
 from asks.core.events import HostEvent, QuestionAsked, StorageFailed
@@ -22,18 +22,6 @@ from asks.core.model import Outcome
 from asks.host.hub import HubPort
 from asks.store.entries import ChatMessage
 from asks.store.journal import Journal, StorageError
-
-
-class CountingOps(FlakyOps):
-    """FlakyOps that counts fsyncs of the journal file."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.fsyncs = 0
-
-    def fsync(self, fd: int) -> None:
-        self.fsyncs += 1
-        super().fsync(fd)
 
 
 def lines(path: Path) -> list[dict[str, object]]:

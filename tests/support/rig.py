@@ -65,6 +65,18 @@ class FlakyOps(FileOps):
         self.fail_truncate = unconfirmed
 
 
+class CountingOps(FlakyOps):
+    """FlakyOps that counts fsyncs of the journal file."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fsyncs = 0
+
+    def fsync(self, fd: int) -> None:
+        self.fsyncs += 1
+        super().fsync(fd)
+
+
 class Clock:
     """A monotonic clock the test moves by hand."""
 
