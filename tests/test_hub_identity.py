@@ -85,6 +85,33 @@ async def test_a_header_label_that_is_not_clean_is_refused_not_folded(
     assert rig.path.read_bytes() == before and rig.host.hub_port.agents() == ()
 
 
+@pytest.mark.parametrize(
+    "twice",
+    [
+        [("X-Asks-Agent", "team/a"), ("X-Asks-Agent", "reviewer")],
+        [("X-Asks-Agent", "reviewer"), ("x-asks-agent", "planner")],
+        [("Authorization", "Bearer nope")],
+        [("Host", "evil.example:80")],
+        [("Origin", "http://127.0.0.1"), ("Origin", "http://evil.example")],
+    ],
+)
+async def test_a_header_the_guard_decides_on_sent_twice_is_refused(
+    rig: Rig, hub: HubServer, twice: list[tuple[str, str]]
+) -> None:
+    """The guard would read one copy, the SDK's handlers the other: neither is trusted (the
+    token and the Host come first from the test's raw request)."""
+    from support.hub import raw_request  # noqa: PLC0415
+
+    port = hub.listener.getsockname()[1]
+    before = rig.path.read_bytes()
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "check_answers"}}
+    got = await raw_request(port, twice, call)
+    assert got.startswith(b"HTTP/1.1 400"), got[:200]
+    if twice[0][0] != "Host":  # two Hosts: h11 refuses the request before the guard sees it
+        assert b"more than once" in got
+    assert rig.path.read_bytes() == before and rig.host.hub_port.agents() == ()
+
+
 async def test_two_client_names_that_fold_alike_stay_two_agents(rig: Rig, hub: HubServer) -> None:
     assert hub.url is not None
     async with (

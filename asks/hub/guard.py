@@ -2,6 +2,9 @@
 
 Every HTTP request, before the SDK sees it:
 
+0. A header the guard decides on (``Host``, ``Origin``, ``Authorization``, ``X-Asks-Agent``:
+   :data:`SINGLE`) sent more than once → 400: the guard and the SDK's handlers would read
+   different copies (the guard the last, Starlette the first).
 1. ``Host`` must be one of the names the server is bound as (``127.0.0.1:P``, ``localhost:P``,
    ``[::1]:P``; DNS rebinding) → else 421; an ``Origin``, if sent, must be such a name too →
    else 403 (the MCP spec's rule for streamable HTTP).
@@ -240,6 +243,8 @@ class HubGuard:
 
     def _refusal(self, scope: Scope) -> tuple[int, str, Iterable[tuple[bytes, bytes]]] | None:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        if (twice := _twice(scope["headers"], len(headers))) is not None:
+            return 400, f"The {twice} header was sent more than once: send it once.", ()
         if headers.get("host") not in self.hosts:
             return 421, "This MCP server only answers to its loopback address.", ()
         origin = headers.get("origin")
@@ -294,6 +299,21 @@ class HubGuard:
                     self.port.delivered(offer)
 
         return send_then_receipt
+
+
+SINGLE: Final = ("host", "origin", "authorization", HEADER)
+"""The headers the guard decides on: each may come at most once (the guard and the SDK's
+handlers must read the same value; RFC 9110 §7.2 for ``Host``)."""
+
+
+def _twice(raw: Iterable[tuple[bytes, bytes]], distinct: int) -> str | None:
+    """The name of a :data:`SINGLE` header sent more than once, if any (``distinct``: how many
+    distinct names there are: when it equals the count, no name repeats and nothing is
+    scanned)."""
+    names = [name.decode("latin-1").lower() for name, _ in raw]
+    if len(names) == distinct:
+        return None
+    return next((name for name in SINGLE if names.count(name) > 1), None)
 
 
 CLOSE = ((b"connection", b"close"),)
