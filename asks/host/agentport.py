@@ -105,7 +105,7 @@ class AgentPort(Port):
         ``{"questionId": …}`` can wait on. Questions of hub agents are not listed."""
         projection = self._state.projection
         return tuple(
-            ref.id for ref in projection.pending if projection.question(ref).recipient is None
+            ref.id for ref in projection.pending if projection.brief(ref).recipient is None
         )
 
     def interrupt(self, reason: str = "the turn was interrupted") -> None:

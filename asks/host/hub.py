@@ -194,7 +194,7 @@ class HubPort:
         recipient = recipient_of(label)
         projection = self._state.projection
         return tuple(
-            ref.id for ref in projection.pending if projection.question(ref).recipient == recipient
+            ref.id for ref in projection.pending if projection.brief(ref).recipient == recipient
         )
 
     # -- offers --------------------------------------------------------------------------

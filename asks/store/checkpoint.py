@@ -363,10 +363,10 @@ def _briefs(states: list[QuestionState], codes: bytearray) -> list[Any]:
     seen: dict[str | None, str | None] = {}
     row = codes.find(_PENDING_CODE)
     while row >= 0:
-        question = states[row].question
-        source, recipient = question.source, question.recipient
+        brief = states[row].brief  # held: nothing read back
+        source, recipient = brief.source, brief.recipient
         briefs[row] = (
-            question.spec.header,
+            brief.header,
             seen.setdefault(source, source),
             seen.setdefault(recipient, recipient),
         )

@@ -39,7 +39,7 @@ number too, read back when asked for (docs/fleet-scale.md, "The lean pending sta
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping, Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Final, Protocol
 
 import attrs
 
@@ -67,7 +67,14 @@ from asks.store.entries import (
     WaitOpened,
     Withdrawn,
 )
-from asks.store.records import Conversation, Read, read_result
+from asks.store.records import (
+    Conversation,
+    Read,
+    RecentGroups,
+    read_group,
+    read_question,
+    read_result,
+)
 
 if TYPE_CHECKING:
     from asks.core.brief import QuestionBrief
@@ -78,9 +85,12 @@ NO_RECORD = -1  # a state's record number when no record gave it that value
 @attrs.define(eq=False)
 class QuestionState:
     """One question incarnation and what happened to it; ``asked_in`` is the number of the
-    record of the group that asked it, ``saved_at`` that of ``saved_in``."""
+    record of the group that asked it, ``saved_at`` that of ``saved_in``. The question is
+    held, or, kept by number (:meth:`keep_by_number`), read back from record ``asked_in``
+    when asked for (:class:`~asks.store.records.RecordUnreadable` if it cannot be), its brief
+    held (docs/fleet-scale.md, "Questions by number")."""
 
-    question: Question
+    _question: Question | None
     status: QuestionStatus = QuestionStatus.PENDING
     resolution: Resolution | None = None
     delivered: bool = False
@@ -88,6 +98,27 @@ class QuestionState:
     saved_in: Resolved | None = None  # the line that saved the resolution (its group note)
     asked_in: int = NO_RECORD
     saved_at: int = NO_RECORD
+    _ref: QuestionRef | None = attrs.field(default=None, init=False)
+    _brief: QuestionBrief | None = attrs.field(default=None, init=False)
+    _read: Read | None = attrs.field(default=None, init=False)
+
+    @property
+    def question(self) -> Question:
+        """The question as asked (read back if kept by number)."""
+        held = self._question
+        if held is not None:
+            return held
+        assert self._read is not None and self._ref is not None  # kept by number
+        return read_question(self._read, self.asked_in, self._ref)
+
+    @property
+    def brief(self) -> QuestionBrief:
+        """Its header, who asked it, who its answer goes to (never read back)."""
+        return self._brief if self._brief is not None else self.question.brief
+
+    def keep_by_number(self, ref: QuestionRef, brief: QuestionBrief, read: Read) -> None:
+        """From now on keep the question as record ``asked_in``'s, read back with ``read``."""
+        self._ref, self._brief, self._read, self._question = ref, brief, read, None
 
 
 @attrs.define(eq=False)
@@ -99,21 +130,32 @@ class NoteState:
     sent_in: int = NO_RECORD  # the number of the note's record
 
 
+class _ByNumber:
+    """What a call keeps in place of its group when it keeps it by number."""
+
+    __slots__ = ()
+
+
+BY_NUMBER: Final = _ByNumber()
+
+
 @attrs.define(eq=False)
 class CallState:
     """One ``ask_user_question`` tool call. Its result is held, or, closed by
     :meth:`close` with a reader, kept as its record's number and read back when asked for
-    (:class:`~asks.store.records.RecordUnreadable` if it cannot be)."""
+    (:class:`~asks.store.records.RecordUnreadable` if it cannot be); so is its group
+    (``group_asked``, record ``made_in``) once :meth:`keep_group_by_number` was called."""
 
     call_id: str
     refs: tuple[QuestionRef, ...]
     blocking: bool
-    group_asked: GroupAsked | None = None
+    _group_asked: GroupAsked | _ByNumber | None = None
     _result: ToolResult | None = None
     asked_at: float | None = None  # its record's ``ts``: when the call was saved
     made_in: int = NO_RECORD  # the number of that record (a group or a wait)
     result_in: int = NO_RECORD  # the number of the result's record
-    _read: Read | None = attrs.field(default=None, init=False)
+    _read: Read | None = attrs.field(default=None, init=False)  # the results'
+    _groups: Read | None = attrs.field(default=None, init=False)  # the group's
 
     @property
     def result(self) -> ToolResult | None:
@@ -121,6 +163,25 @@ class CallState:
         if self._read is None:
             return self._result
         return read_result(self._read, self.result_in, self.call_id)
+
+    @property
+    def group_asked(self) -> GroupAsked | None:
+        """The line that asked its questions (None for a wait; read back if kept by number)."""
+        asked = self._group_asked
+        if not isinstance(asked, _ByNumber):
+            return asked
+        assert self._groups is not None
+        return read_group(self._groups, self.made_in, self.call_id)
+
+    @property
+    def asks_group(self) -> bool:
+        """Whether a ``group_asked`` line made it (not a wait), without reading it."""
+        return self._group_asked is not None
+
+    def keep_group_by_number(self, read: Read) -> None:
+        """From now on keep the group as record ``made_in``'s, read back with ``read``."""
+        if self._group_asked is not None:
+            self._group_asked, self._groups = BY_NUMBER, read
 
     def close(self, result: ToolResult, number: int, read: Read | None) -> None:
         """Record ``number``, ``result``, closed the call: held, or by number with ``read``."""
@@ -309,12 +370,19 @@ class Projection:
     _senders: tuple[int, int] = attrs.field(default=(-1, 0), init=False, repr=False)
     # the journal's records read back by number (:meth:`read_back`), else None
     read: Read | None = attrs.field(default=None, init=False, repr=False)
+    # the groups read back, the last ones kept (:meth:`read_back`), else None
+    groups: Read | None = attrs.field(default=None, init=False, repr=False)
+    # one brief per distinct (header, source, recipient) of the questions kept by number
+    _briefs: dict[Brief, QuestionBrief] = attrs.field(factory=dict, init=False, repr=False)
 
     def read_back(self, read: Read) -> None:
         """From now on, keep the tool results folded by their number only, read back with
         ``read`` (record ``n`` as this projection numbers it) when asked for (docs/fleet-scale.md,
-        "The lean pending state"); those folded before stay held."""
+        "The lean pending state"), and so the questions and groups (through
+        :class:`~asks.store.records.RecentGroups`: "Questions by number"); those folded
+        before stay held."""
         self.read = read
+        self.groups = RecentGroups(read)
         self.conversation.read_back(read)
 
     def apply_all(self, records: Iterable[Record]) -> None:
@@ -379,13 +447,30 @@ class Projection:
     def _group_asked(self, entry: GroupAsked, ts: float, number: int) -> None:
         by_ref, current, pending = self.by_ref, self.current, self.pending
         refs = tuple([question.ref for question in entry.questions])
+        # by number: an async group's (a blocking one's are few, and its wait's result reads them)
+        groups = self.groups if self.read is not None and not entry.blocking else None
         for ref, question in zip(refs, entry.questions, strict=True):
-            by_ref[ref] = QuestionState(question, asked_in=number)
+            state = by_ref[ref] = QuestionState(question, asked_in=number)
+            if groups is not None:
+                state.keep_by_number(ref, self._brief_of(question), groups)
             current[ref.id] = ref
             pending[ref] = None
         self.changes.refs.update(refs)
         self.changes.ids.update([ref.id for ref in refs])
-        self._open_call(CallState(entry.call_id, refs, entry.blocking, entry, None, ts, number))
+        call = CallState(entry.call_id, refs, entry.blocking, entry, None, ts, number)
+        if groups is not None:
+            call.keep_group_by_number(groups)
+        self._open_call(call)
+
+    def _brief_of(self, question: Question) -> QuestionBrief:
+        """``question``'s brief, one object per distinct brief."""
+        key = (question.spec.header, question.source, question.recipient)
+        found = self._briefs.get(key)
+        if found is None:
+            from asks.core.brief import QuestionBrief  # noqa: PLC0415 (off the launch)
+
+            found = self._briefs[key] = QuestionBrief(*key)
+        return found
 
     def _open_call(self, call: CallState) -> None:
         self.calls[call.call_id] = call
@@ -448,13 +533,13 @@ class Projection:
             from asks.core.brief import QuestionBrief  # noqa: PLC0415 (off the launch)
 
             return QuestionBrief(*found)
-        return self.by_ref[ref].question.brief
+        return self.by_ref[ref].brief
 
     def asker(self, ref: QuestionRef) -> str | None:
         """Who asked question ``ref`` (its brief's ``source``), read as :meth:`brief` is."""
         if self.peek is not None and (found := self.peek(ref)) is not None:
             return found[1]
-        return self.by_ref[ref].question.source
+        return self.by_ref[ref].brief.source
 
     def pending_senders(self) -> int:
         """How many recipients (agents) the pending questions are from, when some are hub
@@ -468,19 +553,19 @@ class Projection:
         """Who question ``ref``'s answer goes to, read as :meth:`brief` is."""
         if self.peek is not None and (found := self.peek(ref)) is not None:
             return found[2]
-        return self.by_ref[ref].question.recipient
+        return self.by_ref[ref].brief.recipient
 
     def askers(self) -> Iterator[str | None]:
         """The source of each group asked, in journal order (reads each group's line: for
         seeding an order once, stopped as soon as it has what it needs)."""
         for call in self.calls.values():
-            if call.group_asked is not None and call.group_asked.questions:
-                yield call.group_asked.questions[0].source
+            if call.asks_group and call.refs:
+                yield self.asker(call.refs[0])
 
     def recipient(self, ref: QuestionRef) -> str | None:
         """Who unit ``ref`` (a question's resolution or a note) is delivered to."""
         state = self.by_ref.get(ref)
-        return state.question.recipient if state is not None else self.notes[ref].note.recipient
+        return state.brief.recipient if state is not None else self.notes[ref].note.recipient
 
     def group_notes(self, refs: Iterable[QuestionRef]) -> list[tuple[str, tuple[QuestionRef, ...]]]:
         """The group notes saved with the resolutions of ``refs``: ``(note, the refs its line
