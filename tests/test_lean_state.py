@@ -144,7 +144,7 @@ def seen(projection: Projection) -> dict[str, object]:
         "pending": list(projection.pending),
         "undelivered": dict(projection.undelivered),
         "states": {
-            r: (s.question, s.brief, s.status, s.resolution, s.delivered)
+            r: (s.question, s.briefed, s.status, s.resolution, s.delivered)
             for r, s in projection.by_ref.items()
         },
         "groups": {k: v.group_asked for k, v in projection.calls.items()},
@@ -422,7 +422,8 @@ def test_an_async_question_is_kept_by_number_and_read_back_as_saved(tmp_path: Pa
     group = projection.calls[HubPort.hub_call_id("a", "c0")].group_asked
     assert group is not None and lean_.question == group.questions[0]
     assert lean_.question.spec.question == "Which?"
-    assert lean_.brief is projection.brief(group.questions[0].ref)  # shared, never read
+    assert lean_.briefed == ("Choice", "a", "mcp:a")  # held: never read back
+    assert projection.brief(group.questions[0].ref) == group.questions[0].brief
 
 
 def test_briefs_are_shared_between_questions(tmp_path: Path) -> None:
@@ -430,7 +431,7 @@ def test_briefs_are_shared_between_questions(tmp_path: Path) -> None:
     for n in range(20):
         rig.host.hub_port.start_call("a", f"c{n}", call(q(f"Question {n}?"), blocking=False))
     projection = state_of(rig).projection
-    assert len({id(projection.by_ref[r].brief) for r in projection.pending}) == 1
+    assert len({id(projection.by_ref[r].briefed) for r in projection.pending}) == 1
 
 
 def test_drawing_and_asking_read_back_only_the_shown_cards_group(tmp_path: Path) -> None:

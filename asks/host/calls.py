@@ -222,7 +222,7 @@ def _wait_on(
     unknown = [
         qid
         for qid, st in zip(question_ids, states, strict=True)
-        if st is None or st.status is QuestionStatus.WITHDRAWN or st.brief.recipient != recipient
+        if st is None or st.status is QuestionStatus.WITHDRAWN or st.briefed[2] != recipient
     ]
     if unknown:
         return contract.unknown_question(unknown)
@@ -305,7 +305,7 @@ def classify_withdraw(
     items = []
     for qid in question_ids:
         st = projection.state_of(qid)
-        if st is None or st.brief.recipient != recipient:
+        if st is None or st.briefed[2] != recipient:
             items.append(contract.WithdrawItem(qid, contract.WithdrawOutcome.UNKNOWN))
             continue
         outcome = _WITHDRAW_OUTCOME[st.status]

@@ -363,10 +363,9 @@ def _briefs(states: list[QuestionState], codes: bytearray) -> list[Any]:
     seen: dict[str | None, str | None] = {}
     row = codes.find(_PENDING_CODE)
     while row >= 0:
-        brief = states[row].brief  # held: nothing read back
-        source, recipient = brief.source, brief.recipient
+        header, source, recipient = states[row].briefed  # nothing read back
         briefs[row] = (
-            brief.header,
+            header,
             seen.setdefault(source, source),
             seen.setdefault(recipient, recipient),
         )

@@ -80,6 +80,7 @@ if TYPE_CHECKING:
     from asks.core.brief import QuestionBrief
 
 NO_RECORD = -1  # a state's record number when no record gave it that value
+Brief = tuple[str, str | None, str | None]  # a QuestionBrief's fields, as a checkpoint keeps them
 
 
 @attrs.define(eq=False)
@@ -99,7 +100,7 @@ class QuestionState:
     asked_in: int = NO_RECORD
     saved_at: int = NO_RECORD
     _ref: QuestionRef | None = attrs.field(default=None, init=False)
-    _brief: QuestionBrief | None = attrs.field(default=None, init=False)
+    _brief: Brief | None = attrs.field(default=None, init=False)
     _read: Read | None = attrs.field(default=None, init=False)
 
     @property
@@ -112,11 +113,15 @@ class QuestionState:
         return read_question(self._read, self.asked_in, self._ref)
 
     @property
-    def brief(self) -> QuestionBrief:
-        """Its header, who asked it, who its answer goes to (never read back)."""
-        return self._brief if self._brief is not None else self.question.brief
+    def briefed(self) -> Brief:
+        """Its brief's fields: header, who asked it, who its answer goes to (never read back
+        when kept by number)."""
+        if self._brief is not None:
+            return self._brief
+        question = self.question
+        return (question.spec.header, question.source, question.recipient)
 
-    def keep_by_number(self, ref: QuestionRef, brief: QuestionBrief, read: Read) -> None:
+    def keep_by_number(self, ref: QuestionRef, brief: Brief, read: Read) -> None:
         """From now on keep the question as record ``asked_in``'s, read back with ``read``."""
         self._ref, self._brief, self._read, self._question = ref, brief, read, None
 
@@ -341,9 +346,6 @@ class ProjectionView(Protocol):
         """The person's group notes of ``refs``, each with the questions it covers."""
 
 
-Brief = tuple[str, str | None, str | None]  # a QuestionBrief's fields, as a checkpoint keeps them
-
-
 @attrs.define(eq=False)
 class Projection:
     """State derived from journal records (see module docstring)."""
@@ -373,7 +375,7 @@ class Projection:
     # the groups read back, the last ones kept (:meth:`read_back`), else None
     groups: Read | None = attrs.field(default=None, init=False, repr=False)
     # one brief per distinct (header, source, recipient) of the questions kept by number
-    _briefs: dict[Brief, QuestionBrief] = attrs.field(factory=dict, init=False, repr=False)
+    _briefs: dict[Brief, Brief] = attrs.field(factory=dict, init=False, repr=False)
 
     def read_back(self, read: Read) -> None:
         """From now on, keep the tool results folded by their number only, read back with
@@ -462,15 +464,10 @@ class Projection:
             call.keep_group_by_number(groups)
         self._open_call(call)
 
-    def _brief_of(self, question: Question) -> QuestionBrief:
-        """``question``'s brief, one object per distinct brief."""
+    def _brief_of(self, question: Question) -> Brief:
+        """``question``'s brief's fields, one tuple per distinct brief."""
         key = (question.spec.header, question.source, question.recipient)
-        found = self._briefs.get(key)
-        if found is None:
-            from asks.core.brief import QuestionBrief  # noqa: PLC0415 (off the launch)
-
-            found = self._briefs[key] = QuestionBrief(*key)
-        return found
+        return self._briefs.setdefault(key, key)
 
     def _open_call(self, call: CallState) -> None:
         self.calls[call.call_id] = call
@@ -529,31 +526,31 @@ class Projection:
     def brief(self, ref: QuestionRef) -> QuestionBrief:
         """The brief of question ``ref`` (any state): after a resume, read from the
         checkpoint's columns while the question is not decoded (:attr:`peek`)."""
-        if self.peek is not None and (found := self.peek(ref)) is not None:
-            from asks.core.brief import QuestionBrief  # noqa: PLC0415 (off the launch)
+        from asks.core.brief import QuestionBrief  # noqa: PLC0415 (off the launch)
 
-            return QuestionBrief(*found)
-        return self.by_ref[ref].brief
+        return QuestionBrief(*self._briefed(ref))
+
+    def _briefed(self, ref: QuestionRef) -> Brief:
+        """The brief's fields of question ``ref``, never read back (:meth:`brief`)."""
+        if self.peek is not None and (found := self.peek(ref)) is not None:
+            return found
+        return self.by_ref[ref].briefed
 
     def asker(self, ref: QuestionRef) -> str | None:
         """Who asked question ``ref`` (its brief's ``source``), read as :meth:`brief` is."""
-        if self.peek is not None and (found := self.peek(ref)) is not None:
-            return found[1]
-        return self.by_ref[ref].brief.source
+        return self._briefed(ref)[1]
 
     def pending_senders(self) -> int:
         """How many recipients (agents) the pending questions are from, when some are hub
         agents' (else 0); remembered until the next record."""
         if self._senders[0] != self.records:
-            found = {self._recipient_of(ref) for ref in self.pending}
+            found = {self.answer_to(ref) for ref in self.pending}
             self._senders = (self.records, len(found) if found - {None} else 0)
         return self._senders[1]
 
-    def _recipient_of(self, ref: QuestionRef) -> str | None:
+    def answer_to(self, ref: QuestionRef) -> str | None:
         """Who question ``ref``'s answer goes to, read as :meth:`brief` is."""
-        if self.peek is not None and (found := self.peek(ref)) is not None:
-            return found[2]
-        return self.by_ref[ref].brief.recipient
+        return self._briefed(ref)[2]
 
     def askers(self) -> Iterator[str | None]:
         """The source of each group asked, in journal order (reads each group's line: for
@@ -565,7 +562,7 @@ class Projection:
     def recipient(self, ref: QuestionRef) -> str | None:
         """Who unit ``ref`` (a question's resolution or a note) is delivered to."""
         state = self.by_ref.get(ref)
-        return state.brief.recipient if state is not None else self.notes[ref].note.recipient
+        return state.briefed[2] if state is not None else self.notes[ref].note.recipient
 
     def group_notes(self, refs: Iterable[QuestionRef]) -> list[tuple[str, tuple[QuestionRef, ...]]]:
         """The group notes saved with the resolutions of ``refs``: ``(note, the refs its line
