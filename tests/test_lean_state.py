@@ -31,6 +31,7 @@ from hypothesis import strategies as st
 from support.rig import SESSION, Clock, FlakyOps, Rig, call, q, wait_on
 
 from asks.contract import ErrorCode, ResultEnvelope, ToolError, WithdrawOutcome
+from asks.core import events as ev
 from asks.core.model import Answer as Given
 from asks.core.model import AnswerKind, question_id
 from asks.core.refusal import Refusal
@@ -38,6 +39,7 @@ from asks.host.host import QuestionHost
 from asks.host.hub import HubPort
 from asks.host.state import HostState
 from asks.host.waits import Wait
+from asks.hub.narration import asked_line, narrate
 from asks.store.entries import ToolResult
 from asks.store.journal import Journal, RecordUnreadable
 from asks.store.projection import Projection
@@ -477,3 +479,24 @@ def test_a_question_that_cannot_be_read_back_is_a_coded_error_and_saves_nothing(
         rig.host.surface_port.answer_from(ref.id, ref.incarnation, Given(AnswerKind.OPTION, (0,)))
         is None
     )
+
+
+def test_the_transcript_line_of_an_ask_reads_its_questions_back_when_drawn(
+    tmp_path: Path,
+) -> None:
+    ops = UnreadableOps()
+    rig = session(tmp_path, ops)
+    events: list[object] = []
+    rig.host.subscribe_events(events.append)
+    rig.host.hub_port.start_call("a", "c0", call(q("Which?"), blocking=False))
+    projection = state_of(rig).projection
+    [asked] = [event for event in events if isinstance(event, ev.QuestionAsked)]
+    line = asked_line(asked, projection)
+    assert line is not None and [line.text] == narrate(asked, projection)
+    assert "“Which?”" in line.text
+    for state in projection.by_ref.values():
+        state._read = projection.read  # past the cache: every read goes to the file
+    ops.fail_reads = True
+    assert "could not be read back" in line.text and "I/O error" in line.text
+    ops.fail_reads = False
+    assert [line.text] == narrate(asked, projection)

@@ -359,11 +359,16 @@ async def _serve(
         await after.wait()
     with startup.importing(part="hub-server"):  # the launch's tricks (asks/cli/startup.py)
         from asks.hub.guard import Refusal  # noqa: PLC0415 (lazy: only with the hub on)
-        from asks.hub.narration import RefusalNotices, narrate  # noqa: PLC0415
+        from asks.hub.narration import RefusalNotices, asked_line, narrate  # noqa: PLC0415
         from asks.hub.server import HubServer  # noqa: PLC0415
 
     def told(event: ev.HostEvent) -> None:
-        for line in narrate(event, host.surface_port.projection):
+        projection = host.surface_port.projection
+        asked = asked_line(event, projection)  # its text read back when drawn
+        if asked is not None:
+            transcript.append(asked)
+            return
+        for line in narrate(event, projection):
             transcript.add(EntryKind.NOTICE, line)
 
     command = plan.setup_command()

@@ -342,6 +342,9 @@ class ProjectionView(Protocol):
         """Its header, who asked it, who its answer goes to (any state), without decoding it
         when a resume has not yet."""
 
+    def answer_to(self, ref: QuestionRef) -> str | None:
+        """Who question ``ref``'s answer goes to (its brief's ``recipient``), never read back."""
+
     def group_notes(self, refs: Iterable[QuestionRef]) -> list[tuple[str, tuple[QuestionRef, ...]]]:
         """The person's group notes of ``refs``, each with the questions it covers."""
 
