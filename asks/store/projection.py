@@ -198,11 +198,13 @@ class CallState:
 class Changes:
     """The keys of ``by_ref``, ``current`` and ``calls`` whose value the fold set or changed
     since they were last cleared: what a checkpoint writer re-encodes
-    (:class:`asks.store.checkpoint.Encoder`) instead of every value."""
+    (:class:`asks.store.checkpoint.Encoder`) instead of every value. Lists, a key as often
+    as it changed (8 bytes a change, not a set's slot per key: a hub keeps thousands between
+    two checkpoints); the writer re-encodes a key's row once per listing, the same row."""
 
-    refs: set[QuestionRef] = attrs.Factory(set)
-    ids: set[str] = attrs.Factory(set)
-    calls: set[str] = attrs.Factory(set)
+    refs: list[QuestionRef] = attrs.Factory(list)
+    ids: list[str] = attrs.Factory(list)
+    calls: list[str] = attrs.Factory(list)
 
     def clear(self) -> None:
         self.refs.clear()
@@ -460,8 +462,8 @@ class Projection:
                 state.keep_by_number(ref, self._brief_of(question), groups)
             current[ref.id] = ref
             pending[ref] = None
-        self.changes.refs.update(refs)
-        self.changes.ids.update([ref.id for ref in refs])
+        self.changes.refs.extend(refs)
+        self.changes.ids.extend([ref.id for ref in refs])
         call = CallState(entry.call_id, refs, entry.blocking, entry, None, ts, number)
         if groups is not None:
             call.keep_group_by_number(groups)
@@ -475,13 +477,13 @@ class Projection:
     def _open_call(self, call: CallState) -> None:
         self.calls[call.call_id] = call
         self.open_calls[call.call_id] = call
-        self.changes.calls.add(call.call_id)
+        self.changes.calls.append(call.call_id)
 
     def _tool_result(self, entry: ToolResult, number: int) -> None:
         call = self.calls.get(entry.call_id)
         if call is not None:
             call.close(entry, number, self.read)
-            self.changes.calls.add(entry.call_id)
+            self.changes.calls.append(entry.call_id)
         self.open_calls.pop(entry.call_id, None)
         self._mark_delivered(entry.delivered)
 
@@ -504,7 +506,7 @@ class Projection:
             return
         state.status = status
         self.pending.pop(ref, None)
-        self.changes.refs.add(ref)
+        self.changes.refs.append(ref)
 
     def _end_offer(self, offer_id: str, refs: tuple[QuestionRef, ...]) -> None:
         for ref in refs:
@@ -520,7 +522,7 @@ class Projection:
                 self.duplicate_receipts += 1
             state.delivered = True
             self.undelivered.pop(ref, None)
-            self.changes.refs.add(ref)
+            self.changes.refs.append(ref)
 
     # -- queries ---------------------------------------------------------------------------
     def question(self, ref: QuestionRef) -> Question:
