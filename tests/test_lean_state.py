@@ -141,7 +141,9 @@ def run(rig: Rig, step: object) -> object:
 def seen(projection: Projection) -> dict[str, object]:
     """What the projection's readers see."""
     return {
-        "calls": {k: (v.refs, v.result, v.result_in) for k, v in projection.calls.items()},
+        "calls": {
+            k: (v.refs, v.result, v.result_in, v.asked_at) for k, v in projection.calls.items()
+        },
         "conversation": list(projection.conversation),
         "pending": list(projection.pending),
         "undelivered": dict(projection.undelivered),

@@ -149,18 +149,37 @@ class CallState:
     """One ``ask_user_question`` tool call. Its result is held, or, closed by
     :meth:`close` with a reader, kept as its record's number and read back when asked for
     (:class:`~asks.store.records.RecordUnreadable` if it cannot be); so is its group
-    (``group_asked``, record ``made_in``) once :meth:`keep_group_by_number` was called."""
+    (``group_asked``, record ``made_in``) once :meth:`keep_group_by_number` was called, and
+    then the time it was saved (``asked_at``, that record's ``ts``). The result's number is
+    kept as its distance from ``made_in`` (an async call's is 1: no int object per call)."""
 
     call_id: str
     refs: tuple[QuestionRef, ...]
     blocking: bool
     _group_asked: GroupAsked | _ByNumber | None = None
     _result: ToolResult | None = None
-    asked_at: float | None = None  # its record's ``ts``: when the call was saved
+    _asked_at: float | None = None  # its record's ``ts``: when the call was saved
     made_in: int = NO_RECORD  # the number of that record (a group or a wait)
-    result_in: int = NO_RECORD  # the number of the result's record
+    _result_after: int | None = attrs.field(default=None, init=False)  # result_in - made_in
     _read: Read | None = attrs.field(default=None, init=False)  # the results'
     _groups: Read | None = attrs.field(default=None, init=False)  # the group's
+
+    @property
+    def result_in(self) -> int:
+        """The number of the result's record (:data:`NO_RECORD` while open)."""
+        after = self._result_after
+        return NO_RECORD if after is None else self.made_in + after
+
+    @property
+    def asked_at(self) -> float | None:
+        """When the call was saved (its record's ``ts``; read back if its group is kept by
+        number)."""
+        if not isinstance(self._group_asked, _ByNumber):
+            return self._asked_at
+        assert self._groups is not None
+        record = self._groups(self.made_in)
+        read_group(lambda _: record, self.made_in, self.call_id)  # it is that call's group
+        return record.ts
 
     @property
     def result(self) -> ToolResult | None:
@@ -186,11 +205,11 @@ class CallState:
     def keep_group_by_number(self, read: Read) -> None:
         """From now on keep the group as record ``made_in``'s, read back with ``read``."""
         if self._group_asked is not None:
-            self._group_asked, self._groups = BY_NUMBER, read
+            self._group_asked, self._groups, self._asked_at = BY_NUMBER, read, None
 
     def close(self, result: ToolResult, number: int, read: Read | None) -> None:
         """Record ``number``, ``result``, closed the call: held, or by number with ``read``."""
-        self.result_in = number
+        self._result_after = number - self.made_in
         self._result, self._read = (result, None) if read is None else (None, read)
 
 
