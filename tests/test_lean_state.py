@@ -30,6 +30,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.rig import SESSION, Clock, FlakyOps, Rig, call, q, wait_on
 
+from asks.cli.hub import AskedLine
 from asks.contract import ErrorCode, ResultEnvelope, ToolError, WithdrawOutcome
 from asks.core import events as ev
 from asks.core.model import Answer as Given
@@ -39,7 +40,7 @@ from asks.host.host import QuestionHost
 from asks.host.hub import HubPort
 from asks.host.state import HostState
 from asks.host.waits import Wait
-from asks.hub.narration import asked_line, narrate
+from asks.hub.narration import hub_ask, narrate
 from asks.store.entries import ToolResult
 from asks.store.journal import Journal, RecordUnreadable
 from asks.store.projection import Projection
@@ -493,8 +494,9 @@ def test_the_transcript_line_of_an_ask_reads_its_questions_back_when_drawn(
     rig.host.hub_port.start_call("a", "c0", call(q("Which?"), blocking=False))
     projection = state_of(rig).projection
     [asked] = [event for event in events if isinstance(event, ev.QuestionAsked)]
-    line = asked_line(asked, projection)
-    assert line is not None and [line.text] == narrate(asked, projection)
+    assert hub_ask(asked, projection) is asked
+    line = AskedLine(asked, projection)
+    assert [line.text] == narrate(asked, projection)
     assert "“Which?”" in line.text
     for state in projection.by_ref.values():
         state._read = projection.read  # past the cache: every read goes to the file

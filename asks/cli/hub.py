@@ -77,6 +77,7 @@ from asks.store.journal import Journal
 if TYPE_CHECKING:
     from asks.hub.narration import Retold
     from asks.hub.server import HubServer
+    from asks.store.projection import ProjectionView
     from asks.widgets.app import Session
 
 
@@ -350,6 +351,29 @@ async def running(
             nursery.cancel_scope.cancel()
 
 
+class AskedLine(Entry):
+    """The transcript's line about a hub agent's questions just asked, its text made each
+    time it is read (:func:`asks.hub.narration.asked_text`): the questions' texts are read
+    back from the journal when the line is drawn, not kept per question (docs/fleet-scale.md,
+    "Questions by number")."""
+
+    __slots__ = ("_event", "_projection")
+
+    def __init__(self, event: ev.QuestionAsked, projection: ProjectionView) -> None:
+        self.kind, self.title, self.done = EntryKind.NOTICE, "", True
+        self._event, self._projection = event, projection
+
+    @property
+    def text(self) -> str:
+        from asks.hub.narration import asked_text  # noqa: PLC0415 (loaded with the server)
+
+        return asked_text(self._event, self._projection)
+
+    @text.setter
+    def text(self, value: str) -> None:
+        raise AttributeError("an AskedLine's text is made when read: it is never streamed")
+
+
 async def _serve(
     plan: HubPlan,
     host: QuestionHost,
@@ -361,14 +385,14 @@ async def _serve(
         await after.wait()
     with startup.importing(part="hub-server"):  # the launch's tricks (asks/cli/startup.py)
         from asks.hub.guard import Refusal  # noqa: PLC0415 (lazy: only with the hub on)
-        from asks.hub.narration import RefusalNotices, asked_line, narrate  # noqa: PLC0415
+        from asks.hub.narration import RefusalNotices, hub_ask, narrate  # noqa: PLC0415
         from asks.hub.server import HubServer  # noqa: PLC0415
 
     def told(event: ev.HostEvent) -> None:
         projection = host.surface_port.projection
-        asked = asked_line(event, projection)  # its text read back when drawn
-        if asked is not None:
-            transcript.append(asked)
+        asked = hub_ask(event, projection)
+        if asked is not None:  # its text read back when drawn
+            transcript.append(AskedLine(asked, projection))
             return
         for line in narrate(event, projection):
             transcript.add(EntryKind.NOTICE, line)

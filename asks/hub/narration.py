@@ -33,7 +33,6 @@ from typing import Final, Generic, TypeVar
 
 import attrs
 
-from asks.agent.transcript import Entry, EntryKind
 from asks.core import events as ev
 from asks.core.i18n import _
 from asks.core.model import Outcome, Question, QuestionRef
@@ -120,41 +119,27 @@ def _about_notes(event: ev.HostEvent, projection: ProjectionView) -> str | None:
     return _("{agent} was given your note {notes}.").format(agent=agent, notes=quoted)
 
 
-class AskedLine(Entry):
-    """The transcript's line about a hub agent's questions just asked (``{agent} asks: …``),
-    its text made each time it is read: the questions' texts are read back from the journal
-    when the line is drawn, not kept per question (docs/fleet-scale.md, "Questions by
-    number"). A line whose questions cannot be read back says so."""
-
-    __slots__ = ("_event", "_projection")
-
-    def __init__(self, event: ev.QuestionAsked, projection: ProjectionView) -> None:
-        self.kind, self.title, self.done = EntryKind.NOTICE, "", True
-        self._event, self._projection = event, projection
-
-    @property
-    def text(self) -> str:
-        try:
-            return _about_questions(self._event, self._projection) or ""
-        except RecordUnreadable as exc:
-            agent = sanitize_line(self._event.source or "agent")
-            return _("{agent} asks (the question could not be read back: {error})").format(
-                agent=agent, error=sanitize_line(str(exc))
-            )
-
-    @text.setter
-    def text(self, value: str) -> None:
-        raise AttributeError("an AskedLine's text is made when read: it is never streamed")
-
-
-def asked_line(event: ev.HostEvent, projection: ProjectionView) -> AskedLine | None:
-    """The line :func:`narrate` gives for ``event`` if it is a hub agent's questions asked,
-    as an :class:`AskedLine` (none for any other event)."""
+def hub_ask(event: ev.HostEvent, projection: ProjectionView) -> ev.QuestionAsked | None:
+    """``event`` if it is a hub agent's questions asked (the line :func:`narrate` gives for it
+    is :func:`asked_text`), found without reading its questions back."""
     if not isinstance(event, ev.QuestionAsked) or not event.refs:
         return None
     if not (projection.answer_to(event.refs[0]) or "").startswith(RECIPIENT_PREFIX):
         return None
-    return AskedLine(event, projection)
+    return event
+
+
+def asked_text(event: ev.QuestionAsked, projection: ProjectionView) -> str:
+    """The transcript's line about a hub agent's questions asked (``{agent} asks: …``), their
+    texts read back from the journal now (docs/fleet-scale.md, "Questions by number"); a
+    line whose questions cannot be read back says so."""
+    try:
+        return _about_questions(event, projection) or ""
+    except RecordUnreadable as exc:
+        agent = sanitize_line(event.source or "agent")
+        return _("{agent} asks (the question could not be read back: {error})").format(
+            agent=agent, error=sanitize_line(str(exc))
+        )
 
 
 def _about_questions(event: ev.HostEvent, projection: ProjectionView) -> str | None:
