@@ -25,6 +25,7 @@ from pathlib import Path
 
 import attrs
 import pytest
+import trio
 import urwid
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -40,6 +41,7 @@ from asks.host.host import QuestionHost
 from asks.host.hub import HubPort
 from asks.host.state import HostState
 from asks.host.waits import Wait
+from asks.hub.calls import CallSite, HubCalls
 from asks.hub.narration import hub_ask, narrate
 from asks.store.entries import ToolResult
 from asks.store.journal import Journal, RecordUnreadable
@@ -504,3 +506,26 @@ def test_the_transcript_line_of_an_ask_reads_its_questions_back_when_drawn(
     assert "could not be read back" in line.text and "I/O error" in line.text
     ops.fail_reads = False
     assert [line.text] == narrate(asked, projection)
+
+
+def test_answers_whose_questions_cannot_be_read_back_wait_and_the_call_says_why(
+    tmp_path: Path,
+) -> None:
+    ops = UnreadableOps()
+    rig = session(tmp_path, ops)
+    rig.host.hub_port.start_call("a", "c0", call(q("Which?"), blocking=False))
+    rig.answer_option(next(iter(rig.host.surface_port.projection.pending)), 0)
+    projection = state_of(rig).projection
+    for state in projection.by_ref.values():
+        state._read = projection.read  # past the cache: every read goes to the file
+    calls = HubCalls(rig.host.hub_port)
+    site = CallSite("a", None, 1, None)
+    lines = rig.lines()
+    ops.fail_reads = True
+    text, failed = trio.run(calls.run, site, "check_answers", {})  # type: ignore[misc]
+    assert "could not be read back" in text and "Pending: none." in text and not failed
+    assert rig.lines() == lines and projection.undelivered  # nothing offered: it waits
+    ops.fail_reads = False
+    text, failed = trio.run(calls.run, site, "check_answers", {})  # type: ignore[misc]
+    assert "Which?" in text and not failed
+    assert len(rig.lines()) > len(lines)  # offered now (journaled)
