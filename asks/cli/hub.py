@@ -428,6 +428,11 @@ def hub_session(
 
     focus = Focus.of_screen(plan.typing_guard)
     host = QuestionHost(journal, records, focus=focus, clock=trio.current_time)
+    if host.panel_port.tabs:  # the first frame draws a question: its parts, with the tricks
+        with startup.importing(part="hub-panel"):
+            from asks.widgets.panel.view import warm_up  # noqa: PLC0415
+
+            warm_up()
     transcript = Transcript()
     plan.port = host.hub_port
     if resumed:  # the last lines at once, the older ones when scrolled up to
