@@ -383,7 +383,11 @@ async def _serve(
 ) -> None:
     if after is not None:
         await after.wait()
-    with startup.importing(part="hub-server"):  # the launch's tricks (asks/cli/startup.py)
+    # The method cache, not the GC pause: the CLI froze the heap once the session was built
+    # (asks/cli/run.py), so collections no longer walk it, but the pause's check for frozen
+    # objects does (gc.get_freeze_count: ~6 ms at 5,000 pending, more than it saves here).
+    tricks = startup.CHOSEN - {startup.Trick.GC_PAUSE}
+    with startup.importing(tricks, part="hub-server"):  # asks/cli/startup.py
         from asks.hub.guard import Refusal  # noqa: PLC0415 (lazy: only with the hub on)
         from asks.hub.narration import RefusalNotices, hub_ask, narrate  # noqa: PLC0415
         from asks.hub.server import HubServer  # noqa: PLC0415
@@ -472,6 +476,11 @@ def hub_session(
 
     focus = Focus.of_screen(plan.typing_guard)
     host = QuestionHost(journal, records, focus=focus, clock=trio.current_time)
+    if host.panel_port.tabs:  # the first frame draws a question: its parts, with the tricks
+        with startup.importing(part="hub-panel"):
+            from asks.widgets.panel.view import warm_up  # noqa: PLC0415
+
+            warm_up()
     transcript = Transcript()
     plan.port = host.hub_port
     if resumed:  # the last lines at once, the older ones when scrolled up to
