@@ -67,7 +67,13 @@ class AgentOrder:
         order while pending and new ones come after them (a pending dict, as the projection
         keeps). A call that breaks that (a known ref after a new one) is arranged afresh,
         with the same result."""
-        pending = refs if isinstance(refs, dict) else dict.fromkeys(refs)
+        if isinstance(refs, dict):
+            new = self._added(refs)
+            if new is not None:  # nothing went: the work is per new ref only
+                return self._add(new, agent_of)
+            pending = refs
+        else:
+            pending = dict.fromkeys(refs)
         known = self._known
         gone = set(known).difference(pending)  # C speed: the hashes are the dicts' own
         count = len(pending) - len(known) + len(gone)
@@ -82,6 +88,22 @@ class AgentOrder:
             if not group:
                 del self._groups[rank]
         return self._add(new, agent_of)
+
+    def _added(self, pending: dict[QuestionRef, None]) -> list[QuestionRef] | None:
+        """The refs of ``pending`` not known yet, in arrival order, if no known ref went;
+        ``None`` if some did. Reads ``pending`` from its end down to its newest known ref:
+        per new ref, not per pending ref (a dict inserts at its end, so every ref not known
+        comes after every known one)."""
+        known = self._known
+        new: list[QuestionRef] = []
+        for ref in reversed(pending):
+            if ref in known:
+                break
+            new.append(ref)
+        if len(known) + len(new) != len(pending):
+            return None
+        new.reverse()
+        return new
 
     def _add(
         self, refs: list[QuestionRef], agent_of: Callable[[QuestionRef], Agent]
