@@ -175,3 +175,19 @@ def test_what_the_stdlib_cannot_write_is_still_refused() -> None:
         result = entries.ToolResult("c", Outcome.QUEUED, "t", {"k": value})
         with pytest.raises(TypeError):
             encode(1, 0.5, result)
+
+
+@given(st.lists(odd_text, min_size=1, max_size=4))
+def test_the_wait_hint_is_the_stdlibs_json(ids: list[str]) -> None:
+    """The queued result's hint, written directly for plain ids, is ``json.dumps``' text."""
+    from asks.contract import results  # noqa: PLC0415
+    from asks.contract.schema import REF_KEY, TOOL_NAME  # noqa: PLC0415
+
+    spec_ = QuestionSpec("Which one?", "Pick")
+    questions = [Question(QuestionRef(qid, 1), "g", 0, spec_) for qid in [*ids, "q-0a1b2c3d4e"]]
+    call = {"questions": [{REF_KEY: q.id} for q in questions]}
+    expected = f"call {TOOL_NAME} with {json.dumps(call, separators=(',', ':'))}"
+    assert results._wait_hint(questions) == expected
+    assert results._wait_hint(questions[-1:]) == (
+        f'call {TOOL_NAME} with {{"questions":[{{"{REF_KEY}":"q-0a1b2c3d4e"}}]}}'
+    )

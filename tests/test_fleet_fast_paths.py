@@ -72,7 +72,7 @@ def test_incremental_arrange_is_the_plain_grouping(
         for ref in pending:
             if agents[ref] not in first:
                 first.append(agents[ref])
-        assert order.arrange(pending, agent_of) == plain(pending, agents, first)
+        assert list(order.arrange(pending, agent_of)) == plain(pending, agents, first)
         assert len(reads) == len(set(reads))  # each ref's agent read once while pending
 
 
@@ -80,9 +80,9 @@ def test_a_ref_out_of_arrival_order_is_arranged_afresh() -> None:
     order = AgentOrder()
     a, b, c = (QuestionRef(name, 1) for name in "abc")
     who = {a: "x", b: "y", c: "x"}
-    assert order.arrange([a, b], who.__getitem__) == [a, b]
+    assert order.arrange([a, b], who.__getitem__) == (a, b)
     # c is new but comes before b, a known ref: not a pending dict's order
-    assert order.arrange([a, c, b], who.__getitem__) == [a, c, b]
+    assert order.arrange([a, c, b], who.__getitem__) == (a, c, b)
 
 
 class ReadCount(dict[QuestionRef, None]):
@@ -121,7 +121,7 @@ def test_a_batch_of_asks_reads_the_new_refs_only() -> None:
             who[ref] = next(agents)
         tabs = order.arrange(pending, who.__getitem__)
         assert pending.reads == 6 + 1
-        assert tabs == plain(pending, who, list(AGENTS))
+        assert list(tabs) == plain(pending, who, list(AGENTS))
 
 
 # ---------------------------------------------------------------------------- the view

@@ -58,9 +58,10 @@ class AgentOrder:
 
     def arrange(
         self, refs: Iterable[QuestionRef], agent_of: Callable[[QuestionRef], Agent]
-    ) -> list[QuestionRef]:
+    ) -> tuple[QuestionRef, ...]:
         """``refs`` (pending, in arrival order) grouped by agent in rank order, each agent's
-        in arrival order. ``agent_of`` is called once per ref while it stays pending.
+        in arrival order (a tuple: the tab strip keeps it as it is, no copy). ``agent_of`` is
+        called once per ref while it stays pending.
 
         Called again with the next pending questions, the work done in Python is per ref
         that came or went since the last call, not per pending ref: ``refs`` keep their
@@ -107,7 +108,7 @@ class AgentOrder:
 
     def _add(
         self, refs: list[QuestionRef], agent_of: Callable[[QuestionRef], Agent]
-    ) -> list[QuestionRef]:
+    ) -> tuple[QuestionRef, ...]:
         """Rank ``refs`` (new, in arrival order) into their groups; the tabs in order."""
         known, groups = self._known, self._groups
         for ref in refs:
@@ -117,8 +118,8 @@ class AgentOrder:
                 group = groups[rank] = {}
             group[ref] = None
         if len(groups) == 1:
-            return list(next(iter(groups.values())))
-        return list(chain.from_iterable(groups[rank] for rank in sorted(groups)))
+            return tuple(next(iter(groups.values())))
+        return tuple(chain.from_iterable(groups[rank] for rank in sorted(groups)))
 
 
 def named_agent(word: str) -> str | None:

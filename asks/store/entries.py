@@ -432,7 +432,9 @@ def warm_up_encoders() -> None:
     use (~0.5–1.5 ms each), which would otherwise fall on the first question of a session
     (``group_asked``, ``tool_result``) between the model's tool call and the panel. Twice:
     generating some types' hooks empties cattrs' dispatch cache once (measured: the second
-    pass builds seven again, a third none)."""
+    pass builds seven again, a third none). orjson too, which writes those two lines."""
+    import orjson  # noqa: F401, PLC0415 (launch cost: module docstring)
+
     for _pass in range(2):
         for entry_type in TAGS:
             converter().get_unstructure_hook(entry_type)
