@@ -122,5 +122,5 @@ def test_a_header_repeated_past_the_first_chips_is_numbered_by_all_before_it(
         for _ in range(7):
             step(rig, ("next", 0, 0, 0))
         row = shown_row(layer, 60)
-    assert "[Database (a) 8]" in row
-    assert row == plain_row(rig.host.panel_port, 60 - 2 * BORDER_COLS)
+        assert "[Database (a) 8]" in row
+        assert row == plain_row(rig.host.panel_port, 60 - 2 * BORDER_COLS)  # reads the journal
