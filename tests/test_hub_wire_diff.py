@@ -30,8 +30,8 @@ Scope = MutableMapping[str, Any]
 class App:
     """The app both servers serve: ``/echo`` answers the body's length and text with a
     Content-Length; ``/chunks`` the same in two body messages (no length: chunked framing);
-    ``/stream`` one event, then waits for the client's disconnect; ``/boom`` raises before
-    its response."""
+    ``/stream`` one event, then waits for the client's disconnect; ``/open`` the head of a
+    stream, then waits the same; ``/boom`` raises before its response."""
 
     disconnects: list[str] = attrs.Factory(list)
     gone: trio.Event = attrs.Factory(trio.Event)
@@ -64,11 +64,17 @@ class App:
             return
         start["headers"] = [(b"content-type", b"text/event-stream")]
         await send(start)
+        if path == "/open":  # the head alone until the client leaves
+            await self.until_gone(path, receive)
+            return
         await send({"type": "http.response.body", "body": b"data: one\n\n", "more_body": True})
         if path == "/chunks":
             await send({"type": "http.response.body", "body": b"data: two\n\n"})
             return
-        if (await receive())["type"] == "http.disconnect":  # /stream
+        await self.until_gone(path, receive)
+
+    async def until_gone(self, path: str, receive: Any) -> None:
+        if (await receive())["type"] == "http.disconnect":
             self.disconnects.append(path)
             self.gone.set()
 
@@ -340,3 +346,24 @@ async def test_the_listed_header_differences_and_no_other(servers: tuple[int, in
     assert "server" not in ours and set(ONLY_WIRE) == {"server"}
     theirs.pop("date"), ours.pop("date")
     assert ours == theirs
+
+
+async def test_a_stream_s_head_reaches_the_client_before_any_event(nursery: trio.Nursery) -> None:
+    """An SSE response whose first event has not come: both servers have written its head
+    (a real Codex tells a stream cut from a request never answered by it), and the app
+    hears of the client's leaving."""
+    apps = [App(), App()]
+    ports = [await start_hypercorn(nursery, apps[0]), await start_wire(nursery, apps[1])]
+    heads = []
+    for app, port in zip(apps, ports, strict=True):
+        stream = await trio.open_tcp_stream("127.0.0.1", port)
+        await stream.send_all(post("/open", b""))
+        reader = Reader(stream)
+        with trio.fail_after(30):  # a fail-safe, not a bound: without the head it hangs
+            while b"\r\n\r\n" not in reader.buffer:
+                await reader._more()
+        heads.append(reader.buffer.split(b"\r\n")[0])
+        await stream.aclose()
+        await app.gone.wait()
+        assert app.disconnects == ["/open"]
+    assert heads == [b"HTTP/1.1 200 "] * 2

@@ -11,8 +11,9 @@ invariants are in docs/hub-wire.md; in short:
 * the app's ``receive`` reads the socket from whichever task calls it: the body first, then
   (the body whole) until the peer closes, which it reports as ``http.disconnect``; once the
   response ended, ``http.disconnect`` at once (a read in progress is cancelled);
-* ``send`` keeps the response's head and writes it with the first body chunk in one
-  ``send_all``; h11 frames the body (``Content-Length``, else chunked or until close);
+* ``send`` keeps the head of a response with a ``Content-Length`` and writes it with the
+  first body chunk in one ``send_all``; a stream's head (no length: SSE) is written at
+  once; h11 frames the body (``Content-Length``, else chunked or until close);
 * an app that raises or returns before its response started gets a 500 with no body (the
   exception goes to asks' debug log); one that stops half-way leaves a truncated response
   and a closed connection.
@@ -229,6 +230,7 @@ class _Exchange:
     lock: trio.Lock | None = None  # one such receive() reads at a time
     deadline: float = attrs.field(init=False)
     suppress: bool = attrs.field(init=False)
+    sized: bool = False  # the response has a Content-Length: its head waits for its body
 
     def __attrs_post_init__(self) -> None:
         self.deadline = trio.current_time() + self.conn.limits.body_timeout
@@ -323,9 +325,11 @@ class _Exchange:
         if self.lock is None:
             self.lock = trio.Lock()
         async with self.lock:
-            with trio.CancelScope() as self.reading:
-                await self._watch()
-            self.reading = None
+            try:
+                with trio.CancelScope() as self.reading:
+                    await self._watch()
+            finally:
+                self.reading = None
         return DISCONNECT
 
     async def _watch(self) -> None:
@@ -346,6 +350,8 @@ class _Exchange:
         kind = message["type"]
         if kind == "http.response.start" and self.state is _State.NONE:
             self._start(message)
+            if not self.sized and not self.gone:  # a stream: its client sees it start now
+                await self._body_out(b"", more=True)
         elif kind == "http.response.body" and self.state in (_State.STARTED, _State.SENDING):
             await self._body_out(bytes(message.get("body", b"")), message.get("more_body", False))
         else:
@@ -354,6 +360,7 @@ class _Exchange:
     def _start(self, message: Message) -> None:
         status = int(message["status"])
         headers = [*message.get("headers", ()), self.conn.date()]
+        self.sized = any(name.lower() == b"content-length" for name, _ in headers)
         if self.conn.served >= self.conn.limits.max_requests:
             headers.append((b"connection", b"close"))
         self.suppress = self.suppress or status in (204, 304)
