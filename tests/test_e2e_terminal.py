@@ -11,14 +11,18 @@ from __future__ import annotations
 
 import ast
 import json
+import os
+import pty
+import select
 import signal
 import sys
+import termios
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from support.paths import SUPPORT
-from support.pty_harness import ROOT, PtyApp
+from support.pty_harness import ROOT, SYNC_QUERY, SYNC_REPLY, PtyApp
 
 pytestmark = pytest.mark.e2e
 
@@ -129,6 +133,35 @@ def test_the_repl_leaves_the_terminal_as_it_found_it(apps: Apps, ending: str) ->
     assert exited == status
     [journal] = apps.data_dir.glob("*.jsonl")
     assert f"Session {journal.stem} saved.".encode() in app.raw_bytes()  # closed, then said
+
+
+def test_a_terminal_closed_under_the_repl_ends_it_as_its_hangup(tmp_path: Path) -> None:
+    """The terminal window closed: the pty's other side is gone, the REPL's input reads end
+    of file (and the kernel may hang it up). It ends as SIGHUP does: status 128 + SIGHUP, the
+    journal closed (its checkpoint written), nothing logged as an error. Its own pty (not
+    :class:`PtyApp`, whose reader thread would hold the terminal's side open)."""
+    log, data = tmp_path / "debug.log", tmp_path / "data"
+    script = str(SCRIPTS / "wake.toml")
+    argv = ["--data-dir", str(data), "--debug-log", str(log), "--script", script]
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: asks on the pty
+        os.environ.update(TERM="xterm-256color", LANG="C.UTF-8", PYTHONPATH=str(ROOT))
+        os.environ.update(XDG_CONFIG_HOME=str(tmp_path / "config"))
+        os.execv(sys.executable, [sys.executable, "-m", "asks", *argv])
+    termios.tcsetwinsize(fd, (30, 100))
+    seen = b""
+    while b"Pick a number?" not in seen:  # the first question is on screen: the REPL runs
+        ready, _, _ = select.select([fd], [], [], 30)
+        assert ready, f"nothing more from the REPL: {seen[-500:]!r}"
+        more = os.read(fd, 65536)
+        if SYNC_QUERY in more:  # as a terminal does (tests/support/pty_harness.py)
+            os.write(fd, SYNC_REPLY)
+        seen += more
+    os.close(fd)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 128 + signal.SIGHUP, log.read_text()[-3000:]
+    assert " ERROR " not in log.read_text()
+    assert list(data.glob("*.checkpoint*"))
 
 
 def test_a_crash_of_the_agent_leaves_the_terminal_as_it_found_it(apps: Apps) -> None:

@@ -6,7 +6,7 @@ Each run is the real ``asks.cli.main`` in a fresh interpreter, wrapped so that o
 it writes which of :data:`HUB_MODULES` were ever imported: the REPL under a pty (a question
 answered by keys, the agent woken, ``/quit``), line mode on pipes, ``-p`` with the scripted
 model and with a real provider (the OpenAI-compatible fake on 127.0.0.1). With ``--mcp`` and
-no agent, only the hub's server is loaded (hypercorn, the guard, the hooks); once an agent's
+no agent, only the hub's server is loaded (asks.hub.wire, the guard, the hooks); once an agent's
 request came, the SDK is too and the request was answered, so the check can see what it looks
 for (asks/hub/lazy.py). In process (the ``hub`` fixture): first requests at once share one
 load, a failed load fails its requests and the next one loads, and a permission request is
@@ -94,6 +94,7 @@ class Hub(enum.Enum):
     OFF = "plain"
     IDLE = "--mcp, no agent"
     ASKED = "--mcp, one agent (control)"
+    WARM = "--mcp, no agent, one needed the SDK before"
 
 
 SDK = {"mcp", "mcp_types", "pydantic", "pydantic_core", "starlette", "sse_starlette"}
@@ -123,6 +124,10 @@ def test_the_repl_never_loads_the_mcp_sdk(tmp_path: Path, hub: Hub) -> None:
     out = tmp_path / "loaded.txt"
     extra = [] if hub is Hub.OFF else ["--mcp", "--mcp-port", "0"]
     env = env_for(tmp_path)
+    warm = tmp_path / "data" / lazy.WARM_FILE
+    if hub is Hub.WARM:
+        warm.parent.mkdir(parents=True)
+        lazy.remember(warm.parent)
     app = PtyApp(
         [
             str(out),
@@ -158,8 +163,9 @@ def test_the_repl_never_loads_the_mcp_sdk(tmp_path: Path, hub: Hub) -> None:
         assert loaded == set()
     elif hub is Hub.IDLE:
         assert loaded == SERVER
-    else:
+    else:  # WARM: the load started once the hub served; the session's end waits for it
         assert loaded == SERVER | SDK | SDK_APP
+    assert warm.exists() == (hub in (Hub.ASKED, Hub.WARM))  # remembered once needed
 
 
 def test_line_mode_never_loads_the_mcp_sdk(tmp_path: Path) -> None:
@@ -235,6 +241,42 @@ async def test_a_failed_load_fails_its_request_and_the_next_one_loads(
         again = await hello(hub.url, http)
     assert again.status_code == 200, again.text
     assert hub.sdk.loaded
+
+
+async def test_the_first_request_the_sdk_serves_is_told_once(hub: HubServer) -> None:
+    assert hub.url is not None and hub.sdk is not None
+    told: list[None] = []
+    hub.sdk.on_needed = lambda: told.append(None)
+    async with httpx.AsyncClient(timeout=60) as http:
+        for _ in range(3):
+            answered = await hello(hub.url, http)
+            assert answered.status_code == 200, answered.text
+    assert len(told) == 1
+
+
+async def test_a_warm_start_loads_the_sdk_with_no_request(hub: HubServer) -> None:
+    """What an ``initialize`` then waits for is the SDK's app, not its import."""
+    assert hub.url is not None and hub.sdk is not None
+    told: list[None] = []
+    hub.sdk.on_needed = lambda: told.append(None)
+    hub.sdk.warm()
+    while not hub.sdk.loaded:
+        await trio.sleep(0.01)
+    assert told == []  # a warm load is not an agent's need
+    hub.sdk.warm()  # loaded: nothing more
+    async with httpx.AsyncClient(timeout=60) as http:
+        assert (await hello(hub.url, http)).status_code == 200
+
+
+def test_the_warm_file_is_remembered_and_a_failure_to_write_it_is_no_error(
+    tmp_path: Path,
+) -> None:
+    assert not lazy.wanted(tmp_path)
+    lazy.remember(tmp_path)
+    assert lazy.wanted(tmp_path)
+    assert (tmp_path / lazy.WARM_FILE).stat().st_mode & 0o777 == 0o600
+    lazy.remember(tmp_path / "no-such-dir")  # logged, not raised
+    assert not lazy.wanted(tmp_path / "no-such-dir")
 
 
 async def _append(into: list[httpx.Response], request: Awaitable[httpx.Response]) -> None:

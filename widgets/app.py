@@ -354,7 +354,8 @@ async def run_repl(
 
     The screen (default ``AsksScreen(signal_keys=False)``: Ctrl+C is a key) leaves the
     terminal as it found it on every way out, an exception included. SIGTERM and SIGHUP end
-    the REPL the way /quit does (live waits end interrupted, the journal is closed by the
+    the REPL the way /quit does (so does the terminal's input closing — a closed terminal
+    window — which ends it as SIGHUP) (live waits end interrupted, the journal is closed by the
     caller); SIGINT — sent from outside, since the terminal's Ctrl+C is a key here — counts as
     Ctrl+C, except while the screen is stopped for the external editor (it was the editor's).
     """
@@ -376,7 +377,10 @@ async def run_repl(
             if on_first_frame is not None:
                 _after_first_frame(event_loop, on_first_frame)
             with running:
-                await event_loop.run_async()
+                try:
+                    await event_loop.run_async()
+                except* urwid.InputClosedError:  # the terminal went away: as its hangup
+                    ended.append(signal.SIGHUP)
         session.host.detach_ui()
         nursery.cancel_scope.cancel()
     return ended[0] if ended else None

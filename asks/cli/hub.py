@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import shlex
 import socket
 import sys
@@ -75,6 +76,7 @@ from asks.store.journal import Journal
 
 if TYPE_CHECKING:
     from asks.hub.narration import Retold
+    from asks.hub.server import HubServer
     from asks.widgets.app import Session
 
 
@@ -382,6 +384,7 @@ async def _serve(
                 port, plan.keyring, plan.listener, on_refused=refused, codex=plan.codex
             )
             url: str = await nursery.start(server.run)
+            _warm_start(server, plan.keyring.data_dir)
             transcript.add(EntryKind.NOTICE, _("Hub on {url}: agents ask here.").format(url=url))
             transcript.add(
                 EntryKind.NOTICE,
@@ -393,6 +396,18 @@ async def _serve(
                 listening.set()
     finally:
         unsubscribe()
+
+
+def _warm_start(server: HubServer, data_dir: Path) -> None:
+    """Load the SDK now if an agent of this hub needed it before, and remember it when one
+    does (asks/hub/lazy.py, "A warm start")."""
+    from asks.hub import lazy  # noqa: PLC0415 (the hub's own module)
+
+    if server.sdk is None:
+        return
+    server.sdk.on_needed = functools.partial(lazy.remember, data_dir)
+    if lazy.wanted(data_dir):
+        server.sdk.warm()
 
 
 # ---------------------------------------------------------------------------- asks hub

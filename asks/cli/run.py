@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
@@ -232,13 +233,22 @@ def run_session(args: argparse.Namespace, data_dir: Path, config: Config, surfac
                     await _close(model)
 
         status = trio.run(main)
-    print(
+    _tell_if_there(
         _("Session {id} saved. Resume it with: {command}").format(
             id=journal.session_id, command=resume_hint(args, journal.session_id)
-        ),
-        flush=True,
+        )
     )
     return status
+
+
+def _tell_if_there(line: str) -> None:
+    """Print ``line`` to the terminal, if it is still there: a closed terminal window ends the
+    REPL as a hangup, and its output then fails (EIO); the session is saved all the same."""
+    try:
+        print(line, flush=True)
+    except OSError:
+        with contextlib.suppress(OSError):  # what is left in the buffer would fail at exit
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def run_headless(args: argparse.Namespace, data_dir: Path, config: Config, prompt: str) -> int:

@@ -92,5 +92,11 @@ def config_text(client: Client, url: str, token: str, agent: str | None, token_c
                 "# next asks call. The approval mode lets Codex call asks' tools without a",
                 "# permission prompt, whatever its approval_policy (each call is a question",
                 "# you see in asks).",
+                "# Codex gives MCP servers 1 s before its first turn",
+                "# (mcp_optional_startup_grace_ms); a hub no Codex has used yet may take longer.",
+                "# If asks' tools are missing, start Codex again (the hub is ready by then, and",
+                "# at each start from now on), or put mcp_optional_startup_grace_ms = 0 at the",
+                "# top of config.toml (Codex then waits for each server up to its",
+                "# startup_timeout_sec).",
             ]
             return "\n".join(lines)
