@@ -10,6 +10,7 @@ order; the layer rebuilds its view once for the changes made between two frames.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -71,7 +72,7 @@ def test_incremental_arrange_is_the_plain_grouping(
         for ref in pending:
             if agents[ref] not in first:
                 first.append(agents[ref])
-        assert order.arrange(pending, agent_of) == plain(pending, agents, first)
+        assert list(order.arrange(pending, agent_of)) == plain(pending, agents, first)
         assert len(reads) == len(set(reads))  # each ref's agent read once while pending
 
 
@@ -79,9 +80,48 @@ def test_a_ref_out_of_arrival_order_is_arranged_afresh() -> None:
     order = AgentOrder()
     a, b, c = (QuestionRef(name, 1) for name in "abc")
     who = {a: "x", b: "y", c: "x"}
-    assert order.arrange([a, b], who.__getitem__) == [a, b]
+    assert order.arrange([a, b], who.__getitem__) == (a, b)
     # c is new but comes before b, a known ref: not a pending dict's order
-    assert order.arrange([a, c, b], who.__getitem__) == [a, c, b]
+    assert order.arrange([a, c, b], who.__getitem__) == (a, c, b)
+
+
+class ReadCount(dict[QuestionRef, None]):
+    """A pending dict that counts the refs read from it (forwards and backwards)."""
+
+    reads = 0
+
+    def __iter__(self) -> Iterator[QuestionRef]:
+        for ref in super().__iter__():
+            self.reads += 1
+            yield ref
+
+    def __reversed__(self) -> Iterator[QuestionRef]:
+        for ref in super().__reversed__():
+            self.reads += 1
+            yield ref
+
+
+def test_a_batch_of_asks_reads_the_new_refs_only() -> None:
+    """I5 (docs/fleet-scale.md): asking at 5,000 pending reads the new refs and the newest
+    known one, not every pending ref (it was a set difference of all of them per batch)."""
+    order = AgentOrder()
+    pending = ReadCount()
+    agents = itertools.cycle(AGENTS)
+    who: dict[QuestionRef, Agent] = {}
+    for n in range(5_000):
+        ref = QuestionRef(f"q-{n}", 1)
+        pending[ref] = None
+        who[ref] = next(agents)
+    order.arrange(pending, who.__getitem__)
+    for batch in range(5):
+        pending.reads = 0
+        for n in range(6):
+            ref = QuestionRef(f"b-{batch}-{n}", 1)
+            pending[ref] = None
+            who[ref] = next(agents)
+        tabs = order.arrange(pending, who.__getitem__)
+        assert pending.reads == 6 + 1
+        assert list(tabs) == plain(pending, who, list(AGENTS))
 
 
 # ---------------------------------------------------------------------------- the view

@@ -5,7 +5,9 @@ questions, reused call ids, ``{questionId}`` waits on questions asked earlier in
 batch, invalid arguments, a bad source label), and between batches answers saved from keys
 and withdrawals. One session commits each batch with :func:`commit`; the other starts its
 calls one by one through the ordinary intake (``calls.start``). The journal's lines, the
-projection, the events told and every call's reply must be equal.
+projection, the events told and every call's reply must be equal; and every line, written by
+orjson where its bytes are the stdlib's (asks/store/entries.py), is the line the converter and
+the stdlib's ``json`` write for its record (the plain path).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from asks.host.host import QuestionHost
 from asks.host.hub import HubPort, recipient_of
 from asks.host.state import HostState
 from asks.host.waits import Wait
+from asks.store.entries import SCHEMA_VERSION, TAGS, _stdlib_line, converter, decode
 from asks.store.journal import Journal
 
 AGENTS = ("a", "b")
@@ -151,7 +154,17 @@ def live(rig: Rig, history: list[object], grouped: bool) -> dict[str, object]:
         "tabs": rig.host.panel_port.tabs,
     }
     rig.journal.close()  # its descriptors (a run of many examples would run out)
+    written = rig.journal.path.read_bytes().splitlines(keepends=True)
+    assert written == [by_the_stdlib(line) for line in written]
     return seen
+
+
+def by_the_stdlib(line: bytes) -> bytes:
+    """The line the converter and the stdlib's ``json`` write for the record of ``line``."""
+    record = decode(line)
+    body = converter().unstructure(record.entry, type(record.entry))
+    body["type"] = TAGS[type(record.entry)]
+    return _stdlib_line({"v": SCHEMA_VERSION, "seq": record.seq, "ts": record.ts, **body})
 
 
 @given(steps)

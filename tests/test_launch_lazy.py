@@ -121,3 +121,40 @@ def test_the_tours_first_frame_loads_only_what_it_draws(
     assert not any(name.split(".")[0] in NEVER_BEFORE_FIRST_FRAME for name in loaded)
     # a session was saved (in the default data dir without flags): the launch was a real one
     assert os.listdir(tmp_path / "data") if not bare else os.listdir(tmp_path / "xdg" / "asks")
+
+
+NOT_FOR_THE_HUB = (
+    # the agent loop's own composition: its models, the tour, its tools, -p (asks/cli/run.py)
+    "asks.cli.session",
+    "asks.agent.choice",
+    "asks.agent.scripted",
+    "asks.agent.tour",
+    "asks.agent.tools",
+    "asks.surfaces.headless",
+    # urllib's client: the hook command's (asks/hub/hookcmd.py)
+    "urllib.request",
+    "http.client",
+)
+
+
+@pytest.mark.e2e
+def test_asks_hubs_first_frame_loads_nothing_of_the_agent_loop(tmp_path: Path) -> None:
+    """``asks hub`` runs no agent of its own: the agent loop's composition, its models, the
+    tour and its tools never load before its first frame (nor urllib's client)."""
+    out = tmp_path / "first-frame-modules.txt"
+    (tmp_path / "config").mkdir()
+    app = PtyApp(
+        [str(out), "hub", "--data-dir", str(tmp_path / "data"), "--mcp-port", "0"],
+        env={"XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_DATA_HOME": str(tmp_path / "xdg")},
+        program=("-c", WRAP),
+    )
+    try:
+        app.wait_for(r"Hub on http://127\.0\.0\.1:\d+/mcp")
+        app.type("/quit")
+        app.press("enter")
+        assert app.wait_exit() == 0
+    finally:
+        app.close()
+    loaded = set(out.read_text().split())
+    assert {"urwid", "asks.widgets.app", "asks.cli.hub", "asks.agent.absent"} <= loaded
+    assert sorted(loaded.intersection(NOT_FOR_THE_HUB)) == []

@@ -7,6 +7,12 @@ results back (every host does), the other holds them (its projection's reader ta
 before this change). Replies, journal lines and projection are equal, and so are both
 sessions resumed. L2/L3: a result read back is the one saved, the same object while held,
 not held otherwise; a read that fails or finds another line is an error, never a value.
+
+L5–L8 (docs/fleet-scale.md, "Questions by number"): the same for the questions of async calls
+kept by number (their group read back through a small cache), with the panel drawn and
+driven through the real layer's keys, answers from a surface accepted or refused, and
+``check_answers``' texts; a failed read answers a coded error and saves nothing; drawing and
+asking read back no more than the shown card's group.
 """
 
 from __future__ import annotations
@@ -19,17 +25,24 @@ from pathlib import Path
 
 import attrs
 import pytest
+import trio
 import urwid
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.rig import SESSION, Clock, FlakyOps, Rig, call, q, wait_on
 
-from asks.contract import ErrorCode, ResultEnvelope, ToolError
-from asks.core.model import question_id
+from asks.cli.hub import AskedLine
+from asks.contract import ErrorCode, ResultEnvelope, ToolError, WithdrawOutcome
+from asks.core import events as ev
+from asks.core.model import Answer as Given
+from asks.core.model import AnswerKind, question_id
+from asks.core.refusal import Refusal
 from asks.host.host import QuestionHost
 from asks.host.hub import HubPort
 from asks.host.state import HostState
 from asks.host.waits import Wait
+from asks.hub.calls import CallSite, HubCalls
+from asks.hub.narration import hub_ask, narrate
 from asks.store.entries import ToolResult
 from asks.store.journal import Journal, RecordUnreadable
 from asks.store.projection import Projection
@@ -90,7 +103,7 @@ def state_of(rig: Rig) -> HostState:
 def hold_results(rig: Rig) -> Rig:
     """The session as before the lean state: its projection holds the results it folds."""
     projection = state_of(rig).projection
-    projection.read = None
+    projection.read = projection.groups = None
     projection.conversation._read = None
     return rig
 
@@ -131,11 +144,17 @@ def run(rig: Rig, step: object) -> object:
 def seen(projection: Projection) -> dict[str, object]:
     """What the projection's readers see."""
     return {
-        "calls": {k: (v.refs, v.result, v.result_in) for k, v in projection.calls.items()},
+        "calls": {
+            k: (v.refs, v.result, v.result_in, v.asked_at) for k, v in projection.calls.items()
+        },
         "conversation": list(projection.conversation),
         "pending": list(projection.pending),
         "undelivered": dict(projection.undelivered),
-        "states": {r: (s.status, s.resolution, s.delivered) for r, s in projection.by_ref.items()},
+        "states": {
+            r: (s.question, s.briefed, s.status, s.resolution, s.delivered)
+            for r, s in projection.by_ref.items()
+        },
+        "groups": {k: v.group_asked for k, v in projection.calls.items()},
         "records": projection.records,
     }
 
@@ -200,11 +219,13 @@ def test_a_result_read_back_is_the_one_saved_the_same_object_while_held(tmp_path
 
 
 class UnreadableOps(FlakyOps):
-    """Reads back fail while ``fail_reads`` is set."""
+    """Reads back fail while ``fail_reads`` is set; they are counted."""
 
     fail_reads = False
+    reads = 0  # reads back so far
 
     def read_at(self, fd: int, offset: int, size: int) -> bytes:
+        self.reads += 1
         if self.fail_reads:
             raise OSError(errno.EIO, "I/O error (injected)")
         return super().read_at(fd, offset, size)
@@ -311,3 +332,200 @@ def test_the_chip_texts_kept_follow_the_tabs_and_are_shared(tmp_path: Path) -> N
         chip_names(layer, rig)
     assert len(rig.host.panel_port.tabs) == 5
     assert len(panel._headers) <= 2 * 5 + HEADERS_SLACK  # before: all 300, for ever
+
+
+# ------------------------------------------------------------------- questions by number
+@attrs.frozen
+class Keys:
+    keys: tuple[str, ...]  # pressed through the layer (the panel's real key path)
+
+
+@attrs.frozen
+class FromWeb:
+    option: int  # the first pending question answered from a surface with this option index
+    kind: str  # "option", "custom" or "decline"
+
+
+panel_steps = st.lists(
+    st.one_of(
+        st.builds(
+            Ask,
+            st.sampled_from(AGENTS),
+            st.sampled_from(CALL_IDS),
+            st.just("Which?"),
+            st.sampled_from(("async", "async", "wait")),
+        ),
+        st.builds(
+            Keys,
+            st.lists(
+                st.sampled_from(
+                    ("down", "up", "enter", "right", "left", "tab", "1", "2", "esc", "x")
+                ),
+                max_size=4,
+            ).map(tuple),
+        ),
+        st.builds(FromWeb, st.integers(0, 4), st.sampled_from(("option", "custom", "decline"))),
+        st.builds(Deliver, st.sampled_from(AGENTS)),
+        st.builds(Withdraw, st.sampled_from(AGENTS), st.sampled_from(CALL_IDS)),
+    ),
+    max_size=12,
+)
+
+
+def drive(rig: Rig, layer: AsksLayer, step: object) -> object:
+    """One step, through the layer's keys or a surface's seam for the new kinds."""
+    if isinstance(step, Keys):
+        for key in step.keys:
+            rig.clock.advance(1.0)  # past the typing guard: every key counts
+            layer.keypress((100,), key)
+        return None
+    if isinstance(step, FromWeb):
+        pending = list(rig.host.surface_port.projection.pending)
+        if not pending:
+            return None
+        ref = pending[0]
+        given = {
+            "option": Given(AnswerKind.OPTION, (step.option,)),
+            "custom": Given(AnswerKind.CUSTOM, custom_text="mine"),
+            "decline": None,
+        }[step.kind]
+        return rig.host.surface_port.answer_from(ref.id, ref.incarnation, given)
+    return run(rig, step)
+
+
+def canvas(layer: AsksLayer) -> list[bytes]:
+    return list(layer.render((100,), focus=True).text)
+
+
+@settings(max_examples=60)
+@given(panel_steps)
+def test_questions_kept_by_number_give_what_holding_them_gives(history: list[object]) -> None:
+    with tempfile.TemporaryDirectory() as directory:
+        lean = session(Path(directory) / "lean")
+        held = hold_results(session(Path(directory) / "held"))
+        try:
+            seen_by = []
+            for rig in (lean, held):
+                layer = AsksLayer(rig.host.panel_port, urwid.Edit(), clock=rig.clock)
+                shown_ = []
+                for step in history:
+                    shown_.append((drive(rig, layer, step), canvas(layer)))
+                seen_by.append(
+                    {"shown": shown_, "lines": rig.lines(), **seen(state_of(rig).projection)}
+                )
+            assert seen_by[0] == seen_by[1]
+        finally:
+            lean.journal.close()
+            held.journal.close()
+
+
+def test_an_async_question_is_kept_by_number_and_read_back_as_saved(tmp_path: Path) -> None:
+    rig = session(tmp_path)
+    rig.host.hub_port.start_call("a", "c0", call(q("Which?"), blocking=False))
+    rig.host.hub_port.start_call("a", "c1", call(q("Why?"), blocking=True))
+    projection = state_of(rig).projection
+    lean_, blocking = (projection.by_ref[r] for r in projection.pending)
+    assert lean_._question is None and blocking._question is not None  # a blocking one held
+    group = projection.calls[HubPort.hub_call_id("a", "c0")].group_asked
+    assert group is not None and lean_.question == group.questions[0]
+    assert lean_.question.spec.question == "Which?"
+    assert lean_.briefed == ("Choice", "a", "mcp:a")  # held: never read back
+    assert projection.brief(group.questions[0].ref) == group.questions[0].brief
+
+
+def test_briefs_are_shared_between_questions(tmp_path: Path) -> None:
+    rig = session(tmp_path)
+    for n in range(20):
+        rig.host.hub_port.start_call("a", f"c{n}", call(q(f"Question {n}?"), blocking=False))
+    projection = state_of(rig).projection
+    assert len({id(projection.by_ref[r].briefed) for r in projection.pending}) == 1
+
+
+def test_drawing_and_asking_read_back_only_the_shown_cards_group(tmp_path: Path) -> None:
+    ops = UnreadableOps()
+    rig = session(tmp_path, ops)
+    layer = AsksLayer(rig.host.panel_port, urwid.Edit(), clock=rig.clock)
+    for n in range(200):
+        rig.host.hub_port.start_call("a", f"c{n}", call(q(f"Question {n}?"), blocking=False))
+        canvas(layer)
+    assert ops.reads <= 2  # the first card's group, once: it stays in the cache
+    assert len(state_of(rig).projection.pending) == 200
+
+
+def test_a_question_that_cannot_be_read_back_is_a_coded_error_and_saves_nothing(
+    tmp_path: Path,
+) -> None:
+    ops = UnreadableOps()
+    rig = session(tmp_path, ops)
+    for n in range(3):
+        rig.host.hub_port.start_call("a", f"c{n}", call(q(f"Question {n}?"), blocking=False))
+    state_of(rig).projection.groups = state_of(rig).projection.read  # no cache: every read
+    for st_ in state_of(rig).projection.by_ref.values():
+        st_._read = state_of(rig).projection.read
+    ref = next(iter(rig.host.surface_port.projection.pending))
+    lines = rig.lines()
+    ops.fail_reads = True
+    waited = rig.host.hub_port.start_call("b", "w0", wait_on(qid(rig, "a", "c0")))
+    retry = rig.host.hub_port.start_call("a", "c0", call(q("Question 0?"), blocking=False))
+    assert isinstance(retry, ToolError) and retry.code is ErrorCode.STORAGE_FAILED
+    assert isinstance(waited, ToolError)  # b may not wait on a's question: unknown, not read
+    own = rig.host.hub_port.start_call("a", "w1", wait_on(qid(rig, "a", "c1")))
+    assert isinstance(own, ToolError) and own.code is ErrorCode.STORAGE_FAILED
+    assert "could not be read back" in own.text
+    report = rig.host.hub_port.withdraw("a", [qid(rig, "a", "c2")])
+    assert [item.outcome for item in report.items] == [WithdrawOutcome.NOT_SAVED]
+    refused = rig.host.surface_port.answer_from(
+        ref.id, ref.incarnation, Given(AnswerKind.OPTION, (0,))
+    )
+    assert refused is Refusal.NOT_SAVED
+    assert rig.lines() == lines  # nothing saved
+    ops.fail_reads = False
+    assert (
+        rig.host.surface_port.answer_from(ref.id, ref.incarnation, Given(AnswerKind.OPTION, (0,)))
+        is None
+    )
+
+
+def test_the_transcript_line_of_an_ask_reads_its_questions_back_when_drawn(
+    tmp_path: Path,
+) -> None:
+    ops = UnreadableOps()
+    rig = session(tmp_path, ops)
+    events: list[object] = []
+    rig.host.subscribe_events(events.append)
+    rig.host.hub_port.start_call("a", "c0", call(q("Which?"), blocking=False))
+    projection = state_of(rig).projection
+    [asked] = [event for event in events if isinstance(event, ev.QuestionAsked)]
+    assert hub_ask(asked, projection) is asked
+    line = AskedLine(asked, projection)
+    assert [line.text] == narrate(asked, projection)
+    assert "“Which?”" in line.text
+    for state in projection.by_ref.values():
+        state._read = projection.read  # past the cache: every read goes to the file
+    ops.fail_reads = True
+    assert "could not be read back" in line.text and "I/O error" in line.text
+    ops.fail_reads = False
+    assert [line.text] == narrate(asked, projection)
+
+
+def test_answers_whose_questions_cannot_be_read_back_wait_and_the_call_says_why(
+    tmp_path: Path,
+) -> None:
+    ops = UnreadableOps()
+    rig = session(tmp_path, ops)
+    rig.host.hub_port.start_call("a", "c0", call(q("Which?"), blocking=False))
+    rig.answer_option(next(iter(rig.host.surface_port.projection.pending)), 0)
+    projection = state_of(rig).projection
+    for state in projection.by_ref.values():
+        state._read = projection.read  # past the cache: every read goes to the file
+    calls = HubCalls(rig.host.hub_port)
+    site = CallSite("a", None, 1, None)
+    lines = rig.lines()
+    ops.fail_reads = True
+    text, failed = trio.run(calls.run, site, "check_answers", {})  # type: ignore[misc]
+    assert "could not be read back" in text and "Pending: none." in text and not failed
+    assert rig.lines() == lines and projection.undelivered  # nothing offered: it waits
+    ops.fail_reads = False
+    text, failed = trio.run(calls.run, site, "check_answers", {})  # type: ignore[misc]
+    assert "Which?" in text and not failed
+    assert len(rig.lines()) > len(lines)  # offered now (journaled)

@@ -45,7 +45,7 @@ class PermissionKeys:
         ref = port.selected if tab is None else tab
         if not isinstance(ref, QuestionRef) or ref not in port.projection.pending:
             return None
-        return ref if is_permission(port.question(ref)) else None
+        return ref if is_permission(port.projection.brief(ref)) else None
 
     def decisions(self) -> dict[Command, KeyHandler]:
         """The handlers a delivered decision key runs."""

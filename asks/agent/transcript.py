@@ -112,7 +112,10 @@ class Transcript:
         return self._changes.subscribe(listener)
 
     def add(self, kind: EntryKind, text: str, title: str = "", *, done: bool = True) -> Entry:
-        entry = Entry(kind, text, title, done)
+        return self.append(Entry(kind, text, title, done))
+
+    def append(self, entry: Entry) -> Entry:
+        """Add ``entry`` as it is (a subclass may make its text when read)."""
         self.entries.append(entry)
         self._notify()
         return entry

@@ -58,9 +58,6 @@ with startup.importing():  # the launch's tricks, each with its switch (asks/cli
     from pathlib import Path
     from typing import TYPE_CHECKING
 
-    from asks.agent.choice import ChoiceError
-    from asks.agent.provider import SettingsError
-    from asks.agent.scripted import ScriptError
     from asks.cli import run
     from asks.cli.args import parse_args
     from asks.cli.journal import StartupError, UsageError, storage_problem
@@ -191,15 +188,7 @@ def dispatch(args: argparse.Namespace, translator: i18n.Translator) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
-    except (
-        UsageError,
-        ScriptError,
-        ChoiceError,
-        SettingsError,
-        InvalidSessionId,
-        SessionLocked,
-        HubPortBusyError,
-    ) as exc:
+    except (UsageError, InvalidSessionId, SessionLocked, HubPortBusyError) as exc:
         print(f"asks: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except StartupError as exc:

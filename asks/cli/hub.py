@@ -77,6 +77,7 @@ from asks.store.journal import Journal
 if TYPE_CHECKING:
     from asks.hub.narration import Retold
     from asks.hub.server import HubServer
+    from asks.store.projection import ProjectionView
     from asks.widgets.app import Session
 
 
@@ -350,6 +351,29 @@ async def running(
             nursery.cancel_scope.cancel()
 
 
+class AskedLine(Entry):
+    """The transcript's line about a hub agent's questions just asked, its text made each
+    time it is read (:func:`asks.hub.narration.asked_text`): the questions' texts are read
+    back from the journal when the line is drawn, not kept per question (docs/fleet-scale.md,
+    "Questions by number")."""
+
+    __slots__ = ("_event", "_projection")
+
+    def __init__(self, event: ev.QuestionAsked, projection: ProjectionView) -> None:
+        self.kind, self.title, self.done = EntryKind.NOTICE, "", True
+        self._event, self._projection = event, projection
+
+    @property
+    def text(self) -> str:
+        from asks.hub.narration import asked_text  # noqa: PLC0415 (loaded with the server)
+
+        return asked_text(self._event, self._projection)
+
+    @text.setter
+    def text(self, value: str) -> None:
+        raise AttributeError("an AskedLine's text is made when read: it is never streamed")
+
+
 async def _serve(
     plan: HubPlan,
     host: QuestionHost,
@@ -359,13 +383,22 @@ async def _serve(
 ) -> None:
     if after is not None:
         await after.wait()
-    with startup.importing(part="hub-server"):  # the launch's tricks (asks/cli/startup.py)
+    # The method cache, not the GC pause: the CLI froze the heap once the session was built
+    # (asks/cli/run.py), so collections no longer walk it, but the pause's check for frozen
+    # objects does (gc.get_freeze_count: ~6 ms at 5,000 pending, more than it saves here).
+    tricks = startup.CHOSEN - {startup.Trick.GC_PAUSE}
+    with startup.importing(tricks, part="hub-server"):  # asks/cli/startup.py
         from asks.hub.guard import Refusal  # noqa: PLC0415 (lazy: only with the hub on)
-        from asks.hub.narration import RefusalNotices, narrate  # noqa: PLC0415
+        from asks.hub.narration import RefusalNotices, hub_ask, narrate  # noqa: PLC0415
         from asks.hub.server import HubServer  # noqa: PLC0415
 
     def told(event: ev.HostEvent) -> None:
-        for line in narrate(event, host.surface_port.projection):
+        projection = host.surface_port.projection
+        asked = hub_ask(event, projection)
+        if asked is not None:  # its text read back when drawn
+            transcript.append(AskedLine(asked, projection))
+            return
+        for line in narrate(event, projection):
             transcript.add(EntryKind.NOTICE, line)
 
     command = plan.setup_command()
@@ -443,6 +476,11 @@ def hub_session(
 
     focus = Focus.of_screen(plan.typing_guard)
     host = QuestionHost(journal, records, focus=focus, clock=trio.current_time)
+    if host.panel_port.tabs:  # the first frame draws a question: its parts, with the tricks
+        with startup.importing(part="hub-panel"):
+            from asks.widgets.panel.view import warm_up  # noqa: PLC0415
+
+            warm_up()
     transcript = Transcript()
     plan.port = host.hub_port
     if resumed:  # the last lines at once, the older ones when scrolled up to

@@ -22,7 +22,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from asks.agent.choice import program_words, resume_command
 from asks.core.i18n import _
 from asks.store.entries import Entry, SessionMode, session_mode
 from asks.store.files import SessionInfo, session_path, validate_session_id
@@ -139,6 +138,9 @@ def resume_hint(args: argparse.Namespace, session_id: str, *, hub: bool) -> str:
     typed as the person typed the program, shell-quoted, with the flags of ``args`` that it
     needs: where the session is (``--data-dir``, ``--config``, absolute) and, for a hub,
     where it listens (``--mcp-host``, ``--mcp-port``: its clients are set up for them)."""
+    # the agent's model choice (imported here: asks hub never loads it before it ends)
+    from asks.agent.choice import program_words, resume_command  # noqa: PLC0415
+
     program = program_words(sys.argv[0], sys.executable)  # as typed: `asks` may not be on PATH
     if hub:
         program.append("hub")

@@ -23,7 +23,7 @@ import contextlib
 import gc
 import os
 import sys
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -31,13 +31,12 @@ import attrs
 import trio
 
 from asks.agent.hints import LINE_HINTS, AnswerHints
-from asks.agent.loop import Agent, Model, TurnOutcome
+from asks.agent.loop import Agent, Model
 from asks.agent.transcript import EntryKind
 from asks.cli import startup
-from asks.cli.journal import UsageError, check_resumable
+from asks.cli.journal import UsageError, check_resumable, open_journal
 from asks.cli.journal import resume_hint as journal_hint
 from asks.cli.readconfig import config_notice
-from asks.cli.session import configured_session, model_of, open_session, start_session
 from asks.config import Config
 from asks.core import diagnostics
 from asks.core.extras import Extra, MissingExtraError, require
@@ -45,13 +44,16 @@ from asks.core.gcpause import paused_gc
 from asks.core.i18n import _
 from asks.core.space import PanelSpace
 from asks.store.entries import SessionMode, warm_up_encoders
-from asks.surfaces import headless
 from asks.widgets.app import Session, WebOptions, run_repl
 from asks.widgets.hints import panel_hints
 from asks.widgets.keymap import Keymap
 
 if TYPE_CHECKING:
     import argparse
+    from types import ModuleType
+
+    from asks.agent.loop import TurnOutcome
+    from asks.store.journal import Journal
 
 WARM_UP_DELAY = 1.0  # seconds after start before httpx is imported in the background
 
@@ -253,18 +255,24 @@ def _tell_if_there(line: str) -> None:
 
 def run_headless(args: argparse.Namespace, data_dir: Path, config: Config, prompt: str) -> int:
     """``asks -p``: one turn, no UI (asks/surfaces/headless.py)."""
-    with paused_gc():  # as for the REPL (run_session)
-        journal, records, resumed, source = open_session(args, data_dir, SessionMode.PRINT, config)
-    with journal:
-        session = configured_session(
-            journal,
-            records,
-            source,
-            config,
-            resumed=resumed,
-            ui_attached=False,
-            allow_commands=args.allow_commands,
+    compose = agent_part()
+    from asks.surfaces import headless  # noqa: PLC0415 (only for -p)
+
+    with paused_gc(), usage_errors(compose):  # as for the REPL (run_session)
+        journal, records, resumed, source = compose.open_session(
+            args, data_dir, SessionMode.PRINT, config
         )
+    with journal:
+        with usage_errors(compose):
+            session = compose.configured_session(
+                journal,
+                records,
+                source,
+                config,
+                resumed=resumed,
+                ui_attached=False,
+                allow_commands=args.allow_commands,
+            )
         agent = session.agent
         assert isinstance(agent, Agent)  # build_session's: the agent loop
 
@@ -283,6 +291,58 @@ def run_headless(args: argparse.Namespace, data_dir: Path, config: Config, promp
         file=sys.stderr,
     )
     return status
+
+
+def start_session(
+    args: argparse.Namespace,
+    data_dir: Path,
+    config: Config,
+    hub: Any,
+    hints: AnswerHints = LINE_HINTS,
+) -> tuple[Journal, Session, bool]:
+    """The journal, the session for the REPL or line mode and whether it was resumed: the
+    agent's (asks/cli/session.py), or with ``asks hub`` one with no agent whose chat writes to
+    the hub's agents (asks/cli/hub.py; ``hub`` is its plan). The agent loop's own modules —
+    its models, the tour, its tools — are imported for the agent's session only."""
+    if args.command != "hub":
+        compose = agent_part()
+        with usage_errors(compose):
+            started: tuple[Journal, Session, bool] = compose.start_session(
+                args, data_dir, config, hints
+            )
+        return started
+    from asks.cli.hub import hub_session  # noqa: PLC0415 (the hub's modules load only for it)
+
+    journal, records, resumed = open_journal(args, data_dir, SessionMode.HUB)
+    try:
+        return journal, hub_session(journal, records, hub, resumed=resumed), resumed
+    except BaseException:
+        journal.close()
+        raise
+
+
+def agent_part() -> ModuleType:
+    """The agent's composition (asks/cli/session.py), imported with the launch's tricks
+    (asks/cli/startup.py) when a session runs the agent loop: ``asks hub`` never loads it."""
+    with startup.importing(part="agent"):
+        from asks.cli import session  # noqa: PLC0415 (module docstring)
+
+    return session
+
+
+@contextlib.contextmanager
+def usage_errors(compose: ModuleType) -> Iterator[None]:
+    """The agent part's usage errors (a bad script, model choice or provider setting) as a
+    :class:`UsageError` with the same sentence: one line and exit status 2 (asks/cli)."""
+    try:
+        yield
+    except compose.USAGE_ERRORS as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def model_of(session: Session) -> Model | None:
+    """The session's model (``None`` in a hub session: no agent runs)."""
+    return session.agent.model if isinstance(session.agent, Agent) else None
 
 
 def resume_hint(args: argparse.Namespace, session_id: str) -> str:

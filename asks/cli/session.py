@@ -3,22 +3,23 @@
 * :func:`open_session`: the journal (new or resumed) with its records and the model source —
   a new session's model is settled before anything is written, a resumed one's comes from its
   record (asks/agent/choice.py), journaled when it changed.
-* :func:`start_session`: the session the REPL and line mode run: the agent's, or with
-  ``asks hub`` one with no agent whose chat writes to the hub's agents (asks/cli/hub.py).
+* :func:`start_session`: the agent's session the REPL and line mode run (``asks hub`` runs
+  one with no agent: asks/cli/run.py, asks/cli/hub.py).
 * :func:`build_session`: host, agent, transcript and prompt broker for a new or resumed
   session. Scripted models get the simulated tools, real ones ``run_command`` (after
   permission), ``read_file`` and ``withdraw_question`` in the start directory
   (asks/agent/tools.py). Resumed, the visible chat is rebuilt from the journal and a tool call
   the restart cut off is closed with :data:`RESTARTED`.
 
-Whatever fails after the journal is open closes it again before the error goes up.
+Whatever fails after the journal is open closes it again before the error goes up. This
+module and the agent loop's own modules it imports (the models, the tour, the tools) load for
+a session with the agent only (asks/cli/run.py, ``agent_part``): never for ``asks hub``.
 """
 
 from __future__ import annotations
 
-import functools
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +27,7 @@ import attrs
 import trio
 
 from asks.agent.choice import (
+    ChoiceError,
     Configured,
     Wanted,
     allow_all,
@@ -36,10 +38,10 @@ from asks.agent.choice import (
 )
 from asks.agent.context import ResumedContext
 from asks.agent.hints import LINE_HINTS, AnswerHints
-from asks.agent.loop import Agent, Model, Tool
+from asks.agent.loop import Agent, Tool
 from asks.agent.prompts import PromptBroker
-from asks.agent.provider import Settings
-from asks.agent.scripted import Script
+from asks.agent.provider import Settings, SettingsError
+from asks.agent.scripted import Script, ScriptError
 from asks.agent.tools import real_tools, scripted_tools
 from asks.agent.transcript import Transcript
 from asks.cli.journal import open_journal, resume_id, storage_problem
@@ -57,6 +59,7 @@ from asks.widgets.app import Session
 if TYPE_CHECKING:
     import argparse
 
+USAGE_ERRORS = (ChoiceError, SettingsError, ScriptError)  # one line, exit status 2 (asks/cli)
 RESTARTED = "the session was restarted before this tool finished"  # a resumed, unfinished call
 
 
@@ -99,29 +102,19 @@ def start_session(
     args: argparse.Namespace,
     data_dir: Path,
     config: Config,
-    hub: Any,
     hints: AnswerHints = LINE_HINTS,
 ) -> tuple[Journal, Session, bool]:
-    """The journal, the session for the REPL or line mode and whether it was resumed (module
-    docstring); ``hub`` is the hub's plan (asks/cli/hub.py), needed by ``asks hub``."""
-    build: Callable[[], Session]
-    if args.command == "hub":
-        from asks.cli.hub import hub_session  # noqa: PLC0415 (the hub's modules load only for it)
-
-        journal, records, resumed = open_journal(args, data_dir, SessionMode.HUB)
-        build = functools.partial(hub_session, journal, records, hub, resumed=resumed)
-    else:
-        journal, records, resumed, source = open_session(
-            args, data_dir, SessionMode.INTERACTIVE, config
-        )
-        build = functools.partial(
-            configured_session, journal, records, source, config, resumed=resumed, hints=hints
-        )
+    """The journal, the agent's session for the REPL or line mode and whether it was resumed
+    (module docstring; ``asks hub``'s own: asks/cli/run.py)."""
+    journal, records, resumed, source = open_session(
+        args, data_dir, SessionMode.INTERACTIVE, config
+    )
     try:
-        return journal, build(), resumed
+        session = configured_session(journal, records, source, config, resumed=resumed, hints=hints)
     except BaseException:
         journal.close()
         raise
+    return journal, session, resumed
 
 
 def configured_session(
@@ -145,11 +138,6 @@ def configured_session(
         typing_guard=config.ui.typing_guard,
         **surface,
     )
-
-
-def model_of(session: Session) -> Model | None:
-    """The session's model (``None`` in a hub session: no agent runs)."""
-    return session.agent.model if isinstance(session.agent, Agent) else None
 
 
 def build_session(

@@ -135,6 +135,18 @@ def result_not_saved(detail: str) -> ToolError:
     )
 
 
+def record_unreadable(detail: str) -> ToolError:
+    """A call that needed a question saved earlier, which could not be read back from the
+    journal (docs/fleet-scale.md, "Questions by number")."""
+    return ToolError(
+        ErrorCode.STORAGE_FAILED,
+        f"A question saved earlier could not be read back from the conversation journal"
+        f"{reason(detail)}. Nothing was changed and nothing was shown to the user again. Do "
+        "not retry now; continue with the task and tell the user that the journal could not "
+        "be read.",
+    )
+
+
 def result_unreadable(detail: str) -> ToolError:
     """A retried call whose earlier result, saved in the journal, could not be read back."""
     why = reason(detail)

@@ -289,8 +289,20 @@ def _listing(questions: Sequence[Question]) -> str:
 
 
 def _wait_hint(questions: Sequence[Question]) -> str:
-    call = {"questions": [{REF_KEY: q.id} for q in questions]}
+    """``call ask_user_question with {"questions":[{"questionId":"q-…"}]}``: the compact
+    JSON of the stdlib's ``json.dumps``, written directly when every id is printable ASCII
+    without ``"`` or ``\\`` (ids are ``q-`` and hex: what ``json`` writes as it is)."""
+    ids = [q.id for q in questions]
+    if all(_verbatim(qid) for qid in ids):
+        entries = ",".join(f'{{"{REF_KEY}":"{qid}"}}' for qid in ids)
+        return f'call {TOOL_NAME} with {{"questions":[{entries}]}}'
+    call = {"questions": [{REF_KEY: qid} for qid in ids]}
     return f"call {TOOL_NAME} with {json.dumps(call, separators=(',', ':'))}"
+
+
+def _verbatim(text: str) -> bool:
+    """Does ``json.dumps`` (ASCII) write ``text`` between its quotes unchanged?"""
+    return text.isascii() and text.isprintable() and '"' not in text and "\\" not in text
 
 
 def _arrives_later(questions: Sequence[Question]) -> str:

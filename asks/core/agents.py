@@ -58,16 +58,23 @@ class AgentOrder:
 
     def arrange(
         self, refs: Iterable[QuestionRef], agent_of: Callable[[QuestionRef], Agent]
-    ) -> list[QuestionRef]:
+    ) -> tuple[QuestionRef, ...]:
         """``refs`` (pending, in arrival order) grouped by agent in rank order, each agent's
-        in arrival order. ``agent_of`` is called once per ref while it stays pending.
+        in arrival order (a tuple: the tab strip keeps it as it is, no copy). ``agent_of`` is
+        called once per ref while it stays pending.
 
         Called again with the next pending questions, the work done in Python is per ref
         that came or went since the last call, not per pending ref: ``refs`` keep their
         order while pending and new ones come after them (a pending dict, as the projection
         keeps). A call that breaks that (a known ref after a new one) is arranged afresh,
         with the same result."""
-        pending = refs if isinstance(refs, dict) else dict.fromkeys(refs)
+        if isinstance(refs, dict):
+            new = self._added(refs)
+            if new is not None:  # nothing went: the work is per new ref only
+                return self._add(new, agent_of)
+            pending = refs
+        else:
+            pending = dict.fromkeys(refs)
         known = self._known
         gone = set(known).difference(pending)  # C speed: the hashes are the dicts' own
         count = len(pending) - len(known) + len(gone)
@@ -83,9 +90,25 @@ class AgentOrder:
                 del self._groups[rank]
         return self._add(new, agent_of)
 
+    def _added(self, pending: dict[QuestionRef, None]) -> list[QuestionRef] | None:
+        """The refs of ``pending`` not known yet, in arrival order, if no known ref went;
+        ``None`` if some did. Reads ``pending`` from its end down to its newest known ref:
+        per new ref, not per pending ref (a dict inserts at its end, so every ref not known
+        comes after every known one)."""
+        known = self._known
+        new: list[QuestionRef] = []
+        for ref in reversed(pending):
+            if ref in known:
+                break
+            new.append(ref)
+        if len(known) + len(new) != len(pending):
+            return None
+        new.reverse()
+        return new
+
     def _add(
         self, refs: list[QuestionRef], agent_of: Callable[[QuestionRef], Agent]
-    ) -> list[QuestionRef]:
+    ) -> tuple[QuestionRef, ...]:
         """Rank ``refs`` (new, in arrival order) into their groups; the tabs in order."""
         known, groups = self._known, self._groups
         for ref in refs:
@@ -95,8 +118,8 @@ class AgentOrder:
                 group = groups[rank] = {}
             group[ref] = None
         if len(groups) == 1:
-            return list(next(iter(groups.values())))
-        return list(chain.from_iterable(groups[rank] for rank in sorted(groups)))
+            return tuple(next(iter(groups.values())))
+        return tuple(chain.from_iterable(groups[rank] for rank in sorted(groups)))
 
 
 def named_agent(word: str) -> str | None:

@@ -81,20 +81,28 @@ class TabStrip:
         if not self._dirty:
             return
         self._dirty = False
-        tabs: list[TabKey] = list(pending)
-        if staged_waits:
-            position = {ref: i for i, ref in enumerate(tabs)}
-            reviews = [
-                (max((position[r] for r in refs if r in position), default=-1), call_id)
-                for call_id, refs in staged_waits
-            ]
-            for last, call_id in sorted(reviews, reverse=True):
-                tabs.insert(last + 1, ReviewKey(call_id))
         old = self.tabs
-        self.tabs = tuple(tabs)
+        self.tabs = (
+            tuple(pending) if not staged_waits else self._with_reviews(pending, staged_waits)
+        )
         self._indexed = None
         if self._selected is None or self._selected not in self.tabs:  # C-speed, identity first
             self._reselect(old)
+
+    @staticmethod
+    def _with_reviews(
+        pending: Iterable[QuestionRef], staged_waits: Sequence[tuple[str, Sequence[QuestionRef]]]
+    ) -> tuple[TabKey, ...]:
+        """The pending refs with each multi-question wait's Review tab after its last ref."""
+        tabs: list[TabKey] = list(pending)
+        position = {ref: i for i, ref in enumerate(tabs)}
+        reviews = [
+            (max((position[r] for r in refs if r in position), default=-1), call_id)
+            for call_id, refs in staged_waits
+        ]
+        for last, call_id in sorted(reviews, reverse=True):
+            tabs.insert(last + 1, ReviewKey(call_id))
+        return tuple(tabs)
 
     def _reselect(self, old: tuple[TabKey, ...]) -> None:
         if not self.tabs:

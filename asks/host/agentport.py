@@ -104,9 +104,7 @@ class AgentPort(Port):
         interrupted included: what :meth:`withdraw` can take back and what
         ``{"questionId": …}`` can wait on. Questions of hub agents are not listed."""
         projection = self._state.projection
-        return tuple(
-            ref.id for ref in projection.pending if projection.question(ref).recipient is None
-        )
+        return tuple(ref.id for ref in projection.pending if projection.answer_to(ref) is None)
 
     def interrupt(self, reason: str = "the turn was interrupted") -> None:
         """End every live wait as ``interrupted``; questions stay pending (Ctrl+C, shutdown)."""

@@ -21,6 +21,7 @@ from asks.core.refusal import Refusal
 from asks.host.waits import WaitBook
 from asks.store.outbox import Outbox
 from asks.store.projection import Projection
+from asks.store.records import RecordUnreadable
 
 
 class AnsweringCore(Protocol):
@@ -47,7 +48,11 @@ def answer_from(
         return Refusal.WITHDRAWN
     if state.status is not QuestionStatus.PENDING:
         return Refusal.ALREADY_ANSWERED
-    if answer is not None and answer_problem(state.question.spec, answer) is not None:
+    try:  # read back (fleet-scale.md, "Questions by number"): never another question's spec
+        spec = state.question.spec
+    except RecordUnreadable:
+        return Refusal.NOT_SAVED
+    if answer is not None and answer_problem(spec, answer) is not None:
         return Refusal.INVALID_ANSWER
     kind = ResolutionKind.DECLINED if answer is None else ResolutionKind.ANSWERED
     if core.waits.of_ref(ref) is not None:

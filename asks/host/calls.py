@@ -96,7 +96,10 @@ def start(state: HostState, call_id: str, arguments: object, asker: Asker) -> To
         call = contract.validate_call(arguments)
         if isinstance(call, contract.ToolError):
             return call
-        reply = start_call(state, call_id, call, Asker(label, asker.recipient))
+        try:
+            reply = start_call(state, call_id, call, Asker(label, asker.recipient))
+        except RecordUnreadable as exc:  # read before anything was saved (fleet-scale.md)
+            return contract.record_unreadable(str(exc))
         state.changed()
         return reply
 
@@ -108,7 +111,11 @@ def withdraw(
     drafts dropped), then end the waits they closed; the event is told once those waits ended
     too (:mod:`asks.host.announce`). Each id gets its own outcome (:class:`WithdrawReport`)."""
     with state.operation():
-        items = classify_withdraw(state.projection, question_ids, recipient)
+        try:
+            items = classify_withdraw(state.projection, question_ids, recipient)
+        except RecordUnreadable:  # a text to report could not be read: nothing withdrawn
+            items = classify_withdraw(state.projection, question_ids, recipient, texts=False)
+            return contract.WithdrawReport(_not_saved(items), reason)
         known = tuple(
             ref
             for item in items
@@ -215,7 +222,7 @@ def _wait_on(
     unknown = [
         qid
         for qid, st in zip(question_ids, states, strict=True)
-        if st is None or st.status is QuestionStatus.WITHDRAWN or st.question.recipient != recipient
+        if st is None or st.status is QuestionStatus.WITHDRAWN or st.briefed[2] != recipient
     ]
     if unknown:
         return contract.unknown_question(unknown)
@@ -242,17 +249,19 @@ def _wait_on(
 def _repeat_call(
     core: IntakeCore, call: CallState, call_id: str, request: contract.Call, asker: Asker
 ) -> ToolReply | Wait:
-    """A call id seen before: a retry gets the same answer; a reuse needs closed questions."""
-    if same_request(call, request):
-        live = core.waits.of_call(call_id)
+    """A call id seen before: a retry gets the same answer; a reuse needs closed questions.
+    Its group and result are read back from the journal (fleet-scale.md, "lean"): a failed
+    read answers ``storage_failed``, nothing saved."""
+    try:
+        same = same_request(call, request)
+        live = core.waits.of_call(call_id) if same else None
         if live is not None:
             return live
-        try:
-            result = call.result  # read back from the journal (fleet-scale.md, "lean")
-        except RecordUnreadable as exc:
-            return contract.result_unreadable(str(exc))
-        if result is not None:
-            return _repeat_result(core, result, call)
+        result = call.result if same else None
+    except RecordUnreadable as exc:
+        return contract.result_unreadable(str(exc))
+    if result is not None:
+        return _repeat_result(core, result, call)
     if all(r not in core.projection.pending for r in call.refs) and isinstance(
         request, NewQuestions
     ):
@@ -287,19 +296,21 @@ def reply_only(core: IntakeCore, call_id: str, envelope: ResultEnvelope) -> Tool
 
 
 def classify_withdraw(
-    projection: Projection, question_ids: Sequence[str], recipient: str | None
+    projection: Projection, question_ids: Sequence[str], recipient: str | None, texts: bool = True
 ) -> tuple[contract.WithdrawItem, ...]:
     """What withdrawing each id would do for ``recipient``: pending → withdrawn; answered or
     declined → already answered; never asked, withdrawn, or another recipient's → unknown (a
-    question of another recipient is unknown to it, text included)."""
+    question of another recipient is unknown to it, text included). Each question's text is
+    read back (``texts``; else left out): :class:`RecordUnreadable` if it cannot be."""
     items = []
     for qid in question_ids:
         st = projection.state_of(qid)
-        if st is None or st.question.recipient != recipient:
+        if st is None or st.briefed[2] != recipient:
             items.append(contract.WithdrawItem(qid, contract.WithdrawOutcome.UNKNOWN))
             continue
         outcome = _WITHDRAW_OUTCOME[st.status]
-        items.append(contract.WithdrawItem(qid, outcome, st.question.spec.question))
+        text = st.question.spec.question if texts else ""
+        items.append(contract.WithdrawItem(qid, outcome, text))
     return tuple(items)
 
 

@@ -108,11 +108,11 @@ class KeysWatch:
 
     def _named(self, was: AtKeys) -> tuple[str | None, str]:
         """The agent and the header of the tab at the keys (a Review tab: "Review")."""
-        first = self.core.projection.question(was.refs[0]) if was.refs else None
+        first = self.core.projection.brief(was.refs[0]) if was.refs else None
         source = None if first is None else first.source
         if isinstance(was.tab, ReviewKey) or first is None:
             return source, _("Review")
-        return source, first.spec.header
+        return source, first.header
 
     def _after_own(self, was: AtKeys) -> None:
         """The person answered the tab at the keys: another agent's question is unchosen."""
@@ -120,7 +120,7 @@ class KeysWatch:
         tab = core.strip.selected
         if not isinstance(tab, QuestionRef) or not core.focus.keys_to_panel:
             return
-        if core.projection.question(tab).source != self._named(was)[0]:
+        if core.projection.asker(tab) != self._named(was)[0]:
             core.focus.arrived_unchosen()
 
     def _went_away(self, was: AtKeys) -> None:

@@ -193,9 +193,7 @@ class HubPort:
         """The agent's questions still pending, in arrival order."""
         recipient = recipient_of(label)
         projection = self._state.projection
-        return tuple(
-            ref.id for ref in projection.pending if projection.question(ref).recipient == recipient
-        )
+        return tuple(ref.id for ref in projection.pending if projection.answer_to(ref) == recipient)
 
     # -- offers --------------------------------------------------------------------------
     async def wait_undelivered(self, label: str) -> None:

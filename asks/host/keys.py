@@ -36,7 +36,7 @@ its own — :class:`~asks.core.focus.Focus` does — but it keeps the host's sid
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import attrs
 
@@ -47,6 +47,9 @@ from asks.core.model import Question, QuestionRef
 from asks.core.tabs import TabKey
 from asks.host.commands import PanelCommand, PanelCommands
 from asks.host.stats import KeysStatus
+
+if TYPE_CHECKING:
+    from asks.store.projection import ProjectionView
 
 NOTICE_SECONDS = 5.0  # a refusal or hint stays this long unless a key comes first
 
@@ -74,6 +77,8 @@ class KeyCore(Protocol):
     @property
     def selected(self) -> TabKey | None: ...
     def question(self, ref: QuestionRef) -> Question: ...
+    @property
+    def projection(self) -> ProjectionView: ...
     def is_required(self, tab: TabKey) -> bool: ...
     def tab_agent(self, tab: TabKey) -> str | None: ...
 
@@ -270,5 +275,5 @@ class KeyDesk:
 
     def _name(self, tab: TabKey) -> str:
         if isinstance(tab, QuestionRef):
-            return self.core.question(tab).spec.header or "?"
+            return self.core.projection.brief(tab).header or "?"
         return _("Review")

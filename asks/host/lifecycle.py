@@ -75,7 +75,7 @@ class WaitLife:
         for ref in refs:
             if ref not in self.core.projection.pending:
                 self.core.outbox.claim(ref)
-        source = self.core.projection.question(refs[0]).source
+        source = self.core.projection.asker(refs[0])
         self.core.emit(ev.WaitOpened(call_id, refs, source))
         if not pending:
             self.finish_wait(wait, Outcome.ANSWERED)
@@ -106,7 +106,7 @@ class WaitLife:
         envelope, delivered = self._wait_envelope(wait, outcome, reason)
         if wait.detached:
             delivered = ()
-        recipient = self.core.projection.question(wait.refs[0]).recipient
+        recipient = self.core.projection.brief(wait.refs[0]).recipient
         offer = (
             ()
             if recipient is None or not delivered

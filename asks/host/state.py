@@ -219,17 +219,22 @@ class HostState:
 
     def _seed_agents(self) -> None:
         """A resumed session ranks its agents as they first asked (read from the journal
-        only when the pending questions come from more than one)."""
-        wanted = {self.agent_of(ref) for ref in self.projection.pending}
-        if len(wanted) < 2:
-            return
-        found: dict[Agent, None] = {}
-        for agent in self.projection.askers():
-            if agent in wanted:
-                found[agent] = None
-                if len(found) == len(wanted):
-                    break
-        self.agents.seed(found)
+        only when the pending questions come from more than one), then groups its pending
+        questions with who asked each, read once for both (the first :meth:`recompute_tabs`
+        finds them grouped: :meth:`AgentOrder.arrange` reads only the questions that came
+        since)."""
+        pending = self.projection.pending
+        asked = list(map(self.agent_of, pending))
+        wanted = set(asked)
+        if len(wanted) >= 2:
+            found: dict[Agent, None] = {}
+            for agent in self.projection.askers():
+                if agent in wanted:
+                    found[agent] = None
+                    if len(found) == len(wanted):
+                        break
+            self.agents.seed(found)
+        self.agents.arrange(pending, dict(zip(pending, asked, strict=True)).__getitem__)
 
     def changed(self, *, by_panel: bool = False) -> None:
         """Re-derive tabs and focus consistency after any change (``by_panel``: a panel

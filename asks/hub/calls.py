@@ -41,6 +41,7 @@ from asks.host.hub import HubPort, Offer
 from asks.host.waits import ToolReply, Wait
 from asks.hub.codexqueue import CodexCourier
 from asks.hub.guard import Scope, carry, connection_gone
+from asks.store.records import RecordUnreadable
 
 ASK_TOOL: Final = "ask_user_question"
 CHECK_TOOL: Final = contract.CHECK_TOOL
@@ -173,7 +174,10 @@ class HubCalls:
         gone = connection_gone(site.scope)
         if gone is not None and gone.is_set():  # no response can reach the client now
             return text, failed
-        feedback = self.port.offer_feedback(label)
+        try:
+            feedback = self.port.offer_feedback(label)
+        except RecordUnreadable as exc:  # nothing journaled: the answers wait (fleet-scale.md)
+            return f"{contract.record_unreadable(str(exc)).text}\n\n{text}", failed
         if feedback is not None:
             carry(site.scope, site.request_id, feedback, self.port)
             text = f"{feedback.text}\n\n{text}"

@@ -16,19 +16,24 @@ agent's answers are offered to it, prints them (sanitized) with ``show`` (stderr
 only when the hub acknowledged the receipt. Everything else — another tool or a blocking call,
 no token, the hub gone, superseded by a newer hook, nothing left to wait for, the report
 refused — returns 0: no wake, the answers wait for the agent's next asks call.
+
+urllib's client (http.client, email: ~5–10 ms to import) loads when a command posts, not with
+this module, which the hub's server and ``asks hub`` import for the paths and the hook's URL.
 """
 
 from __future__ import annotations
 
 import json
-import urllib.error
-import urllib.request
 from collections.abc import Callable
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import attrs
 
 from asks.sanitize import sanitize_text
+
+if TYPE_CHECKING:  # imported when a hook runs: the hub's own modules read the paths only
+    import urllib.error
+    import urllib.request
 
 HOOK_PATH: Final = "/hooks/permission"
 HOOK_TIMEOUT: Final = 120  # seconds: the hook timeout ``asks mcp config`` writes
@@ -61,6 +66,8 @@ def hook_url(host: str, port: int) -> str:
 
 def _json_post(url: str, body: bytes, token: str) -> urllib.request.Request:
     """A POST of the JSON ``body`` to ``url`` with the agent's bearer ``token``."""
+    import urllib.request  # noqa: PLC0415 (module docstring)
+
     return urllib.request.Request(
         url,
         data=body,
@@ -74,6 +81,9 @@ def forward(url: str, body: bytes, token: str | None, timeout: float) -> Forward
     if token is None:
         return Forwarded(HAND_BACK, "asks: no token for this agent (asks mcp config --agent …)")
     request = _json_post(url, body, token)
+    import urllib.error  # noqa: PLC0415 (module docstring; loaded by _json_post)
+    import urllib.request  # noqa: PLC0415
+
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
             text = response.read().decode("utf-8")
@@ -141,6 +151,8 @@ def rewake(
 def _post_json(url: str, body: bytes, token: str, timeout: float) -> dict[str, Any] | None:
     """POST ``body``; the reply's JSON object, or ``None`` (refused, unreachable, not JSON)."""
     request = _json_post(url, body, token)
+    import urllib.request  # noqa: PLC0415 (module docstring; loaded by _json_post)
+
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
             found = json.loads(response.read().decode("utf-8"))

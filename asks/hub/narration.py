@@ -45,7 +45,7 @@ from asks.hub.identity import MAX_LABEL
 from asks.sanitize import sanitize_line
 from asks.store.entries import GroupAsked, NoteSent, OfferDelivered, Record, ToolResult
 from asks.store.projection import ProjectionView
-from asks.store.records import Records
+from asks.store.records import Records, RecordUnreadable
 
 REFUSALS_QUIET: Final = 60.0  # seconds between two lines about one kind of refusal
 
@@ -117,6 +117,29 @@ def _about_notes(event: ev.HostEvent, projection: ProjectionView) -> str | None:
     agent = sanitize_line(notes[0].recipient.removeprefix(RECIPIENT_PREFIX))
     quoted = ", ".join(note_quote(note.text) for note in notes)
     return _("{agent} was given your note {notes}.").format(agent=agent, notes=quoted)
+
+
+def hub_ask(event: ev.HostEvent, projection: ProjectionView) -> ev.QuestionAsked | None:
+    """``event`` if it is a hub agent's questions asked (the line :func:`narrate` gives for it
+    is :func:`asked_text`), found without reading its questions back."""
+    if not isinstance(event, ev.QuestionAsked) or not event.refs:
+        return None
+    if not (projection.answer_to(event.refs[0]) or "").startswith(RECIPIENT_PREFIX):
+        return None
+    return event
+
+
+def asked_text(event: ev.QuestionAsked, projection: ProjectionView) -> str:
+    """The transcript's line about a hub agent's questions asked (``{agent} asks: …``), their
+    texts read back from the journal now (docs/fleet-scale.md, "Questions by number"); a
+    line whose questions cannot be read back says so."""
+    try:
+        return _about_questions(event, projection) or ""
+    except RecordUnreadable as exc:
+        agent = sanitize_line(event.source or "agent")
+        return _("{agent} asks (the question could not be read back: {error})").format(
+            agent=agent, error=sanitize_line(str(exc))
+        )
 
 
 def _about_questions(event: ev.HostEvent, projection: ProjectionView) -> str | None:

@@ -48,7 +48,7 @@ import marshal
 import sys
 import zlib
 from array import array
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from itertools import islice
 from operator import attrgetter
 from pathlib import Path
@@ -271,7 +271,7 @@ class _MapCache:
     def reset(self) -> None:
         self._columns, self._positions = None, {}
 
-    def encode(self, mapping: Mapping[Any, Any], changed: set[Any]) -> Columns:
+    def encode(self, mapping: Mapping[Any, Any], changed: Collection[Any]) -> Columns:
         lazy = isinstance(mapping, LazyMap) and mapping.thawed is None
         columns = self._columns
         if columns is None or lazy != self._lazy:
@@ -293,7 +293,7 @@ class _MapCache:
         return columns
 
     def _write_over(
-        self, columns: Columns, mapping: Mapping[Any, Any], changed: set[Any], size: int
+        self, columns: Columns, mapping: Mapping[Any, Any], changed: Collection[Any], size: int
     ) -> None:
         """Re-encode the rows of the ``changed`` keys already in ``columns``."""
         if not changed:
@@ -313,7 +313,8 @@ class _MapCache:
             def position(key: Any) -> int | None:
                 return positions.get(key)
 
-        rows = [(n, key) for key in changed if (n := position(key)) is not None and n < size]
+        keys_ = dict.fromkeys(changed)  # a key listed once per change: its row once
+        rows = [(n, key) for key in keys_ if (n := position(key)) is not None and n < size]
         if not rows:
             return
         keys = [key for _, key in rows]
@@ -357,19 +358,17 @@ def _briefs(states: list[QuestionState], codes: bytearray) -> list[Any]:
     """The briefs of the pending questions as tuples ``(header, source, recipient)``, ``None``
     in the rows of the others (a question that is not pending has its brief read from itself;
     one slot per row, a tuple per pending one), each label one object (a few agents label
-    thousands of questions: marshal then saves each once). A loop over the pending rows only,
-    found in C."""
+    thousands of questions: marshal then saves each once); a brief whose labels are those
+    objects already is the question's own tuple, shared (the encoder keeps its columns). A
+    loop over the pending rows only, found in C."""
     briefs: list[tuple[str, str | None, str | None] | None] = [None] * len(states)
     seen: dict[str | None, str | None] = {}
     row = codes.find(_PENDING_CODE)
     while row >= 0:
-        question = states[row].question
-        source, recipient = question.source, question.recipient
-        briefs[row] = (
-            question.spec.header,
-            seen.setdefault(source, source),
-            seen.setdefault(recipient, recipient),
-        )
+        brief = states[row].briefed  # nothing read back
+        header, source, recipient = brief
+        asker, to = seen.setdefault(source, source), seen.setdefault(recipient, recipient)
+        briefs[row] = brief if asker is source and to is recipient else (header, asker, to)
         row = codes.find(_PENDING_CODE, row + 1)
     return briefs
 

@@ -15,11 +15,14 @@ Launch cost: cattrs and the converter load on first use (~12 ms), not at import.
 override) is encoded as its fields in order, which is what the converter does for such a class
 (``tests/test_entries_flat.py`` checks both give the same line): a new session's first lines
 (``session_started``, ``model_chosen``) are written before the first frame without cattrs.
-Lines are written by the stdlib's ``json`` (compact, UTF-8) and read by orjson, imported on
-first read: writing needs no orjson (its import brings ``uuid`` and ``datetime``, ~7.6 M
-instructions before a new session's first frame), reading 100k lines at resume is where its
-speed counts. What orjson will not read back (a lone surrogate, written escaped; ``NaN``,
-``Infinity``) the stdlib reads (:func:`decode`).
+Lines are in the stdlib's ``json`` format (compact, UTF-8) and read by orjson, imported on
+first read (its import brings ``uuid`` and ``datetime``, ~7.6 M instructions: none before a
+new session's first frame). A :data:`BY_ORJSON` line (the hub's commit writes those:
+docs/fleet-scale.md) is written by orjson when orjson's bytes are the stdlib's, checked per
+value (:func:`_orjson_line`), any other line by the stdlib: the journal's bytes are the same
+either way. Reading 100k lines at resume is where orjson's speed counts. What orjson will not
+read back (a lone surrogate, written escaped; ``NaN``, ``Infinity``) the stdlib reads
+(:func:`decode`).
 
 Forward compatibility: a line whose ``type`` is unknown, or whose ``v`` is newer than
 :data:`SCHEMA_VERSION`, decodes to :class:`UnknownEntry` carrying the raw object. Replay keeps
@@ -273,6 +276,9 @@ _CLASS_BY_TAG: Final[dict[str, type[Any]]] = {tag: cls for cls, tag in TAGS.item
 # Entries whose every field is a str, int, float, bool or enum, with no unstructure override:
 # the converter's line for them is their fields in order (module docstring).
 FLAT: Final[frozenset[type[Any]]] = frozenset({SessionStarted, ModelChosen, PermissionDecided})
+# Entries whose lines orjson writes (:func:`_orjson_line`): no ``float`` in their types, and
+# the names of their fields typed ``Any``, checked per value. The hub's commit writes these.
+BY_ORJSON: Final[dict[type[Any], tuple[str, ...]]] = {GroupAsked: (), ToolResult: ("details",)}
 
 
 @attrs.frozen
@@ -426,14 +432,18 @@ def warm_up_encoders() -> None:
     use (~0.5–1.5 ms each), which would otherwise fall on the first question of a session
     (``group_asked``, ``tool_result``) between the model's tool call and the panel. Twice:
     generating some types' hooks empties cattrs' dispatch cache once (measured: the second
-    pass builds seven again, a third none)."""
+    pass builds seven again, a third none). orjson too, which writes those two lines."""
+    import orjson  # noqa: F401, PLC0415 (launch cost: module docstring)
+
     for _pass in range(2):
         for entry_type in TAGS:
             converter().get_unstructure_hook(entry_type)
 
 
 def encode(seq: int, ts: float, entry: Entry) -> bytes:
-    """Encode one entry as a complete journal line (UTF-8, ending in ``\\n``)."""
+    """Encode one entry as a complete journal line (UTF-8, ending in ``\\n``): the stdlib's
+    compact JSON of the envelope and the converter's fields; for a :data:`BY_ORJSON` entry
+    the same bytes made by orjson when they are the same (:func:`_orjson_line`)."""
     cls = type(entry)
     tag = TAGS[cls]
     if cls in FLAT:
@@ -442,11 +452,81 @@ def encode(seq: int, ts: float, entry: Entry) -> bytes:
         body = converter().unstructure(entry, cls)
     body["type"] = tag  # last, where cattrs' tagged-union strategy put it
     line = {"v": SCHEMA_VERSION, "seq": seq, "ts": ts, **body}
+    checked = BY_ORJSON.get(cls)
+    if checked is not None:
+        fast = _orjson_line(line, checked)
+        if fast is not None:
+            return fast
+    return _stdlib_line(line)
+
+
+def _stdlib_line(line: dict[str, Any]) -> bytes:
+    """The line as the stdlib's ``json`` writes it (compact, UTF-8: the journal's format)."""
     try:
         return (json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
     except UnicodeEncodeError:
         # Lone surrogates cannot be UTF-8: escape them (valid JSON, round-trips).
         return (json.dumps(line, ensure_ascii=True, separators=(",", ":")) + "\n").encode()
+
+
+def _orjson_line(line: dict[str, Any], checked: tuple[str, ...]) -> bytes | None:
+    """The line by orjson (~10× faster than the stdlib) if its bytes are
+    :func:`_stdlib_line`'s, else ``None``. They are for ``str`` (every code point escaped
+    alike), ``int``, ``bool``, ``None``, enums of those, ``list``, ``tuple`` and ``dict`` of
+    ``str`` keys; a ``float`` only where orjson writes its ``repr`` (``0.5``, not ``1e-05``,
+    ``NaN`` or infinities). A :data:`BY_ORJSON` class holds no ``float`` by its types, so
+    what is checked per value is ``ts`` and its ``checked`` fields (typed ``Any``); orjson
+    refuses a lone surrogate and an ``int`` beyond 64 bits (``None`` then), and hands any
+    other type, a subclass included, to ``default``, which refuses it
+    (``tests/test_entries_encode.py``)."""
+    import orjson  # noqa: PLC0415 (launch cost: module docstring)
+
+    dumps = orjson.dumps
+    if dumps(line["ts"]) != float.__repr__(line["ts"]).encode():
+        return None
+    for name in checked:
+        if not _plain(line[name], dumps):
+            return None
+    try:
+        return dumps(line, default=_refuse, option=_orjson_options(orjson))
+    except orjson.JSONEncodeError:
+        return None
+
+
+@functools.cache
+def _orjson_options(orjson: Any) -> int:
+    """A line, its newline, and every subclass, dataclass or date handed to ``default``."""
+    return int(
+        orjson.OPT_APPEND_NEWLINE
+        | orjson.OPT_PASSTHROUGH_SUBCLASS
+        | orjson.OPT_PASSTHROUGH_DATACLASS
+        | orjson.OPT_PASSTHROUGH_DATETIME
+    )
+
+
+def _refuse(value: object) -> object:
+    """orjson's ``default``: a type it would write otherwise than the stdlib."""
+    raise TypeError(type(value).__name__)
+
+
+_SCALARS: Final = frozenset({str, int, bool, NoneType})
+
+
+def _plain(value: object, dumps: Callable[[Any], bytes]) -> bool:
+    """Does ``value`` (typed ``Any``) hold only what orjson writes as the stdlib does?"""
+    kind = type(value)
+    if kind in _SCALARS:
+        return True
+    if kind is dict:
+        for key, item in value.items():  # type: ignore[attr-defined]
+            if type(key) is not str or not _plain(item, dumps):
+                return False
+        return True
+    if kind is list or kind is tuple:
+        return all(_plain(item, dumps) for item in value)  # type: ignore[attr-defined]
+    if kind is float:
+        return dumps(value) == float.__repr__(value).encode()
+    return False
 
 
 def _escaped_line(line: bytes, error: orjson.JSONDecodeError) -> Any:

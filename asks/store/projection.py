@@ -39,7 +39,7 @@ number too, read back when asked for (docs/fleet-scale.md, "The lean pending sta
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping, Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Final, Protocol
 
 import attrs
 
@@ -67,20 +67,31 @@ from asks.store.entries import (
     WaitOpened,
     Withdrawn,
 )
-from asks.store.records import Conversation, Read, read_result
+from asks.store.records import (
+    Conversation,
+    Read,
+    RecentGroups,
+    read_group,
+    read_question,
+    read_result,
+)
 
 if TYPE_CHECKING:
     from asks.core.brief import QuestionBrief
 
 NO_RECORD = -1  # a state's record number when no record gave it that value
+Brief = tuple[str, str | None, str | None]  # a QuestionBrief's fields, as a checkpoint keeps them
 
 
 @attrs.define(eq=False)
 class QuestionState:
     """One question incarnation and what happened to it; ``asked_in`` is the number of the
-    record of the group that asked it, ``saved_at`` that of ``saved_in``."""
+    record of the group that asked it, ``saved_at`` that of ``saved_in``. The question is
+    held, or, kept by number (:meth:`keep_by_number`), read back from record ``asked_in``
+    when asked for (:class:`~asks.store.records.RecordUnreadable` if it cannot be), its brief
+    held (docs/fleet-scale.md, "Questions by number")."""
 
-    question: Question
+    _question: Question | None
     status: QuestionStatus = QuestionStatus.PENDING
     resolution: Resolution | None = None
     delivered: bool = False
@@ -88,6 +99,31 @@ class QuestionState:
     saved_in: Resolved | None = None  # the line that saved the resolution (its group note)
     asked_in: int = NO_RECORD
     saved_at: int = NO_RECORD
+    _ref: QuestionRef | None = attrs.field(default=None, init=False)
+    _brief: Brief | None = attrs.field(default=None, init=False)
+    _read: Read | None = attrs.field(default=None, init=False)
+
+    @property
+    def question(self) -> Question:
+        """The question as asked (read back if kept by number)."""
+        held = self._question
+        if held is not None:
+            return held
+        assert self._read is not None and self._ref is not None  # kept by number
+        return read_question(self._read, self.asked_in, self._ref)
+
+    @property
+    def briefed(self) -> Brief:
+        """Its brief's fields: header, who asked it, who its answer goes to (never read back
+        when kept by number)."""
+        if self._brief is not None:
+            return self._brief
+        question = self.question
+        return (question.spec.header, question.source, question.recipient)
+
+    def keep_by_number(self, ref: QuestionRef, brief: Brief, read: Read) -> None:
+        """From now on keep the question as record ``asked_in``'s, read back with ``read``."""
+        self._ref, self._brief, self._read, self._question = ref, brief, read, None
 
 
 @attrs.define(eq=False)
@@ -99,21 +135,51 @@ class NoteState:
     sent_in: int = NO_RECORD  # the number of the note's record
 
 
+class _ByNumber:
+    """What a call keeps in place of its group when it keeps it by number."""
+
+    __slots__ = ()
+
+
+BY_NUMBER: Final = _ByNumber()
+
+
 @attrs.define(eq=False)
 class CallState:
     """One ``ask_user_question`` tool call. Its result is held, or, closed by
     :meth:`close` with a reader, kept as its record's number and read back when asked for
-    (:class:`~asks.store.records.RecordUnreadable` if it cannot be)."""
+    (:class:`~asks.store.records.RecordUnreadable` if it cannot be); so is its group
+    (``group_asked``, record ``made_in``) once :meth:`keep_group_by_number` was called, and
+    then the time it was saved (``asked_at``, that record's ``ts``). The result's number is
+    kept as its distance from ``made_in`` (an async call's is 1: no int object per call)."""
 
     call_id: str
     refs: tuple[QuestionRef, ...]
     blocking: bool
-    group_asked: GroupAsked | None = None
+    _group_asked: GroupAsked | _ByNumber | None = None
     _result: ToolResult | None = None
-    asked_at: float | None = None  # its record's ``ts``: when the call was saved
+    _asked_at: float | None = None  # its record's ``ts``: when the call was saved
     made_in: int = NO_RECORD  # the number of that record (a group or a wait)
-    result_in: int = NO_RECORD  # the number of the result's record
-    _read: Read | None = attrs.field(default=None, init=False)
+    _result_after: int | None = attrs.field(default=None, init=False)  # result_in - made_in
+    _read: Read | None = attrs.field(default=None, init=False)  # the results'
+    _groups: Read | None = attrs.field(default=None, init=False)  # the group's
+
+    @property
+    def result_in(self) -> int:
+        """The number of the result's record (:data:`NO_RECORD` while open)."""
+        after = self._result_after
+        return NO_RECORD if after is None else self.made_in + after
+
+    @property
+    def asked_at(self) -> float | None:
+        """When the call was saved (its record's ``ts``; read back if its group is kept by
+        number)."""
+        if not isinstance(self._group_asked, _ByNumber):
+            return self._asked_at
+        assert self._groups is not None
+        record = self._groups(self.made_in)
+        read_group(lambda _: record, self.made_in, self.call_id)  # it is that call's group
+        return record.ts
 
     @property
     def result(self) -> ToolResult | None:
@@ -122,9 +188,28 @@ class CallState:
             return self._result
         return read_result(self._read, self.result_in, self.call_id)
 
+    @property
+    def group_asked(self) -> GroupAsked | None:
+        """The line that asked its questions (None for a wait; read back if kept by number)."""
+        asked = self._group_asked
+        if not isinstance(asked, _ByNumber):
+            return asked
+        assert self._groups is not None
+        return read_group(self._groups, self.made_in, self.call_id)
+
+    @property
+    def asks_group(self) -> bool:
+        """Whether a ``group_asked`` line made it (not a wait), without reading it."""
+        return self._group_asked is not None
+
+    def keep_group_by_number(self, read: Read) -> None:
+        """From now on keep the group as record ``made_in``'s, read back with ``read``."""
+        if self._group_asked is not None:
+            self._group_asked, self._groups, self._asked_at = BY_NUMBER, read, None
+
     def close(self, result: ToolResult, number: int, read: Read | None) -> None:
         """Record ``number``, ``result``, closed the call: held, or by number with ``read``."""
-        self.result_in = number
+        self._result_after = number - self.made_in
         self._result, self._read = (result, None) if read is None else (None, read)
 
 
@@ -132,11 +217,13 @@ class CallState:
 class Changes:
     """The keys of ``by_ref``, ``current`` and ``calls`` whose value the fold set or changed
     since they were last cleared: what a checkpoint writer re-encodes
-    (:class:`asks.store.checkpoint.Encoder`) instead of every value."""
+    (:class:`asks.store.checkpoint.Encoder`) instead of every value. Lists, a key as often
+    as it changed (8 bytes a change, not a set's slot per key: a hub keeps thousands between
+    two checkpoints); the writer re-encodes a key's row once per listing, the same row."""
 
-    refs: set[QuestionRef] = attrs.Factory(set)
-    ids: set[str] = attrs.Factory(set)
-    calls: set[str] = attrs.Factory(set)
+    refs: list[QuestionRef] = attrs.Factory(list)
+    ids: list[str] = attrs.Factory(list)
+    calls: list[str] = attrs.Factory(list)
 
     def clear(self) -> None:
         self.refs.clear()
@@ -276,11 +363,11 @@ class ProjectionView(Protocol):
         """Its header, who asked it, who its answer goes to (any state), without decoding it
         when a resume has not yet."""
 
+    def answer_to(self, ref: QuestionRef) -> str | None:
+        """Who question ``ref``'s answer goes to (its brief's ``recipient``), never read back."""
+
     def group_notes(self, refs: Iterable[QuestionRef]) -> list[tuple[str, tuple[QuestionRef, ...]]]:
         """The person's group notes of ``refs``, each with the questions it covers."""
-
-
-Brief = tuple[str, str | None, str | None]  # a QuestionBrief's fields, as a checkpoint keeps them
 
 
 @attrs.define(eq=False)
@@ -309,12 +396,19 @@ class Projection:
     _senders: tuple[int, int] = attrs.field(default=(-1, 0), init=False, repr=False)
     # the journal's records read back by number (:meth:`read_back`), else None
     read: Read | None = attrs.field(default=None, init=False, repr=False)
+    # the groups read back, the last ones kept (:meth:`read_back`), else None
+    groups: Read | None = attrs.field(default=None, init=False, repr=False)
+    # one brief per distinct (header, source, recipient) of the questions kept by number
+    _briefs: dict[Brief, Brief] = attrs.field(factory=dict, init=False, repr=False)
 
     def read_back(self, read: Read) -> None:
         """From now on, keep the tool results folded by their number only, read back with
         ``read`` (record ``n`` as this projection numbers it) when asked for (docs/fleet-scale.md,
-        "The lean pending state"); those folded before stay held."""
+        "The lean pending state"), and so the questions and groups (through
+        :class:`~asks.store.records.RecentGroups`: "Questions by number"); those folded
+        before stay held."""
         self.read = read
+        self.groups = RecentGroups(read)
         self.conversation.read_back(read)
 
     def apply_all(self, records: Iterable[Record]) -> None:
@@ -379,24 +473,36 @@ class Projection:
     def _group_asked(self, entry: GroupAsked, ts: float, number: int) -> None:
         by_ref, current, pending = self.by_ref, self.current, self.pending
         refs = tuple([question.ref for question in entry.questions])
+        # by number: an async group's (a blocking one's are few, and its wait's result reads them)
+        groups = self.groups if self.read is not None and not entry.blocking else None
         for ref, question in zip(refs, entry.questions, strict=True):
-            by_ref[ref] = QuestionState(question, asked_in=number)
+            state = by_ref[ref] = QuestionState(question, asked_in=number)
+            if groups is not None:
+                state.keep_by_number(ref, self._brief_of(question), groups)
             current[ref.id] = ref
             pending[ref] = None
-        self.changes.refs.update(refs)
-        self.changes.ids.update([ref.id for ref in refs])
-        self._open_call(CallState(entry.call_id, refs, entry.blocking, entry, None, ts, number))
+        self.changes.refs.extend(refs)
+        self.changes.ids.extend([ref.id for ref in refs])
+        call = CallState(entry.call_id, refs, entry.blocking, entry, None, ts, number)
+        if groups is not None:
+            call.keep_group_by_number(groups)
+        self._open_call(call)
+
+    def _brief_of(self, question: Question) -> Brief:
+        """``question``'s brief's fields, one tuple per distinct brief."""
+        key = (question.spec.header, question.source, question.recipient)
+        return self._briefs.setdefault(key, key)
 
     def _open_call(self, call: CallState) -> None:
         self.calls[call.call_id] = call
         self.open_calls[call.call_id] = call
-        self.changes.calls.add(call.call_id)
+        self.changes.calls.append(call.call_id)
 
     def _tool_result(self, entry: ToolResult, number: int) -> None:
         call = self.calls.get(entry.call_id)
         if call is not None:
             call.close(entry, number, self.read)
-            self.changes.calls.add(entry.call_id)
+            self.changes.calls.append(entry.call_id)
         self.open_calls.pop(entry.call_id, None)
         self._mark_delivered(entry.delivered)
 
@@ -419,7 +525,7 @@ class Projection:
             return
         state.status = status
         self.pending.pop(ref, None)
-        self.changes.refs.add(ref)
+        self.changes.refs.append(ref)
 
     def _end_offer(self, offer_id: str, refs: tuple[QuestionRef, ...]) -> None:
         for ref in refs:
@@ -435,7 +541,7 @@ class Projection:
                 self.duplicate_receipts += 1
             state.delivered = True
             self.undelivered.pop(ref, None)
-            self.changes.refs.add(ref)
+            self.changes.refs.append(ref)
 
     # -- queries ---------------------------------------------------------------------------
     def question(self, ref: QuestionRef) -> Question:
@@ -444,43 +550,43 @@ class Projection:
     def brief(self, ref: QuestionRef) -> QuestionBrief:
         """The brief of question ``ref`` (any state): after a resume, read from the
         checkpoint's columns while the question is not decoded (:attr:`peek`)."""
-        if self.peek is not None and (found := self.peek(ref)) is not None:
-            from asks.core.brief import QuestionBrief  # noqa: PLC0415 (off the launch)
+        from asks.core.brief import QuestionBrief  # noqa: PLC0415 (off the launch)
 
-            return QuestionBrief(*found)
-        return self.by_ref[ref].question.brief
+        return QuestionBrief(*self._briefed(ref))
+
+    def _briefed(self, ref: QuestionRef) -> Brief:
+        """The brief's fields of question ``ref``, never read back (:meth:`brief`)."""
+        if self.peek is not None and (found := self.peek(ref)) is not None:
+            return found
+        return self.by_ref[ref].briefed
 
     def asker(self, ref: QuestionRef) -> str | None:
         """Who asked question ``ref`` (its brief's ``source``), read as :meth:`brief` is."""
-        if self.peek is not None and (found := self.peek(ref)) is not None:
-            return found[1]
-        return self.by_ref[ref].question.source
+        return self._briefed(ref)[1]
 
     def pending_senders(self) -> int:
         """How many recipients (agents) the pending questions are from, when some are hub
         agents' (else 0); remembered until the next record."""
         if self._senders[0] != self.records:
-            found = {self._recipient_of(ref) for ref in self.pending}
+            found = {self.answer_to(ref) for ref in self.pending}
             self._senders = (self.records, len(found) if found - {None} else 0)
         return self._senders[1]
 
-    def _recipient_of(self, ref: QuestionRef) -> str | None:
+    def answer_to(self, ref: QuestionRef) -> str | None:
         """Who question ``ref``'s answer goes to, read as :meth:`brief` is."""
-        if self.peek is not None and (found := self.peek(ref)) is not None:
-            return found[2]
-        return self.by_ref[ref].question.recipient
+        return self._briefed(ref)[2]
 
     def askers(self) -> Iterator[str | None]:
         """The source of each group asked, in journal order (reads each group's line: for
         seeding an order once, stopped as soon as it has what it needs)."""
         for call in self.calls.values():
-            if call.group_asked is not None and call.group_asked.questions:
-                yield call.group_asked.questions[0].source
+            if call.asks_group and call.refs:
+                yield self.asker(call.refs[0])
 
     def recipient(self, ref: QuestionRef) -> str | None:
         """Who unit ``ref`` (a question's resolution or a note) is delivered to."""
         state = self.by_ref.get(ref)
-        return state.question.recipient if state is not None else self.notes[ref].note.recipient
+        return state.briefed[2] if state is not None else self.notes[ref].note.recipient
 
     def group_notes(self, refs: Iterable[QuestionRef]) -> list[tuple[str, tuple[QuestionRef, ...]]]:
         """The group notes saved with the resolutions of ``refs``: ``(note, the refs its line

@@ -16,6 +16,9 @@
   :meth:`~asks.store.journal.Journal.record`), it keeps the tool results appended to it by
   number only and reads them back when asked for (docs/fleet-scale.md, "The lean pending
   state").
+* :class:`RecentGroups` reads the ``group_asked`` records a host's projection keeps by number
+  (its questions and calls), keeping the last :data:`RECENT_GROUPS` read:
+  :func:`read_group` and :func:`read_question` check that the record read is the one named.
 * :class:`RecordUnreadable` is what a record read back by number raises when it cannot be
   read or is not the record named: its value is unknown, never guessed.
 """
@@ -23,22 +26,35 @@
 from __future__ import annotations
 
 from array import array
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Final, overload
 
 import attrs
 
-from asks.store.entries import TAGS, DecodeError, Record, ToolResult, UnknownEntry, decode
+from asks.core.model import Question, QuestionRef
+from asks.store.entries import (
+    TAGS,
+    DecodeError,
+    GroupAsked,
+    Record,
+    ToolResult,
+    UnknownEntry,
+    decode,
+)
 from asks.store.files import Data
 
 __all__ = [
     "KINDS",
     "Conversation",
     "Lines",
+    "RecentGroups",
     "RecordUnreadable",
     "Records",
     "Table",
     "kind_of",
+    "read_group",
+    "read_question",
     "read_result",
 ]
 
@@ -57,6 +73,52 @@ def read_result(read: Read, number: int, call_id: str) -> ToolResult:
     if not isinstance(entry, ToolResult) or entry.call_id != call_id:
         raise RecordUnreadable(f"the journal's record {number} is not the result of {call_id!r}")
     return entry
+
+
+RECENT_GROUPS: Final = 64  # groups a RecentGroups keeps: the shown cards, a retry's, …
+
+
+class RecentGroups:
+    """Record ``n`` read with ``read``, the last :data:`RECENT_GROUPS` numbers read kept (the
+    cards on screen and the question being answered are read once, not per frame). Only what
+    ``read`` returned is kept, so a number read again gives what the journal gave."""
+
+    __slots__ = ("_kept", "_read")
+
+    def __init__(self, read: Read) -> None:
+        self._read = read
+        self._kept: OrderedDict[int, Record] = OrderedDict()
+
+    def __call__(self, number: int) -> Record:
+        kept = self._kept
+        found = kept.get(number)
+        if found is not None:
+            kept.move_to_end(number)
+            return found
+        record = kept[number] = self._read(number)
+        if len(kept) > RECENT_GROUPS:
+            kept.popitem(last=False)
+        return record
+
+
+def read_group(read: Read, number: int, call_id: str) -> GroupAsked:
+    """Record ``number``'s ``group_asked`` line, which must be call ``call_id``'s (else
+    :class:`RecordUnreadable`)."""
+    entry = read(number).entry
+    if not isinstance(entry, GroupAsked) or entry.call_id != call_id:
+        raise RecordUnreadable(f"the journal's record {number} is not the group of {call_id!r}")
+    return entry
+
+
+def read_question(read: Read, number: int, ref: QuestionRef) -> Question:
+    """Question ``ref`` as record ``number`` (a ``group_asked`` line) asked it (else
+    :class:`RecordUnreadable`)."""
+    entry = read(number).entry
+    if isinstance(entry, GroupAsked):
+        for question in entry.questions:
+            if question.ref == ref:
+                return question
+    raise RecordUnreadable(f"the journal's record {number} did not ask {ref.id!r}")
 
 
 _NEWLINE: Final = 10

@@ -35,20 +35,35 @@ _CHIP_ATTRS = ("panel.tab", "panel.tab.required", "panel.tab.staged")
 
 
 class ChipNames(Sequence[str]):
-    """The chips' names from their bases (a question's header, ``Review``): a base that
-    several chips share is numbered from its second use (``Versioning``, ``Versioning 2``).
+    """The names of ``count`` chips: a chip's *base* (its question's header, ``Review``) as
+    ``bases_of(start, stop)`` gives the bases of chips ``start`` to ``stop - 1``; a base that
+    several chips share is numbered from its second use in chip order (``Versioning``,
+    ``Versioning 2``).
 
-    A name is made when it is read, and kept: the tab bar reads the chips it shows only, so a
-    new tab list costs the bases' list (C speed) and not one numbered name per tab."""
+    Made when read, and kept: reading chip ``i`` makes the bases of the chips up to ``i`` that
+    are not made yet (one ``bases_of`` call; the numbering of chip ``i`` needs the bases
+    before it, and no others), then numbers chip ``i`` by a C-speed count of its base among
+    them. The tab bar reads the chips it shows only, so a new tab list costs the bases up to
+    the last chip shown: with the first tab selected (a resumed hub), a screen's width of
+    them, not one per tab (issue 30)."""
 
-    __slots__ = ("_bases", "_made")
+    __slots__ = ("_bases", "_bases_of", "_count", "_made")
 
-    def __init__(self, bases: list[str]) -> None:
-        self._bases = bases
+    def __init__(self, count: int, bases_of: Callable[[int, int], list[str]]) -> None:
+        self._count = count
+        self._bases_of = bases_of
+        self._bases: list[str] = []  # the bases of chips 0 … len - 1, made so far
         self._made: dict[int, str] = {}
 
+    @classmethod
+    def of(cls, bases: list[str]) -> ChipNames:
+        """The names of chips whose bases are all known (``bases``, not copied)."""
+        names = cls(len(bases), lambda start, stop: bases[start:stop])
+        names._bases = bases
+        return names
+
     def __len__(self) -> int:
-        return len(self._bases)
+        return self._count
 
     @overload
     def __getitem__(self, index: int) -> str: ...
@@ -59,11 +74,16 @@ class ChipNames(Sequence[str]):
     def __getitem__(self, index: int | slice) -> str | list[str]:
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
-        at = range(len(self._bases))[index]  # a negative index counted from the end
+        at = range(self._count)[index]  # a negative index counted from the end
         name = self._made.get(at)
         if name is None:
-            base = self._bases[at]
-            uses = operator.countOf(itertools.islice(self._bases, at), base) + 1
+            bases = self._bases
+            if at >= len(bases):
+                made = self._bases_of(len(bases), at + 1)
+                assert len(made) == at + 1 - len(bases), "bases_of gave the wrong count"
+                bases += made
+            base = bases[at]
+            uses = operator.countOf(itertools.islice(bases, at), base) + 1
             name = self._made[at] = base if uses == 1 else f"{base} {uses}"
         return name
 

@@ -323,35 +323,45 @@ class QuestionPanel(urwid.WidgetWrap[urwid.Widget]):
         return ChipState.REQUIRED if host.is_required(tab) else ChipState.PLAIN
 
     def _chip_names(self, tabs: tuple[TabKey, ...]) -> ChipNames:
-        """The chip names of ``tabs`` (kept while the tabs and the language are the same): the
-        headers known already are looked up at C speed, the others made once; the numbering
-        of repeated names is done for the chips the bar reads (:class:`ChipNames`)."""
+        """The chip names of ``tabs`` (kept while the tabs and the language are the same),
+        made for the chips the bar reads (:class:`ChipNames`): a chip's text, and those of the
+        chips before it, which its number counts. Texts known already are looked up at C
+        speed, the others made once (:meth:`_header`)."""
         if self._names[0] is not tabs or self._names[2] != language():
             from asks.widgets.panel.tabbar import ChipNames  # noqa: PLC0415 (module docstring)
 
             if self._names[2] != language():
                 self._headers = {}  # a Review chip's text is the language's
-            bases: list[str | None] = list(map(self._headers.get, tabs))
-            review = _("Review")
-            with contextlib.suppress(ValueError):  # no (more) tab without its header
-                at = bases.index(None)
-                while True:
-                    tab = tabs[at]
-                    bases[at] = review if isinstance(tab, ReviewKey) else self._header(tab)
-                    at = bases.index(None, at + 1)
-            self._keep_headers(tabs, cast("list[str]", bases))
-            self._names = (tabs, ChipNames(cast("list[str]", bases)), language())
+            self._keep_headers(tabs)
+            self._names = (tabs, ChipNames(len(tabs), self._bases_of(tabs)), language())
         names = self._names[1]
         assert names is not None  # made above for this tab list
         return names
 
-    def _keep_headers(self, tabs: tuple[TabKey, ...], bases: list[str]) -> None:
+    def _bases_of(self, tabs: tuple[TabKey, ...]) -> Callable[[int, int], list[str]]:
+        """The chip texts of ``tabs[start:stop]``, for :class:`ChipNames`."""
+
+        def bases(start: int, stop: int) -> list[str]:
+            some = tabs[start:stop]
+            texts: list[str | None] = list(map(self._headers.get, some))
+            with contextlib.suppress(ValueError):  # no (more) tab without its text
+                at = texts.index(None)
+                while True:
+                    tab = some[at]
+                    texts[at] = _("Review") if isinstance(tab, ReviewKey) else self._header(tab)
+                    at = texts.index(None, at + 1)
+            return cast("list[str]", texts)
+
+        return bases
+
+    def _keep_headers(self, tabs: tuple[TabKey, ...]) -> None:
         """Forget the chip texts of the questions no longer among ``tabs`` once the cache
-        holds more than twice the tabs: one rebuild at C speed per ``len(tabs)`` forgotten,
-        so O(1) per tab over time, and the cache stays O(tabs) (never pruned before)."""
+        holds more than twice the tabs: one rebuild per ``len(tabs)`` forgotten, so O(1) per
+        tab over time, and the cache stays O(tabs) (never pruned before)."""
         if len(self._headers) > 2 * len(tabs) + HEADERS_SLACK:
-            self._headers = dict(zip(tabs, bases, strict=True))
-            self._texts = dict(zip(bases, bases, strict=True))
+            old = self._headers
+            self._headers = {tab: old[tab] for tab in tabs if tab in old}
+            self._texts = {text: text for text in self._headers.values()}
 
     def _header(self, ref: QuestionRef) -> str:
         """The sanitised chip text of a question (cached: a question never changes; one
