@@ -6,7 +6,7 @@ Each run is the real ``asks.cli.main`` in a fresh interpreter, wrapped so that o
 it writes which of :data:`HUB_MODULES` were ever imported: the REPL under a pty (a question
 answered by keys, the agent woken, ``/quit``), line mode on pipes, ``-p`` with the scripted
 model and with a real provider (the OpenAI-compatible fake on 127.0.0.1). With ``--mcp`` and
-no agent, only the hub's server is loaded (hypercorn, the guard, the hooks); once an agent's
+no agent, only the hub's server is loaded (asks.hub.wire, the guard, the hooks); once an agent's
 request came, the SDK is too and the request was answered, so the check can see what it looks
 for (asks/hub/lazy.py). In process (the ``hub`` fixture): first requests at once share one
 load, a failed load fails its requests and the next one loads, and a permission request is

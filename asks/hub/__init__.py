@@ -7,8 +7,9 @@
 * :mod:`asks.hub.calls` — the three tools' rules on the host's :class:`~asks.host.hub.HubPort`;
 * :mod:`asks.hub.lean` — the hot 2026-07-28 calls answered by the guard, without the SDK;
 * :mod:`asks.hub.tools` — the tools as the SDK's handlers (progress, tasks);
-* :mod:`asks.hub.server` — the guard on hypercorn's trio worker, in the session's nursery, and
-  the SDK's app behind it (:mod:`asks.hub.lazy`, :mod:`asks.hub.sdk`);
+* :mod:`asks.hub.server` — the guard on the hub's own HTTP/1.1 server (:mod:`asks.hub.wire`),
+  in the session's nursery, and the SDK's app behind it (:mod:`asks.hub.lazy`,
+  :mod:`asks.hub.sdk`);
 * :mod:`asks.hub.clients` — what ``asks mcp config`` prints for Claude Code, Codex and JSON.
 
 The official ``mcp`` SDK (and pydantic, starlette) is imported only by ``sdk``, ``tools`` and

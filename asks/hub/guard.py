@@ -36,7 +36,7 @@ from the POST that carried it and would otherwise keep waiting for a client that
 **Receipts.** A tool call's handler registers the offers its response carries
 (:func:`carry`) on the request's ASGI scope, which the SDK hands the handler as its starlette
 request. When a body message holding the JSON-RPC response with that id has been handed to
-the server (``await send`` returned: hypercorn has written it to the transport), the offer is
+the server (``await send`` returned: the server has written it to the socket), the offer is
 delivered (:meth:`~asks.host.hub.HubPort.delivered`). If the request ends without that — the
 client went away, the stream closed, the handler failed — the offer is released. What that
 proves and what it cannot is in docs/architecture.md ("The hub").

@@ -1,8 +1,9 @@
 """The MCP SDK's app, loaded at the first request that reaches it.
 
 An idle hub (``asks --mcp``, ``asks hub`` with no agent yet) serves the guard and the hooks on
-hypercorn without the SDK: importing it (``mcp``, pydantic, starlette, anyio, sse-starlette…)
-adds ~40 MiB and 0.5–1.4 s, which a session whose agents never connect would pay for nothing.
+its own server (:mod:`asks.hub.wire`) without the SDK: importing it (``mcp``, pydantic,
+starlette, anyio, sse-starlette…) adds ~40 MiB and 0.5–1.4 s, which a session whose agents
+never connect would pay for nothing.
 :class:`LazySdk` is the ASGI app the guard hands MCP requests to:
 
 * The first request (and any that come while it loads) waits while :mod:`asks.hub.sdk` is
@@ -10,10 +11,10 @@ adds ~40 MiB and 0.5–1.4 s, which a session whose agents never connect would p
   — and the app is built from the :class:`SdkPlan`; the SDK's session manager and the tasks'
   sweeper then run in the server's nursery until the server ends. Every request after that
   goes straight to the SDK's app.
-* A load that fails fails the requests waiting for it (hypercorn answers 500); the next
+* A load that fails fails the requests waiting for it (the server answers 500); the next
   request tries again.
-* The server's ASGI lifespan is answered here at once: the SDK's own lifespan (its session
-  manager) starts with the app, as above.
+* An ASGI lifespan (the hub's own server sends none) is answered here at once: the SDK's own
+  lifespan (its session manager) starts with the app, as above.
 
 **A warm start for the agents that need it.** Codex (0.147 and later) gives an optional MCP
 server one second (``mcp_optional_startup_grace_ms``, default 1000) to finish its handshake

@@ -3,8 +3,8 @@
 This is the only module of the hub's server that imports the official SDK (``mcp``, and with
 it pydantic, starlette, anyio, sse-starlette…: ~40 MiB and 0.5–1.4 s of imports). The server
 (:mod:`asks.hub.server`) imports it in a worker thread at the first request that reaches the
-SDK (:class:`~asks.hub.lazy.LazySdk`), so that an idle hub costs only hypercorn and the
-guard, and the screen keeps drawing while it loads.
+SDK (:class:`~asks.hub.lazy.LazySdk`), so that an idle hub costs only its own server and
+the guard, and the screen keeps drawing while it loads.
 
 * :func:`build` — the SDK's lowlevel server with the hub's three tools, the tasks extension
   and the streamable HTTP app behind the transport's own Host/Origin check.

@@ -1,6 +1,7 @@
-"""The hub's MCP server: the official SDK's streamable HTTP app on hypercorn's trio worker,
-behind the guard. The SDK's app is built at the first request that reaches it
-(:class:`~asks.hub.lazy.LazySdk`): an idle hub serves the guard and the hooks only.
+"""The hub's MCP server: the official SDK's streamable HTTP app behind the guard, on the hub's
+own HTTP/1.1 server (:mod:`asks.hub.wire`, docs/hub-wire.md). The SDK's app is built at the
+first request that reaches it (:class:`~asks.hub.lazy.LazySdk`): an idle hub serves the
+guard and the hooks only.
 
 ``await nursery.start(HubServer(...).run)`` binds (loopback by default, on the fixed
 :data:`DEFAULT_PORT` so a client's config keeps working across restarts), then reports the
@@ -17,12 +18,10 @@ Claude Code 2.1.332; ``initialize`` with ``Mcp-Session-Id``, as Codex 0.171.0).
 
 from __future__ import annotations
 
-import functools
 import logging
-import os
 import socket
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Final
 
 import attrs
 import trio
@@ -137,23 +136,16 @@ class HubServer:
 
     async def run(self, task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED) -> None:
         """Serve until cancelled; ``task_status.started(url)`` once listening."""
-        from hypercorn.config import Config  # noqa: PLC0415 (lazy: only with the hub on)
-        from hypercorn.trio import serve  # noqa: PLC0415
+        from asks.hub import wire  # noqa: PLC0415 (lazy: only with the hub on)
 
         _route_sdk_logs()
         bound_port = self.listener.getsockname()[1]
-        config = Config()
-        config.accesslog = None
-        config.errorlog = diagnostics.debug_logger("hypercorn.error")  # never the terminal
-        config.graceful_timeout = 0.5
-        config.bind = [f"fd://{os.dup(self.listener.fileno())}"]  # hypercorn closes its copy
         if self.codex is not None:
             self._courier = CodexCourier(self.port, self.codex)
         try:
             async with trio.open_nursery() as nursery:
-                # the guard is a plain ASGI callable; hypercorn types its own scope dicts
-                asgi: Any = self.app(bound_port, nursery, self.heap.request)
-                await nursery.start(functools.partial(serve, asgi, config, mode="asgi"))
+                asgi = self.app(bound_port, nursery, self.heap.request)
+                await nursery.start(wire.serve, asgi, self.listener)
                 nursery.start_soon(self.port.rewake.sweep)
                 nursery.start_soon(self.heap.run)
                 if self._courier is not None:
