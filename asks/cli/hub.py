@@ -11,7 +11,7 @@
 The hub's listener is bound before the session and the screen start (:func:`prepare`): a
 busy port is one line and exit 2, nothing written, and from then on the kernel queues agents'
 connections. The server then runs in the session's own nursery (:func:`running`), in the
-REPL once its first frame is drawn (importing hypercorn and the guard takes ~0.1 s: the screen
+REPL once its first frame is drawn (importing the server and the guard takes ~0.05 s: the screen
 does not wait for it), and the transcript says where agents connect. The MCP SDK (0.4–1.4 s,
 ~40 MiB) is imported only at the first agent's request (:mod:`asks.hub.lazy`): without the
 hub, or with no agent yet, nothing of it loads. The hints it prints (how to set a

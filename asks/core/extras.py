@@ -6,7 +6,8 @@ journal: urwid, trio, attrs, cattrs, orjson, platformdirs). The rest are extras
 
 * ``providers``: a real model (``--model``, ``[model]``): httpx (asks/agent/chat_client.py).
 * ``web``: the web bridge (``--web``, ``/web``): hypercorn (asks/surfaces/web.py).
-* ``hub``: the MCP hub (``--mcp``, ``asks hub``, ``[mcp] enabled``): the MCP SDK and hypercorn.
+* ``hub``: the MCP hub (``--mcp``, ``asks hub``, ``[mcp] enabled``): the MCP SDK and h11 (the
+  hub's HTTP server is asks' own on h11: asks/hub/wire.py).
 * ``all``: every one of them (what the README's run command installs).
 
 An entry point that needs an extra calls :func:`require` before importing any of it: without
@@ -39,7 +40,7 @@ class Extra(enum.Enum):
 MODULES: Final[dict[Extra, tuple[str, ...]]] = {  # the top-level modules each extra brings
     Extra.PROVIDERS: ("httpx",),
     Extra.WEB: ("hypercorn",),
-    Extra.HUB: ("mcp", "hypercorn"),
+    Extra.HUB: ("mcp", "h11"),
 }
 
 
