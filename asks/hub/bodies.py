@@ -27,14 +27,11 @@ from __future__ import annotations
 
 import enum
 import json
-from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any, Final
 
 import attrs
 
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
+from asks.hub.asgi import Receive, Send
 
 TOOLS_CALL: Final = "tools/call"
 

@@ -39,8 +39,9 @@ from asks import contract
 from asks.core.model import Outcome
 from asks.host.hub import HubPort, Offer
 from asks.host.waits import ToolReply, Wait
+from asks.hub.asgi import Scope
 from asks.hub.codexqueue import CodexCourier
-from asks.hub.guard import Scope, carry, connection_gone
+from asks.hub.guard import carry, connection_gone
 from asks.store.records import RecordUnreadable
 
 ASK_TOOL: Final = "ask_user_question"

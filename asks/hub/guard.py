@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import enum
 import json
-from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, Final, Protocol
 from urllib.parse import parse_qs
 
@@ -54,15 +54,11 @@ import attrs
 import trio
 
 from asks.host.hub import HubPort, Offer
+from asks.hub.asgi import App, Message, Receive, Scope, Send
 from asks.hub.bodies import BodyProblem, BodyTooLargeError, parse, read_body, too_large
 from asks.hub.credentials import Keyring
 from asks.hub.identity import DEFAULT_LABEL, HEADER, label_problem
 
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-App = Callable[[Scope, Receive, Send], Awaitable[None]]
 HookApp = Callable[[Scope, Receive, Send, str], Awaitable[None]]
 
 
@@ -243,7 +239,8 @@ class HubGuard:
 
     def _refusal(self, scope: Scope) -> tuple[int, str, Iterable[tuple[bytes, bytes]]] | None:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        if (twice := _twice(scope["headers"], len(headers))) is not None:
+        raw = scope["headers"]
+        if len(raw) != len(headers) and (twice := _twice(raw)) is not None:
             return 400, f"The {twice} header was sent more than once: send it once.", ()
         if headers.get("host") not in self.hosts:
             return 421, "This MCP server only answers to its loopback address.", ()
@@ -306,13 +303,10 @@ SINGLE: Final = ("host", "origin", "authorization", HEADER)
 handlers must read the same value; RFC 9110 §7.2 for ``Host``)."""
 
 
-def _twice(raw: Iterable[tuple[bytes, bytes]], distinct: int) -> str | None:
-    """The name of a :data:`SINGLE` header sent more than once, if any (``distinct``: how many
-    distinct names there are: when it equals the count, no name repeats and nothing is
-    scanned)."""
+def _twice(raw: Iterable[tuple[bytes, bytes]]) -> str | None:
+    """The name of a :data:`SINGLE` header sent more than once, if any (looked for only when
+    some name repeats: the request's headers outnumber their distinct names)."""
     names = [name.decode("latin-1").lower() for name, _ in raw]
-    if len(names) == distinct:
-        return None
     return next((name for name in SINGLE if names.count(name) > 1), None)
 
 

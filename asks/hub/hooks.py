@@ -23,21 +23,16 @@ whose connection then closes, falls back to its own dialog.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any, Final
+from typing import Final
 
 import attrs
 import trio
 
 from asks.core.permission import Behavior, HandBack, HookProblem, Verdict, parse_request, reply_body
 from asks.host.permissions import OpenRequest, PermissionDesk
+from asks.hub.asgi import Receive, Scope, Send
 from asks.hub.bodies import BodyTooLargeError, read_body, send_json
 from asks.hub.hookcmd import HOOK_PATH, HOOK_TIMEOUT
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
 
 MAX_HOOK_BODY: Final = 256 * 1024  # bytes: a command and its description are a few KiB
 HOOK_LIMIT: Final = 110.0  # seconds the hub waits before handing back (under the timeout)

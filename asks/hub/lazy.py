@@ -41,8 +41,8 @@ from typing import Any, Final
 import attrs
 import trio
 
+from asks.hub.asgi import App, Receive, Scope, Send
 from asks.hub.calls import HubCalls
-from asks.hub.guard import App, Receive, Scope, Send
 
 SDK_MODULE: Final = "asks.hub.sdk"
 WARM_FILE: Final = "hub-sdk-warm"

@@ -28,8 +28,9 @@ from typing import Any, Final
 import attrs
 
 from asks.core.version import __version__
+from asks.hub.asgi import Scope, Send
 from asks.hub.calls import ASK_TOOL, CHECK_TOOL, CallSite, HubCalls, tool_dicts
-from asks.hub.guard import Scope, Send, bound_agent
+from asks.hub.guard import bound_agent
 from asks.hub.identity import HEADER, agent_label
 
 LEAN_VERSIONS: Final = frozenset({"2026-07-28"})  # a subset of the SDK's modern versions

@@ -18,21 +18,16 @@ docs/rewake-hook.md is the state model; :mod:`asks.host.rewake` the policy. The 
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any, Final
 
 import attrs
 import trio
 
 from asks.host.rewake import PRINT_GRACE, Rewake, RewakeDesk, RewakeEnd
+from asks.hub.asgi import Receive, Scope, Send
 from asks.hub.bodies import BodyTooLargeError, read_body, send_json
 from asks.hub.hookcmd import REWAKE_TIMEOUT
 from asks.sanitize import sanitize_text
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
 
 MAX_HOOK_BODY: Final = 256 * 1024  # bytes: a tool's input and result are a few KiB
 REWAKE_LIMIT: Final = REWAKE_TIMEOUT - 60.0  # seconds a hook waits, under its own timeout

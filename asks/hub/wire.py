@@ -26,7 +26,6 @@ from __future__ import annotations
 import enum
 import socket
 import time
-from collections.abc import Awaitable, Callable, MutableMapping
 from email.utils import formatdate
 from typing import Any, Final
 from urllib.parse import unquote
@@ -36,12 +35,7 @@ import h11
 import trio
 
 from asks.core import diagnostics
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-App = Callable[[Scope, Receive, Send], Awaitable[None]]
+from asks.hub.asgi import App, Message, Scope
 
 MAX_RECV: Final = 65536
 ASGI: Final = {"version": "3.0", "spec_version": "2.3"}
